@@ -1,0 +1,31 @@
+/**
+ * Compaction settings, with OpenCode's keys (spec §2.15) plus a ratio threshold.
+ */
+import { Schema } from "effect"
+
+const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+
+/** The `compaction` settings of a session. Every key is optional; `resolve` fills the defaults. */
+export const CompactionConfig = Schema.Struct({
+  /** `false` disables overflow checks and provider-error auto-compaction; manual compaction still works. */
+  auto: Schema.optionalKey(Schema.Boolean),
+  /** Enables tool-output pruning (opt-in, as in OpenCode since April 2026). */
+  prune: Schema.optionalKey(Schema.Boolean),
+  /** Buffer kept free below `limit.input`; defaults to `min(20_000, maxOutputTokens)`. */
+  reserved: Schema.optionalKey(NonNegativeInt),
+  /** Recent turns kept verbatim after a pivot; 0 keeps none. */
+  tail_turns: Schema.optionalKey(NonNegativeInt),
+  /** Token budget of the kept tail; derived from the compaction model when absent. */
+  preserve_recent_tokens: Schema.optionalKey(NonNegativeInt),
+  /** Cap on requested output tokens (OpenCode's `OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX`); positive integers only. */
+  output_token_max: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isGreaterThan(0))),
+  /**
+   * Not in OpenCode: compact once usage reaches this fraction of the usable window (0 < t ≤ 1). The effective trigger
+   * is the lower of this and the absolute `usable`.
+   */
+  threshold: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))),
+})
+export type CompactionConfig = typeof CompactionConfig.Type
+
+/** The settings OpenCode ships with: auto on, prune off. */
+export const defaults: CompactionConfig = { auto: true, prune: false }
