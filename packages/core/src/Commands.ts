@@ -1,0 +1,135 @@
+/**
+ * What can be asked of a session. Commands carry everything a decision needs that is not in the log — time, fresh
+ * ids, the settings and model limits in force — so `decide` stays pure and replays deterministically.
+ */
+import { Schema } from "effect"
+import { CompactionConfig } from "./Config.ts"
+import { MessageId, PartId, SessionId } from "./Ids.ts"
+import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
+import { ModelLimits, ModelRef } from "./Model.ts"
+import { TokenUsage } from "./Tokens.ts"
+
+const Millis = Schema.Number
+
+/** Open the session's stream. */
+export const StartSession = Schema.TaggedStruct("StartSession", {
+  sessionId: SessionId,
+  at: Millis,
+  title: Schema.optionalKey(Schema.String),
+  model: Schema.optionalKey(ModelRef),
+})
+
+/** Record a user message. */
+export const AddUserMessage = Schema.TaggedStruct("AddUserMessage", { message: UserMessage })
+
+/**
+ * Record one finished model call. With `limits`, its usage is checked for overflow (spec §2.4 rule A: always with
+ * the default output cap, never for a summary).
+ */
+export const RecordAssistantStep = Schema.TaggedStruct("RecordAssistantStep", {
+  message: AssistantMessage,
+  config: Schema.optionalKey(CompactionConfig),
+  limits: Schema.optionalKey(ModelLimits),
+})
+
+/** Record the result of a tool call made in an earlier step. */
+export const RecordToolResult = Schema.TaggedStruct("RecordToolResult", {
+  at: Millis,
+  messageId: MessageId,
+  partId: PartId,
+  state: Schema.Union([ToolCompleted, ToolError]),
+})
+
+/** Record a failed model call; `error` is already classified (see `ProviderError.classify`). */
+export const ReportProviderError = Schema.TaggedStruct("ReportProviderError", {
+  at: Millis,
+  message: AssistantMessage,
+  error: MessageError,
+  config: Schema.optionalKey(CompactionConfig),
+})
+
+/** Check, before the next model call, whether the last finished step filled the context (spec §2.4 rule B). */
+export const CheckOverflow = Schema.TaggedStruct("CheckOverflow", {
+  at: Millis,
+  config: CompactionConfig,
+  limits: ModelLimits,
+})
+
+/** Ask for a compaction: adds the marker user message (spec §2.7). */
+export const CreateCompaction = Schema.TaggedStruct("CreateCompaction", {
+  at: Millis,
+  markerId: MessageId,
+  partId: PartId,
+  auto: Schema.Boolean,
+  overflow: Schema.optionalKey(Schema.Boolean),
+  agent: Schema.optionalKey(Schema.String),
+  model: Schema.optionalKey(ModelRef),
+})
+
+/**
+ * Start a requested compaction: plan head and tail from the window (spec §2.8) and record the exact prompt.
+ * `prompt` replaces the built prompt (a plugin's replacement); `pluginContext` lines are appended to it.
+ */
+export const ProcessCompaction = Schema.TaggedStruct("ProcessCompaction", {
+  at: Millis,
+  markerId: MessageId,
+  summaryId: MessageId,
+  model: ModelRef,
+  compactionLimits: ModelLimits,
+  config: CompactionConfig,
+  prompt: Schema.optionalKey(Schema.String),
+  pluginContext: Schema.optionalKey(Schema.Array(Schema.String)),
+})
+
+/** The summariser answered: the pivot forms. */
+export const FinishSummary = Schema.TaggedStruct("FinishSummary", {
+  at: Millis,
+  markerId: MessageId,
+  partId: PartId,
+  text: Schema.String,
+  tokens: TokenUsage,
+  finish: Schema.optionalKey(Schema.String),
+})
+
+/** The summariser failed: no pivot. */
+export const FailSummary = Schema.TaggedStruct("FailSummary", {
+  at: Millis,
+  markerId: MessageId,
+  error: MessageError,
+})
+
+/**
+ * After an auto compaction: replay the overflowing turn, or add the continue message (spec §2.8 step 13).
+ * `autoContinue: false` is a veto (a plugin's, or because the agent was waiting for the user).
+ */
+export const Continue = Schema.TaggedStruct("Continue", {
+  at: Millis,
+  markerId: MessageId,
+  messageId: MessageId,
+  autoContinue: Schema.optionalKey(Schema.Boolean),
+})
+
+/** Clear old tool outputs from the model input (spec §2.14). */
+export const Prune = Schema.TaggedStruct("Prune", {
+  at: Millis,
+  protect: Schema.optionalKey(Schema.Number),
+  minimum: Schema.optionalKey(Schema.Number),
+  protectedTools: Schema.optionalKey(Schema.Array(Schema.String)),
+})
+
+/** Any command. */
+export const Command = Schema.Union([
+  StartSession,
+  AddUserMessage,
+  RecordAssistantStep,
+  RecordToolResult,
+  ReportProviderError,
+  CheckOverflow,
+  CreateCompaction,
+  ProcessCompaction,
+  FinishSummary,
+  FailSummary,
+  Continue,
+  Prune,
+])
+export type Command = typeof Command.Type

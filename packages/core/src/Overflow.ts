@@ -1,0 +1,44 @@
+/**
+ * When the context is full: the usable window (spec §2.3) and the overflow check (§2.4), with pivot's two fixes —
+ * a usable window of 0 disables the check instead of firing on every step, and an optional ratio threshold.
+ */
+import type { CompactionConfig } from "./Config.ts"
+import { type ModelLimits, maxOutputTokens } from "./Model.ts"
+import { contextCount, type TokenUsage } from "./Tokens.ts"
+
+/** OpenCode's `COMPACTION_BUFFER`: the most `reserved` defaults to. */
+export const COMPACTION_BUFFER = 20_000
+
+/**
+ * Tokens a request may use before it counts as overflowing (spec §2.3). With `limit.input` the buffer is `reserved`;
+ * without it the whole output allowance is subtracted and `reserved` is ignored, as in OpenCode.
+ */
+export const usable = (config: CompactionConfig, limits: ModelLimits, cap?: number): number => {
+  if (limits.context === 0) return 0
+  const output = maxOutputTokens(limits, cap)
+  const reserved = config.reserved ?? Math.min(COMPACTION_BUFFER, output)
+  if (limits.input) return Math.max(0, limits.input - reserved)
+  return Math.max(0, limits.context - output)
+}
+
+/**
+ * The token count at which compaction triggers, or `undefined` when auto-compaction cannot trigger: disabled by
+ * config, a context of 0, or (pivot's fix for OpenCode #45368) a usable window of 0, which OpenCode treats as
+ * "always overflowing".
+ */
+export const trigger = (config: CompactionConfig, limits: ModelLimits, cap?: number): number | undefined => {
+  if (config.auto === false || limits.context === 0) return undefined
+  const room = usable(config, limits, cap)
+  if (room <= 0) return undefined
+  return config.threshold === undefined ? room : Math.min(room, Math.max(1, Math.floor(room * config.threshold)))
+}
+
+/** Whether a call's usage means the context is full (spec §2.4; boundary `>=`). */
+export const isOverflow = (config: CompactionConfig, usage: TokenUsage, limits: ModelLimits, cap?: number): boolean => {
+  const at = trigger(config, limits, cap)
+  return at !== undefined && contextCount(usage) >= at
+}
+
+/** Whether the limits make auto-compaction impossible (usable window of 0 although the context is known). */
+export const isUnusable = (config: CompactionConfig, limits: ModelLimits, cap?: number): boolean =>
+  limits.context > 0 && usable(config, limits, cap) <= 0

@@ -1,0 +1,106 @@
+/**
+ * Tool-output pruning (spec §2.14) as a pure choice: which old completed tool outputs to clear from the model input.
+ * Recording the choice (and whether pruning is on at all) is the caller's business.
+ */
+import type { CompactionConfig } from "./Config.ts"
+import type { MessageId, PartId } from "./Ids.ts"
+import type { AssistantPart, Message } from "./Message.ts"
+import { estimate } from "./Tokens.ts"
+
+/** Tokens of the newest tool output kept verbatim before anything is pruned (OpenCode's `PRUNE_PROTECT`). */
+export const PRUNE_PROTECT = 40_000
+
+/** Pruning happens only when it frees strictly more than this many tokens (OpenCode's `PRUNE_MINIMUM`). */
+export const PRUNE_MINIMUM = 20_000
+
+/** Tools whose outputs are never pruned nor counted (OpenCode's `PRUNE_PROTECTED_TOOLS`). */
+export const PRUNE_PROTECTED_TOOLS: ReadonlyArray<string> = ["skill"]
+
+/** Overrides of the constants, for tests and tuning. */
+export interface Options {
+  readonly protect?: number | undefined
+  readonly minimum?: number | undefined
+  readonly protectedTools?: ReadonlyArray<string> | undefined
+}
+
+/** One tool output chosen for pruning, with its estimated size. */
+export interface Target {
+  readonly messageId: MessageId
+  readonly partId: PartId
+  readonly tool: string
+  readonly tokens: number
+}
+
+/** The outcome of a prune: the outputs to clear, oldest first, and the tokens that frees. */
+export interface Selection {
+  readonly parts: ReadonlyArray<Target>
+  readonly tokensFreed: number
+}
+
+/** A selection that prunes nothing. */
+export const empty: Selection = { parts: [], tokensFreed: 0 }
+
+/** Whether pruning is switched on: opt-in, off unless `prune` is `true` (spec §2.14 step 1). */
+export const isEnabled = (config: CompactionConfig): boolean => config.prune === true
+
+/**
+ * Chooses the tool outputs to prune from all stored messages, given in chronological order (spec §2.14).
+ *
+ * Walking newest to oldest: the last two turns are skipped; the walk stops at the latest summary and at the first
+ * output already compacted; protected tools are skipped and not counted; outputs are counted until they pass
+ * `protect`, and every output from the one that crosses it on is selected in full. The selection is returned only
+ * when it frees strictly more than `minimum` tokens.
+ *
+ * Deviation from OpenCode: the walk stops at the latest summary even when that summary lies inside the last two
+ * turns. OpenCode's guard skips such a summary and walks on into the kept tail and the hidden history behind it,
+ * clearing outputs that were just kept verbatim or that the model no longer sees.
+ */
+export const select = (messages: ReadonlyArray<Message>, options: Options = {}): Selection => {
+  const protect = options.protect ?? PRUNE_PROTECT
+  const minimum = options.minimum ?? PRUNE_MINIMUM
+  const protectedTools = options.protectedTools ?? PRUNE_PROTECTED_TOOLS
+  let total = 0
+  let pruned = 0
+  let turns = 0
+  const chosen: Array<Target> = []
+  walk: for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m]!
+    if (message.role === "user") {
+      turns++
+      continue
+    }
+    if (message.summary === true) break
+    if (turns < 2) continue
+    for (let p = message.parts.length - 1; p >= 0; p--) {
+      const part = message.parts[p]!
+      if (part.type !== "tool" || part.state.status !== "completed") continue
+      if (protectedTools.includes(part.tool)) continue
+      if (part.state.compactedAt !== undefined) break walk
+      const tokens = estimate(part.state.output)
+      total += tokens
+      if (total <= protect) continue
+      pruned += tokens
+      chosen.push({ messageId: message.id, partId: part.id, tool: part.tool, tokens })
+    }
+  }
+  if (pruned <= minimum) return empty
+  return { parts: chosen.reverse(), tokensFreed: pruned }
+}
+
+/** Marks the selected outputs compacted at `at` (ms), as recording the prune does; other messages are kept as is. */
+export const apply = (messages: ReadonlyArray<Message>, selection: Selection, at: number): ReadonlyArray<Message> => {
+  if (selection.parts.length === 0) return messages
+  const ids = new Set<string>(selection.parts.map((target) => target.partId))
+  const mark = (part: AssistantPart): AssistantPart =>
+    part.type === "tool" &&
+    part.state.status === "completed" &&
+    part.state.compactedAt === undefined &&
+    ids.has(part.id)
+      ? { ...part, state: { ...part.state, compactedAt: at } }
+      : part
+  return messages.map((message) =>
+    message.role === "assistant" && message.parts.some((part) => ids.has(part.id))
+      ? { ...message, parts: message.parts.map(mark) }
+      : message,
+  )
+}

@@ -1,0 +1,238 @@
+/**
+ * Stored messages → model-input messages (spec §2.13). A pure function of the messages, linear in their size: each
+ * stored message renders on its own, and every tool call it emits is closed by a tool result, whatever state the call
+ * was left in.
+ */
+import type { MessageId } from "./Ids.ts"
+import {
+  type AssistantMessage,
+  attachedPlaceholder,
+  type FilePart,
+  isMedia,
+  type Message,
+  type ToolPart,
+  type UserMessage,
+} from "./Message.ts"
+import type { ModelRef } from "./Model.ts"
+import type * as MM from "./ModelMessage.ts"
+
+/** How to render. Without options the messages render as the session model sees them: no stripping, no truncation. */
+export interface Options {
+  /** Replace user media with `[Attached <mime>: <name>]` and drop every tool attachment (the summariser input). */
+  readonly stripMedia?: boolean | undefined
+  /** Cut completed tool outputs longer than this many characters (0 or unset: no cut). */
+  readonly toolOutputMaxChars?: number | undefined
+  /** The model the messages go to; assistants from another provider/model get their reasoning as plain text. */
+  readonly model?: ModelRef | undefined
+  /**
+   * Whether the provider accepts media inside tool results (default true). When false, media attachments of tool
+   * results move into a user message that follows the assistant's messages.
+   */
+  readonly mediaInToolResults?: boolean | undefined
+}
+
+/** One model message and the stored message it was rendered from. */
+export interface Rendered {
+  readonly sourceMessageId: MessageId
+  readonly message: MM.ModelMessage
+}
+
+/** The text a compaction marker shows the model. */
+export const MARKER_TEXT = "What did we do so far?"
+/** The text a subtask part shows the model. */
+export const SUBTASK_TEXT = "The following tool was executed by the user"
+/** The output of a tool call whose result was pruned. */
+export const CLEARED_TEXT = "[Old tool result content cleared]"
+/** The error result of a tool call left pending or running. */
+export const INTERRUPTED_TEXT = "[Tool execution was interrupted]"
+/** The first line of the user message that carries tool-result media for providers that cannot take it inline. */
+export const TOOL_MEDIA_TEXT = "Attached media from tool result:"
+/** The error name of an aborted assistant message; such a message is still sent when it produced content. */
+export const ABORTED_ERROR = "MessageAbortedError"
+
+/** A tool output cut to `max` characters with the truncation note (spec §2.13); unchanged when short enough. */
+export const truncateOutput = (output: string, max: number | undefined): string => {
+  if (!max || output.length <= max) return output
+  return `${output.slice(0, max)}\n[Tool output truncated for compaction: omitted ${output.length - max} chars]`
+}
+
+/** Tool-result content as plain text: text items as they are, files as `[Attached <mime>: <name>]`, never base64. */
+export const serializeToolContent = (content: ReadonlyArray<MM.ToolResultContentItem>): string =>
+  content
+    .map((item) =>
+      item.type === "text" ? item.text : attachedPlaceholder({ mime: item.mediaType, filename: item.filename }),
+    )
+    .join("\n")
+
+const textPart = (text: string): MM.TextPart => ({ type: "text", text })
+
+const filePart = (file: FilePart): MM.FilePart =>
+  file.filename === undefined
+    ? { type: "file", data: file.url, mediaType: file.mime }
+    : { type: "file", data: file.url, mediaType: file.mime, filename: file.filename }
+
+// Text files and directory listings reach the model as text parts written next to them, so the file itself is skipped.
+const isInlinedAsText = (mime: string) => mime === "text/plain" || mime === "application/x-directory"
+
+const renderUser = (message: UserMessage, options: Options): Array<MM.ModelMessage> => {
+  const content: Array<MM.TextPart | MM.FilePart> = []
+  for (const part of message.parts) {
+    switch (part.type) {
+      case "text":
+        if (!part.ignored && part.text !== "") content.push(textPart(part.text))
+        break
+      case "file":
+        if (isInlinedAsText(part.mime)) break
+        content.push(options.stripMedia && isMedia(part.mime) ? textPart(attachedPlaceholder(part)) : filePart(part))
+        break
+      case "compaction":
+        content.push(textPart(MARKER_TEXT))
+        break
+      case "subtask":
+        content.push(textPart(SUBTASK_TEXT))
+        break
+    }
+  }
+  return content.length > 0 ? [{ role: "user", content }] : []
+}
+
+// Only `data:` URLs can travel inside a tool result (as base64); other attachments are left out, as in OpenCode.
+const toolResultFile = (file: FilePart): MM.ToolResultContentItem | undefined => {
+  if (!file.url.startsWith("data:")) return undefined
+  const comma = file.url.indexOf(",")
+  if (comma === -1) return undefined
+  const data: MM.FileDataData = { type: "data", data: file.url.slice(comma + 1) }
+  return file.filename === undefined
+    ? { type: "file", data, mediaType: file.mime }
+    : { type: "file", data, mediaType: file.mime, filename: file.filename }
+}
+
+/** The model-visible output of a tool part, plus media that must travel in a separate user message. */
+const toolOutput = (
+  part: ToolPart,
+  options: Options,
+): { readonly output: MM.ToolResultOutput; readonly media: ReadonlyArray<FilePart> } => {
+  const state = part.state
+  switch (state.status) {
+    case "completed": {
+      const compacted = state.compactedAt !== undefined
+      const text = compacted ? CLEARED_TEXT : truncateOutput(state.output, options.toolOutputMaxChars)
+      const attachments = compacted || options.stripMedia ? [] : (state.attachments ?? [])
+      const inline = options.mediaInToolResults === false
+      const media = inline ? attachments.filter((a) => isMedia(a.mime)) : []
+      const kept = inline ? attachments.filter((a) => !isMedia(a.mime)) : attachments
+      if (kept.length === 0) return { output: { type: "text", value: text }, media }
+      const files = kept.flatMap((a) => {
+        const item = toolResultFile(a)
+        return item ? [item] : []
+      })
+      return { output: { type: "content", value: [{ type: "text", text }, ...files] }, media }
+    }
+    case "error": {
+      // An interrupted call with partial output shows that output instead of the error.
+      const partial = state.metadata?.interrupted === true ? state.metadata.output : undefined
+      if (typeof partial === "string") return { output: { type: "text", value: partial }, media: [] }
+      return { output: { type: "error-text", value: state.error }, media: [] }
+    }
+    case "pending":
+    case "running":
+      // Closes the dangling call: providers reject a tool call without a result.
+      return { output: { type: "error-text", value: INTERRUPTED_TEXT }, media: [] }
+  }
+}
+
+// An errored assistant is dropped unless it was aborted after producing something besides step starts and reasoning.
+const isSkipped = (message: AssistantMessage): boolean =>
+  message.error !== undefined &&
+  !(
+    message.error.name === ABORTED_ERROR &&
+    message.parts.some((part) => part.type !== "step-start" && part.type !== "reasoning")
+  )
+
+const renderAssistant = (message: AssistantMessage, options: Options): Array<MM.ModelMessage> => {
+  if (isSkipped(message)) return []
+  const crossModel =
+    options.model !== undefined &&
+    (options.model.providerId !== message.model.providerId || options.model.modelId !== message.model.modelId)
+  const out: Array<MM.ModelMessage> = []
+  const media: Array<FilePart> = []
+  let content: Array<MM.AssistantModelMessage["content"][number]> = []
+  let results: Array<MM.ToolResultPart> = []
+  // Each step becomes an assistant message followed by a tool message with that step's results.
+  const flush = () => {
+    if (content.length > 0) out.push({ role: "assistant", content })
+    if (results.length > 0) out.push({ role: "tool", content: results })
+    content = []
+    results = []
+  }
+  for (const part of message.parts) {
+    switch (part.type) {
+      case "step-start":
+        flush()
+        break
+      case "text":
+        if (part.text !== "") content.push(textPart(part.text))
+        break
+      case "reasoning":
+        // Another model cannot verify this model's reasoning blocks, so it reads them as text.
+        if (!crossModel) content.push({ type: "reasoning", text: part.text })
+        else if (part.text.trim() !== "") content.push(textPart(part.text))
+        break
+      case "tool": {
+        const { output, media: moved } = toolOutput(part, options)
+        media.push(...moved)
+        const result: MM.ToolResultPart = { type: "tool-result", toolCallId: part.callId, toolName: part.tool, output }
+        if (part.providerExecuted) {
+          content.push({
+            type: "tool-call",
+            toolCallId: part.callId,
+            toolName: part.tool,
+            input: part.state.input,
+            providerExecuted: true,
+          })
+          content.push(result)
+        } else {
+          content.push({ type: "tool-call", toolCallId: part.callId, toolName: part.tool, input: part.state.input })
+          results.push(result)
+        }
+        break
+      }
+      // Step finishes carry usage only; assistant files are not sent back (as in OpenCode).
+      case "step-finish":
+      case "file":
+        break
+    }
+  }
+  flush()
+  if (out.length > 0 && media.length > 0)
+    out.push({ role: "user", content: [textPart(TOOL_MEDIA_TEXT), ...media.map(filePart)] })
+  return out
+}
+
+/** The model messages of one stored message (possibly none). */
+export const renderMessage = (message: Message, options: Options = {}): Array<MM.ModelMessage> => {
+  if (message.parts.length === 0) return []
+  return message.role === "user" ? renderUser(message, options) : renderAssistant(message, options)
+}
+
+/**
+ * Renders stored messages, in the given order, to model messages that each remember their source message.
+ *
+ * **Example**
+ * ```ts
+ * const input = Render.render(window, { stripMedia: true, toolOutputMaxChars: 2_000 })
+ * ```
+ */
+export const render = (messages: ReadonlyArray<Message>, options: Options = {}): ReadonlyArray<Rendered> => {
+  const out: Array<Rendered> = []
+  for (const message of messages)
+    for (const rendered of renderMessage(message, options)) out.push({ sourceMessageId: message.id, message: rendered })
+  return out
+}
+
+/** The model messages of `render`, ready for the AI SDK. */
+export const toModelMessages = (messages: ReadonlyArray<Message>, options: Options = {}): Array<MM.ModelMessage> => {
+  const out: Array<MM.ModelMessage> = []
+  for (const message of messages) out.push(...renderMessage(message, options))
+  return out
+}

@@ -1,0 +1,161 @@
+/**
+ * The shapes the store deals in: an event to append, a recorded event, the expected version of an append and its
+ * result. The store is generic over payloads: `data` and `metadata` are JSON values, typed by the caller's schemas
+ * (see `Upcast.decodeRecorded`).
+ *
+ * Versions: a stream's version is the number of events in it, so a stream that does not exist has version 0, and
+ * the n-th event of a stream (counting from 1) has `streamVersion` n. Positions are global, strictly increasing in
+ * append (commit) order, and start at 1; they may have gaps (a failed Postgres append can burn a sequence value).
+ */
+import { Result } from "effect"
+import { DuplicateEventId, MalformedEvent } from "./StoreError.ts"
+
+/** An event to append: a unique id, its type, the version of its payload schema, and JSON data. */
+export interface NewEvent {
+  /** Unique across the whole store; appending an id twice fails with `DuplicateEventId`. */
+  readonly id: string
+  /** The event type, e.g. `"UserMessageAdded"`. */
+  readonly type: string
+  /** The schema version of `data` (an integer ≥ 1), used by upcasters on read. */
+  readonly version: number
+  /** The payload: any JSON value. */
+  readonly data: unknown
+  /** Optional JSON metadata (causation, correlation, actor, ...). */
+  readonly metadata?: unknown
+}
+
+/** An event as stored: the appended event plus its stream, place in the stream, global position and time. */
+export interface RecordedEvent {
+  readonly id: string
+  readonly type: string
+  readonly version: number
+  readonly data: unknown
+  /** `null` when the event was appended without metadata. */
+  readonly metadata: unknown
+  /** The stream the event belongs to. */
+  readonly stream: string
+  /** 1 for the first event of the stream, n for the n-th. */
+  readonly streamVersion: number
+  /** The global position: strictly increasing in append order across all streams. */
+  readonly position: number
+  /** When the event was recorded, in epoch milliseconds from `Clock`. */
+  readonly recordedAt: number
+}
+
+/**
+ * What an append expects of the stream: `"any"` (no check), `"no-stream"` (version 0), `"stream-exists"`
+ * (version ≥ 1), or an exact version (the number of events the caller has seen; 0 is the same as `"no-stream"`).
+ */
+export type ExpectedVersion = "any" | "no-stream" | "stream-exists" | number
+
+/** The outcome of an append: the stream's new version and the global position of its last event. */
+export interface AppendResult {
+  /** The version of the stream after the append (= number of events in it). */
+  readonly streamVersion: number
+  /** The global position of the last event written; for an empty batch, of the stream's last event (0 if none). */
+  readonly position: number
+}
+
+/** Whether a stream at version `actual` satisfies `expected`. */
+export const expectedVersionMatches = (expected: ExpectedVersion, actual: number): boolean => {
+  switch (expected) {
+    case "any":
+      return true
+    case "no-stream":
+      return actual === 0
+    case "stream-exists":
+      return actual > 0
+    default:
+      return expected === actual
+  }
+}
+
+/** An event ready to be written: its payloads already serialised to JSON text. */
+export interface SerializedEvent {
+  readonly id: string
+  readonly type: string
+  readonly version: number
+  readonly data: string
+  readonly metadata: string | null
+}
+
+const describe = (value: unknown): string => {
+  if (value === undefined) return "undefined"
+  if (typeof value === "number") return String(value)
+  if (typeof value === "object" && value !== null) return value.constructor?.name ?? "object"
+  return typeof value
+}
+
+// Finds the first non-JSON value: JSON.stringify would silently drop or rewrite it (undefined, NaN, Date, Map, ...).
+const findNonJson = (value: unknown, path: string, seen: Set<object>): MalformedEvent | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined
+    case "number":
+      return Number.isFinite(value) ? undefined : new MalformedEvent({ path, message: `${value} is not a JSON number` })
+    case "object": {
+      if (value === null) return undefined
+      if (seen.has(value)) return new MalformedEvent({ path, message: "circular reference" })
+      const proto = Object.getPrototypeOf(value)
+      const isArray = Array.isArray(value)
+      if (!isArray && proto !== Object.prototype && proto !== null) {
+        return new MalformedEvent({ path, message: `${describe(value)} is not a plain JSON object` })
+      }
+      seen.add(value)
+      if (isArray) {
+        for (let i = 0; i < value.length; i++) {
+          const bad = findNonJson(value[i], `${path}[${i}]`, seen)
+          if (bad !== undefined) return bad
+        }
+      } else {
+        for (const [key, child] of Object.entries(value)) {
+          const bad = findNonJson(child, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, seen)
+          if (bad !== undefined) return bad
+        }
+      }
+      seen.delete(value)
+      return undefined
+    }
+    default:
+      return new MalformedEvent({ path, message: `${describe(value)} is not a JSON value` })
+  }
+}
+
+/**
+ * Checks a batch and serialises its payloads: ids and types are non-empty strings, versions integers ≥ 1, data and
+ * metadata JSON values, and no id appears twice in the batch. Pure.
+ */
+export const serializeBatch = (
+  events: ReadonlyArray<NewEvent>,
+): Result.Result<ReadonlyArray<SerializedEvent>, MalformedEvent | DuplicateEventId> => {
+  const out: Array<SerializedEvent> = []
+  const ids = new Set<string>()
+  const repeated = new Set<string>()
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as NewEvent | undefined
+    const at = `events[${i}]`
+    const fail = (path: string, message: string) => Result.fail(new MalformedEvent({ path: `${at}${path}`, message }))
+    if (typeof event !== "object" || event === null) return fail("", "an event must be an object")
+    if (typeof event.id !== "string" || event.id.length === 0) return fail(".id", "must be a non-empty string")
+    if (typeof event.type !== "string" || event.type.length === 0) return fail(".type", "must be a non-empty string")
+    if (typeof event.version !== "number" || !Number.isInteger(event.version) || event.version < 1) {
+      return fail(".version", `must be an integer ≥ 1, got ${describe(event.version)}`)
+    }
+    const badData = findNonJson(event.data, `${at}.data`, new Set())
+    if (badData !== undefined) return Result.fail(badData)
+    const badMeta = event.metadata === undefined ? undefined : findNonJson(event.metadata, `${at}.metadata`, new Set())
+    if (badMeta !== undefined) return Result.fail(badMeta)
+    if (ids.has(event.id)) repeated.add(event.id)
+    ids.add(event.id)
+    out.push({
+      id: event.id,
+      type: event.type,
+      version: event.version,
+      data: JSON.stringify(event.data),
+      metadata: event.metadata === undefined ? null : JSON.stringify(event.metadata),
+    })
+  }
+  if (repeated.size > 0) return Result.fail(new DuplicateEventId({ ids: [...repeated] }))
+  return Result.succeed(out)
+}

@@ -1,0 +1,260 @@
+// The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
+// @effect/sql-pg). Dialect differences are confined to the append lock and the notification hooks.
+import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "effect"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
+import { type AppendResult, expectedVersionMatches, type RecordedEvent, serializeBatch } from "../Event.ts"
+import type { EventStoreShape } from "../EventStore.ts"
+import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { DuplicateEventId, StoreCorrupt, StoreUnavailable, WrongExpectedVersion } from "../StoreError.ts"
+import * as Migrations from "./migrations.ts"
+import * as Paging from "./paging.ts"
+
+/** How appends are announced to subscribers in other processes (Postgres LISTEN/NOTIFY). */
+export interface Notifier {
+  /** Runs inside the append transaction, so the announcement is delivered only if the append commits. */
+  readonly publish: (position: number) => Effect.Effect<void, SqlError.SqlError>
+  /** Calls `onNews` for every announcement until the scope closes; failures are retried by the store. */
+  readonly listen: (onNews: Effect.Effect<void>) => Effect.Effect<void, SqlError.SqlError, Scope.Scope>
+}
+
+/** Options of the SQL store. */
+export interface SqlStoreOptions {
+  /** Rows per page for `readAll` and `subscribe`; default 1000. */
+  readonly pageSize?: number | undefined
+  /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
+  readonly pollInterval?: Duration.Input | undefined
+  /** Skip migrations (a read-only database); the schema is still verified. */
+  readonly readonly?: boolean | undefined
+  /** The database's file name, for error messages. */
+  readonly path?: string | undefined
+  readonly notifier?: Notifier | undefined
+}
+
+interface EventRow {
+  readonly position: number | bigint | string
+  readonly event_id: string
+  readonly stream: string
+  readonly stream_version: number | bigint | string
+  readonly type: string
+  readonly schema_version: number | bigint | string
+  readonly data: string
+  readonly metadata: string | null
+  readonly recorded_at: number | bigint | string
+}
+
+const CORRUPT_SQLITE_CODES = new Set([11, 26]) // SQLITE_CORRUPT, SQLITE_NOTADB
+const CHUNK = 500
+
+const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
+}
+
+/** Classifies a database failure: a damaged file is `StoreCorrupt`, anything else `StoreUnavailable`. */
+export const classify =
+  (path: string | undefined) =>
+  (error: SqlError.SqlError | Migrator.MigrationError): StoreUnavailable | StoreCorrupt => {
+    const reason = error._tag === "SqlError" ? error.reason : undefined
+    const cause = reason?.cause ?? (error._tag === "MigrationError" ? error.cause : undefined)
+    const inner = cause !== null && typeof cause === "object" && "reason" in cause ? (cause as any).reason?.cause : cause
+    const code = sqliteErrorCode(inner)
+    const pgCode = inner !== null && typeof inner === "object" ? (inner as { code?: unknown }).code : undefined
+    const text = inner instanceof Error ? inner.message : error.message
+    if ((code !== undefined && CORRUPT_SQLITE_CODES.has(code & 0xff)) || pgCode === "XX001" || pgCode === "XX002") {
+      return new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason: text })
+    }
+    return new StoreUnavailable({ reason: text, cause: error })
+  }
+
+const decodeRows = (rows: ReadonlyArray<EventRow>, path: string | undefined): Result.Result<Array<RecordedEvent>, StoreCorrupt> => {
+  const out: Array<RecordedEvent> = new Array(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    let data: unknown
+    let metadata: unknown
+    try {
+      data = JSON.parse(row.data)
+      metadata = row.metadata === null ? null : JSON.parse(row.metadata)
+    } catch (cause) {
+      const reason = `event at position ${row.position} has a payload that is not JSON (${String(cause)})`
+      return Result.fail(new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason }))
+    }
+    out[i] = {
+      id: row.event_id,
+      type: row.type,
+      version: Number(row.schema_version),
+      data,
+      metadata,
+      stream: row.stream,
+      streamVersion: Number(row.stream_version),
+      position: Number(row.position),
+      recordedAt: Number(row.recorded_at),
+    }
+  }
+  return Result.succeed(out)
+}
+
+/** Migrates, verifies the schema and builds the store over the `SqlClient` in context. */
+export const make = (
+  options: SqlStoreOptions,
+): Effect.Effect<EventStoreShape, StoreUnavailable | StoreCorrupt, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const path = options.path
+    const toStoreError = classify(path)
+    const pageSize = Math.max(1, options.pageSize ?? 1000)
+    const poll = Duration.fromInputUnsafe(options.pollInterval ?? Duration.millis(100))
+    const corrupt = (reason: string) => new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason })
+
+    if (options.readonly !== true) yield* Effect.mapError(Migrations.run, toStoreError)
+
+    // A database someone else's program made, or a newer pivot's, is refused rather than written to.
+    const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
+      Migrations.migrationsTable,
+    )}`.pipe(Effect.mapError(() => corrupt("not a pivot event store (no migrations table)")))
+    const version = Number(applied[0]?.id ?? 0)
+    if (version > Migrations.latestMigration) {
+      return yield* corrupt(
+        `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,
+      )
+    }
+    yield* sql`SELECT ${sql.csv(Migrations.eventColumns.map((c) => sql(c)))} FROM pivot_events WHERE 1 = 0`.pipe(
+      Effect.mapError((error) =>
+        error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
+          ? corrupt(`pivot_events does not have pivot's columns (${error.message})`)
+          : toStoreError(error),
+      ),
+    )
+
+    const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    // Postgres: one append at a time per schema, so positions are handed out in commit order and a reader that has
+    // seen position p will never later find a smaller one appear (SQLite's BEGIN IMMEDIATE already gives this).
+    const lock = isPg
+      ? Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'))`)
+      : Effect.void
+
+    const ticks = yield* SubscriptionRef.make(0)
+    const bump = SubscriptionRef.update(ticks, (n) => n + 1)
+    if (options.notifier !== undefined) {
+      const listen = options.notifier.listen(bump)
+      yield* Effect.forkScoped(
+        Effect.scoped(listen).pipe(
+          Effect.catchCause(() => Effect.void),
+          Effect.andThen(Effect.sleep(Duration.seconds(1))),
+          Effect.forever,
+        ),
+      )
+    }
+
+    const columns = sql.csv(Migrations.eventColumns.map((c) => sql(c)))
+    const readPage: Paging.ReadPage = (after, limit) =>
+      sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE position > ${after} ORDER BY position LIMIT ${limit}`.pipe(
+        Effect.mapError(toStoreError),
+        Effect.flatMap((rows) => Effect.fromResult(decodeRows(rows, path))),
+      )
+
+    const streamHead = (stream: string) =>
+      Effect.map(
+        sql<{
+          readonly stream_version: number | string
+          readonly position: number | string
+        }>`SELECT stream_version, position FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1`,
+        (rows) =>
+          rows[0] === undefined
+            ? { version: 0, position: 0 }
+            : { version: Number(rows[0].stream_version), position: Number(rows[0].position) },
+      )
+
+    const existingIds = (ids: ReadonlyArray<string>) =>
+      Effect.map(
+        Effect.forEach(chunks(ids), (chunk) =>
+          sql<{ readonly event_id: string }>`SELECT event_id FROM pivot_events WHERE ${sql.in("event_id", chunk)}`,
+        ),
+        (pages) => pages.flat().map((row) => row.event_id),
+      )
+
+    const store: EventStoreShape = {
+      append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
+        const batch = serializeBatch(events)
+        if (Result.isFailure(batch)) return yield* batch.failure
+        const serialized = batch.success
+        const recordedAt = yield* Clock.currentTimeMillis
+        const ids = serialized.map((event) => event.id)
+
+        const write = Effect.gen(function* () {
+          yield* lock
+          if (ids.length > 0) {
+            const existing = yield* existingIds(ids)
+            if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
+          }
+          const current = yield* streamHead(stream)
+          if (!expectedVersionMatches(expectedVersion, current.version)) {
+            return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
+          }
+          if (serialized.length === 0) {
+            return { streamVersion: current.version, position: current.position } satisfies AppendResult
+          }
+          let position = 0
+          let streamVersion = current.version
+          for (const chunk of chunks(serialized)) {
+            const rows = chunk.map((event) => ({
+              event_id: event.id,
+              stream,
+              stream_version: ++streamVersion,
+              type: event.type,
+              schema_version: event.version,
+              data: event.data,
+              metadata: event.metadata,
+              recorded_at: recordedAt,
+            }))
+            const inserted = yield* sql<{
+              readonly position: number | string
+            }>`INSERT INTO pivot_events ${sql.insert(rows as [(typeof rows)[0], ...typeof rows])} RETURNING position`
+            for (const row of inserted) position = Math.max(position, Number(row.position))
+          }
+          if (options.notifier !== undefined) yield* options.notifier.publish(position)
+          return { streamVersion, position } satisfies AppendResult
+        })
+
+        const result = yield* sql.withTransaction(write).pipe(
+          Effect.catchTag("SqlError", (error) =>
+            error.reason._tag === "UniqueViolation"
+              ? // Backstop: another writer got in between despite the lock; report it as the conflict it is.
+                Effect.flatMap(
+                  Effect.all([existingIds(ids), streamHead(stream)]).pipe(Effect.mapError(toStoreError)),
+                  ([existing, current]) =>
+                    existing.length > 0
+                      ? Effect.fail(new DuplicateEventId({ ids: existing }))
+                      : Effect.fail(
+                          new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version }),
+                        ),
+                )
+              : Effect.fail(toStoreError(error)),
+          ),
+        )
+        if (serialized.length > 0) yield* bump
+        return result
+      }),
+
+      read: Effect.fn("EventStore.read")(function* (stream, options) {
+        const from = Math.max(1, options?.from ?? 1)
+        const to = options?.to
+        const rows = yield* (
+          to === undefined
+            ? sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} ORDER BY stream_version`
+            : sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
+        ).pipe(Effect.mapError(toStoreError))
+        return yield* Effect.fromResult(decodeRows(rows, path))
+      }),
+
+      streamVersion: (stream) =>
+        streamHead(stream).pipe(
+          Effect.map((head) => head.version),
+          Effect.mapError(toStoreError),
+        ),
+      readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
+      subscribe: (options) => Paging.subscribe(readPage, ticks, poll, options?.after ?? 0, pageSize),
+    }
+    return store
+  })

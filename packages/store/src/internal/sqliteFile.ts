@@ -1,0 +1,92 @@
+// Looks at an existing SQLite file before the store opens it for writing, so a damaged file or somebody else's
+// database is reported as `StoreCorrupt` and left byte-for-byte as it was (enabling WAL or migrating would write).
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import { DatabaseSync } from "node:sqlite"
+import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
+import { migrationsTable } from "./migrations.ts"
+
+const MAGIC = "SQLite format 3\u0000"
+
+/** What is wrong with a SQLite header, judged against the file's length; `undefined` when it looks sound. Pure. */
+export const headerProblem = (header: Uint8Array, fileSize: number, walHasFrames: boolean): string | undefined => {
+  if (header.length < 100) return `truncated: ${fileSize} bytes is shorter than a SQLite header`
+  if (new TextDecoder("latin1").decode(header.subarray(0, 16)) !== MAGIC) return "not a SQLite database"
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength)
+  const rawPageSize = view.getUint16(16)
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return `invalid page size ${rawPageSize}`
+  // The page count in the header is trusted only when it was written by the same change as the counter (byte 92).
+  const pages = view.getUint32(28)
+  const countValid = pages > 0 && view.getUint32(24) === view.getUint32(92)
+  // Unchecked while the write-ahead log has frames: an interrupted checkpoint legitimately leaves the file short.
+  if (countValid && !walHasFrames && fileSize < pages * pageSize) {
+    return `truncated: the header says ${pages} pages of ${pageSize} bytes but the file has ${fileSize} bytes`
+  }
+  return undefined
+}
+
+const fileSize = (path: string): number | undefined => {
+  try {
+    return fs.statSync(path).size
+  } catch {
+    return undefined
+  }
+}
+
+const readHeader = (path: string): Uint8Array => {
+  const fd = fs.openSync(path, "r")
+  try {
+    const buffer = new Uint8Array(100)
+    const read = fs.readSync(fd, buffer, 0, 100, 0)
+    return buffer.subarray(0, read)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * Checks `path` without writing to it: a missing or empty file is a new store; otherwise the header must be sound,
+ * and a database that has tables must be a pivot store. `integrityCheck` also runs `PRAGMA quick_check` (reads the
+ * whole file).
+ */
+export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<void, StoreCorrupt | StoreUnavailable> =>
+  Effect.suspend(() => {
+    if (path === ":memory:" || path === "") return Effect.void
+    const size = fileSize(path)
+    if (size === undefined || size === 0) return Effect.void
+    const corrupt = (reason: string) => Effect.fail(new StoreCorrupt({ path, reason }))
+    let header: Uint8Array
+    try {
+      header = readHeader(path)
+    } catch (cause) {
+      return Effect.fail(new StoreUnavailable({ reason: `cannot read ${path}: ${String(cause)}`, cause }))
+    }
+    const problem = headerProblem(header, size, (fileSize(`${path}-wal`) ?? 0) > 32)
+    if (problem !== undefined) return corrupt(problem)
+    let db: DatabaseSync | undefined
+    try {
+      db = new DatabaseSync(path, { readOnly: true, timeout: 5000 })
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .all()
+        .map((row) => String(row.name))
+      if (tables.length > 0 && !tables.includes(migrationsTable)) {
+        return corrupt(`not a pivot event store (it has tables ${tables.slice(0, 5).join(", ")})`)
+      }
+      if (integrityCheck) {
+        const rows = db.prepare("PRAGMA quick_check(5)").all()
+        const messages = rows.map((row) => String(Object.values(row)[0]))
+        if (messages.length !== 1 || messages[0] !== "ok") return corrupt(`integrity check: ${messages.join("; ")}`)
+      }
+      return Effect.void
+    } catch (cause) {
+      const code = sqliteErrorCode(cause)
+      const text = cause instanceof Error ? cause.message : String(cause)
+      if (code !== undefined && (code & 0xff) !== 5 && (code & 0xff) !== 6 && (code & 0xff) !== 14) return corrupt(text)
+      return Effect.fail(new StoreUnavailable({ reason: `cannot open ${path}: ${text}`, cause }))
+    } finally {
+      db?.close()
+    }
+  })

@@ -1,0 +1,210 @@
+/**
+ * pivot's own `SqlClient` over Node's built-in `node:sqlite` (`DatabaseSync`).
+ *
+ * The official `@effect/sql-sqlite-node` has no release for stable effect 4, so this module provides the same
+ * service shape and options (`filename`, `readonly`, `prepareCacheSize`, `prepareCacheTTL`, `disableWAL`,
+ * `spanAttributes`, `transformResultNames`, `transformQueryNames`) and can be swapped for it later. Additions:
+ * `busyTimeout` (how long a writer waits for another process's lock) and `transactionMode` (top-level
+ * transactions start with `BEGIN IMMEDIATE` by default, so writers from several processes queue up instead of
+ * failing when a read transaction tries to upgrade).
+ *
+ * One connection per client, shared through a semaphore: `DatabaseSync` is synchronous, so a second connection in
+ * the same process would only add lock contention.
+ */
+import { Clock, Context, Duration, Effect, Layer, Scope, Semaphore, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
+
+/** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
+export interface SqliteClientConfig {
+  /** Path of the database file (created when missing, unless `readonly`), or `":memory:"`. */
+  readonly filename: string
+  /** Open the database read-only. */
+  readonly readonly?: boolean | undefined
+  /** How many prepared statements to keep (least recently used are dropped); default 200. */
+  readonly prepareCacheSize?: number | undefined
+  /** How long an unused prepared statement is kept; default 10 minutes. */
+  readonly prepareCacheTTL?: Duration.Input | undefined
+  /** Keep SQLite's rollback journal instead of switching the database to write-ahead logging. */
+  readonly disableWAL?: boolean | undefined
+  /** How long to wait for a lock held by another connection before failing with `SQLITE_BUSY`; default 5 s. */
+  readonly busyTimeout?: Duration.Input | undefined
+  /** How top-level transactions begin; default `"immediate"` (take the write lock at `BEGIN`). */
+  readonly transactionMode?: "deferred" | "immediate" | "exclusive" | undefined
+  /** Extra attributes on every SQL span. */
+  readonly spanAttributes?: Record<string, unknown> | undefined
+  /** Renames result columns (e.g. snake_case to camelCase). */
+  readonly transformResultNames?: ((str: string) => string) | undefined
+  /** Renames identifiers in queries (e.g. camelCase to snake_case). */
+  readonly transformQueryNames?: ((str: string) => string) | undefined
+}
+
+/** The SQLite client service: a `SqlClient` plus the options it was opened with. */
+export interface SqliteClient extends Client.SqlClient {
+  /** The options the client was opened with. */
+  readonly config: SqliteClientConfig
+}
+
+/** The service tag of the SQLite client (the layers also provide it as the generic `SqlClient`). */
+export const SqliteClient = Context.Service<SqliteClient>("@pivot/store/SqliteClient")
+
+/** The numeric SQLite result code of a failure raised by `node:sqlite` (`SQLITE_CORRUPT` is 11), if any. */
+export const sqliteErrorCode = (cause: unknown): number | undefined => {
+  if (typeof cause !== "object" || cause === null) return undefined
+  const c = cause as { readonly errcode?: unknown; readonly errno?: unknown; readonly cause?: unknown }
+  if (typeof c.errcode === "number") return c.errcode
+  if (typeof c.errno === "number") return c.errno
+  return c.cause === undefined || c.cause === cause ? undefined : sqliteErrorCode(c.cause)
+}
+
+// node:sqlite reports `code: "ERR_SQLITE_ERROR"` and the SQLite code as `errcode`; effect's classifier reads `errno`.
+const toSqlError = (cause: unknown, message: string, operation: string): SqlError.SqlError => {
+  const errno = sqliteErrorCode(cause)
+  const text = cause instanceof Error ? cause.message : String(cause)
+  const normalized = errno === undefined ? cause : { message: text, errno, errcode: errno, cause }
+  return new SqlError.SqlError({
+    reason: SqlError.classifySqliteError(normalized, { message: `${message}: ${text}`, operation }),
+  })
+}
+
+interface CachedStatement {
+  readonly statement: StatementSync
+  usedAt: number
+}
+
+/** Opens the database and builds the client; the connection closes with the scope. */
+export const make = (
+  options: SqliteClientConfig,
+): Effect.Effect<SqliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const compiler = Statement.makeCompilerSqlite(options.transformQueryNames)
+    const transformRows = options.transformResultNames
+      ? Statement.defaultTransforms(options.transformResultNames).array
+      : undefined
+    const busyMillis = Duration.toMillis(options.busyTimeout ?? Duration.seconds(5))
+    const cacheSize = Math.max(0, options.prepareCacheSize ?? 200)
+    const cacheTtl = Duration.toMillis(options.prepareCacheTTL ?? Duration.minutes(10))
+
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () =>
+          new DatabaseSync(options.filename, { readOnly: options.readonly ?? false, timeout: Math.round(busyMillis) }),
+        catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
+      }),
+      (db) => Effect.sync(() => db.isOpen && db.close()),
+    )
+    if (options.disableWAL !== true && options.readonly !== true) {
+      yield* Effect.try({
+        try: () => db.exec("PRAGMA journal_mode = WAL"),
+        catch: (cause) => toSqlError(cause, "Failed to enable WAL", "open"),
+      })
+    }
+
+    // Least recently used first: a Map keeps insertion order, and a hit re-inserts the entry.
+    const cache = new Map<string, CachedStatement>()
+    const prepare = (sql: string, now: number): StatementSync => {
+      const hit = cache.get(sql)
+      if (hit !== undefined && now - hit.usedAt <= cacheTtl) {
+        cache.delete(sql)
+        hit.usedAt = now
+        cache.set(sql, hit)
+        return hit.statement
+      }
+      const statement = db.prepare(sql)
+      if (cacheSize > 0) {
+        cache.delete(sql)
+        cache.set(sql, { statement, usedAt: now })
+        while (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
+      }
+      return statement
+    }
+
+    type Mode = "objects" | "arrays" | "raw"
+    const run = (sql: string, params: ReadonlyArray<unknown>, mode: Mode, prepared: boolean) =>
+      Effect.withFiber<any, SqlError.SqlError>((fiber) => {
+        const bigints = Context.get(fiber.context, Client.SafeIntegers)
+        const now = Context.get(fiber.context, Clock.Clock).currentTimeMillisUnsafe()
+        return Effect.try({
+          try: () => {
+            const statement = prepared ? prepare(sql, now) : db.prepare(sql)
+            statement.setReadBigInts(bigints)
+            const args = params as Array<any>
+            if (statement.columns().length === 0) {
+              const result = statement.run(...args)
+              return mode === "raw" ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
+            }
+            statement.setReturnArrays(mode === "arrays")
+            return statement.all(...args)
+          },
+          catch: (cause) => toSqlError(cause, "Failed to execute statement", "execute"),
+        })
+      })
+
+    // Rows are pulled in pages while the stream's consumer holds the connection lease.
+    const stream = (sql: string, params: ReadonlyArray<unknown>): Stream.Stream<any, SqlError.SqlError> =>
+      Stream.suspend(() => {
+        let iterator: Iterator<unknown> | undefined
+        return Stream.paginate(undefined, () =>
+          Effect.try({
+            try: () => {
+              if (iterator === undefined) {
+                const statement = db.prepare(sql)
+                statement.setReturnArrays(false)
+                iterator = statement.iterate(...(params as Array<any>))
+              }
+              const page: Array<unknown> = []
+              let done = false
+              while (page.length < 256) {
+                const next = iterator.next()
+                if (next.done === true) {
+                  done = true
+                  break
+                }
+                page.push(next.value)
+              }
+              return [page, done ? Option.none() : Option.some(undefined)] as const
+            },
+            catch: (cause) => toSqlError(cause, "Failed to stream statement", "stream"),
+          }),
+        )
+      })
+
+    const connection: SqlConnection.Connection = {
+      execute: (sql, params, transform) =>
+        transform ? Effect.map(run(sql, params, "objects", true), transform) : run(sql, params, "objects", true),
+      executeRaw: (sql, params) => run(sql, params, "raw", true),
+      executeStream: (sql, params, transform) =>
+        transform ? Stream.mapArray(stream(sql, params), (rows) => transform(rows) as any) : stream(sql, params),
+      executeValues: (sql, params) => run(sql, params, "arrays", true),
+      executeValuesUnprepared: (sql, params) => run(sql, params, "arrays", false),
+      executeUnprepared: (sql, params, transform) =>
+        transform ? Effect.map(run(sql, params, "objects", false), transform) : run(sql, params, "objects", false),
+    }
+
+    const semaphore = yield* Semaphore.make(1)
+    const acquirers = Client.makeSqliteAcquirers({
+      connection: Effect.succeed(connection),
+      semaphore,
+      isTransaction: () => db.isTransaction,
+    })
+    const mode = options.transactionMode ?? "immediate"
+    const client = yield* Client.make({
+      ...acquirers,
+      compiler,
+      driver: "sqlite-node",
+      spanAttributes: [
+        ...(options.spanAttributes ? Object.entries(options.spanAttributes) : []),
+        ["db.system.name", "sqlite"],
+      ],
+      transformRows,
+      beginTransaction: `BEGIN ${mode.toUpperCase()}`,
+    })
+    return Object.assign(client, { config: options }) as SqliteClient
+  })
+
+/** A layer providing both `SqliteClient` and the generic `SqlClient`; fails when the database cannot be opened. */
+export const layer = (config: SqliteClientConfig): Layer.Layer<SqliteClient | Client.SqlClient, SqlError.SqlError> =>
+  Layer.effectContext(
+    Effect.map(make(config), (client) => Context.make(SqliteClient, client).pipe(Context.add(Client.SqlClient, client))),
+  ).pipe(Layer.provide(Reactivity.layer))
