@@ -9,7 +9,7 @@ import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage }
 import { ModelLimits, ModelRef } from "./Model.ts"
 import { TokenUsage } from "./Tokens.ts"
 
-const Millis = Schema.Number
+const Millis = Schema.Finite
 
 /** Open the session's stream. */
 export const StartSession = Schema.TaggedStruct("StartSession", {
@@ -112,8 +112,8 @@ export const Continue = Schema.TaggedStruct("Continue", {
 /** Clear old tool outputs from the model input (spec §2.14). */
 export const Prune = Schema.TaggedStruct("Prune", {
   at: Millis,
-  protect: Schema.optionalKey(Schema.Number),
-  minimum: Schema.optionalKey(Schema.Number),
+  protect: Schema.optionalKey(Schema.Finite),
+  minimum: Schema.optionalKey(Schema.Finite),
   protectedTools: Schema.optionalKey(Schema.Array(Schema.String)),
 })
 

@@ -23,7 +23,7 @@ export const CompactionConfig = Schema.Struct({
    * Not in OpenCode: compact once usage reaches this fraction of the usable window (0 < t ≤ 1). The effective trigger
    * is the lower of this and the absolute `usable`.
    */
-  threshold: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))),
+  threshold: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))),
 })
 export type CompactionConfig = typeof CompactionConfig.Type
 

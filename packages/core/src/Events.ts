@@ -11,7 +11,7 @@ import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
 
-const Millis = Schema.Number
+const Millis = Schema.Finite
 
 /** A session began. The first event of every stream. */
 export const SessionStarted = Schema.TaggedStruct("SessionStarted", {
@@ -58,9 +58,9 @@ export const OverflowDetected = Schema.TaggedStruct("OverflowDetected", {
   messageId: MessageId,
   source: Schema.Literals(["usage", "provider-error", "pre-check"]),
   /** Tokens the call used (0 for a provider error). */
-  tokens: Schema.Number,
+  tokens: Schema.Finite,
   /** The count at which compaction triggers (undefined for a provider error). */
-  trigger: Schema.optionalKey(Schema.Number),
+  trigger: Schema.optionalKey(Schema.Finite),
 })
 
 /** A compaction was asked for: the marker user message (a `compaction` part) was added. */
@@ -80,7 +80,7 @@ export const CompactionPlan = Schema.Struct({
   previousSummary: Schema.optionalKey(Schema.String),
   /** On a provider overflow: the user turn replayed after the summary instead of a continue message. */
   replayOf: Schema.optionalKey(MessageId),
-})
+}).annotate({ identifier: "CompactionPlan" })
 export type CompactionPlan = typeof CompactionPlan.Type
 
 /** The summariser was called: the exact prompt, the model and the plan are recorded. */
@@ -130,7 +130,7 @@ export const PartCompacted = Schema.TaggedStruct("PartCompacted", {
   messageId: MessageId,
   partId: PartId,
   /** The output's token estimate: what the model input no longer carries. */
-  tokens: Schema.Number,
+  tokens: Schema.Finite,
 })
 
 /** Any session event. */

@@ -7,7 +7,7 @@ import { MessageId, PartId } from "./Ids.ts"
 import { ModelRef } from "./Model.ts"
 import { TokenUsage } from "./Tokens.ts"
 
-const Millis = Schema.Number
+const Millis = Schema.Finite
 
 /** Text the user typed, the assistant wrote, or pivot synthesised (`synthetic`). */
 export const TextPart = Schema.Struct({
@@ -95,7 +95,7 @@ export const ToolCompleted = Schema.Struct({
   startedAt: Schema.optionalKey(Millis),
   endedAt: Schema.optionalKey(Millis),
   compactedAt: Schema.optionalKey(Millis),
-})
+}).annotate({ identifier: "ToolCompleted" })
 /** A tool call that failed (or was interrupted: `metadata.interrupted`, with any partial `metadata.output`). */
 export const ToolError = Schema.Struct({
   status: Schema.Literal("error"),
@@ -104,9 +104,11 @@ export const ToolError = Schema.Struct({
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   startedAt: Schema.optionalKey(Millis),
   endedAt: Schema.optionalKey(Millis),
-})
+}).annotate({ identifier: "ToolError" })
 /** Where a tool call stands. */
-export const ToolState = Schema.Union([ToolPending, ToolRunning, ToolCompleted, ToolError])
+export const ToolState = Schema.Union([ToolPending, ToolRunning, ToolCompleted, ToolError]).annotate({
+  identifier: "ToolState",
+})
 export type ToolState = typeof ToolState.Type
 export type ToolCompleted = typeof ToolCompleted.Type
 
@@ -135,7 +137,7 @@ export const MessageError = Schema.Struct({
   name: Schema.String,
   message: Schema.String,
   data: Schema.optionalKey(Schema.Unknown),
-})
+}).annotate({ identifier: "MessageError" })
 export type MessageError = typeof MessageError.Type
 
 /** A user message: typed text, attachments, a compaction marker, a continue or replayed turn. */
@@ -147,7 +149,7 @@ export const UserMessage = Schema.Struct({
   model: Schema.optionalKey(ModelRef),
   system: Schema.optionalKey(Schema.String),
   parts: Schema.Array(UserPart),
-})
+}).annotate({ identifier: "UserMessage" })
 export type UserMessage = typeof UserMessage.Type
 
 /** An assistant message: one model call's output, its usage and how it finished. */
@@ -161,13 +163,13 @@ export const AssistantMessage = Schema.Struct({
   agent: Schema.optionalKey(Schema.String),
   mode: Schema.optionalKey(Schema.String),
   tokens: TokenUsage,
-  cost: Schema.optionalKey(Schema.Number),
+  cost: Schema.optionalKey(Schema.Finite),
   finish: Schema.optionalKey(Schema.String),
   error: Schema.optionalKey(MessageError),
   /** A compaction summary (OpenCode's `summary: true`). */
   summary: Schema.optionalKey(Schema.Boolean),
   parts: Schema.Array(AssistantPart),
-})
+}).annotate({ identifier: "AssistantMessage" })
 export type AssistantMessage = typeof AssistantMessage.Type
 
 /** Any message. */

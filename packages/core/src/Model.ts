@@ -10,7 +10,7 @@ export const ModelLimits = Schema.Struct({
   context: Limit,
   input: Schema.optionalKey(Limit),
   output: Limit,
-})
+}).annotate({ identifier: "ModelLimits" })
 export type ModelLimits = typeof ModelLimits.Type
 
 /** Which model served (or will serve) a call. */
@@ -18,7 +18,7 @@ export const ModelRef = Schema.Struct({
   providerId: Schema.String,
   modelId: Schema.String,
   variant: Schema.optionalKey(Schema.String),
-})
+}).annotate({ identifier: "ModelRef" })
 export type ModelRef = typeof ModelRef.Type
 
 /** A model with its limits. */

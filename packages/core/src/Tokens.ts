@@ -3,7 +3,7 @@
  */
 import { Schema } from "effect"
 
-const Count = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))
+const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** Normalised token usage of one model call. `input` excludes cached tokens; `output` excludes reasoning. */
 export const TokenUsage = Schema.Struct({
@@ -13,7 +13,7 @@ export const TokenUsage = Schema.Struct({
   cacheRead: Count,
   cacheWrite: Count,
   total: Schema.optionalKey(Count),
-})
+}).annotate({ identifier: "TokenUsage" })
 export type TokenUsage = typeof TokenUsage.Type
 
 /** Usage of a call that cost nothing (a user message, a not-yet-run summary). */

@@ -1,6 +1,6 @@
 import { Message, Prune } from "@pivot/core"
-import fc from "fast-check"
 import { Schema } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { sessionArb } from "./support/arbitraries.ts"
 
@@ -43,9 +43,9 @@ describe("test/support/arbitraries sessionArb", () => {
     expect(all.some((m) => Message.isFinishedSummary(m))).toBe(true)
     expect(all.some((m) => m.role === "assistant" && m.summary === true && m.error !== undefined)).toBe(true)
     expect(all.some((m) => m.role === "assistant" && m.summary === true && m.finish === undefined)).toBe(true)
-    expect(all.some((m) => m.role === "user" && m.parts.some((p) => p.type === "file" && p.mime.startsWith("image/")))).toBe(
-      true,
-    )
+    expect(
+      all.some((m) => m.role === "user" && m.parts.some((p) => p.type === "file" && p.mime.startsWith("image/"))),
+    ).toBe(true)
     expect(all.some((m) => Message.compactionPartOf(m)?.tailStartId !== undefined)).toBe(true)
   })
 })

@@ -21,8 +21,20 @@ describe("Overflow.isOverflow — spec §3.1 (total absent, so the sum is used)"
     expected: boolean
     why: string
   }> = [
-    { id: "O1", limits: limits(100_000, undefined, 32_000), tokens: tokens(75_000, 5_000), expected: true, why: "80k ≥ 68k" },
-    { id: "O2", limits: limits(200_000, undefined, 32_000), tokens: tokens(100_000, 10_000), expected: false, why: "110k < 168k" },
+    {
+      id: "O1",
+      limits: limits(100_000, undefined, 32_000),
+      tokens: tokens(75_000, 5_000),
+      expected: true,
+      why: "80k ≥ 68k",
+    },
+    {
+      id: "O2",
+      limits: limits(200_000, undefined, 32_000),
+      tokens: tokens(100_000, 10_000),
+      expected: false,
+      why: "110k < 168k",
+    },
     {
       id: "O3",
       limits: limits(100_000, undefined, 32_000),
@@ -58,7 +70,13 @@ describe("Overflow.isOverflow — spec §3.1 (total absent, so the sum is used)"
       expected: true,
       why: "same tokens as O7 without input limit: 198k ≥ 168k",
     },
-    { id: "O10", limits: limits(0, undefined, 32_000), tokens: tokens(100_000, 10_000), expected: false, why: "context 0" },
+    {
+      id: "O10",
+      limits: limits(0, undefined, 32_000),
+      tokens: tokens(100_000, 10_000),
+      expected: false,
+      why: "context 0",
+    },
     {
       id: "O11",
       limits: limits(100_000, undefined, 32_000),
@@ -108,7 +126,8 @@ describe("Overflow boundary (spec §2.4: `>=`)", () => {
   it("given exactly the usable count, then it overflows", () =>
     expect(Overflow.isOverflow({}, tokens(68_000, 0), model)).toBe(true))
 
-  it("given one token less, then it does not", () => expect(Overflow.isOverflow({}, tokens(67_999, 0), model)).toBe(false))
+  it("given one token less, then it does not", () =>
+    expect(Overflow.isOverflow({}, tokens(67_999, 0), model)).toBe(false))
 
   it("given a provider total, then the total is compared, reasoning included", () => {
     const usage = { ...tokens(10_000, 0), reasoning: 60_000, total: 70_000 }
@@ -155,7 +174,8 @@ describe("Overflow threshold ratio (pivot's addition)", () => {
   it("given threshold 1, then the trigger is the usable window itself", () =>
     expect(Overflow.trigger({ threshold: 1 }, model)).toBe(68_000))
 
-  it("given no threshold, then the trigger is the usable window", () => expect(Overflow.trigger({}, model)).toBe(68_000))
+  it("given no threshold, then the trigger is the usable window", () =>
+    expect(Overflow.trigger({}, model)).toBe(68_000))
 
   it("given a fractional result, then the trigger is floored", () =>
     expect(Overflow.trigger({ threshold: 0.333 }, model)).toBe(Math.floor(68_000 * 0.333)))
@@ -204,12 +224,18 @@ describe("Overflow properties", () => {
 
   it("overflow is monotone: more tokens never turn an overflow back into none", () => {
     fc.assert(
-      fc.property(configArb, limitsArb, fc.nat({ max: 3_000_000 }), fc.nat({ max: 100_000 }), (config, raw, n, more) => {
-        const model = limits(raw.context, raw.input, raw.output)
-        if (Overflow.isOverflow(config, tokens(n, 0), model)) {
-          expect(Overflow.isOverflow(config, tokens(n + more, 0), model)).toBe(true)
-        }
-      }),
+      fc.property(
+        configArb,
+        limitsArb,
+        fc.nat({ max: 3_000_000 }),
+        fc.nat({ max: 100_000 }),
+        (config, raw, n, more) => {
+          const model = limits(raw.context, raw.input, raw.output)
+          if (Overflow.isOverflow(config, tokens(n, 0), model)) {
+            expect(Overflow.isOverflow(config, tokens(n + more, 0), model)).toBe(true)
+          }
+        },
+      ),
       { numRuns: 1000 },
     )
   })

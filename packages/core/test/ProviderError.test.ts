@@ -12,7 +12,10 @@ const SAMPLES: ReadonlyArray<readonly [provider: string, message: string]> = [
   ["a gateway", "Total tokens in request more than max tokens allowed for this model"],
   ["xAI", "This model's maximum prompt length is 131072 but the request contains 537812 tokens."],
   ["Groq", "Please reduce the length of the messages or completion."],
-  ["OpenRouter", "This endpoint's maximum context length is 128000 tokens. However, you requested about 150000 tokens."],
+  [
+    "OpenRouter",
+    "This endpoint's maximum context length is 128000 tokens. However, you requested about 150000 tokens.",
+  ],
   ["GitHub Copilot", "prompt token count of 140000 exceeds the limit of 128000"],
   ["llama.cpp", "the request exceeds the available context size, try increasing it"],
   ["LM Studio", "The number of tokens to keep from the initial prompt is greater than the context length"],
@@ -45,17 +48,19 @@ describe("ProviderError.classify — API call errors (spec §2.5)", () => {
     ({ message }) => expect(ProviderError.classify({ message, statusCode: 400 }).name).toBe(OVERFLOW),
   )
 
-  it.each([
-    "context length exceeded",
-    "context_length exceeded",
-    "prompt too long; exceeded context length",
-  ])("given the pattern variant “%s”, then it is a context overflow", (message) =>
-    expect(ProviderError.classify({ message }).name).toBe(OVERFLOW),
+  it.each(["context length exceeded", "context_length exceeded", "prompt too long; exceeded context length"])(
+    "given the pattern variant “%s”, then it is a context overflow",
+    (message) => expect(ProviderError.classify({ message }).name).toBe(OVERFLOW),
   )
 
-  it.each(["400 (no body)", "413 (no body)", "400 status code (no body)", "413 Status Code (No Body)", "400  (no body)"])(
-    "given the bodiless message “%s”, then it is a context overflow",
-    (message) => expect(ProviderError.classify({ message }).name).toBe(OVERFLOW),
+  it.each([
+    "400 (no body)",
+    "413 (no body)",
+    "400 status code (no body)",
+    "413 Status Code (No Body)",
+    "400  (no body)",
+  ])("given the bodiless message “%s”, then it is a context overflow", (message) =>
+    expect(ProviderError.classify({ message }).name).toBe(OVERFLOW),
   )
 
   it("given “(no body)” not at the start, then the bodiless rule does not apply", () =>
@@ -159,9 +164,9 @@ describe("ProviderError.classify — stream error chunks", () => {
 
 describe("ProviderError.isRetryable", () => {
   it("Y1 given ContextOverflowError “Input exceeds context window of this model”, then it is not retryable", () =>
-    expect(
-      ProviderError.isRetryable({ name: OVERFLOW, message: "Input exceeds context window of this model" }),
-    ).toBe(false))
+    expect(ProviderError.isRetryable({ name: OVERFLOW, message: "Input exceeds context window of this model" })).toBe(
+      false,
+    ))
 
   it.each([408, 409, 429, 500, 502, 503, 529])("given status %i, then it is retryable", (statusCode) =>
     expect(ProviderError.isRetryable({ message: "failed", statusCode })).toBe(true),

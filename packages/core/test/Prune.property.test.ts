@@ -45,7 +45,8 @@ describe("Prune.select properties (generated sessions)", () => {
   it("prune never selects a protected tool", () => {
     fc.assert(
       fc.property(sessionArb(), (messages) => {
-        for (const target of Prune.select(messages).parts) expect(Prune.PRUNE_PROTECTED_TOOLS).not.toContain(target.tool)
+        for (const target of Prune.select(messages).parts)
+          expect(Prune.PRUNE_PROTECTED_TOOLS).not.toContain(target.tool)
       }),
       RUNS,
     )
@@ -54,7 +55,8 @@ describe("Prune.select properties (generated sessions)", () => {
   it("prune never selects a protected tool, whatever tools are protected", () => {
     fc.assert(
       fc.property(sessionArb(), fc.subarray([...TOOL_NAMES]), (messages, protectedTools) => {
-        for (const target of Prune.select(messages, { protectedTools }).parts) expect(protectedTools).not.toContain(target.tool)
+        for (const target of Prune.select(messages, { protectedTools }).parts)
+          expect(protectedTools).not.toContain(target.tool)
       }),
       RUNS,
     )

@@ -162,7 +162,13 @@ describe("Prune.select — the walk (spec §2.14 step 3)", () => {
   })
 
   it("given tool parts that are not completed, then they are neither pruned nor counted", () => {
-    const pending: Message.ToolPart = { type: "tool", id: partId(2), callId: "c2", tool: "bash", state: { status: "pending", input: {} } }
+    const pending: Message.ToolPart = {
+      type: "tool",
+      id: partId(2),
+      callId: "c2",
+      tool: "bash",
+      state: { status: "pending", input: {} },
+    }
     const failed: Message.ToolPart = {
       type: "tool",
       id: partId(3),
@@ -239,9 +245,9 @@ describe("Prune.select — the minimum (spec §2.14 step 4: strictly more than 2
   ]
 
   it("given exactly 40k counted, then nothing is pruned (total must exceed 40k)", () =>
-    expect(Prune.select([user(1, "a"), assistant(2, 1, [tool(1, "bash", out(40_000))]), user(3, "b"), user(4, "c")])).toEqual(
-      Prune.empty,
-    ))
+    expect(
+      Prune.select([user(1, "a"), assistant(2, 1, [tool(1, "bash", out(40_000))]), user(3, "b"), user(4, "c")]),
+    ).toEqual(Prune.empty))
 
   it("given exactly 20_000 tokens to prune, then nothing is pruned", () =>
     expect(Prune.select(session(20_000))).toEqual(Prune.empty))

@@ -71,16 +71,19 @@ describe("Tokens.fromProvider (spec §2.1; the cost cases of U1–U12 are out of
     ["anthropic", { anthropic: { cacheCreationInputTokens: 300 } }],
     ["bedrock", { bedrock: { usage: { cacheWriteInputTokens: 300 } } }],
     ["vertex-anthropic", { vertex: { cacheCreationInputTokens: 300 } }],
-  ])("U5 given %s with cache read 200 and cache write 300 in metadata, then input 500 and total 1500", (_, metadata) => {
-    expect(Tokens.fromProvider(combined, metadata)).toEqual({
-      input: 500,
-      output: 500,
-      reasoning: 0,
-      cacheRead: 200,
-      cacheWrite: 300,
-      total: 1500,
-    })
-  })
+  ])(
+    "U5 given %s with cache read 200 and cache write 300 in metadata, then input 500 and total 1500",
+    (_, metadata) => {
+      expect(Tokens.fromProvider(combined, metadata)).toEqual({
+        input: 500,
+        output: 500,
+        reasoning: 0,
+        cacheRead: 200,
+        cacheWrite: 300,
+        total: 1500,
+      })
+    },
+  )
 
   it("given venice usage metadata, then its cache creation is the cache write", () => {
     expect(
@@ -130,5 +133,6 @@ describe("Tokens.contextCount (spec §2.4 step 3)", () => {
   it("given a total, then the total is the count (reasoning counted through it)", () =>
     expect(Tokens.contextCount({ ...usage, total: 2000 })).toBe(2000))
 
-  it("given a total of 0, then it counts as missing", () => expect(Tokens.contextCount({ ...usage, total: 0 })).toBe(154))
+  it("given a total of 0, then it counts as missing", () =>
+    expect(Tokens.contextCount({ ...usage, total: 0 })).toBe(154))
 })

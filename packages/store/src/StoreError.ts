@@ -40,7 +40,7 @@ export class MalformedEvent extends Schema.TaggedError<MalformedEvent>()("Malfor
 /** The store could not be reached or did not answer (locked past the busy timeout, server down, ...). */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   reason: Schema.String,
-  cause: Schema.optionalKey(Schema.Defect),
+  cause: Schema.optionalKey(Schema.Defect()),
 }) {
   override get message(): string {
     return `event store unavailable: ${this.reason}`

@@ -5,7 +5,7 @@
  * ascending ids (`msg_00000001`…, `prt_00000001`…), ascending timestamps, and each assistant's `parentId` pointing at
  * the user message before it (a summary's at its marker).
  */
-import { Ids, type Message, type Tokens } from "@pivot/core"
+import { Ids, Message, type Tokens } from "@pivot/core"
 import fc from "fast-check"
 
 type Msg = Message.Message
@@ -39,7 +39,11 @@ const derivedPartId = (message: number | string, index: number): Ids.PartId =>
   partId(`prt_${String(messageId(message)).slice(4)}_${String(index).padStart(2, "0")}`)
 
 /** A user message with one text part (id derived from the message id). */
-export const user = (id: number | string, text: string, extra: Partial<Omit<UserMessage, "role">> = {}): UserMessage => ({
+export const user = (
+  id: number | string,
+  text: string,
+  extra: Partial<Omit<UserMessage, "role">> = {},
+): UserMessage => ({
   role: "user",
   id: messageId(id),
   createdAt: millisOf(id),
@@ -155,19 +159,17 @@ const stateArb: fc.Arbitrary<Message.ToolState> = fc.oneof(
   { weight: 1, arbitrary: inputArb.map((input) => ({ status: "running" as const, input, startedAt: 0 })) },
   {
     weight: 7,
-    arbitrary: fc
-      .record({ input: inputArb, output: outputArb, compacted: chance(1, 25) })
-      .map(
-        ({ input, output, compacted }): ToolCompleted => ({
-          status: "completed",
-          input,
-          output,
-          title: "done",
-          startedAt: 0,
-          endedAt: 0,
-          ...(compacted ? { compactedAt: 0 } : {}),
-        }),
-      ),
+    arbitrary: fc.record({ input: inputArb, output: outputArb, compacted: chance(1, 50) }).map(
+      ({ input, output, compacted }): ToolCompleted => ({
+        status: "completed",
+        input,
+        output,
+        title: "done",
+        startedAt: 0,
+        endedAt: 0,
+        ...(compacted ? { compactedAt: 0 } : {}),
+      }),
+    ),
   },
   {
     weight: 1,
@@ -177,7 +179,9 @@ const stateArb: fc.Arbitrary<Message.ToolState> = fc.oneof(
         status: "error" as const,
         input,
         error: interrupted ? "Tool execution aborted" : "command failed",
-        ...(interrupted ? { metadata: partial === undefined ? { interrupted } : { interrupted, output: partial } } : {}),
+        ...(interrupted
+          ? { metadata: partial === undefined ? { interrupted } : { interrupted, output: partial } }
+          : {}),
       })),
   },
 )
@@ -185,7 +189,10 @@ const stateArb: fc.Arbitrary<Message.ToolState> = fc.oneof(
 /** A tool part in any status, sometimes the protected `skill` tool, sometimes provider-executed. */
 export const toolPartArb: fc.Arbitrary<ToolPart> = fc
   .record({
-    tool: fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...TOOL_NAMES) }, { weight: 1, arbitrary: fc.constant("skill") }),
+    tool: fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom(...TOOL_NAMES) },
+      { weight: 1, arbitrary: fc.constant("skill") },
+    ),
     state: stateArb,
     providerExecuted: chance(1, 20),
   })
@@ -257,7 +264,7 @@ export const assistantMessageArb: fc.Arbitrary<AssistantMessage> = fc
   .record({
     reasoning: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
     text: fc.option(fc.string({ maxLength: 400 }), { nil: undefined }),
-    tools: fc.array(toolPartArb, { maxLength: 4 }),
+    tools: fc.array(toolPartArb, { maxLength: 5 }),
     tokens: tokenUsageArb,
     ending: fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom("tool-calls", "end_turn", "stop").map((finish) => ({ finish })) },
@@ -371,7 +378,7 @@ export interface SessionOptions {
   readonly minTurns?: number
   /** Most blocks; default 16. */
   readonly maxTurns?: number
-  /** Most assistant messages answering one user message; default 3. */
+  /** Most assistant messages answering one user message; default 4. */
   readonly maxSteps?: number
   /** Whether compactions (marker + summary) appear; default true. */
   readonly compactions?: boolean
@@ -410,18 +417,23 @@ export const renumber = (messages: ReadonlyArray<Msg>): ReadonlyArray<Msg> => {
       return { ...part, id: pid, callId: `call_${pad(nextPart - 1)}`, state: timed }
     })
     const finished = message.finish !== undefined || message.error !== undefined
-    return { ...message, id, parentId: lastUser, createdAt, parts, ...(finished ? { completedAt: createdAt + 900 } : {}) }
+    return {
+      ...message,
+      id,
+      parentId: lastUser,
+      createdAt,
+      parts,
+      ...(finished ? { completedAt: createdAt + 900 } : {}),
+    }
   })
 }
-
-const isMarker = (message: Msg): boolean => message.role === "user" && message.parts.some((p) => p.type === "compaction")
 
 // Points each marker that asked for a tail at the chosen earlier non-marker user message, if there is one.
 const linkTails = (messages: ReadonlyArray<Msg>, tails: ReadonlyMap<number, number>): ReadonlyArray<Msg> =>
   messages.map((message, index) => {
     const back = tails.get(index)
     if (back === undefined || message.role !== "user") return message
-    const earlier = messages.slice(0, index).filter((m) => m.role === "user" && !isMarker(m))
+    const earlier = messages.slice(0, index).filter((m) => m.role === "user" && !Message.isMarker(m))
     const target = earlier[earlier.length - 1 - back]
     if (target === undefined) return message
     return {
@@ -436,20 +448,18 @@ const linkTails = (messages: ReadonlyArray<Msg>, tails: ReadonlyMap<number, numb
  * (marker, summary — usually finished, sometimes failed or unfinished — and a synthetic continue message).
  */
 export const sessionArb = (options: SessionOptions = {}): fc.Arbitrary<ReadonlyArray<Msg>> => {
-  const turn = turnArb(options.maxSteps ?? 3)
+  const turn = turnArb(options.maxSteps ?? 4)
   const block =
     options.compactions === false
       ? turn
-      : fc.oneof({ weight: 6, arbitrary: turn }, { weight: 1, arbitrary: compactionArb })
-  return fc
-    .array(block, { minLength: options.minTurns ?? 2, maxLength: options.maxTurns ?? 16 })
-    .map((blocks) => {
-      const flat: Array<Msg> = []
-      const tails = new Map<number, number>()
-      for (const b of blocks) {
-        if (b.tailBack !== undefined) tails.set(flat.length, b.tailBack)
-        flat.push(...b.messages)
-      }
-      return linkTails(renumber(flat), tails)
-    })
+      : fc.oneof({ weight: 10, arbitrary: turn }, { weight: 1, arbitrary: compactionArb })
+  return fc.array(block, { minLength: options.minTurns ?? 2, maxLength: options.maxTurns ?? 16 }).map((blocks) => {
+    const flat: Array<Msg> = []
+    const tails = new Map<number, number>()
+    for (const b of blocks) {
+      if (b.tailBack !== undefined) tails.set(flat.length, b.tailBack)
+      flat.push(...b.messages)
+    }
+    return linkTails(renumber(flat), tails)
+  })
 }

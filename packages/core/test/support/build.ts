@@ -120,15 +120,22 @@ export const user = (name: string, ...parts: ReadonlyArray<string | Draft<UserPa
 export const marker = (name: string, options: Parameters<typeof compaction>[0] = {}): UserMessage =>
   user(name, compaction(options))
 
+/** Assistant fields to override; `undefined` removes a field (e.g. `{ finish: undefined }` for an unfinished one). */
+export type AssistantExtra = {
+  readonly [K in Exclude<keyof AssistantMessage, "role" | "id" | "parentId" | "parts">]?:
+    | AssistantMessage[K]
+    | undefined
+}
+
 /** An assistant message answering `parent`, finished with `stop` unless `extra` says otherwise. */
 export const assistant = (
   name: string,
   parent: string,
   parts: string | ReadonlyArray<string | Draft<AssistantPart> | ToolDraft>,
-  extra: Partial<Omit<AssistantMessage, "role" | "id" | "parentId" | "parts">> = {},
+  extra: AssistantExtra = {},
 ): AssistantMessage => {
   const messageId = id(name)
-  return {
+  const message: Record<string, unknown> = {
     role: "assistant",
     id: messageId,
     parentId: id(parent),
@@ -136,15 +143,17 @@ export const assistant = (
     model: MODEL,
     tokens: Tokens.zero,
     finish: "stop",
-    parts: assignIds(messageId, typeof parts === "string" ? [parts] : parts) as unknown as Array<AssistantPart>,
+    parts: assignIds(messageId, typeof parts === "string" ? [parts] : parts),
     ...extra,
   }
+  for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key]
+  return message as unknown as AssistantMessage
 }
 
 /** A finished summary answering marker `markerName`. */
 export const summary = (
   name: string,
   markerName: string,
-  value: string,
-  extra: Partial<Omit<AssistantMessage, "role" | "id" | "parentId" | "parts">> = {},
+  value: string | ReadonlyArray<string>,
+  extra: AssistantExtra = {},
 ): AssistantMessage => assistant(name, markerName, value, { summary: true, mode: "compaction", ...extra })

@@ -119,7 +119,8 @@ export const make = (
         `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,
       )
     }
-    yield* sql`SELECT ${sql.csv(Migrations.eventColumns.map((c) => sql(c)))} FROM pivot_events WHERE 1 = 0`.pipe(
+    const columns = sql.literal(Migrations.eventColumns.join(", "))
+    yield* sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`.pipe(
       Effect.mapError((error) =>
         error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
           ? corrupt(`pivot_events does not have pivot's columns (${error.message})`)
@@ -147,7 +148,6 @@ export const make = (
       )
     }
 
-    const columns = sql.csv(Migrations.eventColumns.map((c) => sql(c)))
     const readPage: Paging.ReadPage = (after, limit) =>
       sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE position > ${after} ORDER BY position LIMIT ${limit}`.pipe(
         Effect.mapError(toStoreError),
@@ -224,11 +224,11 @@ export const make = (
                 Effect.flatMap(
                   Effect.all([existingIds(ids), streamHead(stream)]).pipe(Effect.mapError(toStoreError)),
                   ([existing, current]) =>
-                    existing.length > 0
-                      ? Effect.fail(new DuplicateEventId({ ids: existing }))
-                      : Effect.fail(
-                          new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version }),
-                        ),
+                    Effect.fail<DuplicateEventId | WrongExpectedVersion>(
+                      existing.length > 0
+                        ? new DuplicateEventId({ ids: existing })
+                        : new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version }),
+                    ),
                 )
               : Effect.fail(toStoreError(error)),
           ),

@@ -52,7 +52,7 @@ const readHeader = (path: string): Uint8Array => {
  * whole file).
  */
 export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<void, StoreCorrupt | StoreUnavailable> =>
-  Effect.suspend(() => {
+  Effect.suspend((): Effect.Effect<void, StoreCorrupt | StoreUnavailable> => {
     if (path === ":memory:" || path === "") return Effect.void
     const size = fileSize(path)
     if (size === undefined || size === 0) return Effect.void
@@ -84,7 +84,7 @@ export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<vo
     } catch (cause) {
       const code = sqliteErrorCode(cause)
       const text = cause instanceof Error ? cause.message : String(cause)
-      if (code !== undefined && (code & 0xff) !== 5 && (code & 0xff) !== 6 && (code & 0xff) !== 14) return corrupt(text)
+      if (code !== undefined && ((code & 0xff) === 11 || (code & 0xff) === 26)) return corrupt(text)
       return Effect.fail(new StoreUnavailable({ reason: `cannot open ${path}: ${text}`, cause }))
     } finally {
       db?.close()

@@ -11,7 +11,7 @@
  * One connection per client, shared through a semaphore: `DatabaseSync` is synchronous, so a second connection in
  * the same process would only add lock contention.
  */
-import { Clock, Context, Duration, Effect, Layer, Scope, Semaphore, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
 import { DatabaseSync, type StatementSync } from "node:sqlite"

@@ -1,0 +1,161 @@
+/**
+ * The `EventStore` service: append events to a stream with an expected version, read a stream, read the whole log
+ * in global order, and subscribe to it. Generic over payloads (JSON); the domain's event schemas are applied on
+ * read with `Upcast.decodeRecorded`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { EventStore } from "@pivot/store"
+ *
+ * const program = Effect.gen(function* () {
+ *   const store = yield* EventStore
+ *   yield* store.append("session-1", "no-stream", [{ id: "evt_1", type: "SessionStarted", version: 1, data: {} }])
+ *   const events = yield* store.read("session-1")
+ *   const everything = yield* Stream.runCollect(store.readAll())
+ * }).pipe(Effect.provide(EventStore.layerSqlite({ filename: ".pivot/pivot.db" })))
+ * ```
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Context, type Duration, Effect, Layer, Queue, Redacted, type Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient } from "effect/sql"
+import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./Event.ts"
+import * as Memory from "./internal/memory.ts"
+import * as Sql from "./internal/sql.ts"
+import * as SqliteFile from "./internal/sqliteFile.ts"
+import * as Sqlite from "./sqlite/SqliteClient.ts"
+import { type AppendError, type ReadError, StoreUnavailable } from "./StoreError.ts"
+
+/** Bounds of a stream read, both inclusive stream versions (the first event has version 1). */
+export interface ReadOptions {
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+}
+
+/** Where `readAll` starts: after a global position (0 = from the beginning), and its page size. */
+export interface ReadAllOptions {
+  readonly after?: number | undefined
+  readonly pageSize?: number | undefined
+}
+
+/** Where a subscription starts: after a global position (0 = from the beginning). */
+export interface SubscribeOptions {
+  readonly after?: number | undefined
+}
+
+/** The operations of an event store. */
+export interface EventStoreShape {
+  /**
+   * Appends a batch atomically (all or nothing) if the stream's version matches `expectedVersion`. Fails with
+   * `WrongExpectedVersion`, `DuplicateEventId` (an id already stored or repeated in the batch), `MalformedEvent`,
+   * `StoreUnavailable` or `StoreCorrupt`. An empty batch only checks the expected version.
+   */
+  readonly append: (
+    stream: string,
+    expectedVersion: ExpectedVersion,
+    events: ReadonlyArray<NewEvent>,
+  ) => Effect.Effect<AppendResult, AppendError>
+  /** The events of a stream in stream order, optionally between two inclusive versions; `[]` for no stream. */
+  readonly read: (stream: string, options?: ReadOptions) => Effect.Effect<ReadonlyArray<RecordedEvent>, ReadError>
+  /** The current version of a stream (its number of events; 0 when it does not exist). */
+  readonly streamVersion: (stream: string) => Effect.Effect<number, ReadError>
+  /** Every event after a global position, in global order, read page by page; ends at the current head. */
+  readonly readAll: (options?: ReadAllOptions) => Stream.Stream<RecordedEvent, ReadError>
+  /** Catches up from a global position, then emits events as they are appended, in global order; never ends. */
+  readonly subscribe: (options?: SubscribeOptions) => Stream.Stream<RecordedEvent, ReadError>
+}
+
+/** Options shared by every backend. */
+export interface StoreOptions {
+  /** Events per page for `readAll` and `subscribe`; default 1000. */
+  readonly pageSize?: number | undefined
+}
+
+/** Options of `EventStore.layerSqlite`: the SQLite client's options plus the store's. */
+export interface SqliteStoreOptions extends Omit<Sqlite.SqliteClientConfig, "transactionMode">, StoreOptions {
+  /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
+  readonly pollInterval?: Duration.Input | undefined
+  /** Read the whole file with `PRAGMA quick_check` before opening it (slow for big files); default false. */
+  readonly integrityCheck?: boolean | undefined
+}
+
+/** Options of `EventStore.layerPostgres`: `@effect/sql-pg`'s pool options plus the store's. */
+export interface PostgresStoreOptions extends Omit<PgClient.PgPoolConfig, "url">, StoreOptions {
+  /** The connection URL, e.g. `postgres://user@127.0.0.1:5432/db`. */
+  readonly url?: string | Redacted.Redacted | undefined
+  /** The Postgres schema holding the tables (created if missing); default `public`. */
+  readonly schema?: string | undefined
+  /** How often a caught-up subscription re-reads in case a notification was lost; default 1 s. */
+  readonly pollInterval?: Duration.Input | undefined
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/
+
+/** The event store service. */
+export class EventStore extends Context.Service<EventStore, EventStoreShape>()("@pivot/store/EventStore") {
+  /** An in-memory store: the reference behaviour, for tests and throwaway sessions. */
+  static readonly layerMemory = (options: StoreOptions = {}): Layer.Layer<EventStore> =>
+    Layer.effect(EventStore, Memory.make(options))
+
+  /** The store over whatever effect `SqlClient` is provided (SQLite or Postgres dialect); migrates on start. */
+  static readonly layerSql = (
+    options: Sql.SqlStoreOptions = {},
+  ): Layer.Layer<EventStore, StoreUnavailable | ReadError, SqlClient.SqlClient> =>
+    Layer.effect(EventStore, Sql.make(options))
+
+  /**
+   * The embedded default: a SQLite file in WAL mode with a busy timeout, through pivot's `node:sqlite` client.
+   * A file that is damaged or is not a pivot store fails with `StoreCorrupt` and is not written to.
+   */
+  static readonly layerSqlite = (options: SqliteStoreOptions): Layer.Layer<EventStore, ReadError> =>
+    Layer.effect(
+      EventStore,
+      Effect.gen(function* () {
+        const { pageSize, pollInterval, integrityCheck, ...client } = options
+        yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
+        const sql = yield* Effect.mapError(Sqlite.make(client), Sql.classify(options.filename))
+        return yield* Sql.make({
+          pageSize,
+          pollInterval,
+          readonly: options.readonly,
+          path: options.filename,
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      }),
+    ).pipe(Layer.provide(Reactivity.layer))
+
+  /** The store on PostgreSQL through `@effect/sql-pg`, for many processes sharing sessions; LISTEN/NOTIFY wakes subscribers. */
+  static readonly layerPostgres = (options: PostgresStoreOptions): Layer.Layer<EventStore, ReadError> =>
+    Layer.effect(
+      EventStore,
+      Effect.gen(function* () {
+        const { pageSize, pollInterval, schema = "public", url, ...pool } = options
+        if (!SCHEMA_NAME.test(schema)) {
+          return yield* new StoreUnavailable({ reason: `invalid Postgres schema name ${JSON.stringify(schema)}` })
+        }
+        const pg = yield* PgClient.make({
+          ...pool,
+          ...(url === undefined ? {} : { url: typeof url === "string" ? Redacted.make(url) : url }),
+          startupParameters: { ...pool.startupParameters, search_path: schema },
+        }).pipe(Effect.mapError(Sql.classify(undefined)))
+        yield* pg`CREATE SCHEMA IF NOT EXISTS ${pg(schema)}`.pipe(
+          // Two processes creating it at once: the loser sees a unique violation, and the schema exists.
+          Effect.catchIf(
+            (error) => error.reason._tag === "UniqueViolation",
+            () => Effect.void,
+          ),
+          Effect.mapError(Sql.classify(undefined)),
+        )
+        const channel = `pivot_events_${schema}`
+        const notifier: Sql.Notifier = {
+          publish: (position) => Effect.asVoid(pg`SELECT pg_notify(${channel}, ${String(position)})`),
+          listen: (onNews) =>
+            Effect.flatMap(pg.listen(channel), (queue) => Effect.forever(Effect.andThen(Queue.take(queue), onNews))),
+        }
+        return yield* Sql.make({ pageSize, pollInterval: pollInterval ?? "1 second", notifier }).pipe(
+          Effect.provideService(SqlClient.SqlClient, pg),
+        )
+      }),
+    ).pipe(Layer.provide(Reactivity.layer))
+}
