@@ -1,28 +1,27 @@
 /**
  * The stored conversation as a fold: every message ever recorded, in order, with its current parts. Pruning and late
- * tool results update a message's state here; nothing is ever removed. Each event costs O(log n).
+ * tool results update a message's state here; nothing is ever removed. Each event costs O(1) on the newest state.
  */
-import { HashMap, Option } from "effect"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
+import { PersistentMap } from "./internal/PersistentMap.ts"
 import * as Seq from "./internal/Seq.ts"
 import type { AssistantPart, Message } from "./Message.ts"
 
 /** All messages by id, and their order of arrival. */
 export interface State {
-  readonly messages: HashMap.HashMap<MessageId, Message>
+  readonly messages: PersistentMap<MessageId, Message>
   readonly order: Seq.Seq<MessageId>
 }
 
 /** The empty conversation. */
-export const initial: State = { messages: HashMap.empty(), order: Seq.empty() }
+export const initial: State = { messages: PersistentMap.empty(), order: Seq.empty() }
 
 /** The message with this id, if recorded. */
-export const get = (state: State, id: MessageId): Message | undefined =>
-  Option.getOrUndefined(HashMap.get(state.messages, id))
+export const get = (state: State, id: MessageId): Message | undefined => state.messages.get(id)
 
 /** Whether a message with this id was recorded. */
-export const has = (state: State, id: MessageId): boolean => HashMap.has(state.messages, id)
+export const has = (state: State, id: MessageId): boolean => state.messages.has(id)
 
 /** Every message in order of arrival (O(n)). */
 export const messages = (state: State): Array<Message> => Seq.toArray(state.order).map((id) => get(state, id)!)
@@ -46,10 +45,11 @@ export const addedMessage = (event: Event): Message | undefined => {
   }
 }
 
-const put = (state: State, message: Message): State => ({
-  messages: HashMap.set(state.messages, message.id, message),
-  order: has(state, message.id) ? state.order : Seq.append(state.order, message.id),
-})
+const put = (state: State, message: Message): State => {
+  const messages = state.messages.set(message.id, message)
+  // One map operation per message: the size tells whether the id is new.
+  return { messages, order: messages.size > state.messages.size ? Seq.append(state.order, message.id) : state.order }
+}
 
 const updateAssistantPart = (
   state: State,

@@ -1,6 +1,6 @@
 /**
  * The model-input window as a projection: which stored messages the next model call sees, in which order. A pure,
- * incremental fold over the session's events (each event costs O(log n); a pivot costs O(kept tail)).
+ * incremental fold over the session's events (each event costs O(1) on the newest state; a pivot costs O(kept tail)).
  *
  * Pivot semantics follow OpenCode (spec §2.11) with its defects fixed:
  * - only a finished, error-free summary forms a pivot; the window becomes
@@ -73,9 +73,13 @@ export const evolve = (state: State, event: Event): State => {
       }
     }
     default: {
-      const added = Conversation.addedMessage(event)
-      if (added && !Conversation.has(state.conversation, added.id))
-        return { ...state, conversation, visible: Seq.append(state.visible, added.id) }
+      // A new message is the one the conversation's order just grew by.
+      if (conversation.order.length > state.conversation.order.length)
+        return {
+          ...state,
+          conversation,
+          visible: Seq.append(state.visible, Seq.get(conversation.order, conversation.order.length - 1)!),
+        }
       return conversation === state.conversation ? state : { ...state, conversation }
     }
   }

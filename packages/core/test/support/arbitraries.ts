@@ -433,7 +433,9 @@ const linkTails = (messages: ReadonlyArray<Msg>, tails: ReadonlyMap<number, numb
   messages.map((message, index) => {
     const back = tails.get(index)
     if (back === undefined || message.role !== "user") return message
-    const earlier = messages.slice(0, index).filter((m) => m.role === "user" && !Message.isMarker(m))
+    const earlier = messages
+      .slice(0, index)
+      .filter((m) => m.role === "user" && Message.compactionPartOf(m) === undefined)
     const target = earlier[earlier.length - 1 - back]
     if (target === undefined) return message
     return {

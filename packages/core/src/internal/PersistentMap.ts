@@ -1,0 +1,80 @@
+/**
+ * A persistent map with O(1) reads and writes on the newest version: one mutable `Map` is shared by all versions,
+ * and every older version keeps the one-entry difference to the version after it ("rerooting", Baker's trick).
+ * Reading an old version first moves the `Map` there, which costs the number of versions in between; a fold that
+ * only ever extends its newest state never pays that. Observably it behaves as an immutable map.
+ */
+
+const ABSENT: unique symbol = Symbol("absent")
+
+interface Diff<K, V> {
+  readonly key: K
+  readonly value: V | typeof ABSENT
+  readonly next: PersistentMap<K, V>
+}
+
+/** An immutable map from K to V. */
+export class PersistentMap<K, V> {
+  /** The shared `Map` when this is the current version; otherwise how it differs from a newer one. */
+  private data: Map<K, V> | Diff<K, V>
+  /** Number of entries. */
+  readonly size: number
+
+  private constructor(data: Map<K, V> | Diff<K, V>, size: number) {
+    this.data = data
+    this.size = size
+  }
+
+  /** The empty map. */
+  static empty<K, V>(): PersistentMap<K, V> {
+    return new PersistentMap<K, V>(new Map(), 0)
+  }
+
+  /** Makes this version the one holding the shared `Map`, and returns it. */
+  private reroot(): Map<K, V> {
+    if (this.data instanceof Map) return this.data
+    const path: Array<PersistentMap<K, V>> = []
+    let at: PersistentMap<K, V> = this
+    while (!(at.data instanceof Map)) {
+      path.push(at)
+      at = at.data.next
+    }
+    const map = at.data
+    for (let i = path.length - 1; i >= 0; i--) {
+      const version = path[i]!
+      const diff = version.data as Diff<K, V>
+      const previous = map.has(diff.key) ? (map.get(diff.key) as V) : ABSENT
+      if (diff.value === ABSENT) map.delete(diff.key)
+      else map.set(diff.key, diff.value)
+      diff.next.data = { key: diff.key, value: previous, next: version }
+      version.data = map
+    }
+    return map
+  }
+
+  /** The value for a key, if any. */
+  get(key: K): V | undefined {
+    return this.reroot().get(key)
+  }
+
+  /** Whether the key has a value. */
+  has(key: K): boolean {
+    return this.reroot().has(key)
+  }
+
+  /** A new version with the key set; this version is unchanged. */
+  set(key: K, value: V): PersistentMap<K, V> {
+    const map = this.reroot()
+    const had = map.has(key)
+    const previous = had ? (map.get(key) as V) : ABSENT
+    map.set(key, value)
+    const next = new PersistentMap<K, V>(map, had ? this.size : this.size + 1)
+    this.data = { key, value: previous, next }
+    return next
+  }
+
+  /** The entries, in insertion order of the shared map (not meaningful across versions: use for lookups only). */
+  values(): IterableIterator<V> {
+    return this.reroot().values()
+  }
+}
