@@ -24,7 +24,7 @@ export const OutputSpec = Schema.Struct({
   lines: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)),
   sample: Schema.optionalKey(Schema.String),
   tail: Schema.optionalKey(Schema.String),
-  style: Schema.optionalKey(Schema.Literals(["code", "matches", "paths", "log", "tests"])),
+  style: Schema.optionalKey(Schema.Literals(["code", "prose", "matches", "paths", "log", "tests"])),
 })
 export type OutputSpec = typeof OutputSpec.Type
 
@@ -78,20 +78,29 @@ export const bundledPath: string = new URL("../../examples/coding-session.json",
 
 const decodeExample = Schema.decodeUnknownSync(Example)
 
-/** A tool call that has both or neither of `output` and `error`, named by its position (1-based). */
-const badToolCall = (example: Example): string | undefined => {
+/**
+ * What the schema cannot say: a tool call has exactly one of `output` and `error`; every step of a turn but the last
+ * calls tools (a step without tool calls ends the agent loop) and the last calls none (it answers the user).
+ */
+const problem = (example: Example): string | undefined => {
   for (const [t, turn] of example.turns.entries())
-    for (const [s, step] of turn.steps.entries())
-      for (const [c, call] of (step.tools ?? []).entries())
+    for (const [s, step] of turn.steps.entries()) {
+      const where = `turn ${t + 1}, step ${s + 1}`
+      const last = s === turn.steps.length - 1
+      const calls = step.tools ?? []
+      if (last && calls.length > 0) return `${where}: the last step of a turn answers the user and calls no tools`
+      if (!last && calls.length === 0) return `${where}: only the last step of a turn may end without tool calls`
+      for (const [c, call] of calls.entries())
         if ((call.output === undefined) === (call.error === undefined))
-          return `turn ${t + 1}, step ${s + 1}, tool call ${c + 1} (${call.tool}) needs exactly one of "output" and "error"`
+          return `${where}, tool call ${c + 1} (${call.tool}): needs exactly one of "output" and "error"`
+    }
   return undefined
 }
 
 /** Checks parsed JSON against the example shape; throws an `Error` naming what is wrong. */
 export const decode = (json: unknown): Example => {
   const example = decodeExample(json)
-  const bad = badToolCall(example)
+  const bad = problem(example)
   if (bad !== undefined) throw new Error(bad)
   return example
 }

@@ -8,11 +8,11 @@ import type { OutputSpec } from "./Example.ts"
 /** The kind of text a described output expands to. */
 export type Style = NonNullable<OutputSpec["style"]>
 
-/** The style a tool's outputs get when the example names none. */
-export const defaultStyle = (tool: string): Style => {
+/** The style a tool's outputs get when the example names none (a `read` of Markdown is prose). */
+export const defaultStyle = (tool: string, input: Readonly<Record<string, unknown>> = {}): Style => {
   switch (tool) {
     case "read":
-      return "code"
+      return typeof input.filePath === "string" && input.filePath.endsWith(".md") ? "prose" : "code"
     case "grep":
       return "matches"
     case "glob":
@@ -88,6 +88,16 @@ const COMMENTS = [
   "see docs/architecture.md for the request lifecycle",
   "errors here must not leak stack traces to clients",
   "cheap check first, the lookup hits Redis",
+]
+const SENTENCES = [
+  "Every request passes the middleware pipeline in the order it is registered.",
+  "Values are read from config/default.json and can be overridden per environment.",
+  "Set the variable in the deployment manifest, not in the image.",
+  "The server refuses to start when a required key is missing.",
+  "Internal callers authenticate with service tokens issued by the platform team.",
+  "Timeouts are in milliseconds unless the key name says otherwise.",
+  "See the runbook before changing limits in production.",
+  "Breaking changes are listed first, then features, then fixes.",
 ]
 const PHRASES = [
   "route matched",
@@ -194,6 +204,11 @@ const filler = (style: Style, gen: Gen, flavour: ReadonlyArray<string>, count: n
       case "paths":
         out.push(file())
         break
+      case "prose":
+        if (gen.next() < 0.12) out.push("", `## ${cap(gen.pick(pool))} ${gen.pick(NOUNS)}s`, "")
+        else if (gen.next() < 0.4) out.push(`- \`${gen.pick(pool)}.${gen.pick(NOUNS)}\`: ${gen.pick(SENTENCES)}`)
+        else out.push(`${gen.pick(SENTENCES)} ${gen.pick(SENTENCES)}`)
+        break
       case "tests": {
         const spec = file().replace(/^src\//, "test/").replace(/(\.test)?\.ts$/, ".test.ts")
         out.push(` ✓ ${spec} (${1 + gen.int(30)} tests) ${gen.int(400)}ms`)
@@ -214,18 +229,18 @@ const filler = (style: Style, gen: Gen, flavour: ReadonlyArray<string>, count: n
 const splitLines = (text: string | undefined): Array<string> => (text === undefined ? [] : text.split("\n"))
 
 /**
- * Expands a described output of `tool` called with `input` into text of exactly `spec.lines` lines (file lines for
- * `code`, which is then framed and numbered as a `read` result). `sample` opens the text and `tail` ends it.
+ * Expands a described output of `tool` called with `input` into text of exactly `spec.lines` lines; `sample` opens
+ * the text and `tail` ends it. A `read` result's lines are file lines: they are numbered and framed as the tool does.
  */
 export const expand = (tool: string, input: Readonly<Record<string, unknown>>, spec: OutputSpec): string => {
-  const style = spec.style ?? defaultStyle(tool)
+  const style = spec.style ?? defaultStyle(tool, input)
   const gen = generator(hash(`${tool}\u0000${JSON.stringify(input)}`))
   const head = splitLines(spec.sample)
   const tail = splitLines(spec.tail)
   const flavour = wordsOf(Object.values(input).filter((v) => typeof v === "string").join(" "))
   const middle = filler(style, gen, flavour, Math.max(0, spec.lines - head.length - tail.length))
   const lines = [...head, ...middle, ...tail].slice(0, Math.max(spec.lines, head.length + tail.length))
-  if (style !== "code") return lines.join("\n")
+  if (tool !== "read") return lines.join("\n")
   const path = typeof input.filePath === "string" ? input.filePath : "file"
   const numbered = lines.map((line, i) => `${String(i + 1).padStart(5, "0")}| ${line}`)
   return [`<file path="${path}">`, ...numbered, `(End of file - total ${lines.length} lines)`, "</file>"].join("\n")
