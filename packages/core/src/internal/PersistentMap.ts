@@ -72,9 +72,4 @@ export class PersistentMap<K, V> {
     this.data = { key, value: previous, next }
     return next
   }
-
-  /** The entries, in insertion order of the shared map (not meaningful across versions: use for lookups only). */
-  values(): IterableIterator<V> {
-    return this.reroot().values()
-  }
 }
