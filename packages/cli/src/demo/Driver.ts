@@ -12,7 +12,6 @@ import {
   Ids,
   type Message,
   type Model,
-  Overflow,
   Prompt,
   Session,
   SummaryInput,
@@ -38,6 +37,9 @@ export const START = Date.UTC(2026, 2, 2, 9, 0, 0)
 
 /** The agent name OpenCode gives its default coding agent. */
 const AGENT = "build"
+
+/** Compactions the driver runs for one user turn before it lets the turn stop (OpenCode has no such bound). */
+export const MAX_COMPACTIONS_PER_TURN = 2
 
 /** The summariser's error when the example has no canned summary left: the compaction fails and forms no pivot. */
 export const NO_SUMMARY_LEFT = "the example has no canned summary left for this compaction"
@@ -80,7 +82,14 @@ export const play = (example: Example): Played => {
   const limits = example.model.limits
   const config: Config.CompactionConfig = example.config
   const pruneOn = config.prune === true
+  // A prompt longer than this is refused by the provider.
+  const contextLimit = limits.input || limits.context
   let clock = START
+  /** Moves the clock on by `ms` and answers the new time. */
+  const tick = (ms: number): number => {
+    clock += ms
+    return clock
+  }
   let state = Session.initialState
   let summariesUsed = 0
   const events: Array<Event> = []
@@ -95,42 +104,50 @@ export const play = (example: Example): Played => {
   }
 
   /** The scripted summariser: its usage is measured on the exact input the compaction recorded. */
-  const summarise = (started: Events.Event) => {
-    if (started._tag !== "CompactionStarted") throw new Error("expected CompactionStarted")
-    const messages = SummaryInput.summarizerMessages(started.plan, (id) => Session.message(state, id), started.prompt)
+  const summarise = (started: Extract<Event, { readonly _tag: "CompactionStarted" }>) => {
+    const messages = SummaryInput.summarizerMessages(
+      { ...started.plan, parentId: started.markerId },
+      (id) => Session.message(state, id),
+      started.prompt,
+    )
     const input = Tokens.estimate(Prompt.SYSTEM_PROMPT) + Tokens.estimate(JSON.stringify(messages))
     const lines = example.summaries[summariesUsed++]
     return lines === undefined ? undefined : { text: summaryText(lines), input }
   }
 
-  /** An automatic compaction after an overflow; answers the continue message's id when the agent goes on. */
-  const compact = (midTask: boolean): Message.UserMessage | undefined => {
+  /**
+   * An automatic compaction after an overflow (spec §2.8). Answers the user message the agent goes on from: the
+   * continue message, or the overflowing turn replayed after a provider rejection; none when the agent stops.
+   */
+  const compact = (
+    overflow: boolean,
+    midTask: boolean,
+  ): { readonly message: Message.UserMessage; readonly replayed: boolean } | undefined => {
     const markerId = ids.message()
-    clock += 200
     apply({
       _tag: "CreateCompaction",
-      at: clock,
+      at: tick(200),
       markerId,
       partId: ids.part(),
       auto: true,
-      overflow: false,
+      overflow,
       agent: AGENT,
       model,
     })
     const [started] = apply({
       _tag: "ProcessCompaction",
-      at: (clock += 100),
+      at: tick(100),
       markerId,
       summaryId: ids.message(),
       model,
       compactionLimits: limits,
       config,
     })
-    const summary = started ? summarise(started) : undefined
+    const summary = started?._tag === "CompactionStarted" ? summarise(started) : undefined
     if (summary === undefined) {
       apply({
         _tag: "FailSummary",
-        at: (clock += 500),
+        at: tick(500),
         markerId,
         error: { name: "SummarizerError", message: NO_SUMMARY_LEFT },
       })
@@ -139,42 +156,44 @@ export const play = (example: Example): Played => {
     const output = Tokens.estimate(summary.text)
     apply({
       _tag: "FinishSummary",
-      at: (clock += 4_000 + output * 15),
+      at: tick(4_000 + output * 15),
       markerId,
       partId: ids.part(),
       text: summary.text,
       tokens: { ...Tokens.zero, input: summary.input, output },
       finish: "stop",
     })
-    // pivot continues only a turn the agent was in the middle of; a finished turn waits for the user.
-    const [continued] = apply({
+    // Only a turn the agent was in the middle of goes on by itself; after a finished turn it waits for the user.
+    const [next] = apply({
       _tag: "Continue",
-      at: (clock += 100),
+      at: tick(100),
       markerId,
       messageId: ids.message(),
       autoContinue: midTask,
     })
-    return continued?._tag === "ContinueRequested" ? continued.message : undefined
+    if (next?._tag === "TurnReplayed") return { message: next.message, replayed: true }
+    if (next?._tag === "ContinueRequested") return { message: next.message, replayed: false }
+    return undefined
   }
 
-  const assistantStep = (step: Step, parentId: Ids.MessageId): Message.AssistantMessage => {
+  const assistantStep = (step: Step, parentId: Ids.MessageId, input: number): Message.AssistantMessage => {
     const id = ids.message()
     const calls = step.tools ?? []
     const createdAt = clock
     const inputs = calls.map((call) => toolInput(call.input))
     const tokens = {
       ...Tokens.zero,
-      input: inputTokens(state.window, example.systemPromptTokens),
+      input,
       output: outputTokens(step, inputs),
       reasoning: reasoningTokens(step),
     }
-    clock += 1_500 + (tokens.output + tokens.reasoning) * 12
+    tick(1_500 + (tokens.output + tokens.reasoning) * 12)
     const parts: Array<Message.AssistantPart> = [{ type: "step-start", id: ids.part() }]
     if (step.reasoning !== undefined) parts.push({ type: "reasoning", id: ids.part(), text: step.reasoning })
     if (step.text !== undefined) parts.push({ type: "text", id: ids.part(), text: step.text })
     for (const call of calls) {
       const result = toolState(call, clock)
-      clock += 400
+      tick(400)
       parts.push({ type: "tool", id: ids.part(), callId: ids.call(), tool: call.tool, state: result })
     }
     const finish = calls.length > 0 ? "tool-calls" : "stop"
@@ -196,32 +215,63 @@ export const play = (example: Example): Played => {
 
   apply({ _tag: "StartSession", sessionId: Ids.unsafe.session("ses_demo"), at: clock, title: example.title, model })
   for (const turn of example.turns) {
-    clock += 45_000
     const user: Message.UserMessage = {
       role: "user",
       id: ids.message(),
-      createdAt: clock,
+      createdAt: tick(45_000),
       agent: AGENT,
       model,
       parts: [{ type: "text", id: ids.part(), text: turn.user }],
     }
     apply({ _tag: "AddUserMessage", message: user })
     let parent = user.id
-    for (const step of turn.steps) {
-      const message = assistantStep(step, parent)
+    let compactions = 0
+    let next = 0
+    while (next < turn.steps.length) {
+      const step = turn.steps[next]!
+      const input = inputTokens(state.window, example.systemPromptTokens)
+      if (input > contextLimit) {
+        // The request does not fit the model at all: the provider rejects it and nothing is generated (spec §2.5).
+        const rejected = apply({
+          _tag: "ReportProviderError",
+          at: tick(800),
+          message: {
+            role: "assistant",
+            id: ids.message(),
+            parentId: parent,
+            createdAt: clock,
+            model,
+            agent: AGENT,
+            mode: AGENT,
+            tokens: Tokens.zero,
+            parts: [],
+          },
+          error: {
+            name: "ContextOverflowError",
+            message: `prompt is too long: ${input} tokens > ${contextLimit} maximum`,
+          },
+          config,
+        })
+        if (!rejected.some((event) => event._tag === "OverflowDetected") || compactions >= MAX_COMPACTIONS_PER_TURN)
+          break
+        compactions++
+        const resumed = compact(true, true)
+        if (resumed === undefined) break
+        parent = resumed.message.id
+        // A replayed turn starts over: the scripted model answers the request again from its first step.
+        if (resumed.replayed) next = 0
+        continue
+      }
+      const message = assistantStep(step, parent, input)
       const recorded = apply({ _tag: "RecordAssistantStep", message, config, limits })
-      if (recorded.some((event) => event._tag === "OverflowDetected")) {
-        const continued = compact(message.finish === "tool-calls")
-        if (continued !== undefined) parent = continued.id
+      next++
+      if (recorded.some((event) => event._tag === "OverflowDetected") && compactions < MAX_COMPACTIONS_PER_TURN) {
+        compactions++
+        const resumed = compact(false, message.finish === "tool-calls")
+        if (resumed !== undefined) parent = resumed.message.id
       }
     }
-    if (pruneOn) apply({ _tag: "Prune", at: (clock += 50), ...example.prune })
+    if (pruneOn) apply({ _tag: "Prune", at: tick(50), ...example.pruneThresholds })
   }
   return { events, state }
 }
-
-/** The usable window and compaction trigger of an example's model, as the core computes them. */
-export const limitsOf = (example: Example) => ({
-  usable: Overflow.usable(example.config, example.model.limits),
-  trigger: Overflow.trigger(example.config, example.model.limits),
-})

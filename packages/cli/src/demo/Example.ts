@@ -2,7 +2,7 @@
  * The example-session file the demo plays: a scripted coding-agent session written for people to read and edit.
  *
  * Shape (JSON): `title`, `model` (`providerId`, `modelId`, `limits`), `systemPromptTokens` (the fixed cost of the
- * system prompt and tool definitions on every call), `config` (the `compaction` settings), optional `prune`
+ * system prompt and tool definitions on every call), `config` (the `compaction` settings), optional `pruneThresholds`
  * thresholds, `summaries` (what the scripted summariser answers, in order, each as a list of Markdown lines) and
  * `turns`: each a user request and the assistant steps that answer it. A step has optional `reasoning` and `text` and
  * the tool calls it made; a tool call has the tool's `input` and either an `output` or an `error`.
@@ -13,6 +13,7 @@
  * - an input value written as a list of strings (e.g. an edit's `newString`) is joined with newlines.
  */
 import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { Config, Model } from "@pivot/core"
 import { Schema } from "effect"
 
@@ -53,12 +54,12 @@ export const Turn = Schema.Struct({
 export type Turn = typeof Turn.Type
 
 /** Overrides of OpenCode's prune thresholds (40,000 protected, 20,000 minimum), e.g. scaled to a small model. */
-export const PruneSettings = Schema.Struct({
+export const PruneThresholds = Schema.Struct({
   protect: Schema.optionalKey(Count),
   minimum: Schema.optionalKey(Count),
   protectedTools: Schema.optionalKey(Schema.Array(Schema.String)),
 })
-export type PruneSettings = typeof PruneSettings.Type
+export type PruneThresholds = typeof PruneThresholds.Type
 
 /** A whole example session. */
 export const Example = Schema.Struct({
@@ -67,14 +68,14 @@ export const Example = Schema.Struct({
   model: Schema.Struct({ providerId: Schema.String, modelId: Schema.String, limits: Model.ModelLimits }),
   systemPromptTokens: Count,
   config: Config.CompactionConfig,
-  prune: Schema.optionalKey(PruneSettings),
+  pruneThresholds: Schema.optionalKey(PruneThresholds),
   summaries: Schema.Array(Lines),
   turns: Schema.Array(Turn).check(Schema.isMinLength(1)),
 })
 export type Example = typeof Example.Type
 
 /** The example bundled with the package. */
-export const bundledPath: string = new URL("../../examples/coding-session.json", import.meta.url).pathname
+export const bundledPath: string = fileURLToPath(new URL("../../examples/coding-session.json", import.meta.url))
 
 const decodeExample = Schema.decodeUnknownSync(Example)
 

@@ -77,7 +77,20 @@ const NOUNS = [
   "payload",
   "context",
 ]
-const VERBS = ["get", "create", "resolve", "parse", "build", "handle", "load", "apply", "check", "read", "update", "find"]
+const VERBS = [
+  "get",
+  "create",
+  "resolve",
+  "parse",
+  "build",
+  "handle",
+  "load",
+  "apply",
+  "check",
+  "read",
+  "update",
+  "find",
+]
 const TYPES = ["string", "number", "boolean", "Request", "Response", "Config", "RouteOptions", "Context", "Headers"]
 const COMMENTS = [
   "keep the original order: middleware registration is order-sensitive",
@@ -160,7 +173,9 @@ const codeGenerator = (gen: Gen, flavour: ReadonlyArray<string>) => {
     if (gen.next() < 0.5) out.push(`/** ${cap(gen.pick(VERBS))}s the ${gen.pick(nouns)} ${gen.pick(NOUNS)}. */`)
     if (kind < 6) {
       const fn = `${gen.pick(VERBS)}${cap(name())}`
-      out.push(`export ${gen.next() < 0.5 ? "async " : ""}function ${fn}(${name()}: ${gen.pick(TYPES)}, options = {}) {`)
+      out.push(
+        `export ${gen.next() < 0.5 ? "async " : ""}function ${fn}(${name()}: ${gen.pick(TYPES)}, options = {}) {`,
+      )
       const body = 3 + gen.int(12)
       for (let i = 0; i < body; i++) {
         if (gen.next() < 0.15) {
@@ -173,7 +188,8 @@ const codeGenerator = (gen: Gen, flavour: ReadonlyArray<string>) => {
     } else if (kind < 8) {
       out.push(`export interface ${cap(gen.pick(nouns))}${cap(gen.pick(NOUNS))} {`)
       const fields = 2 + gen.int(6)
-      for (let i = 0; i < fields; i++) out.push(`  readonly ${name()}${gen.next() < 0.3 ? "?" : ""}: ${gen.pick(TYPES)}`)
+      for (let i = 0; i < fields; i++)
+        out.push(`  readonly ${name()}${gen.next() < 0.3 ? "?" : ""}: ${gen.pick(TYPES)}`)
       out.push("}")
     } else out.push(`export const ${name().toUpperCase()}_${gen.pick(NOUNS).toUpperCase()} = ${gen.int(10_000)}`)
     out.push("")
@@ -187,8 +203,7 @@ const filler = (style: Style, gen: Gen, flavour: ReadonlyArray<string>, count: n
   const code = codeGenerator(gen, flavour)
   const pool = flavour.length > 0 ? flavour : NOUNS
   const dirs = ["src/server", "src/server/middleware", "src/lib", "src/config", "test/server", "src/routes"]
-  const file = () =>
-    `${gen.pick(dirs)}/${gen.pick(pool)}${cap(gen.pick(NOUNS))}${gen.next() < 0.2 ? ".test" : ""}.ts`
+  const file = () => `${gen.pick(dirs)}/${gen.pick(pool)}${cap(gen.pick(NOUNS))}${gen.next() < 0.2 ? ".test" : ""}.ts`
   while (out.length < count) {
     switch (style) {
       case "code":
@@ -207,10 +222,12 @@ const filler = (style: Style, gen: Gen, flavour: ReadonlyArray<string>, count: n
       case "prose":
         if (gen.next() < 0.12) out.push("", `## ${cap(gen.pick(pool))} ${gen.pick(NOUNS)}s`, "")
         else if (gen.next() < 0.4) out.push(`- \`${gen.pick(pool)}.${gen.pick(NOUNS)}\`: ${gen.pick(SENTENCES)}`)
-        else out.push(`${gen.pick(SENTENCES)} ${gen.pick(SENTENCES)}`)
+        else out.push(gen.pick(SENTENCES))
         break
       case "tests": {
-        const spec = file().replace(/^src\//, "test/").replace(/(\.test)?\.ts$/, ".test.ts")
+        const spec = file()
+          .replace(/^src\//, "test/")
+          .replace(/(\.test)?\.ts$/, ".test.ts")
         out.push(` ✓ ${spec} (${1 + gen.int(30)} tests) ${gen.int(400)}ms`)
         if (gen.next() < 0.3)
           out.push(`   ✓ ${gen.pick(pool)} > ${gen.pick(VERBS)}s the ${gen.pick(NOUNS)} ${gen.int(40)}ms`)
@@ -237,7 +254,11 @@ export const expand = (tool: string, input: Readonly<Record<string, unknown>>, s
   const gen = generator(hash(`${tool}\u0000${JSON.stringify(input)}`))
   const head = splitLines(spec.sample)
   const tail = splitLines(spec.tail)
-  const flavour = wordsOf(Object.values(input).filter((v) => typeof v === "string").join(" "))
+  const flavour = wordsOf(
+    Object.values(input)
+      .filter((v) => typeof v === "string")
+      .join(" "),
+  )
   const middle = filler(style, gen, flavour, Math.max(0, spec.lines - head.length - tail.length))
   const lines = [...head, ...middle, ...tail].slice(0, Math.max(spec.lines, head.length + tail.length))
   if (tool !== "read") return lines.join("\n")

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+/**
+ * The `pivot` command run from source: `node packages/cli/src/bin.ts <command>` (what `npm start` does). Node runs
+ * TypeScript natively from 22.18; the installed bin, `bin.mjs`, checks the Node version first and then loads this.
+ */
+import { processIo, run } from "./Cli.ts"
+
+// `pivot demo | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0)
+  throw error
+})
+process.exitCode = run(process.argv.slice(2), processIo())
