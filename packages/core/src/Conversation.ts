@@ -26,6 +26,11 @@ export const has = (state: State, id: MessageId): boolean => state.messages.has(
 /** Every message in order of arrival (O(n)). */
 export const messages = (state: State): Array<Message> => Seq.toArray(state.order).map((id) => get(state, id)!)
 
+/** Messages from the newest to the oldest, read lazily. */
+export function* newestFirst(state: State): Generator<Message> {
+  for (let i = state.order.length - 1; i >= 0; i--) yield get(state, Seq.get(state.order, i)!)!
+}
+
 /** The message an event adds, if it adds one. */
 export const addedMessage = (event: Event): Message | undefined => {
   switch (event._tag) {

@@ -55,7 +55,15 @@ export const isEnabled = (config: CompactionConfig): boolean => config.prune ===
  * turns. OpenCode's guard skips such a summary and walks on into the kept tail and the hidden history behind it,
  * clearing outputs that were just kept verbatim or that the model no longer sees.
  */
-export const select = (messages: ReadonlyArray<Message>, options: Options = {}): Selection => {
+export const select = (messages: ReadonlyArray<Message>, options: Options = {}): Selection =>
+  selectNewestFirst(newestFirst(messages), options)
+
+function* newestFirst(messages: ReadonlyArray<Message>): Generator<Message> {
+  for (let m = messages.length - 1; m >= 0; m--) yield messages[m]!
+}
+
+/** `select` over messages given newest first, read lazily: the walk stops early, so long histories cost little. */
+export const selectNewestFirst = (messages: Iterable<Message>, options: Options = {}): Selection => {
   const protect = options.protect ?? PRUNE_PROTECT
   const minimum = options.minimum ?? PRUNE_MINIMUM
   const protectedTools = options.protectedTools ?? PRUNE_PROTECTED_TOOLS
@@ -63,8 +71,7 @@ export const select = (messages: ReadonlyArray<Message>, options: Options = {}):
   let pruned = 0
   let turns = 0
   const chosen: Array<Target> = []
-  walk: for (let m = messages.length - 1; m >= 0; m--) {
-    const message = messages[m]!
+  walk: for (const message of messages) {
     if (message.role === "user") {
       turns++
       continue

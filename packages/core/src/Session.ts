@@ -412,7 +412,7 @@ const recordToolResult = (state: State, command: typeof Commands.RecordToolResul
 }
 
 const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
-  const selection = Prune.select(Conversation.messages(state.window.conversation), {
+  const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation), {
     ...(command.protect === undefined ? {} : { protect: command.protect }),
     ...(command.minimum === undefined ? {} : { minimum: command.minimum }),
     ...(command.protectedTools === undefined ? {} : { protectedTools: command.protectedTools }),
