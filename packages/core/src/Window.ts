@@ -16,6 +16,7 @@ import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
 import type { Message } from "./Message.ts"
+import type { Projection } from "./Projection.ts"
 import * as Render from "./Render.ts"
 
 /** The latest pivot: the marker and summary that start the window. */
@@ -98,3 +99,11 @@ export const messages = (state: State): Array<Message> =>
 
 /** The window rendered as model messages, each with the id of the stored message it came from. */
 export const render = (state: State, options?: Render.Options) => Render.render(messages(state), options)
+
+/** The window as a named projection. */
+export const projection: Projection<State> = {
+  name: "window",
+  version: 1,
+  initial,
+  evolve: (state, event) => evolve(state, event),
+}

@@ -1,0 +1,198 @@
+/** The read models: usage, compaction history, prune index and audit view, on scripted and generated sessions. */
+
+import {
+  Audit,
+  type Commands,
+  CompactionHistory,
+  type Events,
+  Projection,
+  PruneIndex,
+  Session,
+  Tokens,
+  Usage,
+  Window,
+} from "@pivot/core"
+import { Result } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { assistant, id, MODEL, part, started, toolPart, user } from "./support/events.ts"
+import { generatedArb } from "./support/sessions.ts"
+
+type Event = Events.Event
+const LIMITS = { context: 100_000, output: 32_000 }
+
+const run = (events: ReadonlyArray<Event>, ...commands: ReadonlyArray<Commands.Command>) => {
+  const all = [...events]
+  let state = Session.fold(all)
+  for (const command of commands) {
+    const decision = Session.decide(command, state)
+    if (Result.isFailure(decision)) throw new Error(`${command._tag}: ${decision.failure._tag}`)
+    all.push(...decision.success)
+    state = Session.fold(decision.success, state)
+  }
+  return all
+}
+
+const heavy = (input: number) => ({ ...Tokens.zero, input })
+
+/** A session with a call at 80k, a pivot, then a call at 12k. */
+const pivoted = () =>
+  run(
+    [
+      started(),
+      user("u1", "fix the parser"),
+      assistant("a1", "u1", "reading", { tokens: heavy(80_000) }),
+      user("u2", "and the lexer"),
+    ],
+    { _tag: "CreateCompaction", at: 10, markerId: id("msg_c1"), partId: part("prt_c1"), auto: true },
+    {
+      _tag: "ProcessCompaction",
+      at: 11,
+      markerId: id("msg_c1"),
+      summaryId: id("msg_s1"),
+      model: MODEL,
+      compactionLimits: LIMITS,
+      config: { tail_turns: 1 },
+    },
+    {
+      _tag: "FinishSummary",
+      at: 12,
+      markerId: id("msg_c1"),
+      partId: part("prt_s1"),
+      text: "## Objective\n- fix",
+      tokens: { ...Tokens.zero, output: 300 },
+    },
+    { _tag: "Continue", at: 13, markerId: id("msg_c1"), messageId: id("msg_k1") },
+    {
+      _tag: "RecordAssistantStep",
+      message: {
+        role: "assistant",
+        id: id("msg_a2"),
+        parentId: id("msg_k1"),
+        createdAt: 14,
+        model: MODEL,
+        tokens: heavy(12_000),
+        finish: "stop",
+        parts: [],
+      },
+    },
+  )
+
+describe("Usage", () => {
+  it("given calls at 80k then a pivot, the usage is estimated until the next call reports 12k", () => {
+    const events = pivoted()
+    const atPivot = events.findIndex((e) => e._tag === "SummaryFinished")
+    const before = Projection.fold(Usage.projection, Projection.withMeta(events.slice(0, atPivot + 1)))
+    expect(Usage.report(before, {}, LIMITS, 9_000)).toMatchObject({ tokens: 9_000, estimated: true, level: "ok" })
+    const after = Projection.fold(Usage.projection, Projection.withMeta(events))
+    expect(Usage.report(after, {}, LIMITS, 1)).toMatchObject({
+      tokens: 12_000,
+      estimated: false,
+      usable: 68_000,
+      percent: 17.6,
+      level: "ok",
+    })
+  })
+
+  it("levels: ok below 80% of the trigger, warn from 80%, over at the trigger, compacting while one is pending", () => {
+    const at = (tokens: number) =>
+      Usage.report({ ...Usage.initial, lastCall: { messageId: id("msg_a"), tokens, at: 0 } }, {}, LIMITS, 0).level
+    expect([at(54_399), at(54_400), at(67_999), at(68_000)]).toEqual(["ok", "warn", "warn", "over"])
+    expect(Usage.report({ ...Usage.initial, compacting: true }, {}, LIMITS, 0).level).toBe("compacting")
+  })
+})
+
+describe("CompactionHistory", () => {
+  it("records what each pivot summarised and kept, the prompt, the model and the tokens before and after", () => {
+    const history = Projection.fold(CompactionHistory.projection, Projection.withMeta(pivoted()))
+    expect(CompactionHistory.pivots(history)).toHaveLength(1)
+    const [entry] = history.entries
+    expect(entry).toMatchObject({
+      markerId: id("msg_c1"),
+      auto: true,
+      status: "continued",
+      continuation: "continue",
+      model: MODEL,
+      summary: "## Objective\n- fix",
+      tokensBefore: 80_000,
+      tokensAfter: 12_000,
+      plan: { head: [id("msg_u1"), id("msg_a1")], tail: [id("msg_u2")] },
+    })
+    expect(entry?.prompt).toContain("## Objective")
+  })
+
+  it("the settled version replays the window right after the pivot: marker, summary, tail", () => {
+    const events = pivoted()
+    const [entry] = Projection.fold(CompactionHistory.projection, Projection.withMeta(events)).entries
+    const window = Window.fold(events.slice(0, entry!.settledVersion))
+    expect(Window.messages(window).map((m) => m.id)).toEqual([id("msg_c1"), id("msg_s1"), id("msg_u2")])
+    const before = Window.fold(events.slice(0, entry!.requestedVersion - 1))
+    expect(Window.messages(before).map((m) => m.id)).toEqual([id("msg_u1"), id("msg_a1"), id("msg_u2")])
+  })
+
+  it("every finished summary of a generated session is one pivot in the history", () => {
+    fc.assert(
+      fc.property(generatedArb(), ({ events }) => {
+        const history = Projection.fold(CompactionHistory.projection, Projection.withMeta(events))
+        expect(CompactionHistory.pivots(history)).toHaveLength(
+          events.filter((e) => e._tag === "SummaryFinished").length,
+        )
+        expect(history.entries).toHaveLength(events.filter((e) => e._tag === "CompactionRequested").length)
+      }),
+      { numRuns: 1000 },
+    )
+  })
+})
+
+describe("PruneIndex", () => {
+  it("indexes each pruned output with the id of the event that pruned it and the tokens freed", () => {
+    const events = run(
+      [
+        started(),
+        user("u1", "a"),
+        assistant("a1", "u1", [toolPart("t1", "bash", "x".repeat(200_000))]),
+        user("u2", "b"),
+        user("u3", "c"),
+      ],
+      { _tag: "Prune", at: 5 },
+    )
+    const index = Projection.fold(
+      PruneIndex.projection,
+      Projection.withMeta(events, (i) => `evt_${i}`),
+    )
+    expect(index.entries).toEqual([
+      { messageId: id("msg_a1"), partId: part("prt_t1"), tokens: 50_000, at: 5, eventId: "evt_6", version: 6 },
+    ])
+    expect(index.tokensFreed).toBe(50_000)
+  })
+})
+
+describe("Audit", () => {
+  it("every message the model sees names the event that added it, first", () => {
+    fc.assert(
+      fc.property(generatedArb(), ({ events }) => {
+        const audit = Projection.fold(
+          Audit.projection,
+          Projection.withMeta(events, (i) => `evt_${i}`),
+        )
+        const addedBy = new Map<string, string>()
+        events.forEach((event, i) => {
+          const added =
+            "message" in event && typeof event.message === "object"
+              ? event.message.id
+              : event._tag === "CompactionRequested"
+                ? event.marker.id
+                : event._tag === "SummaryFinished" || event._tag === "SummaryFailed"
+                  ? event.summary.id
+                  : undefined
+          if (added && !addedBy.has(added)) addedBy.set(added, `evt_${i + 1}`)
+        })
+        for (const { message, eventIds } of Audit.entries(audit)) expect(eventIds[0]).toBe(addedBy.get(message.id))
+        expect(Audit.entries(audit).map((e) => e.message.id)).toEqual(
+          Window.messages(Window.fold(events)).map((m) => m.id),
+        )
+      }),
+      { numRuns: 1000 },
+    )
+  })
+})
