@@ -1,0 +1,433 @@
+/**
+ * A deterministic summariser built from the log, with no model (spec §5, "beyond OpenCode"). It is the fallback when
+ * the model fails, hangs, returns nothing or returns a summary larger than what it replaces, and the default when no
+ * model is configured, so it accepts any input and never throws.
+ *
+ * It writes the TEMPLATE sections of `Prompt.ts` from what the log shows: the user's requests, the constraints they
+ * stated, the errors hit, the edits and commands that succeeded or are still failing, the last unfinished thing and
+ * whether the assistant was still working or waiting for the user, then the facts block. Given the previous summary,
+ * it keeps that summary's objective and still-true details and adds the new ones without repeating lines. The tail
+ * (kept verbatim after the summary) is read only to reconcile state, so that a failure fixed in the tail is not
+ * reported as blocked and the next move is not stale.
+ */
+import * as Facts from "./Facts.ts"
+import { attachedPlaceholder, compactionPartOf, isMedia, type Message, type ToolPart } from "./Message.ts"
+import { CONTINUE_TEXT, continueText } from "./Prompt.ts"
+
+/** What to summarise. */
+export interface Input {
+  /** The messages the summary replaces, in order. */
+  readonly head: ReadonlyArray<Message>
+  /** The text of the summary this one updates. */
+  readonly previousSummary?: string | undefined
+  /** The messages kept verbatim after the summary; read to reconcile the work state, not summarised. */
+  readonly tail?: ReadonlyArray<Message> | undefined
+}
+
+/** The most characters a summary has. */
+export const MAX_CHARS = 6_000
+
+/** What a section with nothing to say holds. */
+export const NONE = "(none)"
+
+/** The next move when the assistant had finished and was waiting for the user. */
+export const WAIT_FOR_USER = "(none): the assistant had finished; wait for the user's next request."
+
+// Character budgets of each section's lines; with the headings they stay under MAX_CHARS.
+const BUDGET = {
+  objective: 1_100,
+  details: 1_000,
+  completed: 600,
+  active: 260,
+  blocked: 500,
+  next: 450,
+  files: 650,
+  facts: 1_200,
+} as const
+
+const LINE_MAX = 240
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Text helpers
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** One line, whitespace collapsed, cut to `max` characters; only the start of a huge text is read. */
+const oneLine = (text: string, max = LINE_MAX): string => {
+  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text
+  const line = head.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+const normalise = (line: string): string => line.replace(/\s+/g, " ").trim().toLowerCase()
+
+/** Unique lines in order (compared without case and spacing). */
+const unique = (lines: ReadonlyArray<string>): Array<string> => {
+  const seen = new Set<string>()
+  const out: Array<string> = []
+  for (const line of lines) {
+    const key = normalise(line)
+    if (key === "" || seen.has(key)) continue
+    seen.add(key)
+    out.push(line)
+  }
+  return out
+}
+
+const bullets = (lines: ReadonlyArray<string>): Array<string> => lines.map((l) => `- ${l}`)
+
+/** Bulleted lines within `budget`, newest (last) kept, or `(none)`. */
+const newest = (lines: ReadonlyArray<string>, budget: number): Array<string> => {
+  const kept = Facts.newestWithin(bullets(unique(lines)), budget)
+  return kept.length > 0 ? kept : [NONE]
+}
+
+/** Bulleted lines within `budget`: the first always, then the newest that fit, the rest counted. */
+const firstAndNewest = (lines: ReadonlyArray<string>, budget: number): Array<string> => {
+  const all = bullets(unique(lines))
+  const first = all[0]
+  if (first === undefined) return [NONE]
+  const rest = Facts.newestWithin(all.slice(1), Math.max(0, budget - first.length - 1))
+  return [first, ...rest]
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Reading the log
+// ---------------------------------------------------------------------------------------------------------------------
+
+const SYNTHETIC_TEXTS = new Set([CONTINUE_TEXT, continueText(true)].map(normalise))
+
+/** The user's request in a message, or undefined for markers, synthetic continues and empty messages. */
+const requestOf = (message: Message): string | undefined => {
+  if (message.role !== "user" || compactionPartOf(message) !== undefined) return undefined
+  const pieces: Array<string> = []
+  for (const part of message.parts) {
+    if (part.type === "text") {
+      if (part.synthetic === true || part.ignored === true) continue
+      const text = part.text.length > 20_000 ? part.text.slice(0, 20_000) : part.text
+      if (text.trim() !== "" && !SYNTHETIC_TEXTS.has(normalise(text))) pieces.push(text)
+    } else if (part.type === "subtask") pieces.push(`Subtask for ${part.agent}: ${part.description}`)
+    else if (part.type === "file" && isMedia(part.mime)) pieces.push(attachedPlaceholder(part))
+  }
+  const text = pieces.join("\n").trim()
+  return text === "" ? undefined : text
+}
+
+// Sentences that state a rule or a decision: what to do, not do, keep or prefer.
+const CONSTRAINT =
+  /\b(?:must|mustn't|never|always|don't|do not|should|shouldn't|avoid|only|prefer|make sure|ensure|without|keep|instead of|required?|important)\b/i
+
+const constraintsOf = (request: string): Array<string> => {
+  const text = request.length > 4_000 ? request.slice(0, 4_000) : request
+  const sentences = text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  // A one-sentence request is the objective already.
+  if (sentences.length < 2) return []
+  return sentences.filter((s) => CONSTRAINT.test(s)).map((s) => oneLine(s, 200))
+}
+
+/** Whether a message is conversation (not a marker, a summary or a synthetic continue). */
+const isReal = (message: Message): boolean =>
+  message.role === "assistant" ? message.summary !== true : requestOf(message) !== undefined
+
+const UNFINISHED_REASONS = new Set(["tool-calls", "tool_calls", "tool_use", "length", "max_tokens", "unknown"])
+
+/** Whether the assistant was still working at the end of `messages` (or a user request was unanswered). */
+export const midTask = (messages: ReadonlyArray<Message>): boolean => {
+  const last = messages.findLast(isReal)
+  if (last === undefined) return false
+  if (last.role === "user") return true
+  if (last.error !== undefined) return !/abort/i.test(last.error.name)
+  if (last.parts.some((p) => p.type === "tool" && (p.state.status === "pending" || p.state.status === "running")))
+    return true
+  return last.finish === undefined || UNFINISHED_REASONS.has(last.finish)
+}
+
+const tools = (messages: ReadonlyArray<Message>): Array<ToolPart> => {
+  const out: Array<ToolPart> = []
+  for (const message of messages)
+    if (message.role === "assistant") for (const part of message.parts) if (part.type === "tool") out.push(part)
+  return out
+}
+
+/** The last non-empty line of a (possibly huge) output. */
+const lastLine = (output: string): string => {
+  const end = output.length > 2_000 ? output.slice(-2_000) : output
+  const lines = end.split("\n").filter((l) => l.trim() !== "")
+  return oneLine(lines[lines.length - 1] ?? "", 160)
+}
+
+/** What a tool call is about, as a line fragment: the command or path in a code span, else the tool name. */
+const subject = (part: ToolPart): string => {
+  const target = Facts.targetOf(part)
+  return target === undefined ? `\`${part.tool}\`` : `${Facts.code(target, 160)}`
+}
+
+// A key that identifies "the same thing" across calls: a command, or a path for edits.
+const keyOf = (part: ToolPart): string | undefined => {
+  const target = Facts.targetOf(part)
+  if (target === undefined) return undefined
+  if (Facts.COMMAND_TOOLS.has(part.tool)) return `command:${target}`
+  if (Facts.EDIT_TOOLS.has(part.tool)) return `edit:${target}`
+  return undefined
+}
+
+interface Failure {
+  readonly key: string
+  readonly line: string
+  readonly target: string
+}
+
+const failureOf = (part: ToolPart): Failure | undefined => {
+  const key = keyOf(part)
+  const target = Facts.targetOf(part)
+  if (key === undefined || target === undefined) return undefined
+  const state = part.state
+  if (state.status === "error") {
+    if (Facts.isInterrupted(part)) return undefined
+    const verb = Facts.COMMAND_TOOLS.has(part.tool) ? "" : `${part.tool} of `
+    return { key, target, line: `${verb}${subject(part)} failed: ${Facts.firstLine(state.error, 160)}` }
+  }
+  if (state.status === "completed" && Facts.COMMAND_TOOLS.has(part.tool)) {
+    const outcome = Facts.commandOutcome(part)
+    if (outcome?.failed !== true) return undefined
+    const why = lastLine(state.output)
+    return {
+      key,
+      target,
+      line: `${subject(part)} failed (exit ${outcome.exitCode ?? "?"})${why === "" ? "" : `: ${why}`}`,
+    }
+  }
+  return undefined
+}
+
+const succeeded = (part: ToolPart): boolean => part.state.status === "completed" && failureOf(part) === undefined
+
+const isOpen = (part: ToolPart): boolean =>
+  part.state.status === "pending" || part.state.status === "running" || Facts.isInterrupted(part)
+
+/** The work state over `messages`: failures not followed by a success of the same thing, and what was resolved. */
+const workState = (messages: ReadonlyArray<Message>) => {
+  const open = new Map<string, Failure>()
+  const resolved = new Set<string>()
+  for (const part of tools(messages)) {
+    const key = keyOf(part)
+    const failure = failureOf(part)
+    if (failure !== undefined) {
+      // Re-inserted so that the map stays in order of the latest failure.
+      open.delete(failure.key)
+      open.set(failure.key, failure)
+    } else if (key !== undefined && succeeded(part)) {
+      open.delete(key)
+      resolved.add(Facts.targetOf(part) ?? "")
+    }
+  }
+  return { blocked: [...open.values()], resolved }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The previous summary
+// ---------------------------------------------------------------------------------------------------------------------
+
+type Section = "objective" | "details" | "completed" | "active" | "blocked" | "next" | "files" | "facts"
+
+const ALIASES: ReadonlyArray<readonly [RegExp, Section]> = [
+  [/^(?:objective|goals?|task|aim)$/, "objective"],
+  [/^(?:completed|accomplished|done|finished)$/, "completed"],
+  [/^(?:active|in progress|current work|current)$/, "active"],
+  [/^(?:blocked|blockers|blocking)$/, "blocked"],
+  [/^(?:next moves?|next steps?|next)$/, "next"],
+  [/^(?:relevant files|files|key files)$/, "files"],
+  [/^facts/, "facts"],
+]
+
+const NONE_LINE = /^\(none\)/i
+const MORE_LINE = /^… and \d+ more/
+
+/** The lines of the previous summary, by section; unknown sections count as details. */
+const sectionsOf = (summary: string): Map<Section, Array<string>> => {
+  const out = new Map<Section, Array<string>>()
+  let section: Section = "details"
+  let inFacts = false
+  for (const raw of summary.split("\n")) {
+    const heading = /^(#{1,6})\s+(.*)$/.exec(raw.trim())
+    if (heading !== null) {
+      const level = heading[1]!.length
+      const name = (heading[2] ?? "")
+        .toLowerCase()
+        .replace(/[^a-z ]+/g, " ")
+        .replace(/\s+/g, " ")
+        .trim()
+      if (level <= 2) inFacts = false
+      const found = ALIASES.find(([pattern]) => pattern.test(name))?.[1]
+      if (found === "facts") inFacts = true
+      section = inFacts ? "facts" : (found ?? "details")
+      continue
+    }
+    const line = oneLine(raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, ""))
+    if (line === "" || NONE_LINE.test(line) || MORE_LINE.test(line) || line.startsWith("#")) continue
+    const lines = out.get(section) ?? []
+    lines.push(line)
+    out.set(section, lines)
+  }
+  return out
+}
+
+/** The contents of the code spans in a line. */
+const codeSpans = (line: string): Array<string> => {
+  const out: Array<string> = []
+  const re = /(`+) ?(.+?) ?\1(?!`)/g
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push(m[2] ?? "")
+  return out
+}
+
+/** The path a Relevant Files line is about: its first code span, else the text before `: `. */
+const pathOf = (line: string): string => codeSpans(line)[0] ?? line.split(": ")[0] ?? line
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The summary
+// ---------------------------------------------------------------------------------------------------------------------
+
+const sectionBudgets = (scale: number) => ({
+  objective: Math.floor(BUDGET.objective * scale),
+  details: Math.floor(BUDGET.details * scale),
+  completed: Math.floor(BUDGET.completed * scale),
+  active: Math.floor(BUDGET.active * scale),
+  blocked: Math.floor(BUDGET.blocked * scale),
+  next: Math.floor(BUDGET.next * scale),
+  files: Math.floor(BUDGET.files * scale),
+  facts: Math.floor(BUDGET.facts * scale),
+})
+
+/**
+ * A summary of `head` in the TEMPLATE structure followed by the facts block, every section present (`(none)` when
+ * empty), at most `MAX_CHARS` characters. The same input always gives the same text.
+ *
+ * **Example**
+ * ```ts
+ * const text = ExtractiveSummary.summarize({ head, previousSummary, tail })
+ * ```
+ */
+export const summarize = (input: Input): string => {
+  const head = input.head
+  const tail = input.tail ?? []
+  const all = [...head, ...tail]
+  const previous =
+    input.previousSummary === undefined ? new Map<Section, Array<string>>() : sectionsOf(input.previousSummary)
+  const prev = (section: Section): Array<string> => previous.get(section) ?? []
+  const requestsIn = (messages: ReadonlyArray<Message>) =>
+    messages.flatMap((m) => {
+      const r = requestOf(m)
+      return r === undefined ? [] : [r]
+    })
+
+  const headRequests = requestsIn(head)
+  const lastRequest = requestsIn(all).at(-1)
+  const headFacts = Facts.facts(head)
+  const previousFacts = input.previousSummary === undefined ? Facts.empty : Facts.parse(input.previousSummary)
+  const facts = Facts.merge(previousFacts, headFacts)
+  const state = workState(all)
+  const lastReal = all.findLast(isReal)
+  const working = midTask(all)
+
+  // Objective: the previous objective, then every request of the head.
+  const objectiveLines = [...prev("objective"), ...headRequests.map((r) => oneLine(r))]
+
+  // Important details: what still holds from before, the user's constraints, the errors hit.
+  const detailLines = [
+    ...prev("details"),
+    ...headRequests.slice(-20).flatMap(constraintsOf),
+    ...headFacts.errors.slice(-5).map((e) => `Error: ${oneLine(e, 200)}`),
+  ]
+
+  // Completed: successful edits and commands of the head.
+  const doneLines = [...prev("completed")]
+  for (const part of tools(head)) {
+    const target = Facts.targetOf(part)
+    if (target === undefined || !succeeded(part)) continue
+    if (Facts.EDIT_TOOLS.has(part.tool)) doneLines.push(`Edited ${Facts.code(target, 160)}`)
+    else if (Facts.COMMAND_TOOLS.has(part.tool)) doneLines.push(`Ran ${Facts.code(target, 160)}`)
+  }
+
+  // Active: calls the last assistant left open, else the request being worked on.
+  const openCalls =
+    lastReal?.role === "assistant" ? lastReal.parts.flatMap((p) => (p.type === "tool" && isOpen(p) ? [p] : [])) : []
+  const activeLines =
+    lastReal === undefined
+      ? prev("active")
+      : openCalls.length > 0
+        ? openCalls.map((p) => `${subject(p)} was started and did not finish`)
+        : working && lastRequest !== undefined
+          ? [`Working on: ${oneLine(lastRequest, 200)}`]
+          : []
+
+  // Blocked: earlier blockers not since resolved, the failures still open, a failed last model call.
+  const modelError =
+    lastReal?.role === "assistant" && lastReal.error !== undefined && working
+      ? [`The last model call failed: ${lastReal.error.name}: ${Facts.firstLine(lastReal.error.message, 160)}`]
+      : []
+  const blockedLines = [
+    ...prev("blocked").filter((line) => !codeSpans(line).some((span) => state.resolved.has(span))),
+    ...state.blocked.slice(-5).map((f) => f.line),
+    ...modelError,
+  ]
+
+  // Next move: only when the assistant was mid-task; when it had finished, it waits for the user.
+  const steps: Array<string> = []
+  if (working) {
+    if (lastRequest !== undefined)
+      steps.push(
+        `${lastReal?.role === "user" ? "Answer" : "Continue"} the user's latest request: ${oneLine(lastRequest, 200)}`,
+      )
+    for (const p of openCalls.slice(-2)) steps.push(`Re-run ${subject(p)}, which did not finish`)
+    const blocker = state.blocked.at(-1)
+    if (blocker !== undefined) steps.push(`Fix the failure of ${Facts.code(blocker.target, 120)} and run it again`)
+    if (modelError.length > 0) steps.push("Retry the step that failed")
+    if (steps.length === 0) steps.push("Continue the work in progress")
+  } else if (lastReal === undefined) steps.push(...prev("next"))
+
+  // Relevant files: the previous list's other files with their reasons, then what the log shows.
+  const read = new Set(facts.filesRead)
+  const edited = new Set(facts.filesEdited)
+  const fileLines = [
+    ...prev("files").filter((line) => !read.has(pathOf(line)) && !edited.has(pathOf(line))),
+    ...facts.filesRead.filter((p) => !edited.has(p)).map((p) => `${Facts.code(p, 200)}: read`),
+    ...facts.filesEdited.map((p) => `${Facts.code(p, 200)}: ${read.has(p) ? "read, edited" : "edited"}`),
+  ]
+
+  const render = (scale: number): string => {
+    const budget = sectionBudgets(scale)
+    const next =
+      steps.length > 0
+        ? Facts.newestWithin(
+            steps.map((s, i) => `${i + 1}. ${s}`),
+            budget.next,
+          )
+        : [WAIT_FOR_USER]
+    return [
+      ["## Objective", ...firstAndNewest(objectiveLines, budget.objective)].join("\n"),
+      ["## Important Details", ...newest(detailLines, budget.details)].join("\n"),
+      [
+        "## Work State",
+        "### Completed",
+        ...newest(doneLines, budget.completed),
+        "### Active",
+        ...newest(activeLines, budget.active),
+        "### Blocked",
+        ...newest(blockedLines, budget.blocked),
+      ].join("\n"),
+      ["## Next Move", ...(next.length > 0 ? next : [NONE])].join("\n"),
+      ["## Relevant Files", ...newest(fileLines, budget.files)].join("\n"),
+      Facts.factsBlock(facts, budget.facts),
+    ].join("\n\n")
+  }
+  // The budgets keep the text under MAX_CHARS; shrinking them is a guard, not the rule.
+  let scale = 1
+  let text = render(scale)
+  while (text.length > MAX_CHARS && scale > 0.1) {
+    scale *= 0.8
+    text = render(scale)
+  }
+  return text
+}

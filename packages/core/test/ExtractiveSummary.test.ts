@@ -1,0 +1,371 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as ExtractiveSummary from "../src/ExtractiveSummary.ts"
+import * as Facts from "../src/Facts.ts"
+import type { AssistantPart, Message, ToolPart, UserMessage } from "../src/Message.ts"
+import * as Prompt from "../src/Prompt.ts"
+import { assistant, marker, partId, sessionArb, summary, tool, user } from "./support/arbitraries.ts"
+
+const { summarize } = ExtractiveSummary
+
+const TEMPLATE_HEADINGS = Prompt.TEMPLATE.split("\n").filter((line) => line.startsWith("#"))
+const ALL_HEADINGS = [...TEMPLATE_HEADINGS, Facts.HEADING, ...Facts.SUBHEADINGS]
+
+const headings = (text: string) => text.split("\n").filter((line) => line.startsWith("#"))
+
+/** The lines under `heading` up to the next heading. */
+const section = (text: string, heading: string): Array<string> => {
+  const lines = text.split("\n")
+  const start = lines.indexOf(heading)
+  if (start === -1) return []
+  const out: Array<string> = []
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("#")) break
+    if (line !== "") out.push(line)
+  }
+  return out
+}
+
+const bash = (id: string, command: string, output: string, exit: number): ToolPart =>
+  tool(id, "bash", output, { input: { command }, metadata: { exit } })
+
+const fixHead: ReadonlyArray<Message> = [
+  user(1, "The test in test/math.test.ts fails. Fix src/math.ts. Do not change the public API."),
+  assistant(
+    2,
+    1,
+    [
+      tool(3, "read", "export const add = (a, b) => a - b", { input: { filePath: "src/math.ts" } }),
+      bash("4", "npm test -- test/math.test.ts", "FAIL test/math.test.ts\nAssertionError: expected -1 to be 3", 1),
+      tool(5, "edit", "Edit applied successfully.", {
+        input: { filePath: "src/math.ts", oldString: "a - b", newString: "a + b" },
+      }),
+      bash("6", "npm test -- test/math.test.ts", "PASS test/math.test.ts", 0),
+    ],
+    { finish: "tool-calls" },
+  ),
+  assistant(7, 1, [{ type: "text", id: partId("prt_t7"), text: "Fixed: add now adds." }], { finish: "stop" }),
+]
+
+describe("ExtractiveSummary.summarize", () => {
+  it("given a finished fix, when summarised, then every section is there in order with exact paths and commands", () => {
+    const text = summarize({ head: fixHead })
+    expect(headings(text)).toEqual(ALL_HEADINGS)
+    expect(section(text, "## Objective")).toEqual([
+      "- The test in test/math.test.ts fails. Fix src/math.ts. Do not change the public API.",
+    ])
+    expect(section(text, "## Important Details")).toEqual(["- Do not change the public API."])
+    expect(section(text, "### Completed")).toEqual(["- Edited `src/math.ts`", "- Ran `npm test -- test/math.test.ts`"])
+    expect(section(text, "### Active")).toEqual(["(none)"])
+    // The failure was followed by a success of the same command.
+    expect(section(text, "### Blocked")).toEqual(["(none)"])
+    expect(section(text, "## Next Move")).toEqual([ExtractiveSummary.WAIT_FOR_USER])
+    expect(section(text, "## Relevant Files")).toEqual(["- `src/math.ts`: read, edited"])
+    expect(section(text, "### Commands")).toEqual(["- `npm test -- test/math.test.ts` — ok (exit 0)"])
+  })
+
+  it("given an empty head, when summarised, then every section says (none)", () => {
+    const text = summarize({ head: [] })
+    expect(headings(text)).toEqual(ALL_HEADINGS)
+    for (const heading of ALL_HEADINGS.filter((h) => h !== "## Work State" && h !== Facts.HEADING))
+      expect(section(text, heading)).toEqual(
+        heading === "## Next Move" ? [ExtractiveSummary.WAIT_FOR_USER] : ["(none)"],
+      )
+  })
+
+  it("given an unfinished turn with a failing command, when summarised, then it is blocked and the next move continues", () => {
+    const head = [
+      user(1, "Make the build pass"),
+      assistant(2, 1, [bash("3", "npx tsc -b", "src/a.ts(3,1): error TS2322: Type 'string' is not assignable", 2)], {
+        finish: "tool-calls",
+      }),
+    ]
+    const text = summarize({ head })
+    expect(section(text, "### Active")).toEqual(["- Working on: Make the build pass"])
+    expect(section(text, "### Blocked")).toEqual([
+      "- `npx tsc -b` failed (exit 2): src/a.ts(3,1): error TS2322: Type 'string' is not assignable",
+    ])
+    expect(section(text, "## Next Move")).toEqual([
+      "1. Continue the user's latest request: Make the build pass",
+      "2. Fix the failure of `npx tsc -b` and run it again",
+    ])
+    expect(section(text, "### Commands")).toEqual(["- `npx tsc -b` — failed (exit 2)"])
+  })
+
+  it("given a call left running, when summarised, then it is active and re-run first after the request", () => {
+    const running: ToolPart = {
+      type: "tool",
+      id: partId("prt_run"),
+      callId: "c",
+      tool: "bash",
+      state: { status: "running", input: { command: "npm run e2e" } },
+    }
+    const text = summarize({ head: [user(1, "Run the e2e suite"), assistant(2, 1, [running])] })
+    expect(section(text, "### Active")).toEqual(["- `npm run e2e` was started and did not finish"])
+    expect(section(text, "## Next Move")).toEqual([
+      "1. Continue the user's latest request: Run the e2e suite",
+      "2. Re-run `npm run e2e`, which did not finish",
+    ])
+  })
+
+  it("given an unanswered user request, when summarised, then the next move answers it", () => {
+    const text = summarize({ head: [...fixHead, user(8, "Now add subtract()")] })
+    expect(section(text, "## Next Move")).toEqual(["1. Answer the user's latest request: Now add subtract()"])
+  })
+
+  it("given a failed model call, when summarised, then it is blocked and retried; an abort waits for the user", () => {
+    const failed = summarize({
+      head: [user(1, "go"), assistant(2, 1, [], { error: { name: "APIError", message: "Overloaded" } })],
+    })
+    expect(section(failed, "### Blocked")).toEqual(["- The last model call failed: APIError: Overloaded"])
+    expect(section(failed, "## Next Move")).toContain("2. Retry the step that failed")
+    const aborted = summarize({
+      head: [user(1, "go"), assistant(2, 1, [], { error: { name: "MessageAbortedError", message: "aborted" } })],
+    })
+    expect(section(aborted, "## Next Move")).toEqual([ExtractiveSummary.WAIT_FOR_USER])
+  })
+
+  it("given a failure in the head fixed in the tail, when summarised, then it is not blocked", () => {
+    const head = [
+      user(1, "fix lint"),
+      assistant(2, 1, [bash("3", "npm run lint", "2 errors", 1)], { finish: "tool-calls" }),
+    ]
+    const tail = [assistant(4, 1, [bash("5", "npm run lint", "clean", 0)], { finish: "stop" })]
+    expect(section(summarize({ head }), "### Blocked")).toEqual(["- `npm run lint` failed (exit 1): 2 errors"])
+    const text = summarize({ head, tail })
+    expect(section(text, "### Blocked")).toEqual(["(none)"])
+    expect(section(text, "## Next Move")).toEqual([ExtractiveSummary.WAIT_FOR_USER])
+    // The tail is kept verbatim after the summary, so its facts are not repeated.
+    expect(section(text, "### Commands")).toEqual(["- `npm run lint` — failed (exit 1)"])
+  })
+
+  it("given synthetic continue messages and markers, when summarised, then they are not requests", () => {
+    const continueMessage: UserMessage = {
+      ...user(4, Prompt.CONTINUE_TEXT),
+      parts: [{ type: "text", id: partId("prt_c"), text: Prompt.CONTINUE_TEXT, synthetic: true }],
+    }
+    const unflagged = user(5, Prompt.continueText(true))
+    const text = summarize({
+      head: [user(1, "Write docs"), marker(2), summary(3, 2, "old"), continueMessage, unflagged],
+    })
+    expect(section(text, "## Objective")).toEqual(["- Write docs"])
+  })
+
+  it("given media-only and huge requests, when summarised, then they are placeholders and one bounded line", () => {
+    const image: UserMessage = {
+      role: "user",
+      id: user(1, "").id,
+      createdAt: 1,
+      parts: [
+        {
+          type: "file",
+          id: partId("prt_img"),
+          mime: "image/png",
+          filename: "shot.png",
+          url: "data:image/png;base64,AAAA",
+        },
+      ],
+    }
+    const text = summarize({ head: [image, user(2, `Refactor ${"x".repeat(100_000)}`)] })
+    const objective = section(text, "## Objective")
+    expect(objective[0]).toBe("- [Attached image/png: shot.png]")
+    expect(objective[1]!.length).toBeLessThanOrEqual(250)
+    expect(objective[1]!.endsWith("…")).toBe(true)
+  })
+
+  it("given the same input twice, when summarised, then the text is identical (also for a structural copy)", () => {
+    const input = { head: fixHead, tail: [user(9, "thanks")], previousSummary: "## Objective\n- Earlier goal" }
+    expect(summarize(input)).toBe(summarize(input))
+    expect(summarize(structuredClone(input))).toBe(summarize(input))
+  })
+})
+
+describe("ExtractiveSummary.summarize with a previous summary", () => {
+  const firstHead: ReadonlyArray<Message> = [
+    user(1, "Add a CSV export to src/export.ts. Always keep the header row."),
+    assistant(
+      2,
+      1,
+      [
+        tool(3, "read", "...", { input: { filePath: "src/export.ts" } }),
+        tool(4, "write", "ok", { input: { filePath: "src/csv.ts", content: "..." } }),
+        bash("5", "npm test", "1 failed", 1),
+      ],
+      { finish: "tool-calls" },
+    ),
+  ]
+  const secondHead: ReadonlyArray<Message> = [
+    assistant(
+      6,
+      1,
+      [
+        tool(7, "edit", "ok", { input: { filePath: "src/csv.ts", oldString: "a", newString: "b" } }),
+        bash("8", "npm test", "all passed", 0),
+      ],
+      { finish: "stop" },
+    ),
+    user(9, "Also export JSON. Never drop null fields."),
+    assistant(
+      10,
+      9,
+      [tool(11, "edit", "ok", { input: { filePath: "src/export.ts", oldString: "x", newString: "y" } })],
+      {
+        finish: "stop",
+      },
+    ),
+  ]
+
+  it("given a previous extractive summary, when updated, then objective and details merge without duplicate lines", () => {
+    const previousSummary = summarize({ head: firstHead })
+    expect(section(previousSummary, "### Blocked")).toEqual(["- `npm test` failed (exit 1): 1 failed"])
+    const text = summarize({ head: secondHead, previousSummary })
+    expect(headings(text)).toEqual(ALL_HEADINGS)
+    expect(section(text, "## Objective")).toEqual([
+      "- Add a CSV export to src/export.ts. Always keep the header row.",
+      "- Also export JSON. Never drop null fields.",
+    ])
+    expect(section(text, "## Important Details")).toEqual([
+      "- Always keep the header row.",
+      "- Never drop null fields.",
+    ])
+    expect(section(text, "### Completed")).toEqual([
+      "- Edited `src/csv.ts`",
+      "- Ran `npm test`",
+      "- Edited `src/export.ts`",
+    ])
+    // The earlier blocker was resolved by a later success of the same command.
+    expect(section(text, "### Blocked")).toEqual(["(none)"])
+    expect(section(text, "### Files read")).toEqual(["- `src/export.ts`"])
+    expect(section(text, "### Files edited")).toEqual(["- `src/csv.ts`", "- `src/export.ts`"])
+    expect(section(text, "### Commands")).toEqual(["- `npm test` — ok (exit 0)"])
+    expect(section(text, "## Relevant Files")).toEqual(["- `src/csv.ts`: edited", "- `src/export.ts`: read, edited"])
+    for (const heading of ALL_HEADINGS) {
+      const lines = section(text, heading)
+      expect(new Set(lines).size).toBe(lines.length)
+    }
+  })
+
+  it("given the same update applied twice, when summarised, then no line is duplicated", () => {
+    const once = summarize({ head: secondHead, previousSummary: summarize({ head: firstHead }) })
+    const twice = summarize({ head: secondHead, previousSummary: once })
+    expect(twice).toBe(once)
+  })
+
+  it("given a model-written summary in the older layout, when updated, then its lines are kept under our sections", () => {
+    const previousSummary = [
+      "## Goal",
+      "Ship the CSV export",
+      "## Instructions",
+      "- Use tabs, not commas",
+      "## Accomplished",
+      "- Wrote `src/csv.ts`",
+      "## Next Steps",
+      "1. Write tests",
+      "## Relevant files",
+      "- src/csv.ts: the writer",
+      "- docs/csv.md: the spec",
+    ].join("\n")
+    const text = summarize({ head: [], previousSummary })
+    expect(section(text, "## Objective")).toEqual(["- Ship the CSV export"])
+    expect(section(text, "## Important Details")).toEqual(["- Use tabs, not commas"])
+    expect(section(text, "### Completed")).toEqual(["- Wrote `src/csv.ts`"])
+    // Nothing happened since, so the previous next move still stands.
+    expect(section(text, "## Next Move")).toEqual(["1. Write tests"])
+    expect(section(text, "## Relevant Files")).toEqual(["- src/csv.ts: the writer", "- docs/csv.md: the spec"])
+  })
+
+  it("given a previous summary with a facts block, when updated with new work, then the old facts survive", () => {
+    const previousSummary = summarize({ head: firstHead })
+    const text = summarize({
+      head: [user(20, "next"), assistant(21, 20, [bash("22", "ls", "a", 0)], { finish: "stop" })],
+      previousSummary,
+    })
+    expect(section(text, "### Files edited")).toEqual(["- `src/csv.ts`"])
+    expect(section(text, "### Commands")).toEqual(["- `npm test` — failed (exit 1)", "- `ls` — ok (exit 0)"])
+    // Still failing: nothing since ran `npm test` again.
+    expect(section(text, "### Blocked")).toEqual(["- `npm test` failed (exit 1): 1 failed"])
+  })
+})
+
+describe("ExtractiveSummary.summarize bounds", () => {
+  it("given a huge session, when summarised, then the text stays under MAX_CHARS with every heading and counts", () => {
+    const head: Array<Message> = []
+    for (let i = 0; i < 200; i++) {
+      const u = i * 3 + 1
+      head.push(user(u, `Request ${i}: ${"please do the thing. You must keep it fast. ".repeat(50)}`))
+      const parts: Array<AssistantPart> = []
+      for (let j = 0; j < 3; j++) {
+        const path = `packages/very/long/path/${"segment/".repeat(10)}file-${i}-${j}.ts`
+        parts.push(tool(`${u}_r${j}`, "read", "y".repeat(50_000), { input: { filePath: path } }))
+        parts.push(tool(`${u}_e${j}`, "edit", "ok", { input: { filePath: path } }))
+        parts.push(bash(`${u}_b${j}`, `npm run check -- ${path}`, "z".repeat(20_000), j % 2))
+      }
+      head.push(assistant(u + 1, u, parts, { finish: "tool-calls" }))
+    }
+    const text = summarize({ head })
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(headings(text)).toEqual(ALL_HEADINGS)
+    expect(text).toMatch(/^- … and \d+ more$/m)
+    // The first request and the newest are kept.
+    expect(section(text, "## Objective")[0]).toMatch(/^- Request 0: /)
+    expect(text).toContain("Request 199: ")
+  })
+
+  it("given a huge previous summary, when updated, then the text stays bounded", () => {
+    const previousSummary = Array.from(
+      { length: 2_000 },
+      (_, i) => `## Section ${i}\n- detail ${i} ${"w".repeat(300)}`,
+    ).join("\n")
+    const text = summarize({ head: fixHead, previousSummary })
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(headings(text)).toEqual(ALL_HEADINGS)
+  })
+})
+
+describe("ExtractiveSummary properties", () => {
+  const inputArb = fc.record({
+    head: sessionArb({ maxTurns: 10 }),
+    tail: fc.option(sessionArb({ minTurns: 0, maxTurns: 3 }), { nil: undefined }),
+    previousSummary: fc.option(fc.oneof(fc.string({ maxLength: 500 }), fc.constant(summarize({ head: fixHead }))), {
+      nil: undefined,
+    }),
+  })
+
+  it("the extractive summary never throws, always has all TEMPLATE headings with no empty section, is bounded and deterministic", () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const text = summarize(input)
+        expect(headings(text)).toEqual(ALL_HEADINGS)
+        for (const heading of ALL_HEADINGS)
+          if (heading !== "## Work State" && heading !== Facts.HEADING)
+            expect(section(text, heading).length).toBeGreaterThan(0)
+        expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+        expect(summarize(input)).toBe(text)
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it("the facts block keeps the newest paths and commands of the head exactly and counts the ones it left out", () => {
+    fc.assert(
+      fc.property(sessionArb({ maxTurns: 8 }), (head) => {
+        const facts = Facts.facts(head)
+        const text = summarize({ head })
+        const parsed = Facts.parse(text)
+        const lists = [
+          ["### Files read", facts.filesRead, parsed.filesRead],
+          ["### Files edited", facts.filesEdited, parsed.filesEdited],
+          ["### Commands", facts.commands.map((c) => c.command), parsed.commands.map((c) => c.command)],
+        ] as const
+        for (const [heading, expected, shown] of lists) {
+          const more = section(text, heading)
+            .map((line) => /^- … and (\d+) more$/.exec(line))
+            .find((m) => m !== null)
+          const dropped = more ? Number(more[1]) : 0
+          expect(shown).toEqual(expected.slice(dropped).map(Facts.inline))
+        }
+      }),
+      { numRuns: 1000 },
+    )
+  })
+})
