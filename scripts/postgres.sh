@@ -74,9 +74,15 @@ fi
 PORT="$(pick_port)"
 echo "$PORT" >"$DIR/port"
 # fsync off: a throwaway test server trades durability for speed.
-if ! as_pg "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 \
-  -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c max_connections=300" \
-  start >&2; then
+# The server must not inherit the lock (fd 9) or a caller's pipes, or callers would wait for it forever.
+if ! (
+  for fd in $(ls "/proc/$BASHPID/fd"); do
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+  as_pg "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c max_connections=300" \
+    start >&2 </dev/null
+); then
   tail -n 30 "$DIR/server.log" >&2 || true
   exit 1
 fi

@@ -18,7 +18,7 @@ export interface NewEvent {
   readonly type: string
   /** The schema version of `data` (an integer ≥ 1), used by upcasters on read. */
   readonly version: number
-  /** The payload: any JSON value. */
+  /** The payload: any JSON value (checked on append; `-0` is stored as `0`, as JSON has no `-0`). */
   readonly data: unknown
   /** Optional JSON metadata (causation, correlation, actor, ...). */
   readonly metadata?: unknown
@@ -110,7 +110,11 @@ const findNonJson = (value: unknown, path: string, seen: Set<object>): Malformed
         }
       } else {
         for (const [key, child] of Object.entries(value)) {
-          const bad = findNonJson(child, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, seen)
+          const bad = findNonJson(
+            child,
+            /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
+            seen,
+          )
           if (bad !== undefined) return bad
         }
       }
@@ -158,4 +162,34 @@ export const serializeBatch = (
   }
   if (repeated.size > 0) return Result.fail(new DuplicateEventId({ ids: [...repeated] }))
   return Result.succeed(out)
+}
+
+/**
+ * Checks a whole append: the stream name is a non-empty string, the expected version one of the four kinds (an
+ * exact version is an integer ≥ 0), and the batch passes `serializeBatch`. Pure.
+ */
+export const prepareAppend = (
+  stream: string,
+  expectedVersion: ExpectedVersion,
+  events: ReadonlyArray<NewEvent>,
+): Result.Result<ReadonlyArray<SerializedEvent>, MalformedEvent | DuplicateEventId> => {
+  if (typeof stream !== "string" || stream.length === 0) {
+    return Result.fail(new MalformedEvent({ path: "stream", message: "must be a non-empty string" }))
+  }
+  const kind =
+    expectedVersion === "any" || expectedVersion === "no-stream" || expectedVersion === "stream-exists"
+      ? "named"
+      : typeof expectedVersion === "number" && Number.isInteger(expectedVersion) && expectedVersion >= 0
+        ? "exact"
+        : "invalid"
+  if (kind === "invalid") {
+    return Result.fail(
+      new MalformedEvent({
+        path: "expectedVersion",
+        message: `must be "any", "no-stream", "stream-exists" or an integer ≥ 0, got ${describe(expectedVersion)}`,
+      }),
+    )
+  }
+  if (!Array.isArray(events)) return Result.fail(new MalformedEvent({ path: "events", message: "must be an array" }))
+  return serializeBatch(events)
 }

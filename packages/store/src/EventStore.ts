@@ -25,8 +25,8 @@ import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./E
 import * as Memory from "./internal/memory.ts"
 import * as Sql from "./internal/sql.ts"
 import * as SqliteFile from "./internal/sqliteFile.ts"
-import * as Sqlite from "./sqlite/SqliteClient.ts"
 import { type AppendError, type ReadError, StoreUnavailable } from "./StoreError.ts"
+import * as Sqlite from "./sqlite/SqliteClient.ts"
 
 /** Bounds of a stream read, both inclusive stream versions (the first event has version 1). */
 export interface ReadOptions {
@@ -73,12 +73,25 @@ export interface StoreOptions {
   readonly pageSize?: number | undefined
 }
 
+/** Options of `EventStore.layerSql`, the store over a `SqlClient` you provide. */
+export interface SqlStoreOptions extends StoreOptions {
+  /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
+  readonly pollInterval?: Duration.Input | undefined
+  /** Skip migrations (a read-only database); the schema is still verified. */
+  readonly readonly?: boolean | undefined
+}
+
 /** Options of `EventStore.layerSqlite`: the SQLite client's options plus the store's. */
 export interface SqliteStoreOptions extends Omit<Sqlite.SqliteClientConfig, "transactionMode">, StoreOptions {
   /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
   readonly pollInterval?: Duration.Input | undefined
   /** Read the whole file with `PRAGMA quick_check` before opening it (slow for big files); default false. */
   readonly integrityCheck?: boolean | undefined
+  /**
+   * `"full"` (default) syncs the log on every commit, so an acknowledged append survives a power cut; `"normal"`
+   * survives a crash of the process (not of the machine) and appends one event at a time about 3× faster.
+   */
+  readonly synchronous?: "full" | "normal" | undefined
 }
 
 /** Options of `EventStore.layerPostgres`: `@effect/sql-pg`'s pool options plus the store's. */
@@ -100,9 +113,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(EventStore, Memory.make(options))
 
   /** The store over whatever effect `SqlClient` is provided (SQLite or Postgres dialect); migrates on start. */
-  static readonly layerSql = (
-    options: Sql.SqlStoreOptions = {},
-  ): Layer.Layer<EventStore, StoreUnavailable | ReadError, SqlClient.SqlClient> =>
+  static readonly layerSql = (options: SqlStoreOptions = {}): Layer.Layer<EventStore, ReadError, SqlClient.SqlClient> =>
     Layer.effect(EventStore, Sql.make(options))
 
   /**
@@ -113,15 +124,27 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, integrityCheck, ...client } = options
+        const { pageSize, pollInterval, integrityCheck, synchronous, ...client } = options
+        const classify = Sql.classify(options.filename)
         yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
-        const sql = yield* Effect.mapError(Sqlite.make(client), Sql.classify(options.filename))
-        return yield* Sql.make({
+        // WAL is switched on only once the schema is verified: switching rewrites the header of a file we may refuse.
+        const sql = yield* Effect.mapError(Sqlite.make({ ...client, disableWAL: true }), classify)
+        const store = yield* Sql.make({
           pageSize,
           pollInterval,
           readonly: options.readonly,
           path: options.filename,
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        if (options.disableWAL !== true && options.readonly !== true) {
+          yield* Effect.mapError(sql`PRAGMA journal_mode = WAL`, classify)
+        }
+        if (options.readonly !== true) {
+          yield* Effect.mapError(
+            sql.unsafe(`PRAGMA synchronous = ${synchronous === "normal" ? "NORMAL" : "FULL"}`),
+            classify,
+          )
+        }
+        return store
       }),
     ).pipe(Layer.provide(Reactivity.layer))
 

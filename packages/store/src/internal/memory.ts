@@ -1,7 +1,7 @@
 // The in-memory event store: the reference behaviour of the contract, and a fast store for tests. Payloads go
 // through JSON like every other backend, so a caller mutating an object after appending changes nothing stored.
 import { Clock, Effect, Result, SubscriptionRef } from "effect"
-import { type AppendResult, expectedVersionMatches, type RecordedEvent, serializeBatch } from "../Event.ts"
+import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
 import { DuplicateEventId, WrongExpectedVersion } from "../StoreError.ts"
 import * as Paging from "./paging.ts"
@@ -37,7 +37,7 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
 
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
-        const batch = serializeBatch(events)
+        const batch = prepareAppend(stream, expectedVersion, events)
         if (Result.isFailure(batch)) return yield* batch.failure
         const recordedAt = yield* Clock.currentTimeMillis
         // No yield between the checks and the writes: the append is atomic with respect to other fibers.
@@ -68,12 +68,13 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
         yield* SubscriptionRef.update(ticks, (n) => n + 1)
         return { streamVersion: next.length, position } satisfies AppendResult
       }),
-      read: Effect.fn("EventStore.read")(function* (stream, options) {
-        const events = streams.get(stream) ?? []
-        const from = Math.max(1, options?.from ?? 1)
-        const to = Math.min(events.length, options?.to ?? events.length)
-        return from > to ? [] : events.slice(from - 1, to).map(parse)
-      }),
+      read: (stream, options) =>
+        Effect.sync(() => {
+          const events = streams.get(stream) ?? []
+          const from = Math.max(1, options?.from ?? 1)
+          const to = Math.min(events.length, options?.to ?? events.length)
+          return from > to ? [] : events.slice(from - 1, to).map(parse)
+        }).pipe(Effect.withSpan("EventStore.read")),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),

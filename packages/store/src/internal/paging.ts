@@ -1,6 +1,6 @@
 // Paged reads of the global log, shared by every backend: `readAll` ends at the current head, `subscribe` keeps
 // going and waits for new events between pages.
-import { Duration, Effect, Option, Stream, SubscriptionRef } from "effect"
+import { type Duration, Effect, Option, Stream, SubscriptionRef } from "effect"
 import type { RecordedEvent } from "../Event.ts"
 import type { ReadError } from "../StoreError.ts"
 

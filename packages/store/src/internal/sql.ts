@@ -2,10 +2,10 @@
 // @effect/sql-pg). Dialect differences are confined to the append lock and the notification hooks.
 import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "effect"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
-import { type AppendResult, expectedVersionMatches, type RecordedEvent, serializeBatch } from "../Event.ts"
+import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
-import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import { DuplicateEventId, StoreCorrupt, StoreUnavailable, WrongExpectedVersion } from "../StoreError.ts"
+import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
 
@@ -57,7 +57,8 @@ export const classify =
   (error: SqlError.SqlError | Migrator.MigrationError): StoreUnavailable | StoreCorrupt => {
     const reason = error._tag === "SqlError" ? error.reason : undefined
     const cause = reason?.cause ?? (error._tag === "MigrationError" ? error.cause : undefined)
-    const inner = cause !== null && typeof cause === "object" && "reason" in cause ? (cause as any).reason?.cause : cause
+    const inner =
+      cause !== null && typeof cause === "object" && "reason" in cause ? (cause as any).reason?.cause : cause
     const code = sqliteErrorCode(inner)
     const pgCode = inner !== null && typeof inner === "object" ? (inner as { code?: unknown }).code : undefined
     const text = inner instanceof Error ? inner.message : error.message
@@ -67,7 +68,10 @@ export const classify =
     return new StoreUnavailable({ reason: text, cause: error })
   }
 
-const decodeRows = (rows: ReadonlyArray<EventRow>, path: string | undefined): Result.Result<Array<RecordedEvent>, StoreCorrupt> => {
+const decodeRows = (
+  rows: ReadonlyArray<EventRow>,
+  path: string | undefined,
+): Result.Result<Array<RecordedEvent>, StoreCorrupt> => {
   const out: Array<RecordedEvent> = new Array(rows.length)
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!
@@ -168,15 +172,17 @@ export const make = (
 
     const existingIds = (ids: ReadonlyArray<string>) =>
       Effect.map(
-        Effect.forEach(chunks(ids), (chunk) =>
-          sql<{ readonly event_id: string }>`SELECT event_id FROM pivot_events WHERE ${sql.in("event_id", chunk)}`,
+        Effect.forEach(
+          chunks(ids),
+          (chunk) =>
+            sql<{ readonly event_id: string }>`SELECT event_id FROM pivot_events WHERE ${sql.in("event_id", chunk)}`,
         ),
         (pages) => pages.flat().map((row) => row.event_id),
       )
 
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
-        const batch = serializeBatch(events)
+        const batch = prepareAppend(stream, expectedVersion, events)
         if (Result.isFailure(batch)) return yield* batch.failure
         const serialized = batch.success
         const recordedAt = yield* Clock.currentTimeMillis

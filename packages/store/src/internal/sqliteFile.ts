@@ -1,10 +1,11 @@
 // Looks at an existing SQLite file before the store opens it for writing, so a damaged file or somebody else's
 // database is reported as `StoreCorrupt` and left byte-for-byte as it was (enabling WAL or migrating would write).
-import { Effect } from "effect"
+
 import * as fs from "node:fs"
 import { DatabaseSync } from "node:sqlite"
-import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { Effect } from "effect"
 import { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
+import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import { migrationsTable } from "./migrations.ts"
 
 const MAGIC = "SQLite format 3\u0000"

@@ -11,10 +11,11 @@
  * One connection per client, shared through a semaphore: `DatabaseSync` is synchronous, so a second connection in
  * the same process would only add lock contention.
  */
+
+import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
-import { DatabaseSync, type StatementSync } from "node:sqlite"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
 export interface SqliteClientConfig {
@@ -206,5 +207,7 @@ export const make = (
 /** A layer providing both `SqliteClient` and the generic `SqlClient`; fails when the database cannot be opened. */
 export const layer = (config: SqliteClientConfig): Layer.Layer<SqliteClient | Client.SqlClient, SqlError.SqlError> =>
   Layer.effectContext(
-    Effect.map(make(config), (client) => Context.make(SqliteClient, client).pipe(Context.add(Client.SqlClient, client))),
+    Effect.map(make(config), (client) =>
+      Context.make(SqliteClient, client).pipe(Context.add(Client.SqlClient, client)),
+    ),
   ).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,123 @@
+import { Result } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { type ExpectedVersion, expectedVersionMatches, type NewEvent, serializeBatch } from "../src/index.ts"
+
+const expectedVersion: fc.Arbitrary<ExpectedVersion> = fc.oneof(
+  fc.constantFrom<ExpectedVersion>("any", "no-stream", "stream-exists"),
+  fc.nat({ max: 50 }),
+)
+
+describe("expectedVersionMatches", () => {
+  it("property: any always matches, no-stream iff 0, stream-exists iff > 0, an exact n iff n = actual", () => {
+    fc.assert(
+      fc.property(expectedVersion, fc.nat({ max: 50 }), (expected, actual) => {
+        const want =
+          expected === "any"
+            ? true
+            : expected === "no-stream"
+              ? actual === 0
+              : expected === "stream-exists"
+                ? actual > 0
+                : expected === actual
+        expect(expectedVersionMatches(expected, actual)).toBe(want)
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it("exact 0 and no-stream agree on every version", () => {
+    for (let actual = 0; actual < 5; actual++) {
+      expect(expectedVersionMatches(0, actual)).toBe(expectedVersionMatches("no-stream", actual))
+    }
+  })
+})
+
+describe("serializeBatch", () => {
+  // JSON has no -0: it is stored as 0, the one rewrite JSON itself makes.
+  const noNegativeZero = (value: unknown): unknown =>
+    Object.is(value, -0)
+      ? 0
+      : Array.isArray(value)
+        ? value.map(noNegativeZero)
+        : typeof value === "object" && value !== null
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, noNegativeZero(v)]))
+          : value
+
+  it("property: every JSON value round-trips through the stored text unchanged (-0 reads back as 0)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.option(fc.jsonValue(), { nil: undefined }), (data, metadata) => {
+        const event: NewEvent =
+          metadata === undefined
+            ? { id: "e", type: "T", version: 1, data }
+            : { id: "e", type: "T", version: 1, data, metadata }
+        const result = serializeBatch([event])
+        expect(Result.isSuccess(result)).toBe(true)
+        const [stored] = Result.getOrThrow(result)
+        expect(JSON.parse(stored!.data)).toEqual(noNegativeZero(data))
+        expect(stored!.metadata === null ? undefined : JSON.parse(stored!.metadata)).toEqual(noNegativeZero(metadata))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it("property: a non-JSON value anywhere in data is rejected with MalformedEvent pointing at it", () => {
+    const poison = fc.constantFrom<unknown>(
+      undefined,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      () => 1,
+      1n,
+      new Date(0),
+      new Map(),
+      Symbol("s"),
+    )
+    const key = fc.string({ minLength: 1, maxLength: 5 }).filter((k) => /^[a-z]+$/.test(k))
+    // A path of object keys and array indexes leading to the poison value.
+    const path = fc.array(fc.oneof(key, fc.nat({ max: 3 })), { maxLength: 4 })
+    fc.assert(
+      fc.property(path, poison, (steps, bad) => {
+        let data: unknown = bad
+        let expected = ""
+        for (const step of [...steps].reverse()) {
+          if (typeof step === "number") {
+            const array: Array<unknown> = Array.from({ length: step }, () => 0)
+            array.push(data)
+            data = array
+          } else data = { [step]: data }
+        }
+        for (const step of steps) expected += typeof step === "number" ? `[${step}]` : `.${step}`
+        const result = serializeBatch([
+          { id: "ok", type: "T", version: 1, data: 1 },
+          { id: "e", type: "T", version: 1, data },
+        ])
+        expect(Result.isFailure(result) && result.failure).toMatchObject({
+          _tag: "MalformedEvent",
+          path: `events[1].data${expected}`,
+        })
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it("rejects a circular structure instead of overflowing", () => {
+    const data: Record<string, unknown> = { a: 1 }
+    data.self = data
+    const result = serializeBatch([{ id: "e", type: "T", version: 1, data }])
+    expect(Result.isFailure(result) && result.failure).toMatchObject({
+      _tag: "MalformedEvent",
+      path: "events[0].data.self",
+    })
+  })
+
+  it("accepts a shared (non-circular) object referenced twice", () => {
+    const shared = { x: 1 }
+    const result = serializeBatch([{ id: "e", type: "T", version: 1, data: { a: shared, b: shared } }])
+    expect(Result.isSuccess(result)).toBe(true)
+  })
+
+  it("names keys that are not identifiers with brackets", () => {
+    const result = serializeBatch([{ id: "e", type: "T", version: 1, data: { "a b": { "0x": undefined } } }])
+    expect(Result.isFailure(result) && result.failure).toMatchObject({ path: 'events[0].data["a b"]["0x"]' })
+  })
+})

@@ -1,0 +1,129 @@
+// Crash test: a writer process appending batches to a SQLite file is killed with SIGKILL at random points, over
+// and over; after every kill, every append it acknowledged is there and no batch is half-written.
+
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Stream } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { EventStore, type RecordedEvent } from "../src/index.ts"
+
+const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-store-crash-"))
+const KILLS = Number(process.env.PIVOT_CRASH_KILLS ?? 110)
+const LANES = 2 // two files killed in parallel, to fit the time budget on two cores
+const STREAM = "session-shared"
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+interface Ack {
+  readonly version: number
+  readonly batch: string
+  readonly size: number
+}
+
+const random = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** Runs the writer once and kills it: sometimes during start-up, usually a few milliseconds after some acks. */
+const runAndKill = (file: string, tag: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [writer, "crash", file, tag, String(seed)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let out = ""
+    let err = ""
+    let scheduled = false
+    const plan =
+      next() < 0.2 ? { acks: 0, delay: next() * 450 } : { acks: 1 + Math.floor(next() * 6), delay: next() * 12 }
+    const kill = () => child.kill("SIGKILL")
+    const safety = setTimeout(kill, 20_000)
+    if (plan.acks === 0) {
+      scheduled = true
+      setTimeout(kill, plan.delay)
+    }
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk
+      if (!scheduled && out.split("\n").filter((line) => line.startsWith("ack ")).length >= plan.acks) {
+        scheduled = true
+        setTimeout(kill, plan.delay)
+      }
+    })
+    child.stderr.on("data", (chunk) => {
+      err += chunk
+    })
+    child.on("close", (code, signal) => {
+      clearTimeout(safety)
+      if (signal !== "SIGKILL") return reject(new Error(`writer ${tag} ended by itself (code ${code}): ${err}`))
+      const acks = out
+        .split("\n")
+        .filter((line) => line.startsWith("ack "))
+        .map((line) => {
+          const [, version, batch, size] = line.split(" ")
+          return { version: Number(version), batch: batch!, size: Number(size) }
+        })
+      resolve(acks)
+    })
+  })
+
+const readStream = (file: string): Promise<ReadonlyArray<RecordedEvent>> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const stream = yield* store.read(STREAM)
+      const all = yield* Stream.runCollect(store.readAll())
+      expect(all.map((e) => e.id)).toEqual(stream.map((e) => e.id))
+      return stream
+    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))),
+  )
+
+/** Everything acknowledged is there, versions have no gaps, ids are unique, and every batch is whole. */
+const verify = (events: ReadonlyArray<RecordedEvent>, acked: ReadonlyArray<Ack>) => {
+  expect(events.map((e) => e.streamVersion)).toEqual(events.map((_, i) => i + 1))
+  expect(new Set(events.map((e) => e.id)).size).toBe(events.length)
+  for (const ack of acked) {
+    expect(ack.version).toBeLessThanOrEqual(events.length)
+    expect(events[ack.version - 1]!.id).toBe(`${ack.batch}-${ack.size - 1}`)
+  }
+  const batches = new Map<string, Array<{ k: number; size: number }>>()
+  for (const event of events) {
+    const data = event.data as { batch: string; size: number; k: number }
+    batches.set(data.batch, [...(batches.get(data.batch) ?? []), { k: data.k, size: data.size }])
+  }
+  for (const [, parts] of batches) {
+    expect(parts.map((p) => p.k)).toEqual(Array.from({ length: parts[0]!.size }, (_, k) => k))
+  }
+  return batches.size
+}
+
+describe("crash safety (SQLite)", () => {
+  it(`given a writer SIGKILLed at random points ${KILLS} times, then every acknowledged append survives and no batch is half-written`, async () => {
+    const seed = Number(process.env.PIVOT_CRASH_SEED ?? 20_261_122)
+    const lane = async (laneNo: number) => {
+      const file = path.join(dir, `crash-${laneNo}.db`)
+      const next = random(seed + laneNo)
+      const acked: Array<Ack> = []
+      let kills = 0
+      let batches = 0
+      for (let i = 0; i < Math.ceil(KILLS / LANES); i++) {
+        const acks = await runAndKill(file, `l${laneNo}r${i}`, seed + i, next)
+        kills++
+        acked.push(...acks)
+        batches = verify(await readStream(file), acked)
+      }
+      return { kills, acked: acked.length, batches }
+    }
+    const lanes = await Promise.all(Array.from({ length: LANES }, (_, l) => lane(l)))
+    const kills = lanes.reduce((sum, l) => sum + l.kills, 0)
+    expect(kills).toBeGreaterThanOrEqual(KILLS)
+    // The test is only meaningful if the writers got work done between kills.
+    expect(lanes.every((l) => l.acked > 50 && l.batches >= l.acked)).toBe(true)
+  }, 120_000)
+})
