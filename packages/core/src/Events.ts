@@ -172,6 +172,23 @@ export const versions: { readonly [K in Type]: number } = {
   PartCompacted: 1,
 }
 
+/** The schema of each event type, by name: what a store's decoder needs next to `versions`. */
+export const schemas: { readonly [K in Type]: Schema.Codec<Extract<Event, { _tag: K }>, Extract<Encoded, { _tag: K }>> } = {
+  SessionStarted,
+  UserMessageAdded,
+  AssistantStepRecorded,
+  ToolResultRecorded,
+  ProviderErrorReported,
+  OverflowDetected,
+  CompactionRequested,
+  CompactionStarted,
+  SummaryFinished,
+  SummaryFailed,
+  TurnReplayed,
+  ContinueRequested,
+  PartCompacted,
+}
+
 /** Every event type, in catalog order. */
 export const types = Object.keys(versions) as ReadonlyArray<Type>
 
