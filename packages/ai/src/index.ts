@@ -1,0 +1,8 @@
+/** @pivot/ai — pivot on the AI SDK: a Summarizer over any LanguageModel, message and usage adapters, agent hooks. */
+
+/** Zero-glue hooks for AI SDK agents (`generateText`, `streamText`, `ToolLoopAgent`). */
+export * as AiAgent from "./Agent.ts"
+/** Window → AI SDK messages, AI SDK usage → token counts, AI SDK errors → the overflow classifier. */
+export * as Messages from "./Messages.ts"
+/** The `Summarizer` port over any AI SDK `LanguageModel`. */
+export * as AiSummarizer from "./Summarizer.ts"
