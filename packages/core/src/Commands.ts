@@ -68,7 +68,8 @@ export const CreateCompaction = Schema.TaggedStruct("CreateCompaction", {
 
 /**
  * Start a requested compaction: plan head and tail from the window (spec §2.8) and record the exact prompt.
- * `prompt` replaces the built prompt (a plugin's replacement); `pluginContext` lines are appended to it.
+ * `prompt`, when given, is the prompt as sent (a plugin's replacement, or one the runtime built); otherwise the
+ * prompt is built from the plan with the `pluginContext` lines appended.
  */
 export const ProcessCompaction = Schema.TaggedStruct("ProcessCompaction", {
   at: Millis,

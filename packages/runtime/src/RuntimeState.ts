@@ -1,0 +1,194 @@
+/**
+ * What the runtime folds from a session's events beside core's session state: how many automatic compactions ran
+ * without progress (bounded compaction), the compaction in flight and what its summariser input was (to resume it
+ * after a restart), whether a finished compaction still owes its continue step, and the latest usage for the HUD.
+ * A pure fold, O(1) per event.
+ */
+import { Events, type Ids, Message, Tokens } from "@pivot/core"
+import type * as Proposed from "./proposed-events.ts"
+
+/** Any event of a session stream: core's and the runtime's proposed ones. */
+export type Event = Events.Event | Proposed.Event
+
+/** The compaction in flight, as far as the runtime needs it to resume. */
+export interface InFlight {
+  readonly markerId: Ids.MessageId
+  readonly auto: boolean
+  /** The newest conversation message before the marker: whether the agent was mid-task is read from it. */
+  readonly lastReal: Ids.MessageId | undefined
+  /** The exact prompt recorded when the compaction started; undefined while only requested. */
+  readonly prompt?: string
+  /** Head messages budgeted out of the model call. */
+  readonly dropped: ReadonlyArray<Ids.MessageId>
+}
+
+/** The latest model call of the session (not a summary). */
+export interface LastCall {
+  readonly messageId: Ids.MessageId
+  readonly tokens: number
+  readonly overflow: boolean
+}
+
+/** The runtime's fold state. */
+export interface State {
+  /** Automatic compactions since the last model step that stayed under the trigger (or the last user message). */
+  readonly streak: number
+  /** A model step since the last automatic compaction request is known to have stayed under the trigger. */
+  readonly progressed: boolean
+  /** The newest model step, until an overflow is reported for it (then it made no progress). */
+  readonly unconfirmed: Ids.MessageId | undefined
+  /** Automatic compaction is suspended (`CompactionAbandoned`) until progress is made. */
+  readonly suspended: boolean
+  readonly inFlight: InFlight | undefined
+  /** A finished automatic compaction whose continue step (continue, replay or skip) is not recorded yet. */
+  readonly awaitingContinue: Ids.MessageId | undefined
+  /** The newest conversation message before the marker of `awaitingContinue`. */
+  readonly awaitingLastReal: Ids.MessageId | undefined
+  /** The newest conversation message: a user's (not a marker nor a continue) or a model step (not a summary). */
+  readonly lastReal: Ids.MessageId | undefined
+  /** The newest user message that is not a compaction marker: the parent of the next model step. */
+  readonly lastUserId: Ids.MessageId | undefined
+  readonly lastCall: LastCall | undefined
+  /** Pivots formed so far. */
+  readonly pivots: number
+  /** Compactions that failed. */
+  readonly failures: number
+  /** Extractive fallbacks used. */
+  readonly fallbacks: number
+}
+
+/** The state of an empty stream. */
+export const initial: State = {
+  streak: 0,
+  progressed: false,
+  unconfirmed: undefined,
+  suspended: false,
+  inFlight: undefined,
+  awaitingContinue: undefined,
+  awaitingLastReal: undefined,
+  lastReal: undefined,
+  lastUserId: undefined,
+  lastCall: undefined,
+  pivots: 0,
+  failures: 0,
+  fallbacks: 0,
+}
+
+const isRealUser = (message: Message.UserMessage): boolean =>
+  Message.compactionPartOf(message) === undefined &&
+  !message.parts.some((part) => part.type === "text" && part.metadata?.compaction_continue === true)
+
+/** Whether a model step under the trigger was seen since the last automatic compaction request. */
+const healthy = (state: State): boolean => state.progressed || state.unconfirmed !== undefined
+
+/** Folds one event. */
+export const evolve = (state: State, event: Event): State => {
+  switch (event._tag) {
+    case "UserMessageAdded":
+      // A person's new message starts a new run: a fresh compaction budget.
+      return isRealUser(event.message)
+        ? {
+            ...state,
+            lastUserId: event.message.id,
+            lastReal: event.message.id,
+            streak: 0,
+            suspended: false,
+            progressed: false,
+            unconfirmed: undefined,
+          }
+        : { ...state, lastUserId: event.message.id }
+    case "TurnReplayed":
+      return { ...state, lastUserId: event.message.id, lastReal: event.message.id, awaitingContinue: undefined }
+    case "ContinueRequested":
+      return { ...state, lastUserId: event.message.id, awaitingContinue: undefined }
+    case "AssistantStepRecorded":
+      if (event.message.summary === true) return state
+      return {
+        ...state,
+        // The previous step was not followed by an overflow: it stayed under the trigger.
+        progressed: healthy(state),
+        unconfirmed: event.message.id,
+        lastReal: event.message.id,
+        lastCall: { messageId: event.message.id, tokens: Tokens.contextCount(event.message.tokens), overflow: false },
+      }
+    case "ProviderErrorReported":
+      if (event.message.summary === true) return state
+      return {
+        ...state,
+        progressed: healthy(state),
+        unconfirmed: event.overflow ? undefined : state.unconfirmed,
+        lastReal: event.message.id,
+        lastCall: { messageId: event.message.id, tokens: 0, overflow: event.overflow },
+      }
+    case "OverflowDetected":
+      return {
+        ...state,
+        unconfirmed: state.unconfirmed === event.messageId ? undefined : state.unconfirmed,
+        lastCall:
+          state.lastCall?.messageId === event.messageId
+            ? { ...state.lastCall, overflow: true }
+            : { messageId: event.messageId, tokens: event.tokens, overflow: true },
+      }
+    case "CompactionRequested": {
+      const part = Message.compactionPartOf(event.marker)
+      const auto = part?.auto === true
+      const inFlight: InFlight = { markerId: event.marker.id, auto, lastReal: state.lastReal, dropped: [] }
+      if (!auto) return { ...state, inFlight }
+      // Only automatic compactions count towards the bound; a model step under the trigger resets it.
+      const progress = healthy(state)
+      return {
+        ...state,
+        inFlight,
+        streak: progress ? 1 : state.streak + 1,
+        suspended: progress ? false : state.suspended,
+        progressed: false,
+        unconfirmed: undefined,
+      }
+    }
+    case "CompactionStarted":
+      return state.inFlight?.markerId === event.markerId
+        ? { ...state, inFlight: { ...state.inFlight, prompt: event.prompt } }
+        : state
+    case "SummaryInputBudgeted":
+      return state.inFlight?.markerId === event.markerId
+        ? { ...state, inFlight: { ...state.inFlight, dropped: event.dropped } }
+        : state
+    case "SummaryFinished": {
+      const owed = state.inFlight?.markerId === event.markerId && state.inFlight.auto
+      return {
+        ...state,
+        pivots: state.pivots + 1,
+        awaitingContinue: owed ? event.markerId : undefined,
+        awaitingLastReal: owed ? state.inFlight?.lastReal : undefined,
+        inFlight: undefined,
+      }
+    }
+    case "SummaryFailed":
+      return { ...state, failures: state.failures + 1, inFlight: undefined }
+    case "SummaryFallbackUsed":
+      return { ...state, fallbacks: state.fallbacks + 1 }
+    case "AutoContinueSkipped":
+      return state.awaitingContinue === event.markerId ? { ...state, awaitingContinue: undefined } : state
+    case "CompactionAbandoned":
+      return { ...state, suspended: true }
+    default:
+      return state
+  }
+}
+
+/** Folds events onto a state. */
+export const fold = (events: Iterable<Event>, from: State = initial): State => {
+  let state = from
+  for (const event of events) state = evolve(state, event)
+  return state
+}
+
+/**
+ * Whether another automatic compaction may run: always after a model step under the trigger; otherwise not while
+ * suspended, and not when `limit` consecutive automatic compactions already ran without progress (`limit` ≥ 1).
+ */
+export const mayAutoCompact = (state: State, limit: number): boolean =>
+  healthy(state) || (!state.suspended && state.streak < limit)
+
+/** Whether an event is one of core's. */
+export const isCoreEvent = (event: Event): event is Events.Event => Object.hasOwn(Events.versions, event._tag)

@@ -1,0 +1,306 @@
+/**
+ * The command handler over the event store: load a session (from a cache of its folded state, reading only the events
+ * appended since), decide a command with core's Decider, append the events with the exact expected version, and on a
+ * version conflict re-read and decide again, a bounded number of times. Per-command cost does not grow with history.
+ *
+ * **Example**
+ * ```ts
+ * const sessions = yield* Sessions
+ * yield* sessions.execute(sessionId, { _tag: "AddUserMessage", message })
+ * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
+ * ```
+ */
+import { type Commands, Events, Ids, Session } from "@pivot/core"
+import {
+  type AppendError,
+  EventStore,
+  type NewEvent,
+  type ReadError,
+  type RecordedEvent,
+  Upcast,
+  type WrongExpectedVersion,
+} from "@pivot/store"
+import { Context, Effect, Layer, Result, Schema } from "effect"
+import * as Proposed from "./proposed-events.ts"
+import * as RuntimeState from "./RuntimeState.ts"
+
+/** Any event of a session stream. */
+export type Event = RuntimeState.Event
+
+/** A session's folded state: core's session state (its `version` is the stream version) and the runtime's. */
+export interface State {
+  readonly session: Session.State
+  readonly runtime: RuntimeState.State
+}
+
+/** The state of a stream with no events. */
+export const initialState: State = { session: Session.initialState, runtime: RuntimeState.initial }
+
+/** Records proposed (runtime) events as they are: facts the runtime observed, not decisions of core's Decider. */
+export interface Record {
+  readonly _tag: "Record"
+  readonly events: ReadonlyArray<Proposed.Event>
+}
+
+/** A command `execute` accepts: one of core's, or a `Record` of runtime events. */
+export type Command = Commands.Command | Record
+
+/** What to execute: a command, several commands decided in order and appended atomically, or nothing. */
+export type Decision = Command | ReadonlyArray<Command> | undefined
+
+/** A decision, or a function of the freshest state that makes one (called again after a version conflict). */
+export type Input = Decision | ((state: State) => Decision)
+
+/** What an execution appended and the state it led to. */
+export interface Executed {
+  readonly events: ReadonlyArray<Event>
+  readonly state: State
+}
+
+/** Folds one event. */
+export const evolve = (state: State, event: Event): State => ({
+  session: RuntimeState.isCoreEvent(event)
+    ? Session.evolve(state.session, event)
+    : { ...state.session, version: state.session.version + 1 },
+  runtime: RuntimeState.evolve(state.runtime, event),
+})
+
+/** Folds events onto a state (the empty state by default). */
+export const fold = (events: Iterable<Event>, from: State = initialState): State => {
+  let state = from
+  for (const event of events) state = evolve(state, event)
+  return state
+}
+
+/**
+ * Decides commands in order on `state`, each on the state the previous ones led to. Pure: the first refusal refuses
+ * the whole batch.
+ */
+export const decide = (
+  state: State,
+  decision: Decision,
+): Result.Result<{ readonly events: ReadonlyArray<Event>; readonly state: State }, Session.DomainError> => {
+  const commands: ReadonlyArray<Command> = decision === undefined ? [] : isCommandList(decision) ? decision : [decision]
+  const events: Array<Event> = []
+  let current = state
+  for (const command of commands) {
+    let produced: ReadonlyArray<Event>
+    if (command._tag === "Record") produced = command.events
+    else {
+      const decided = Session.decide(command, current.session)
+      if (Result.isFailure(decided)) return Result.fail(decided.failure)
+      produced = decided.success
+    }
+    events.push(...produced)
+    current = fold(produced, current)
+  }
+  return Result.succeed({ events, state: current })
+}
+
+const isCommandList = (decision: Command | ReadonlyArray<Command>): decision is ReadonlyArray<Command> =>
+  Array.isArray(decision)
+
+/** Too many version conflicts in a row: other writers kept appending to the session. */
+export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>()("ConcurrencyConflict", {
+  sessionId: Schema.String,
+  attempts: Schema.Number,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId}: still conflicting after ${this.attempts} attempts`
+  }
+}
+
+/** A stored event cannot be read: unknown type, a newer schema version than this program, or malformed data. */
+export class UndecodableEvent extends Schema.TaggedError<UndecodableEvent>()("UndecodableEvent", {
+  sessionId: Schema.String,
+  streamVersion: Schema.Number,
+  type: Schema.String,
+  reason: Schema.Literals(["unknown-type", "newer-version", "missing-upcaster", "malformed"]),
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId}, event ${this.streamVersion} (${this.type}): ${this.reason}: ${this.detail}`
+  }
+}
+
+/** Any failure of loading a session. */
+export type LoadError = ReadError | UndecodableEvent
+
+/** Any failure of executing a command. */
+export type ExecuteError =
+  | Session.DomainError
+  | Exclude<AppendError, WrongExpectedVersion>
+  | LoadError
+  | ConcurrencyConflict
+
+const coreSchemas = Object.fromEntries(
+  Events.types.map((type) => [type, { version: Events.versions[type], schema: Events.schemas[type] }]),
+)
+const proposedSchemas = Object.fromEntries(
+  (Object.keys(Proposed.versions) as ReadonlyArray<Proposed.Type>).map((type) => [
+    type,
+    { version: Proposed.versions[type], schema: Proposed.schemas[type] },
+  ]),
+)
+
+/** Core's and the proposed events' schemas, by type, for the store's upcasting decoder. */
+export const schemas: Upcast.Schemas = { ...coreSchemas, ...proposedSchemas }
+
+const decodeRecorded = Upcast.makeDecoder({ schemas })
+
+/** Decodes one recorded event of a session stream (upcasting older versions); pure. */
+export const decodeEvent = (sessionId: string, recorded: RecordedEvent): Result.Result<Event, UndecodableEvent> => {
+  const decoded = decodeRecorded(recorded)
+  if (Result.isSuccess(decoded)) {
+    const event = decoded.success.data as Event
+    if (event._tag === recorded.type) return Result.succeed(event)
+    return Result.fail(
+      new UndecodableEvent({
+        sessionId,
+        streamVersion: recorded.streamVersion,
+        type: recorded.type,
+        reason: "malformed",
+        detail: `data is a ${event._tag}`,
+      }),
+    )
+  }
+  const failure = decoded.failure
+  const reason =
+    failure._tag === "UnknownEventType"
+      ? "unknown-type"
+      : failure._tag === "EventFromNewerVersion"
+        ? "newer-version"
+        : failure._tag === "MissingUpcaster"
+          ? "missing-upcaster"
+          : "malformed"
+  return Result.fail(
+    new UndecodableEvent({
+      sessionId,
+      streamVersion: recorded.streamVersion,
+      type: recorded.type,
+      reason,
+      detail: failure.message,
+    }),
+  )
+}
+
+/** Encodes an event for the store; `id` comes from the `Ids` service. */
+export const encodeEvent = (id: string, event: Event): NewEvent =>
+  RuntimeState.isCoreEvent(event)
+    ? { id, type: event._tag, version: Events.versions[event._tag], data: Events.encode(event) }
+    : { id, type: event._tag, version: Proposed.versions[event._tag], data: Proposed.encode(event) }
+
+/** Options of `Sessions.layer`. */
+export interface Options {
+  /** Attempts of one command under version conflicts; default 5. */
+  readonly maxAttempts?: number | undefined
+  /** Sessions whose state stays cached (least recently used dropped first); default 1000. */
+  readonly cacheSize?: number | undefined
+}
+
+/** The command handler's operations. */
+export interface SessionsShape {
+  /** Decides and appends; answers the appended events (none when the decision was a no-op) and the new state. */
+  readonly execute: (sessionId: string, input: Input) => Effect.Effect<Executed, ExecuteError>
+  /** The session's current state (catching up with events appended elsewhere). */
+  readonly load: (sessionId: string) => Effect.Effect<State, LoadError>
+  /** The session's events, decoded, up to stream version `to` (inclusive) when given. */
+  readonly events: (
+    sessionId: string,
+    options?: { readonly to?: number | undefined },
+  ) => Effect.Effect<ReadonlyArray<Event>, LoadError>
+}
+
+/** The command handler over the event store. */
+export class Sessions extends Context.Service<Sessions, SessionsShape>()("@pivot/runtime/Sessions") {
+  /** The handler over the `EventStore` in context, with ids from `Ids`. */
+  static readonly layer = (options: Options = {}): Layer.Layer<Sessions, never, EventStore | Ids.Ids> =>
+    Layer.effect(Sessions, make(options))
+}
+
+/** Builds the handler (see `Sessions.layer`). */
+export const make = (options: Options = {}): Effect.Effect<SessionsShape, never, EventStore | Ids.Ids> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const ids = yield* Ids.Ids
+    const maxAttempts = Math.max(1, options.maxAttempts ?? 5)
+    const cacheSize = Math.max(1, options.cacheSize ?? 1000)
+    const cache = new Map<string, State>()
+
+    const remember = (sessionId: string, state: State) => {
+      cache.delete(sessionId)
+      cache.set(sessionId, state)
+      if (cache.size > cacheSize) {
+        const oldest = cache.keys().next()
+        if (!oldest.done) cache.delete(oldest.value)
+      }
+    }
+
+    const decodeAll = (sessionId: string, recorded: ReadonlyArray<RecordedEvent>) =>
+      Effect.gen(function* () {
+        const out: Array<Event> = []
+        for (const r of recorded) {
+          const decoded = decodeEvent(sessionId, r)
+          if (Result.isFailure(decoded)) return yield* decoded.failure
+          out.push(decoded.success)
+        }
+        return out
+      })
+
+    /** Folds the events appended after `from`'s version. */
+    const catchUp = (sessionId: string, from: State) =>
+      Effect.gen(function* () {
+        const recorded = yield* store.read(Events.streamName(sessionId), { from: from.session.version + 1 })
+        if (recorded.length === 0) return from
+        const state = fold(yield* decodeAll(sessionId, recorded), from)
+        remember(sessionId, state)
+        return state
+      })
+
+    const load = Effect.fn("Sessions.load")(function* (sessionId: string) {
+      return yield* catchUp(sessionId, cache.get(sessionId) ?? initialState)
+    })
+
+    const execute = Effect.fn("Sessions.execute")(function* (sessionId: string, input: Input) {
+      const stream = Events.streamName(sessionId)
+      let state = cache.get(sessionId) ?? (yield* catchUp(sessionId, initialState))
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const decision = typeof input === "function" ? input(state) : input
+        const decided = decide(state, decision)
+        if (Result.isFailure(decided)) {
+          // A refusal on a possibly stale cache: refuse only on the freshest state.
+          const fresh = yield* catchUp(sessionId, state)
+          if (fresh === state) return yield* decided.failure
+          state = fresh
+          continue
+        }
+        const { events, state: next } = decided.success
+        if (events.length === 0) return { events, state }
+        const encoded: Array<NewEvent> = []
+        for (const event of events) encoded.push(encodeEvent(yield* ids.event, event))
+        const appended = yield* store.append(stream, state.session.version, encoded).pipe(
+          Effect.map(() => true),
+          Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),
+        )
+        if (appended) {
+          remember(sessionId, next)
+          return { events, state: next }
+        }
+        state = yield* catchUp(sessionId, state)
+      }
+      return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
+    })
+
+    const events = Effect.fn("Sessions.events")(function* (
+      sessionId: string,
+      options?: { readonly to?: number | undefined },
+    ) {
+      const recorded = yield* store.read(
+        Events.streamName(sessionId),
+        options?.to === undefined ? {} : { to: options.to },
+      )
+      return yield* decodeAll(sessionId, recorded)
+    })
+
+    return { execute, load, events } satisfies SessionsShape
+  })

@@ -1,0 +1,18 @@
+/** @pivot/runtime — the layer users embed: sessions over the store, compaction, the Summarizer port, plugins, config. */
+
+/** The compaction process manager. */
+export * as Compaction from "./Compaction.ts"
+/** Configuration (`effect/Config`) and model limits. */
+export * as Config from "./Config.ts"
+/** The service users embed. */
+export * from "./ContextManager.ts"
+/** Projection plugins. */
+export * as Plugins from "./Plugins.ts"
+/** Events proposed for core's catalog. */
+export * as ProposedEvents from "./proposed-events.ts"
+/** The runtime's fold beside core's session state. */
+export * as RuntimeState from "./RuntimeState.ts"
+/** The command handler over the event store. */
+export * as Sessions from "./Sessions.ts"
+/** The Summarizer port. */
+export * from "./Summarizer.ts"
