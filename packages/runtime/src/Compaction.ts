@@ -36,7 +36,7 @@ import {
 import { Cause, Clock, Duration, Effect, Exit, Option, Result, Schema } from "effect"
 import type { ModelSpec } from "./Config.ts"
 import * as Plugins from "./Plugins.ts"
-import type * as Proposed from "./proposed-events.ts"
+import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import type { Command, ExecuteError, SessionsShape, State } from "./Sessions.ts"
 import { EXTRACTIVE_MODEL, type SummarizerShape, type SummaryRequest, type SummaryResponse } from "./Summarizer.ts"
 
@@ -71,7 +71,7 @@ export type Outcome =
       readonly markerId: Ids.MessageId
       readonly summaryId: Ids.MessageId
       readonly text: string
-      readonly fallback?: Proposed.FallbackReason | undefined
+      readonly fallback?: RuntimeEvents.FallbackReason | undefined
     }
   | { readonly status: "failed"; readonly markerId: Ids.MessageId; readonly error: Message.MessageError }
 
@@ -199,7 +199,7 @@ interface Input {
   /** The previous summary the model updates: the plan's, or the dropped messages' digest. */
   readonly previousSummary: string | undefined
   readonly messages: ReadonlyArray<ModelMessage.ModelMessage>
-  readonly inputFindings: ReadonlyArray<Proposed.RedactionFinding>
+  readonly inputFindings: ReadonlyArray<RuntimeEvents.RedactionFinding>
   readonly pluginFailures: ReadonlyArray<Plugins.Failure>
   /** The request cannot fit the compaction model at all, even without head. */
   readonly tooLarge: boolean
@@ -211,7 +211,7 @@ const digestOf = (dropped: ReadonlyArray<Message.Message>, previousSummary: stri
     ...(previousSummary === undefined ? {} : { previousSummary }),
   })
 
-const asFinding = (f: Redaction.Finding): Proposed.RedactionFinding => ({
+const asFinding = (f: Redaction.Finding): RuntimeEvents.RedactionFinding => ({
   messageId: f.messageId,
   ...(f.partId === undefined ? {} : { partId: f.partId }),
   field: f.field,
@@ -219,7 +219,7 @@ const asFinding = (f: Redaction.Finding): Proposed.RedactionFinding => ({
 })
 
 /** A failed plugin hook as an event. */
-export const pluginFailed = (at: number, failure: Plugins.Failure, markerId?: Ids.MessageId): Proposed.Event => ({
+export const pluginFailed = (at: number, failure: Plugins.Failure, markerId?: Ids.MessageId): RuntimeEvents.Event => ({
   _tag: "PluginFailed",
   at,
   plugin: failure.plugin,
@@ -317,7 +317,7 @@ export const make = (deps: {
         at += count
         return plugged.changed.length === 0 ? message : withTexts(message, slice)
       })
-      const pluginFindings: Array<Proposed.RedactionFinding> = plugged.changed.map((c) => ({
+      const pluginFindings: Array<RuntimeEvents.RedactionFinding> = plugged.changed.map((c) => ({
         field: `texts[${c.index}]`,
         kind: `plugin:${c.plugin}`,
       }))
@@ -381,7 +381,7 @@ export const make = (deps: {
       // Budget: leave the oldest head messages out of the model call until the rest fits the compaction model.
       let prompt = promptWith(plan.previousSummary)
       let dropped: ReadonlyArray<Ids.MessageId> = []
-      let budgeted: Proposed.Event | undefined
+      let budgeted: RuntimeEvents.Event | undefined
       const at = yield* Clock.currentTimeMillis
       if (options.summarizer !== undefined) {
         const head = messagesOf(state, plan.head)
@@ -423,10 +423,10 @@ export const make = (deps: {
 
       const input = yield* prepareInput(sessionId, state, plan, prompt, dropped, settings, compactionRef)
       const summaryId = yield* ids.message
-      const records: Array<Proposed.Event> = [
+      const records: Array<RuntimeEvents.Event> = [
         ...contributed.failures.map((f) => pluginFailed(at, f, markerId)),
         ...contributed.contributions.map(
-          (c): Proposed.Event => ({
+          (c): RuntimeEvents.Event => ({
             _tag: "PluginContributed",
             at,
             plugin: c.plugin,
@@ -445,7 +445,7 @@ export const make = (deps: {
                 markerId,
                 stage: "prompt",
                 findings: promptKinds.map((kind) => ({ messageId: markerId, field: "prompt", kind })),
-              } satisfies Proposed.Event,
+              } satisfies RuntimeEvents.Event,
             ]
           : []),
         ...(input.inputFindings.length > 0
@@ -456,7 +456,7 @@ export const make = (deps: {
                 markerId,
                 stage: "summarizer-input",
                 findings: input.inputFindings,
-              } satisfies Proposed.Event,
+              } satisfies RuntimeEvents.Event,
             ]
           : []),
         ...input.pluginFailures.map((f) => pluginFailed(at, f, markerId)),
@@ -507,7 +507,7 @@ export const make = (deps: {
 
   type Attempt =
     | { readonly ok: true; readonly response: SummaryResponse }
-    | { readonly ok: false; readonly reason: Proposed.FallbackReason; readonly error: Message.MessageError }
+    | { readonly ok: false; readonly reason: RuntimeEvents.FallbackReason; readonly error: Message.MessageError }
 
   const callSummarizer = (summarizer: SummarizerShape, request: SummaryRequest): Effect.Effect<Attempt> =>
     Effect.suspend(() => summarizer.summarize(request)).pipe(
@@ -568,7 +568,7 @@ export const make = (deps: {
       let text: string
       let usage = Tokens.zero
       let finish = "stop"
-      let fallback: { readonly reason: Proposed.FallbackReason; readonly error?: Message.MessageError } | undefined
+      let fallback: { readonly reason: RuntimeEvents.FallbackReason; readonly error?: Message.MessageError } | undefined
       let failure: Message.MessageError | undefined
       if (summarizer === undefined) text = extractive()
       else if (input.tooLarge || (input.kept.length === 0 && input.head.length > 0)) {
@@ -643,11 +643,11 @@ export const make = (deps: {
       const redacted = redactText(text)
       const plugged = yield* pluginRedact(sessionId, "summary", [redacted.text])
       text = plugged.texts[0] ?? redacted.text
-      const findings: Array<Proposed.RedactionFinding> = [
+      const findings: Array<RuntimeEvents.RedactionFinding> = [
         ...redacted.kinds.map((kind) => ({ messageId: summaryId, field: "text", kind })),
         ...plugged.changed.map((c) => ({ messageId: summaryId, field: "text", kind: `plugin:${c.plugin}` })),
       ]
-      const records: Array<Proposed.Event> = [
+      const records: Array<RuntimeEvents.Event> = [
         ...(fallback === undefined
           ? []
           : [
@@ -657,10 +657,10 @@ export const make = (deps: {
                 markerId,
                 reason: fallback.reason,
                 ...(fallback.error === undefined ? {} : { error: fallback.error }),
-              } satisfies Proposed.Event,
+              } satisfies RuntimeEvents.Event,
             ]),
         ...(findings.length > 0
-          ? [{ _tag: "SecretsRedacted", at, markerId, stage: "summary", findings } satisfies Proposed.Event]
+          ? [{ _tag: "SecretsRedacted", at, markerId, stage: "summary", findings } satisfies RuntimeEvents.Event]
           : []),
         ...plugged.failures.map((f) => pluginFailed(at, f, markerId)),
       ]
@@ -723,7 +723,7 @@ export const make = (deps: {
         events: [
           ...verdict.failures.map((f) => pluginFailed(at, f, markerId)),
           ...verdict.verdicts.map(
-            (v): Proposed.Event => ({
+            (v): RuntimeEvents.Event => ({
               _tag: "PluginContributed",
               at,
               plugin: v.plugin,

@@ -40,7 +40,7 @@ import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, S
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
 import * as Plugins from "./Plugins.ts"
-import type * as Proposed from "./proposed-events.ts"
+import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 import { type Command, type Event, type ExecuteError, Sessions, type State } from "./Sessions.ts"
 import { Summarizer } from "./Summarizer.ts"
@@ -362,7 +362,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     ): Command => {
       if (!RuntimeState.mayAutoCompact(after, limit)) {
         if (after.suspended) return { _tag: "Record", events: [] }
-        const abandoned: Proposed.Event = {
+        const abandoned: RuntimeEvents.Event = {
           _tag: "CompactionAbandoned",
           at,
           messageId: overflow.messageId,

@@ -18,7 +18,7 @@
  */
 import { Message } from "@pivot/core"
 import { Cause, Duration, Effect, Exit, Option, Result, Schema, SchemaIssue } from "effect"
-import type { PluginHook } from "./proposed-events.ts"
+import type { PluginHook } from "./RuntimeEvents.ts"
 
 /** What a hook may answer: a value, a promise of one, or an Effect. */
 export type HookResult<A> = A | PromiseLike<A> | Effect.Effect<A, unknown>

@@ -4,11 +4,10 @@
  * after a restart), whether a finished compaction still owes its continue step, and the latest usage for the HUD.
  * A pure fold, O(1) per event.
  */
-import { Events, type Ids, Message, Tokens } from "@pivot/core"
-import type * as Proposed from "./proposed-events.ts"
+import { type Events, type Ids, Message, Tokens } from "@pivot/core"
 
-/** Any event of a session stream: core's and the runtime's proposed ones. */
-export type Event = Events.Event | Proposed.Event
+/** Any event of a session stream (core's catalog holds the runtime's events too). */
+export type Event = Events.Event
 
 /** The compaction in flight, as far as the runtime needs it to resume. */
 export interface InFlight {
@@ -189,6 +188,3 @@ export const fold = (events: Iterable<Event>, from: State = initial): State => {
  */
 export const mayAutoCompact = (state: State, limit: number): boolean =>
   healthy(state) || (!state.suspended && state.streak < limit)
-
-/** Whether an event is one of core's. */
-export const isCoreEvent = (event: Event): event is Events.Event => Object.hasOwn(Events.versions, event._tag)

@@ -21,7 +21,7 @@ import {
   type WrongExpectedVersion,
 } from "@pivot/store"
 import { Context, Effect, Layer, Result, Schema } from "effect"
-import * as Proposed from "./proposed-events.ts"
+import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
 /** Any event of a session stream. */
@@ -36,10 +36,10 @@ export interface State {
 /** The state of a stream with no events. */
 export const initialState: State = { session: Session.initialState, runtime: RuntimeState.initial }
 
-/** Records proposed (runtime) events as they are: facts the runtime observed, not decisions of core's Decider. */
+/** Records runtime events as they are: facts the runtime observed, not decisions of core's Decider. */
 export interface Record {
   readonly _tag: "Record"
-  readonly events: ReadonlyArray<Proposed.Event>
+  readonly events: ReadonlyArray<RuntimeEvents.Event>
 }
 
 /** A command `execute` accepts: one of core's, or a `Record` of runtime events. */
@@ -59,9 +59,7 @@ export interface Executed {
 
 /** Folds one event. */
 export const evolve = (state: State, event: Event): State => ({
-  session: RuntimeState.isCoreEvent(event)
-    ? Session.evolve(state.session, event)
-    : { ...state.session, version: state.session.version + 1 },
+  session: Session.evolve(state.session, event),
   runtime: RuntimeState.evolve(state.runtime, event),
 })
 
@@ -133,18 +131,10 @@ export type ExecuteError =
   | LoadError
   | ConcurrencyConflict
 
-const coreSchemas = Object.fromEntries(
+/** Core's event schemas, by type, for the store's upcasting decoder. */
+export const schemas: Upcast.Schemas = Object.fromEntries(
   Events.types.map((type) => [type, { version: Events.versions[type], schema: Events.schemas[type] }]),
 )
-const proposedSchemas = Object.fromEntries(
-  (Object.keys(Proposed.versions) as ReadonlyArray<Proposed.Type>).map((type) => [
-    type,
-    { version: Proposed.versions[type], schema: Proposed.schemas[type] },
-  ]),
-)
-
-/** Core's and the proposed events' schemas, by type, for the store's upcasting decoder. */
-export const schemas: Upcast.Schemas = { ...coreSchemas, ...proposedSchemas }
 
 const decodeRecorded = Upcast.makeDecoder({ schemas })
 
@@ -185,10 +175,12 @@ export const decodeEvent = (sessionId: string, recorded: RecordedEvent): Result.
 }
 
 /** Encodes an event for the store; `id` comes from the `Ids` service. */
-export const encodeEvent = (id: string, event: Event): NewEvent =>
-  RuntimeState.isCoreEvent(event)
-    ? { id, type: event._tag, version: Events.versions[event._tag], data: Events.encode(event) }
-    : { id, type: event._tag, version: Proposed.versions[event._tag], data: Proposed.encode(event) }
+export const encodeEvent = (id: string, event: Event): NewEvent => ({
+  id,
+  type: event._tag,
+  version: Events.versions[event._tag],
+  data: Events.encode(event),
+})
 
 /** Options of `Sessions.layer`. */
 export interface Options {

@@ -8,8 +8,8 @@ export * as Config from "./Config.ts"
 export * from "./ContextManager.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
-/** Events proposed for core's catalog. */
-export * as ProposedEvents from "./proposed-events.ts"
+/** The runtime's own events (defined in core's catalog). */
+export * as RuntimeEvents from "./RuntimeEvents.ts"
 /** The runtime's fold beside core's session state. */
 export * as RuntimeState from "./RuntimeState.ts"
 /** The command handler over the event store. */

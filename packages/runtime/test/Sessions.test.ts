@@ -242,7 +242,7 @@ describe("reading events", () => {
     expect(error).toMatchObject({ reason: "malformed", type: "UserMessageAdded" })
   })
 
-  it("given a runtime (proposed) event, then it decodes alongside core's", async () => {
+  it("given a runtime event, then it decodes alongside core's", async () => {
     const events = await runWith(
       Effect.gen(function* () {
         const sessions = yield* Sessions.Sessions
