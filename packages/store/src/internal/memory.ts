@@ -50,7 +50,8 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
         if (batch.success.length === 0) {
           return { streamVersion: current.length, position: current.at(-1)?.position ?? 0 } satisfies AppendResult
         }
-        const next = current.slice()
+        // Every event was validated above and nothing below can fail, so the stream grows in place (O(batch)).
+        const next = current
         for (const event of batch.success) {
           const recorded: Stored = {
             ...event,
