@@ -73,8 +73,22 @@ export interface StoreOptions {
   readonly pageSize?: number | undefined
 }
 
+/** Runs once when a SQL store opens, after its own migrations (e.g. to create read-model tables). */
+export type OnOpen = Sql.OnOpen
+
+/** Runs inside every non-empty append's transaction of a SQL store; a failure rolls the append back. */
+export type OnAppend = Sql.OnAppend
+
+/** Hooks that extend a SQL store inside its own connection and transactions, such as inline read models. */
+export interface SqlHooks {
+  /** Called once the store's schema is migrated and verified. */
+  readonly onOpen?: OnOpen | undefined
+  /** Called in each append's transaction with the events as recorded. */
+  readonly onAppend?: OnAppend | undefined
+}
+
 /** Options of `EventStore.layerSql`, the store over a `SqlClient` you provide. */
-export interface SqlStoreOptions extends StoreOptions {
+export interface SqlStoreOptions extends StoreOptions, SqlHooks {
   /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
   readonly pollInterval?: Duration.Input | undefined
   /** Skip migrations (a read-only database); the schema is still verified. */
@@ -82,7 +96,10 @@ export interface SqlStoreOptions extends StoreOptions {
 }
 
 /** Options of `EventStore.layerSqlite`: the SQLite client's options plus the store's. */
-export interface SqliteStoreOptions extends Omit<Sqlite.SqliteClientConfig, "transactionMode">, StoreOptions {
+export interface SqliteStoreOptions
+  extends Omit<Sqlite.SqliteClientConfig, "transactionMode">,
+    StoreOptions,
+    SqlHooks {
   /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
   readonly pollInterval?: Duration.Input | undefined
   /** Read the whole file with `PRAGMA quick_check` before opening it (slow for big files); default false. */
@@ -95,7 +112,7 @@ export interface SqliteStoreOptions extends Omit<Sqlite.SqliteClientConfig, "tra
 }
 
 /** Options of `EventStore.layerPostgres`: `@effect/sql-pg`'s pool options plus the store's. */
-export interface PostgresStoreOptions extends Omit<PgClient.PgPoolConfig, "url">, StoreOptions {
+export interface PostgresStoreOptions extends Omit<PgClient.PgPoolConfig, "url">, StoreOptions, SqlHooks {
   /** The connection URL, e.g. `postgres://user@127.0.0.1:5432/db`. */
   readonly url?: string | Redacted.Redacted | undefined
   /** The Postgres schema holding the tables (created if missing); default `public`. */
@@ -124,7 +141,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, integrityCheck, synchronous, ...client } = options
+        const { pageSize, pollInterval, integrityCheck, synchronous, onOpen, onAppend, ...client } = options
         const classify = Sql.classify(options.filename)
         yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
         // WAL is switched on only once the schema is verified: switching rewrites the header of a file we may refuse.
@@ -134,6 +151,8 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           pollInterval,
           readonly: options.readonly,
           path: options.filename,
+          onOpen,
+          onAppend,
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
         if (options.disableWAL !== true && options.readonly !== true) {
           yield* Effect.mapError(sql`PRAGMA journal_mode = WAL`, classify)
@@ -153,7 +172,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, schema = "public", url, ...pool } = options
+        const { pageSize, pollInterval, schema = "public", url, onOpen, onAppend, ...pool } = options
         if (!SCHEMA_NAME.test(schema)) {
           return yield* new StoreUnavailable({ reason: `invalid Postgres schema name ${JSON.stringify(schema)}` })
         }
@@ -176,7 +195,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           listen: (onNews) =>
             Effect.flatMap(pg.listen(channel), (queue) => Effect.forever(Effect.andThen(Queue.take(queue), onNews))),
         }
-        return yield* Sql.make({ pageSize, pollInterval: pollInterval ?? "1 second", notifier }).pipe(
+        return yield* Sql.make({ pageSize, pollInterval: pollInterval ?? "1 second", notifier, onOpen, onAppend }).pipe(
           Effect.provideService(SqlClient.SqlClient, pg),
         )
       }),

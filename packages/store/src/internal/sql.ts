@@ -4,7 +4,13 @@ import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "ef
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
-import { DuplicateEventId, StoreCorrupt, StoreUnavailable, WrongExpectedVersion } from "../StoreError.ts"
+import {
+  DuplicateEventId,
+  type MalformedEvent,
+  StoreCorrupt,
+  StoreUnavailable,
+  WrongExpectedVersion,
+} from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
@@ -17,6 +23,18 @@ export interface Notifier {
   readonly listen: (onNews: Effect.Effect<void>) => Effect.Effect<void, SqlError.SqlError, Scope.Scope>
 }
 
+/** Runs once when the store opens, after its own migrations (e.g. to create read-model tables). */
+export type OnOpen = (sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError.SqlError | Migrator.MigrationError>
+
+/**
+ * Runs inside every non-empty append's transaction, after its rows are written, with the events as a reader will see
+ * them; a failure rolls the whole append back (e.g. inline read models).
+ */
+export type OnAppend = (
+  sql: SqlClient.SqlClient,
+  events: ReadonlyArray<RecordedEvent>,
+) => Effect.Effect<void, SqlError.SqlError | MalformedEvent>
+
 /** Options of the SQL store. */
 export interface SqlStoreOptions {
   /** Rows per page for `readAll` and `subscribe`; default 1000. */
@@ -28,6 +46,8 @@ export interface SqlStoreOptions {
   /** The database's file name, for error messages. */
   readonly path?: string | undefined
   readonly notifier?: Notifier | undefined
+  readonly onOpen?: OnOpen | undefined
+  readonly onAppend?: OnAppend | undefined
 }
 
 interface EventRow {
@@ -131,6 +151,7 @@ export const make = (
           : toStoreError(error),
       ),
     )
+    if (options.onOpen !== undefined) yield* Effect.mapError(options.onOpen(sql), toStoreError)
 
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     // Postgres: one append at a time per schema, so positions are handed out in commit order and a reader that has
@@ -203,6 +224,7 @@ export const make = (
           }
           let position = 0
           let streamVersion = current.version
+          const positions = new Map<number, number>()
           for (const chunk of chunks(serialized)) {
             const rows = chunk.map((event) => ({
               event_id: event.id,
@@ -216,8 +238,29 @@ export const make = (
             }))
             const inserted = yield* sql<{
               readonly position: number | string
-            }>`INSERT INTO pivot_events ${sql.insert(rows as [(typeof rows)[0], ...typeof rows])} RETURNING position`
-            for (const row of inserted) position = Math.max(position, Number(row.position))
+              readonly stream_version: number | string
+            }>`INSERT INTO pivot_events ${sql.insert(rows as [(typeof rows)[0], ...typeof rows])} RETURNING position, stream_version`
+            for (const row of inserted) {
+              position = Math.max(position, Number(row.position))
+              positions.set(Number(row.stream_version), Number(row.position))
+            }
+          }
+          if (options.onAppend !== undefined) {
+            // The hook sees what a reader will read: payloads as parsed back from the stored JSON.
+            const recorded = serialized.map(
+              (event, i): RecordedEvent => ({
+                id: event.id,
+                type: event.type,
+                version: event.version,
+                data: JSON.parse(event.data),
+                metadata: event.metadata === null ? null : JSON.parse(event.metadata),
+                stream,
+                streamVersion: current.version + i + 1,
+                position: positions.get(current.version + i + 1) ?? 0,
+                recordedAt,
+              }),
+            )
+            yield* options.onAppend(sql, recorded)
           }
           if (options.notifier !== undefined) yield* options.notifier.publish(position)
           return { streamVersion, position } satisfies AppendResult
