@@ -55,3 +55,19 @@ describe("Seq", () => {
     )
   })
 })
+
+describe("PersistentMap sharing", () => {
+  it("two folds from the same empty initial state do not share a map (each extends its own newest version)", () => {
+    const initial = PersistentMap.empty<number, number>()
+    let a = initial
+    let b = initial
+    for (let i = 0; i < 1000; i++) {
+      a = a.set(i, i)
+      b = b.set(i, -i)
+    }
+    expect(a.get(999)).toBe(999)
+    expect(b.get(999)).toBe(-999)
+    expect(initial.size).toBe(0)
+    expect(initial.has(0)).toBe(false)
+  })
+})

@@ -64,6 +64,9 @@ export class PersistentMap<K, V> {
 
   /** A new version with the key set; this version is unchanged. */
   set(key: K, value: V): PersistentMap<K, V> {
+    // An empty version (typically a shared initial state) starts a map of its own: folds of different sessions from
+    // the same initial state must not share, or each step would reroot across the other session's versions.
+    if (this.size === 0) return new PersistentMap<K, V>(new Map([[key, value]]), 1)
     const map = this.reroot()
     const had = map.has(key)
     const previous = had ? (map.get(key) as V) : ABSENT
