@@ -118,7 +118,9 @@ export const runExample = async (options: ExampleOptions): Promise<ExampleResult
   try {
     for (const request of ["What is the answer in src/answer.ts?", "Make it 42.", "Is the README still right?"]) {
       log(`user: ${request}`)
-      const result = await pivot.run(async () => agent.generate(await pivot.user(request)))
+      // Record the message once: `run` may call the agent again after an overflow compaction (the turn is replayed).
+      const turn = await pivot.user(request)
+      const result = await pivot.run(() => agent.generate(turn))
       if (pivot.lastError() !== undefined) log(`  ⤷ provider error: ${pivot.lastError()?.error.name}`)
       answers.push(result.text)
       log(`assistant: ${result.text}`)

@@ -8,9 +8,10 @@
  * **Example**
  * ```ts
  * const pivot = yield* AiAgent.make({ sessionId: "ses_demo" })
- * const result = yield* Effect.promise(() =>
- *   pivot.run(async () => generateText({ model, tools, stopWhen: stepCountIs(20), ...pivot.settings, ...(await pivot.user("Fix the failing test")) })),
- * )
+ * const result = yield* Effect.promise(async () => {
+ *   const input = await pivot.user("Fix the failing test") // once: `run` may call again after a compaction
+ *   return pivot.run(() => generateText({ model, tools, stopWhen: stepCountIs(20), ...pivot.settings, ...input }))
+ * })
  * ```
  */
 import type { Message, Model } from "@pivot/core"

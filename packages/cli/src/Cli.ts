@@ -1,31 +1,30 @@
 /**
- * The `pivot` command line: a small dispatcher from `argv` to a command. `pivot help` (or no command) prints the
- * usage; an unknown command prints it to standard error and exits with 2.
+ * The `pivot` command line: a small dispatcher from `argv` to a command. `pivot help` prints the usage; no command
+ * or an unknown one prints it to standard error and exits with 2.
  */
 import { Exit, type Io, UsageError } from "./commands/Command.ts"
 import { all } from "./commands/index.ts"
 
 export type { Io } from "./commands/Command.ts"
 
-/** The usage text. */
+/** The usage text: each command's synopsis, with its summary on the next line. */
 export const usage = (): string => {
   const rows = all.map((command) => [`${command.name} ${command.args}`.trim(), command.summary] as const)
-  rows.push(["help", "show this help"])
-  const width = Math.max(...rows.map(([left]) => left.length))
+  rows.push(["help", "show this help (or `pivot <command> --help`)"])
   return [
     "pivot: an event-sourced context-window manager for LLM agents",
     "",
     "Usage: pivot <command> [options]",
     "",
     "Commands:",
-    ...rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`),
+    ...rows.flatMap(([synopsis, summary]) => [`  ${synopsis}`, `      ${summary}`]),
     "",
     "Exit codes: 0 success, 1 failure, 2 wrong usage.",
   ].join("\n")
 }
 
-/** Runs `pivot` with the arguments after the program name; answers the exit code. */
-export const run = (argv: ReadonlyArray<string>, io: Io): number => {
+/** Runs `pivot` with the arguments after the program name; answers the exit code once the command is done. */
+export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
   const [name, ...args] = argv
   if (name === "help" || name === "--help" || name === "-h") {
     io.out(usage())
@@ -45,7 +44,7 @@ export const run = (argv: ReadonlyArray<string>, io: Io): number => {
     return Exit.ok
   }
   try {
-    return command.run(args, io)
+    return await command.run(args, io)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     io.err(`pivot ${command.name}: ${error.message}\nUsage: pivot ${command.name} ${command.args}`)

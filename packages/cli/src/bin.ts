@@ -10,4 +10,4 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
   throw error
 })
-process.exitCode = run(process.argv.slice(2), processIo())
+process.exitCode = await run(process.argv.slice(2), processIo())

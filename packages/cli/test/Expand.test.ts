@@ -44,3 +44,18 @@ describe("expand", () => {
     expect(defaultStyle("bash")).toBe("log")
   })
 })
+
+describe("expand, diff style", () => {
+  it("given a described diff, then a unified diff of exactly that many lines, starting with the sample", () => {
+    const text = expand(
+      "bash",
+      { command: "git diff main...HEAD" },
+      { lines: 120, style: "diff", sample: "diff --git a/x b/x" },
+    )
+    const lines = text.split("\n")
+    expect(lines).toHaveLength(120)
+    expect(lines[0]).toBe("diff --git a/x b/x")
+    expect(lines.some((l) => /^@@ -\d+,\d+ \+\d+,\d+ @@$/.test(l))).toBe(true)
+    expect(lines.filter((l) => /^[ +-]/.test(l)).length).toBeGreaterThan(60)
+  })
+})

@@ -1,10 +1,13 @@
 /** The `pivot` executables as processes: the Node version guard, exit codes and the JSON-lines stream. */
 
 import { spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Events } from "@pivot/core"
 import { describe, expect, it } from "vitest"
+import { realExport, realSessionId, repoRoot } from "./support/audit.ts"
 
 const src = (file: string) => fileURLToPath(new URL(`../src/${file}`, import.meta.url))
 const exec = (node: string, file: string, ...args: Array<string>) =>
@@ -37,11 +40,41 @@ describe("bin", () => {
   })
 
   it("given demo --json, when bin.ts runs, then stdout is one decodable event per line", () => {
-    const result = exec(process.execPath, "bin.ts", "demo", "--json")
+    const dir = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-demo-"))
+    const result = exec(process.execPath, "bin.ts", "demo", "--json", "--db", path.join(dir, "demo.db"))
+    rmSync(dir, { recursive: true, force: true })
     expect(result.status).toBe(0)
     const lines = result.stdout.trimEnd().split("\n")
     expect(lines.length).toBeGreaterThan(50)
     expect(lines.at(-1)).toMatch(/^\{"_tag":/)
     for (const line of lines) expect(() => Events.decode(JSON.parse(line))).not.toThrow()
+  })
+
+  it("given the repository's node_modules/.bin/pivot (what npx pivot runs), then help works", () => {
+    const bin = path.join(repoRoot, "node_modules/.bin/pivot")
+    expect(existsSync(bin)).toBe(true)
+    const result = spawnSync(process.execPath, [bin, "help"], { encoding: "utf8" })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("import <export.json> [--db FILE]")
+  })
+
+  it("given no --db, when import and window run in a directory, then they use .pivot/pivot.db there", () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-"))
+    try {
+      const run = (...args: Array<string>) =>
+        spawnSync(process.execPath, [src("bin.ts"), ...args], { cwd, encoding: "utf8" })
+      const imported = run("import", realExport)
+      expect(imported.status).toBe(0)
+      expect(imported.stdout).toContain(`imported session ${realSessionId} into .pivot/pivot.db`)
+      expect(existsSync(path.join(cwd, ".pivot/pivot.db"))).toBe(true)
+      const window = run("window", "--session", realSessionId, "--format", "json")
+      expect(window.status).toBe(0)
+      expect(JSON.parse(window.stdout).messages.length).toBe(55)
+      const bad = run("window", "--session", "ses_nobody")
+      expect(bad.status).toBe(1)
+      expect(bad.stderr.trim().split("\n")).toHaveLength(1)
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
   })
 })

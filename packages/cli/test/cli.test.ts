@@ -13,46 +13,53 @@ const capture = () => {
 }
 
 describe("pivot", () => {
-  it("given help, then it prints the usage listing demo and exits 0", () => {
+  it("given help, then it prints the usage listing every command and exits 0", async () => {
     for (const name of ["help", "--help", "-h"]) {
       const { io, out, err } = capture()
-      expect(run([name], io)).toBe(0)
+      expect(await run([name], io)).toBe(0)
       expect(out.join("\n")).toBe(usage())
       expect(err).toEqual([])
     }
-    expect(usage()).toMatch(/^ {2}demo \[--example FILE\] \[--json\] {2}/m)
+    for (const synopsis of [
+      "demo",
+      "import <export.json> [--db FILE]",
+      "window <export.json | --db FILE --session ID> [--at VERSION] [--format text|json]",
+      "prune <export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json]",
+      "inspect <export.json | --db FILE --session ID> [--format text|json]",
+    ])
+      expect(usage()).toMatch(new RegExp(`^ {2}${synopsis.replace(/[[\]|.*?()]/g, "\\$&")}`, "m"))
   })
 
-  it("given an unknown command, then it prints the usage to stderr and exits 2", () => {
+  it("given an unknown command, then it prints the usage to stderr and exits 2", async () => {
     const { io, out, err } = capture()
-    expect(run(["frobnicate"], io)).toBe(2)
+    expect(await run(["frobnicate"], io)).toBe(2)
     expect(out).toEqual([])
     expect(err.join("\n")).toContain('unknown command "frobnicate"')
     expect(err.join("\n")).toContain("Usage: pivot <command>")
   })
 
-  it("given no command, then it prints the usage to stderr and exits 2", () => {
+  it("given no command, then it prints the usage to stderr and exits 2", async () => {
     const { io, err } = capture()
-    expect(run([], io)).toBe(2)
+    expect(await run([], io)).toBe(2)
     expect(err.join("\n")).toContain("Usage: pivot <command>")
   })
 
-  it("given an unknown option, then the command prints its usage and exits 2", () => {
+  it("given an unknown option, then the command prints its usage and exits 2", async () => {
     const { io, err } = capture()
-    expect(run(["demo", "--colour"], io)).toBe(2)
+    expect(await run(["demo", "--colour"], io)).toBe(2)
     expect(err.join("\n")).toContain("unknown argument: --colour")
     expect(err.join("\n")).toContain("Usage: pivot demo [--example FILE] [--json]")
   })
 
-  it("given --example without a value, then it is a usage error", () => {
+  it("given --example without a value, then it is a usage error", async () => {
     const { io, err } = capture()
-    expect(run(["demo", "--example"], io)).toBe(2)
+    expect(await run(["demo", "--example"], io)).toBe(2)
     expect(err.join("\n")).toContain("--example needs a value")
   })
 
-  it("given a command and --help, then it prints that command's usage and exits 0", () => {
+  it("given a command and --help, then it prints that command's usage and exits 0", async () => {
     const { io, out } = capture()
-    expect(run(["demo", "--help"], io)).toBe(0)
+    expect(await run(["demo", "--help"], io)).toBe(0)
     expect(out.join("\n")).toContain("Usage: pivot demo [--example FILE] [--json]")
   })
 })
@@ -63,6 +70,7 @@ describe("parseOptions", () => {
     expect(parseOptions(["--example", "a.json", "--json"], spec)).toEqual({
       values: { example: "a.json" },
       flags: new Set(["json"]),
+      positionals: [],
     })
     expect(parseOptions(["--example=b.json"], spec).values).toEqual({ example: "b.json" })
   })
@@ -70,5 +78,11 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["extra"], spec)).toThrow(UsageError)
     expect(() => parseOptions(["--nope"], spec)).toThrow(UsageError)
     expect(() => parseOptions(["--json=yes"], spec)).toThrow(UsageError)
+  })
+  it("takes as many positional arguments as the spec allows, in any position, and no dash-led ones", () => {
+    const one = { ...spec, positionals: 1 }
+    expect(parseOptions(["--json", "a.json"], one).positionals).toEqual(["a.json"])
+    expect(() => parseOptions(["a.json", "b.json"], one)).toThrow(UsageError)
+    expect(() => parseOptions(["-x"], one)).toThrow(UsageError)
   })
 })

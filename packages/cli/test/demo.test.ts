@@ -1,352 +1,301 @@
-/** `pivot demo`: the bundled example played through the core, the events it yields and the report a person reads. */
-
-import { Conversation, Events, Overflow, Render, Session, Tokens, Window } from "@pivot/core"
-import { describe, expect, it } from "vitest"
+/**
+ * `pivot demo`, in process, on a temporary SQLite file: the bundled session played by the scripted model through the
+ * AI SDK and pivot's runtime. What it stores, what it prints, and whether the replay commands it prints show exactly
+ * what the model was sent.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider"
+import { Events, type ModelMessage, Overflow, Session, Tokens, Window } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
+import { EventStore } from "@pivot/store"
+import { Effect, Result, Stream } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { run } from "../src/Cli.ts"
 import type { Io } from "../src/commands/Command.ts"
-import { MAX_COMPACTIONS_PER_TURN, NO_SUMMARY_LEFT, play } from "../src/demo/Driver.ts"
+import * as Demo from "../src/demo/Demo.ts"
 import * as Example from "../src/demo/Example.ts"
-import * as Story from "../src/demo/Story.ts"
-import { inputTokens } from "../src/demo/Usage.ts"
+import type { Logged } from "../src/demo/Narrator.ts"
+import { plain } from "../src/demo/Style.ts"
 
 type Event = Events.Event
 
 const example = Example.load(Example.bundledPath)
-const played = play(example)
-const { events } = played
-const trigger = Overflow.trigger(example.config, example.model.limits)!
-const settings = {
-  limits: example.model.limits,
-  config: example.config,
-  systemPromptTokens: example.systemPromptTokens,
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-demo-"))
+const db = path.join(dir, "demo.db")
+const lines: Array<string> = []
+let outcome: Demo.Outcome
+let stored: ReadonlyArray<{ readonly type: string; readonly stream: string; readonly event: Event }>
+
+/** Every event of the database, decoded as the runtime decodes them. */
+const readAll = (file: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const recorded = yield* Stream.runCollect(store.readAll())
+      return Array.from(recorded, (r) => {
+        const decoded = Sessions.decodeEvent(r.stream.replace(/^session-/, ""), r)
+        if (Result.isFailure(decoded)) throw decoded.failure
+        return { type: r.type, stream: r.stream, event: decoded.success }
+      })
+    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))),
+  )
+
+beforeAll(async () => {
+  outcome = await Demo.run({ example, db, out: (line) => lines.push(line), style: plain, width: 100 })
+  stored = await readAll(db)
+}, 60_000)
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const tags = () => outcome.events.map((l) => l.event._tag)
+const countOf = (tag: Event["_tag"]) => tags().filter((t) => t === tag).length
+const text = () => lines.join("\n")
+
+/** A model call as pivot recorded it: a step, or a refusal. */
+const isCall = (l: Logged) =>
+  (l.event._tag === "AssistantStepRecorded" && l.event.message.summary !== true) ||
+  l.event._tag === "ProviderErrorReported"
+
+/**
+ * A prompt reduced to what the model reads, so the provider-level prompt the scripted model received and pivot's
+ * rendered window can be compared: role, then each part's kind and content (system messages aside).
+ */
+type Canonical = ReadonlyArray<{ readonly role: string; readonly parts: ReadonlyArray<string> }>
+
+const part = (p: { readonly type: string } & Record<string, unknown>): string => {
+  switch (p.type) {
+    case "text":
+    case "reasoning":
+      return `${p.type}:${p.text as string}`
+    case "tool-call":
+      return `call:${p.toolCallId as string}:${p.toolName as string}:${JSON.stringify(p.input)}`
+    case "tool-result": {
+      const output = p.output as { readonly type: string; readonly value?: unknown }
+      return `result:${p.toolCallId as string}:${p.toolName as string}:${output.type}:${JSON.stringify(output.value)}`
+    }
+    default:
+      return p.type
+  }
 }
 
+const canonicalPrompt = (prompt: LanguageModelV4Prompt): Canonical =>
+  prompt.flatMap((m) => (m.role === "system" ? [] : [{ role: m.role, parts: m.content.map((p) => part(p as never)) }]))
+
+const canonicalWindow = (messages: ReadonlyArray<ModelMessage.ModelMessage>): Canonical =>
+  messages.flatMap((m) =>
+    m.role === "system"
+      ? []
+      : [
+          {
+            role: m.role,
+            parts: typeof m.content === "string" ? [`text:${m.content}`] : m.content.map((p) => part(p as never)),
+          },
+        ],
+  )
+
+/** The window at stream version `version`, folded from the stored events. */
+const windowAt = (version: number) =>
+  Window.render(Session.fold(outcome.events.filter((l) => l.version <= version).map((l) => l.event)).window).map(
+    (r) => r.message,
+  )
+
+/** The replay commands the demo printed: `[label, version]`. */
+const printedVersions = (): ReadonlyArray<number> =>
+  lines.flatMap((line) => {
+    const match = /npx pivot window --db (\S+) --session (\S+) --at (\d+)$/.exec(line.trim())
+    return match === null ? [] : [Number(match[3])]
+  })
+
+describe("given the bundled example, when the demo runs on a temporary SQLite file", () => {
+  it("then the session pivots at least twice, prunes at least once, continues, replays and waits", () => {
+    expect(countOf("SummaryFinished")).toBeGreaterThanOrEqual(2)
+    expect(countOf("PartCompacted")).toBeGreaterThanOrEqual(1)
+    expect(countOf("ContinueRequested")).toBeGreaterThanOrEqual(1)
+    expect(countOf("TurnReplayed")).toBeGreaterThanOrEqual(1)
+    expect(countOf("AutoContinueSkipped")).toBeGreaterThanOrEqual(1)
+    expect(countOf("SummaryFailed")).toBe(0)
+    expect(countOf("CompactionAbandoned")).toBe(0)
+    expect(outcome.error).toBeUndefined()
+  })
+
+  it("then every event in the database decodes, and the session's are the ones narrated, versions 1…n in order", () => {
+    const mine = stored.filter((s) => s.stream === Events.streamName(outcome.sessionId))
+    expect(mine.length).toBe(outcome.events.length)
+    expect(mine.map((s) => s.event)).toEqual(outcome.events.map((l) => l.event))
+    expect(outcome.events.map((l) => l.version)).toEqual(outcome.events.map((_, i) => i + 1))
+    for (const s of stored) expect(Events.decode(Events.encode(s.event))).toEqual(s.event)
+  })
+
+  it("then each model call is one recorded step or refusal, with the usage the scripted model measured", () => {
+    const calls = outcome.events.filter(isCall)
+    const received = outcome.model!.calls
+    expect(calls.length).toBe(received.length)
+    for (const [i, logged] of calls.entries()) {
+      const call = received[i]!
+      if (logged.event._tag === "ProviderErrorReported") {
+        expect(call.rejected).toBeDefined()
+        expect(logged.event.overflow).toBe(true)
+      } else if (logged.event._tag === "AssistantStepRecorded") {
+        expect(call.rejected).toBeUndefined()
+        expect(logged.event.message.tokens.input).toBe(call.inputTokens)
+        expect(logged.event.message.tokens.output).toBe(call.outputTokens)
+      }
+    }
+  })
+
+  it("then the usage is measured, not written: input tokens follow the prompt, and pivots shrink it", () => {
+    const received = outcome.model!.calls
+    for (const call of received) {
+      expect(call.inputTokens).toBeGreaterThan(Tokens.estimate(JSON.stringify(call.prompt)))
+      expect(call.inputTokens).toBeLessThan(Tokens.estimate(JSON.stringify(call.prompt)) + 2_000)
+    }
+    const trigger = Overflow.trigger(example.config, example.model.limits)!
+    for (const pivot of outcome.pivots.filter((p) => p.called)) {
+      const after = outcome.events.findIndex((l) => l.version === pivot.after + 1)
+      const index = outcome.events.filter(isCall).indexOf(outcome.events[after]!)
+      expect(received[index]!.inputTokens).toBeLessThan(trigger / 3)
+    }
+  })
+
+  it("then every printed replay version is the window a model call was sent, exactly", () => {
+    const versions = printedVersions()
+    expect(versions.length).toBe(2 * outcome.pivots.length)
+    const calls = outcome.events.filter(isCall)
+    let compared = 0
+    for (const version of versions) {
+      const next = outcome.events.find((l) => l.version === version + 1)
+      // The last pivot's "after" may be the window no call has been sent yet: the session's newest version.
+      if (next === undefined) {
+        expect(version).toBe(outcome.events.length)
+        continue
+      }
+      expect(isCall(next)).toBe(true)
+      const prompt = outcome.model!.calls[calls.indexOf(next)]!.prompt
+      expect(canonicalWindow(windowAt(version))).toEqual(canonicalPrompt(prompt))
+      compared++
+    }
+    expect(compared).toBeGreaterThanOrEqual(2 * outcome.pivots.length - 1)
+  })
+
+  it("then `pivot window` run with the printed arguments prints those same windows", async () => {
+    const calls = outcome.events.filter(isCall)
+    for (const version of printedVersions()) {
+      const printed = capture()
+      const code = await run(
+        ["window", "--db", db, "--session", outcome.sessionId, "--at", String(version), "--format", "json"],
+        printed.io,
+      )
+      expect(printed.err).toEqual([])
+      expect(code).toBe(0)
+      const shown = (JSON.parse(printed.out.join("\n")) as { messages: Array<{ message: ModelMessage.ModelMessage }> })
+        .messages
+      expect(canonicalWindow(shown.map((r) => r.message))).toEqual(canonicalWindow(windowAt(version)))
+      const next = outcome.events.find((l) => l.version === version + 1)
+      if (next !== undefined)
+        expect(canonicalWindow(shown.map((r) => r.message))).toEqual(
+          canonicalPrompt(outcome.model!.calls[calls.indexOf(next)]!.prompt),
+        )
+    }
+  })
+
+  it("then the output shows the usage bar, the prune, pivot, continue, replay and wait lines, and the commands", () => {
+    const out = text()
+    expect(out).toMatch(/^ {2}\[[#-]{20}\] +\d+% of usable 56,000 · +[\d,]+ tokens · /m)
+    expect(out).toMatch(/^ {2}✂ prune: \d+ old tool outputs? cleared, [\d,]+ tokens/m)
+    for (let n = 1; n <= outcome.pivots.length; n++)
+      expect(out).toMatch(new RegExp(`^ {2}◆ pivot ${n}: [\\d,]+ messages summarised, \\d+ kept verbatim`, "m"))
+    expect(out).toContain('  ↻ continue: "Continue if you have next steps')
+    expect(out).toContain("  ⟲ replay: the refused request is sent again after the summary")
+    expect(out).toContain("  ⏸ no continue message: the agent had finished its turn and waits for the user")
+    expect(out).toContain("  ✗ the provider refused the call: This model's maximum context length is 64000 tokens.")
+    expect(out).toContain("  ◇ pivot's extractive summary stands in: the compaction model failed")
+    expect(out).toContain(`    npx pivot inspect --db ${db} --session ${outcome.sessionId}`)
+    expect(out).not.toContain("\u001b[")
+    expect(lines.slice(-30).join("\n")).toMatch(/npx pivot window --db .* --at \d+/)
+  })
+
+  it("then its numbers are the events': prune tokens, pivot count, event count", () => {
+    const pruned = outcome.events.reduce((sum, l) => sum + (l.event._tag === "PartCompacted" ? l.event.tokens : 0), 0)
+    const prunes = lines.filter((l) => l.startsWith("  ✂ prune: "))
+    const printed = prunes.reduce(
+      (sum, l) => sum + Number(/cleared, ([\d,]+) tokens/.exec(l)![1]!.replace(/,/g, "")),
+      0,
+    )
+    expect(printed).toBe(pruned)
+    expect(lines.filter((l) => l.startsWith("  ◆ pivot ")).length).toBe(countOf("SummaryFinished"))
+    expect(text()).toContain(`· ${outcome.events.length} events`)
+    // Each step line's count is the usage pivot recorded for that call.
+    const steps = outcome.events.flatMap((l) =>
+      l.event._tag === "AssistantStepRecorded" && l.event.message.summary !== true
+        ? [Tokens.contextCount(l.event.message.tokens)]
+        : [],
+    )
+    const bars = lines.flatMap((l) => {
+      const match = /^ {2}\[[#-]{20}\] +\d+% of usable 56,000 · +([\d,]+) tokens/.exec(l)
+      return match === null ? [] : [Number(match[1]!.replace(/,/g, ""))]
+    })
+    expect(bars).toEqual(steps)
+  })
+
+  it("then lines fit a 100-column terminal", () => {
+    const long = lines.filter((l) => [...l].length > 100 && !l.includes("npx pivot"))
+    expect(long).toEqual([])
+  })
+
+  it("then a second run adds a fresh session to the same database and leaves the first intact", async () => {
+    const again = await Demo.run({ example, db, out: () => {}, style: plain, width: 100 })
+    expect(again.sessionId).not.toBe(outcome.sessionId)
+    expect(again.events.map((l) => l.event._tag)).toEqual(tags())
+    const all = await readAll(db)
+    expect(all.filter((s) => s.stream === Events.streamName(outcome.sessionId)).length).toBe(outcome.events.length)
+    expect(all.filter((s) => s.stream === Events.streamName(again.sessionId)).length).toBe(again.events.length)
+  }, 60_000)
+})
+
 /** An `Io` that records what a command writes. */
-const capture = (isTTY = false) => {
+const capture = (isTTY = false, env: Record<string, string> = {}) => {
   const out: Array<string> = []
   const err: Array<string> = []
-  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY, columns: undefined, env: {} }
+  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY, columns: undefined, env }
   return { io, out, err }
 }
 
-const tags = (list: ReadonlyArray<Event>) => list.map((event) => event._tag)
-const countOf = (tag: Event["_tag"], list: ReadonlyArray<Event> = events) => list.filter((e) => e._tag === tag).length
+describe("the demo command", () => {
+  const file = () => path.join(dir, `cmd-${Math.random().toString(36).slice(2)}.db`)
 
-describe("given the bundled example, when the demo plays it", () => {
-  it("then the session pivots at least twice and prunes at least once", () => {
-    expect(countOf("SummaryFinished")).toBeGreaterThanOrEqual(2)
-    expect(countOf("PartCompacted")).toBeGreaterThanOrEqual(1)
-    expect(countOf("SummaryFailed")).toBe(0)
-    expect(countOf("ProviderErrorReported")).toBe(0)
-  })
-
-  it("then every OverflowDetected is followed by a compaction that forms a pivot", () => {
-    const overflows = events.flatMap((event, i) => (event._tag === "OverflowDetected" ? [i] : []))
-    expect(overflows.length).toBeGreaterThanOrEqual(2)
-    for (const i of overflows) {
-      const [requested, started, finished] = events.slice(i + 1, i + 4)
-      expect(tags([requested!, started!, finished!])).toEqual([
-        "CompactionRequested",
-        "CompactionStarted",
-        "SummaryFinished",
-      ])
-      if (requested?._tag !== "CompactionRequested" || finished?._tag !== "SummaryFinished")
-        throw new Error("unreachable")
-      expect(finished.markerId).toBe(requested.marker.id)
-    }
-  })
-
-  it("then every overflow was real: the reported usage reached the trigger computed by the core", () => {
-    for (const event of events)
-      if (event._tag === "OverflowDetected") {
-        expect(event.trigger).toBe(trigger)
-        expect(event.tokens).toBeGreaterThanOrEqual(trigger)
-      }
-  })
-
-  it("then each call's reported input is the estimate of the rendered window before it plus the system prompt", () => {
-    let state = Session.initialState
-    let checked = 0
-    for (const event of events) {
-      if (event._tag === "AssistantStepRecorded") {
-        const rendered = JSON.stringify(Window.render(state.window).map((r) => r.message))
-        expect(event.message.tokens.input).toBe(Tokens.estimate(rendered) + example.systemPromptTokens)
-        checked++
-      }
-      state = Session.evolve(state, event)
-    }
-    expect(checked).toBeGreaterThan(40)
-  })
-
-  it("then the usage after each pivot is below the trigger, and so is the next call's", () => {
-    let state = Session.initialState
-    let afterPivot = false
-    let pivots = 0
-    for (const [i, event] of events.entries()) {
-      state = Session.evolve(state, event)
-      const next = events[i + 1]
-      // The window right after the pivot and its continue message: the input of the next call.
-      if (
-        (event._tag === "SummaryFinished" && next?._tag !== "ContinueRequested") ||
-        event._tag === "ContinueRequested"
-      ) {
-        expect(inputTokens(state.window, example.systemPromptTokens)).toBeLessThan(trigger)
-        afterPivot = true
-        pivots++
-      }
-      if (event._tag === "AssistantStepRecorded" && afterPivot) {
-        expect(Tokens.contextCount(event.message.tokens)).toBeLessThan(trigger)
-        afterPivot = false
-      }
-    }
-    expect(pivots).toBe(countOf("SummaryFinished"))
-  })
-
-  it("then the final window starts with the marker and the last summary", () => {
-    const [marker, summary] = Window.render(played.state.window)
-    expect(marker?.message).toEqual({ role: "user", content: [{ type: "text", text: Render.MARKER_TEXT }] })
-    const used = countOf("SummaryFinished")
-    expect(summary?.message).toEqual({
-      role: "assistant",
-      content: [{ type: "text", text: Example.summaryText(example.summaries[used - 1]!) }],
-    })
-  })
-
-  it("then the final window shows pruned outputs as cleared, and storage still holds them", () => {
-    const rendered = JSON.stringify(Window.render(played.state.window))
-    expect(rendered).toContain(Render.CLEARED_TEXT)
-    for (const event of events)
-      if (event._tag === "PartCompacted") {
-        const stored = Session.message(played.state, event.messageId)
-        const part = stored?.role === "assistant" ? stored.parts.find((p) => p.id === event.partId) : undefined
-        expect(part?.type === "tool" && part.state.status === "completed" && part.state.output.length).toBeGreaterThan(
-          0,
-        )
-      }
-  })
-
-  it("then a second play yields the same events: ids and time are deterministic", () => {
-    expect(play(example).events).toEqual(events)
-  })
-
-  it("then message and part ids sort in creation order", () => {
-    const messageIds = events.flatMap((event) => {
-      switch (event._tag) {
-        case "UserMessageAdded":
-        case "AssistantStepRecorded":
-        case "ContinueRequested":
-          return [event.message.id]
-        case "CompactionRequested":
-          return [event.marker.id]
-        default:
-          return []
-      }
-    })
-    expect(messageIds).toEqual([...messageIds].sort())
-    expect(new Set(messageIds).size).toBe(messageIds.length)
-    expect(messageIds[0]).toMatch(/^msg_\d{8}$/)
-  })
-
-  it("then the events alone rebuild the window and the stored conversation the driver ended with", () => {
-    const rebuilt = Session.fold(events)
-    expect(Window.render(rebuilt.window)).toEqual(Window.render(played.state.window))
-    expect(Conversation.messages(rebuilt.window.conversation)).toEqual(
-      Conversation.messages(played.state.window.conversation),
-    )
-  })
-})
-
-describe("the story read back from the events", () => {
-  const story = Story.read(events, settings)
-
-  it("counts what the events hold", () => {
-    expect(story.totals.events).toBe(events.length)
-    expect(story.totals.pivots).toBe(countOf("SummaryFinished"))
-    expect(story.totals.overflows).toBe(countOf("OverflowDetected"))
-    expect(story.totals.partsPruned).toBe(countOf("PartCompacted"))
-    expect(story.totals.tokensPruned).toBe(
-      events.reduce((sum, e) => sum + (e._tag === "PartCompacted" ? e.tokens : 0), 0),
-    )
-    expect(story.totals.calls).toBe(countOf("AssistantStepRecorded"))
-    expect(story.turns.map((t) => t.request)).toEqual(example.turns.map((t) => t.user))
-  })
-
-  it("gives each pivot sizes that shrink below the trigger", () => {
-    const pivots = story.turns.flatMap((t) => t.moments).filter((m) => m.kind === "pivot")
-    expect(pivots.length).toBe(countOf("SummaryFinished"))
-    for (const pivot of pivots) {
-      expect(pivot.before).toBeGreaterThanOrEqual(trigger)
-      expect(pivot.after).toBeLessThan(trigger)
-      expect(pivot.head).toBeGreaterThan(0)
-    }
-  })
-
-  it("gives each prune the tokens its PartCompacted events carry and a smaller next input", () => {
-    const prunes = story.turns.flatMap((t) => t.moments).filter((m) => m.kind === "prune")
-    expect(prunes.length).toBe(story.totals.prunes)
-    expect(prunes.reduce((sum, p) => sum + p.tokens, 0)).toBe(story.totals.tokensPruned)
-    for (const prune of prunes) expect(prune.after).toBeLessThan(prune.before)
-  })
-})
-
-describe("pivot demo output", () => {
-  it("given --json, then every line decodes with Events.decode, in order, to the played events", () => {
+  it("given --db, then it exits 0, leaves the database and prints the replay commands for it", async () => {
+    const target = file()
     const { io, out, err } = capture()
-    expect(run(["demo", "--json"], io)).toBe(0)
+    expect(await run(["demo", "--db", target], io)).toBe(0)
     expect(err).toEqual([])
-    expect(out.length).toBe(events.length)
-    expect(out.map((line) => Events.decode(JSON.parse(line)))).toEqual(events)
-  })
+    expect(fs.existsSync(target)).toBe(true)
+    expect(out.join("\n")).toMatch(
+      new RegExp(`npx pivot window --db ${target.replace(/[.]/g, "\\.")} --session ses_\\S+ --at \\d+`),
+    )
+  }, 60_000)
 
-  it("given no option, then the report shows usage bars, pivots, prunes and the final window, without colour", () => {
-    const { io, out } = capture()
-    expect(run(["demo"], io)).toBe(0)
-    const text = out.join("\n")
-    expect(text).toMatch(/\[[#-]{20}\]\s+\d+% of usable 56,000/)
-    expect(text).toContain("◆ pivot 1:")
-    expect(text).toContain("◆ pivot 2:")
-    expect(text).toContain("✂ prune: cleared")
-    expect(text).toContain("↻ continue:")
-    expect(text).toContain(Render.MARKER_TEXT)
-    expect(text).toContain(Render.CLEARED_TEXT)
-    expect(text).toContain(`${countOf("SummaryFinished")} pivots`)
-    expect(text).toContain(`${events.length.toLocaleString("en-US")} events`)
-    expect(text).not.toContain("\u001b[")
-  })
+  it("given --json, then every line is one of the session's events, decodable, in order", async () => {
+    const { io, out, err } = capture()
+    expect(await run(["demo", "--json", "--db", file()], io)).toBe(0)
+    expect(err).toEqual([])
+    const decoded = out.map((line) => Events.decode(JSON.parse(line)))
+    expect(decoded.map((e) => e._tag)).toEqual(tags())
+  }, 60_000)
 
-  it("given a terminal, then the report is coloured; NO_COLOR turns colour off", () => {
+  it("given a terminal, then the output is coloured; NO_COLOR turns colour off", async () => {
     const tty = capture(true)
-    run(["demo"], tty.io)
+    await run(["demo", "--db", file()], tty.io)
     expect(tty.out.join("\n")).toContain("\u001b[")
-    const noColor = capture(true)
-    run(["demo"], { ...noColor.io, env: { NO_COLOR: "1" } })
+    const noColor = capture(true, { NO_COLOR: "1" })
+    await run(["demo", "--db", file()], noColor.io)
     expect(noColor.out.join("\n")).not.toContain("\u001b[")
-  })
+  }, 60_000)
 
-  it("given a missing example file, then it explains and exits with 1", () => {
+  it("given a missing example file, then it explains and exits with 1", async () => {
     const { io, err } = capture()
-    expect(run(["demo", "--example", "/nonexistent/session.json"], io)).toBe(1)
+    expect(await run(["demo", "--example", "/nonexistent/session.json", "--db", file()], io)).toBe(1)
     expect(err.join("\n")).toContain("cannot read example /nonexistent/session.json")
-  })
-})
-
-/** A small example built in code, to drive the rarer paths. */
-const small = (overrides: Partial<Example.Example> = {}): Example.Example =>
-  Example.decode({
-    title: "small",
-    model: { providerId: "demo", modelId: "tiny", limits: { context: 10_000, output: 2_000 } },
-    systemPromptTokens: 500,
-    config: { prune: true },
-    summaries: [["## Objective", "- the small task"]],
-    turns: [
-      {
-        user: "read the big file",
-        steps: [
-          { tools: [{ tool: "read", input: { filePath: "src/a.ts" }, output: { lines: 400 } }] },
-          { tools: [{ tool: "read", input: { filePath: "src/b.ts" }, output: { lines: 400 } }] },
-          { text: "done" },
-        ],
-      },
-    ],
-    ...overrides,
-  })
-
-describe("the driver's rarer paths", () => {
-  const readStep = (filePath: string, lines: number) => ({
-    tools: [{ tool: "read", input: { filePath }, output: { lines } }],
-  })
-
-  it("given an overflow on the step that ends the turn, then the pivot has no continue: the agent waits", () => {
-    const ex = small({ turns: [{ user: "read everything", steps: [readStep("src/a.ts", 700), { text: "done" }] }] })
-    const { events: list } = play(ex)
-    expect(tags(list).slice(-4)).toEqual([
-      "OverflowDetected",
-      "CompactionRequested",
-      "CompactionStarted",
-      "SummaryFinished",
-    ])
-    expect(countOf("ContinueRequested", list)).toBe(0)
-    const story = Story.read(list, { limits: ex.model.limits, config: ex.config, systemPromptTokens: 500 })
-    const pivot = story.turns[0]?.moments.find((m) => m.kind === "pivot")
-    expect(pivot?.kind === "pivot" && pivot.resumed).toBe("wait")
-  })
-
-  it("given more overflows than canned summaries, then the extra compaction fails and forms no pivot", () => {
-    const ex = small({ summaries: [], turns: [{ user: "read", steps: [readStep("src/a.ts", 700), { text: "done" }] }] })
-    const { events: list } = play(ex)
-    expect(countOf("SummaryFailed", list)).toBe(1)
-    expect(countOf("SummaryFinished", list)).toBe(0)
-    const failed = list.find((e) => e._tag === "SummaryFailed")
-    expect(failed?._tag === "SummaryFailed" && failed.summary.error?.message).toBe(NO_SUMMARY_LEFT)
-  })
-
-  it("given a request larger than the context, then the provider rejects it and the turn is replayed after a pivot", () => {
-    const ex = small({
-      model: { providerId: "demo", modelId: "tiny", limits: { context: 20_000, output: 4_000 } },
-      turns: [
-        { user: "first", steps: [readStep("src/a.ts", 700), { text: "ok" }] },
-        { user: "second", steps: [readStep("src/b.ts", 1_100), { text: "read it" }] },
-      ],
-    })
-    const { events: list } = play(ex)
-    expect(countOf("ProviderErrorReported", list)).toBe(1)
-    const at = list.findIndex((e) => e._tag === "ProviderErrorReported")
-    expect(tags(list.slice(at, at + 6))).toEqual([
-      "ProviderErrorReported",
-      "OverflowDetected",
-      "CompactionRequested",
-      "CompactionStarted",
-      "SummaryFinished",
-      "TurnReplayed",
-    ])
-    // The replayed turn starts over: both steps run again, parented to the replayed message.
-    const replayed = list[at + 5]
-    if (replayed?._tag !== "TurnReplayed") throw new Error("expected TurnReplayed")
-    const again = list.slice(at + 6).filter((e) => e._tag === "AssistantStepRecorded")
-    expect(again.map((e) => e._tag === "AssistantStepRecorded" && e.message.parentId)).toEqual([
-      replayed.message.id,
-      replayed.message.id,
-    ])
-  })
-
-  it("given a system prompt larger than the context, then every request is rejected and compactions stay bounded", () => {
-    const ex = small({
-      systemPromptTokens: 12_000,
-      summaries: [["- a"], ["- b"], ["- c"], ["- d"], ["- e"]],
-      turns: [
-        { user: "hi", steps: [{ text: "hello" }] },
-        { user: "again", steps: [{ text: "hello" }] },
-      ],
-    })
-    const { events: list } = play(ex)
-    expect(countOf("AssistantStepRecorded", list)).toBe(0)
-    expect(countOf("CompactionRequested", list)).toBe(2 * MAX_COMPACTIONS_PER_TURN)
-    expect(countOf("ProviderErrorReported", list)).toBe(2 * (MAX_COMPACTIONS_PER_TURN + 1))
-  })
-})
-
-describe("the example file", () => {
-  it("given a tool call with both output and error, then decoding names the call", () => {
-    expect(() =>
-      small({
-        turns: [
-          { user: "u", steps: [{ tools: [{ tool: "bash", input: {}, output: "x", error: "y" }] }, { text: "t" }] },
-        ],
-      }),
-    ).toThrow(/turn 1, step 1, tool call 1 \(bash\)/)
-  })
-
-  it("given a turn whose last step calls tools, then decoding refuses it", () => {
-    expect(() =>
-      small({ turns: [{ user: "u", steps: [{ tools: [{ tool: "bash", input: {}, output: "x" }] }] }] }),
-    ).toThrow(/the last step of a turn/)
-  })
-
-  it("given input values written as lists of lines, then the tool receives them joined", () => {
-    expect(Example.toolInput({ filePath: "a", content: ["x", "y"], n: [1, 2] })).toEqual({
-      filePath: "a",
-      content: "x\ny",
-      n: [1, 2],
-    })
   })
 })

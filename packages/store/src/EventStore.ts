@@ -96,10 +96,7 @@ export interface SqlStoreOptions extends StoreOptions, SqlHooks {
 }
 
 /** Options of `EventStore.layerSqlite`: the SQLite client's options plus the store's. */
-export interface SqliteStoreOptions
-  extends Omit<Sqlite.SqliteClientConfig, "transactionMode">,
-    StoreOptions,
-    SqlHooks {
+export interface SqliteStoreOptions extends Omit<Sqlite.SqliteClientConfig, "transactionMode">, StoreOptions, SqlHooks {
   /** How often a caught-up subscription looks for events appended by other processes; default 100 ms. */
   readonly pollInterval?: Duration.Input | undefined
   /** Read the whole file with `PRAGMA quick_check` before opening it (slow for big files); default false. */

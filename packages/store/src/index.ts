@@ -9,15 +9,15 @@ export * from "./EventStore.ts"
 
 /** The store's typed failures. */
 export * from "./StoreError.ts"
-/** pivot's `SqlClient` over `node:sqlite`, shaped like `@effect/sql-sqlite-node`. */
-export * as SqliteClient from "./sqlite/SqliteClient.ts"
-/** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */
-export * as Upcast from "./Upcast.ts"
-/** The typed failures of reading a session: undecodable events, unknown sessions, versions out of range. */
-export * from "./session/SessionError.ts"
-/** A session's core events in the store: encoding, the upcasting decoder, read and append. */
-export * as SessionLog from "./session/SessionLog.ts"
 /** The SQL read models (window, usage, compactions, prune index, audit), inline, checkpointed and rebuildable. */
 export * as ReadModels from "./session/ReadModels.ts"
 /** Replay and time travel: `stateAt`, `windowAt`, `pivots`. */
 export * as Replay from "./session/Replay.ts"
+/** The typed failures of reading a session: undecodable events, unknown sessions, versions out of range. */
+export * from "./session/SessionError.ts"
+/** A session's core events in the store: encoding, the upcasting decoder, read and append. */
+export * as SessionLog from "./session/SessionLog.ts"
+/** pivot's `SqlClient` over `node:sqlite`, shaped like `@effect/sql-sqlite-node`. */
+export * as SqliteClient from "./sqlite/SqliteClient.ts"
+/** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */
+export * as Upcast from "./Upcast.ts"

@@ -1,6 +1,7 @@
 /**
- * What a `pivot` command is: a name, a one-line summary, its usage, and a function from arguments to an exit code.
- * Commands talk to the world only through `Io`, so tests run them without a terminal.
+ * What a `pivot` command is: a name, a one-line summary, its usage, and a function from arguments to an exit code
+ * (synchronous, or a promise for commands that read a database). Commands talk to the world only through `Io`, so
+ * tests run them without a terminal.
  */
 
 /** Where a command writes, and what it knows about the terminal. */
@@ -27,19 +28,35 @@ export interface Command {
   readonly args: string
   readonly summary: string
   /** Runs the command with the arguments after its name; answers the exit code. */
-  readonly run: (args: ReadonlyArray<string>, io: Io) => number
+  readonly run: (args: ReadonlyArray<string>, io: Io) => number | Promise<number>
 }
 
 /** Thrown by argument parsing: the command prints the message and its usage, and exits with `Exit.usage`. */
 export class UsageError extends Error {}
 
-/** Parses `--name value`, `--name=value` and boolean `--flag` options; anything else is a `UsageError`. */
-export const parseOptions = (
-  args: ReadonlyArray<string>,
-  spec: { readonly values: ReadonlyArray<string>; readonly flags: ReadonlyArray<string> },
-): { readonly values: Readonly<Record<string, string>>; readonly flags: ReadonlySet<string> } => {
+/** What `parseOptions` accepts: options taking a value, boolean flags, and how many positional arguments. */
+export interface OptionSpec {
+  readonly values: ReadonlyArray<string>
+  readonly flags: ReadonlyArray<string>
+  /** Positional arguments allowed (default 0). */
+  readonly positionals?: number | undefined
+}
+
+/** Parsed arguments. */
+export interface Options {
+  readonly values: Readonly<Record<string, string>>
+  readonly flags: ReadonlySet<string>
+  readonly positionals: ReadonlyArray<string>
+}
+
+/**
+ * Parses `--name value`, `--name=value`, boolean `--flag` options and up to `positionals` positional arguments;
+ * anything else is a `UsageError`.
+ */
+export const parseOptions = (args: ReadonlyArray<string>, spec: OptionSpec): Options => {
   const values: Record<string, string> = {}
   const flags = new Set<string>()
+  const positionals: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     const [name, inline] = arg.startsWith("--")
@@ -50,7 +67,8 @@ export const parseOptions = (
       const value = inline ?? args[++i]
       if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`)
       values[name] = value
-    } else throw new UsageError(`unknown argument: ${arg}`)
+    } else if (!arg.startsWith("-") && positionals.length < (spec.positionals ?? 0)) positionals.push(arg)
+    else throw new UsageError(`unknown argument: ${arg}`)
   }
-  return { values, flags }
+  return { values, flags, positionals }
 }

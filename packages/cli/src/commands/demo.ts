@@ -1,22 +1,23 @@
 /**
- * `pivot demo [--example FILE] [--json]`: plays an example coding session through the core and shows, turn by turn,
- * the context usage, each prune and pivot, then the final window; `--json` prints the events as JSON lines instead.
+ * `pivot demo [--example FILE] [--json] [--db FILE]`: a long coding-agent session through the AI SDK on pivot's
+ * runtime, stored in SQLite (`.pivot/demo.db` by default, a fresh session each run). The models are scripted, or an
+ * OpenAI-compatible endpoint when `PIVOT_BASE_URL` and `PIVOT_MODEL` are set. It shows each call's context usage,
+ * every prune, pivot and continue as it happens, and ends with the `pivot` commands that replay each pivot. `--json`
+ * prints the session's events as JSON lines instead.
  */
 import { Events } from "@pivot/core"
-import { play } from "../demo/Driver.ts"
+import { DEFAULT_DB, endpointFrom, run as runDemo } from "../demo/Demo.ts"
 import * as Example from "../demo/Example.ts"
-import * as Report from "../demo/Report.ts"
-import * as Story from "../demo/Story.ts"
-import { forOutput } from "../demo/Style.ts"
+import { forOutput, plain } from "../demo/Style.ts"
 import { type Command, Exit, parseOptions } from "./Command.ts"
 
 /** The `demo` command. */
 export const demo: Command = {
   name: "demo",
-  args: "[--example FILE] [--json]",
-  summary: "play an example coding session through the core: context usage, prunes, pivots, final window",
-  run: (args, io) => {
-    const options = parseOptions(args, { values: ["example"], flags: ["json"] })
+  args: "[--example FILE] [--json] [--db FILE]",
+  summary: "a coding-agent session on pivot through the AI SDK: usage, prunes, pivots, then the replay commands",
+  run: async (args, io) => {
+    const options = parseOptions(args, { values: ["example", "db"], flags: ["json"] })
     let example: Example.Example
     try {
       example = Example.load(options.values.example ?? Example.bundledPath)
@@ -24,18 +25,23 @@ export const demo: Command = {
       io.err(`pivot demo: ${(error as Error).message}`)
       return Exit.failure
     }
-    const { events } = play(example)
-    if (options.flags.has("json")) {
-      for (const event of events) io.out(JSON.stringify(Events.encode(event)))
-      return Exit.ok
+    const json = options.flags.has("json")
+    const endpoint = endpointFrom(io.env)
+    let outcome: Awaited<ReturnType<typeof runDemo>>
+    try {
+      outcome = await runDemo({
+        example,
+        db: options.values.db ?? DEFAULT_DB,
+        out: json ? () => {} : io.out,
+        style: json ? plain : forOutput(io.isTTY, io.env),
+        width: Math.max(60, Math.min(io.columns ?? 100, 120)),
+        endpoint,
+      })
+    } catch (error) {
+      io.err(`pivot demo: ${error instanceof Error ? error.message : String(error)}`)
+      return Exit.failure
     }
-    const story = Story.read(events, {
-      limits: example.model.limits,
-      config: example.config,
-      systemPromptTokens: example.systemPromptTokens,
-    })
-    const width = Math.max(60, Math.min(io.columns ?? 110, 140))
-    for (const line of Report.format(example, story, { style: forOutput(io.isTTY, io.env), width })) io.out(line)
-    return Exit.ok
+    if (json) for (const { event } of outcome.events) io.out(JSON.stringify(Events.encode(event)))
+    return outcome.error === undefined ? Exit.ok : Exit.failure
   },
 }

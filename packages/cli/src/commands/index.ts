@@ -1,6 +1,10 @@
-/** Every `pivot` command, in the order `pivot help` lists them. Later commands (import, window, prune, inspect) join here. */
+/** Every `pivot` command, in the order `pivot help` lists them. */
 import type { Command } from "./Command.ts"
 import { demo } from "./demo.ts"
+import { importCommand } from "./import.ts"
+import { inspect } from "./inspect.ts"
+import { prune } from "./prune.ts"
+import { window } from "./window.ts"
 
 /** The commands. */
-export const all: ReadonlyArray<Command> = [demo]
+export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect]

@@ -1,11 +1,11 @@
 /**
  * The example-session file the demo plays: a scripted coding-agent session written for people to read and edit.
  *
- * Shape (JSON): `title`, `model` (`providerId`, `modelId`, `limits`), `systemPromptTokens` (the fixed cost of the
- * system prompt and tool definitions on every call), `config` (the `compaction` settings), optional `pruneThresholds`
- * thresholds, `summaries` (what the scripted summariser answers, in order, each as a list of Markdown lines) and
- * `turns`: each a user request and the assistant steps that answer it. A step has optional `reasoning` and `text` and
- * the tool calls it made; a tool call has the tool's `input` and either an `output` or an `error`.
+ * Shape (JSON): `title`, `model` (`providerId`, `modelId`, `limits`), `system` (the agent's system prompt, as lines),
+ * `config` (the `compaction` settings), optional `pruneThresholds`, `summaries` (what the scripted compaction model
+ * answers, in order, each as a list of Markdown lines; once they run out the runtime's extractive fallback writes the
+ * summary) and `turns`: each a user request and the assistant steps that answer it. A step has optional `reasoning`
+ * and `text` and the tool calls it made; a tool call has the tool's `input` and either an `output` or an `error`.
  *
  * Two conveniences keep the file small and readable:
  * - an `output` may be `{ "lines": 1800, "sample": "…", "tail": "…" }`, expanded deterministically into that many
@@ -25,7 +25,7 @@ export const OutputSpec = Schema.Struct({
   lines: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)),
   sample: Schema.optionalKey(Schema.String),
   tail: Schema.optionalKey(Schema.String),
-  style: Schema.optionalKey(Schema.Literals(["code", "prose", "matches", "paths", "log", "tests"])),
+  style: Schema.optionalKey(Schema.Literals(["code", "prose", "matches", "paths", "log", "tests", "diff"])),
 })
 export type OutputSpec = typeof OutputSpec.Type
 
@@ -66,7 +66,7 @@ export const Example = Schema.Struct({
   title: Schema.String,
   notes: Schema.optionalKey(Schema.String),
   model: Schema.Struct({ providerId: Schema.String, modelId: Schema.String, limits: Model.ModelLimits }),
-  systemPromptTokens: Count,
+  system: Lines,
   config: Config.CompactionConfig,
   pruneThresholds: Schema.optionalKey(PruneThresholds),
   summaries: Schema.Array(Lines),
@@ -121,7 +121,7 @@ export const load = (path: string): Example => {
   }
 }
 
-/** A summary's Markdown text. */
+/** A summary's (or the system prompt's) text from its lines. */
 export const summaryText = (lines: ReadonlyArray<string>): string => lines.join("\n")
 
 /** A tool input as the tool receives it: lists of strings joined with newlines. */

@@ -1,7 +1,7 @@
 /**
  * Deterministic expansion of a described tool output (`{ lines, sample, tail, style }`) into realistic text: source
- * code for `read`, grep matches, file lists, test-runner and build logs. The same description always expands to the
- * same text (a PRNG seeded from the tool call), so the demo's token counts are reproducible.
+ * code for `read`, grep matches, file lists, test-runner and build logs, unified diffs. The same description always
+ * expands to the same text (a PRNG seeded from the tool call), so the demo's token counts are reproducible.
  */
 import type { OutputSpec } from "./Example.ts"
 
@@ -231,6 +231,22 @@ const filler = (style: Style, gen: Gen, flavour: ReadonlyArray<string>, count: n
         out.push(` ✓ ${spec} (${1 + gen.int(30)} tests) ${gen.int(400)}ms`)
         if (gen.next() < 0.3)
           out.push(`   ✓ ${gen.pick(pool)} > ${gen.pick(VERBS)}s the ${gen.pick(NOUNS)} ${gen.int(40)}ms`)
+        break
+      }
+      case "diff": {
+        const path = file()
+        const hex = () => (gen.int(0xfffffff) + 0x1000000).toString(16).slice(0, 7)
+        out.push(`diff --git a/${path} b/${path}`, `index ${hex()}..${hex()} 100644`, `--- a/${path}`, `+++ b/${path}`)
+        const hunks = 1 + gen.int(3)
+        for (let h = 0; h < hunks; h++) {
+          const at = 1 + gen.int(400)
+          const size = 4 + gen.int(12)
+          out.push(`@@ -${at},${size} +${at},${size + gen.int(6)} @@`)
+          for (let i = 0; i < size; i++) {
+            const mark = gen.next() < 0.55 ? " " : gen.next() < 0.75 ? "+" : "-"
+            out.push(`${mark}${code.statement("  ")}`)
+          }
+        }
         break
       }
       case "log":

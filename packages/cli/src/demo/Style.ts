@@ -1,6 +1,6 @@
 /**
- * Terminal styling for the report: ANSI colours when writing to a terminal, plain text otherwise, plus the small
- * formatting helpers (numbers, the usage bar, truncation) the report shares.
+ * Terminal styling for the demo's commentary: ANSI colours when writing to a terminal, plain text otherwise, plus the
+ * small formatting helpers (numbers, the usage bar, truncation) it shares.
  */
 
 /** Text decorations; each returns its input unchanged in plain mode. */
@@ -37,9 +37,6 @@ export const forOutput = (isTTY: boolean, env: Readonly<Record<string, string | 
 
 /** `12,345`. */
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
-
-/** `12.3k` for counts of a thousand and more. */
-export const short = (n: number): string => (n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : String(Math.round(n)))
 
 /** `[#####-----]`: `used` out of `total` in `width` cells, coloured by how full it is. */
 export const bar = (style: Style, used: number, total: number, width = 20): string => {

@@ -1,0 +1,259 @@
+/**
+ * `pivot inspect <export.json | --db FILE --session ID> [--format text|json]`: a session at a glance for an audit —
+ * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
+ * `--at` version to replay it), compactions that formed no pivot, the prune index, and context usage over time.
+ */
+import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
+import { Effect } from "effect"
+import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
+import { runProgram } from "./Program.ts"
+import { estimateTokens, type Opened, orCliError, parseFormat, parseSource, sourceSpec, withSession } from "./Source.ts"
+import { columns, countByType, excerpt, num, plural } from "./Text.ts"
+import { windowAt } from "./window.ts"
+
+/** One pivot as the audit shows it. */
+export interface PivotView {
+  readonly number: number
+  readonly markerId: string
+  readonly summaryId: string
+  readonly auto: boolean
+  readonly overflow: boolean
+  readonly status: string
+  /** Replay with `--at` this version to see the window right after the pivot. */
+  readonly at: number
+  /** Replay with `--at` this version to see the window just before it was requested. */
+  readonly before: number
+  /** Messages the summary replaced (sent to the summariser), oldest first. */
+  readonly summarised: ReadonlyArray<string>
+  /** Messages kept verbatim after the summary, oldest first. */
+  readonly kept: ReadonlyArray<string>
+  readonly tokensBefore: number | undefined
+  readonly tokensAfter: number | undefined
+  readonly model: string | undefined
+  readonly promptChars: number | undefined
+  readonly summaryTokens: number | undefined
+  readonly continuation: string | undefined
+}
+
+/** Everything `inspect` reports. */
+export interface Inspection {
+  readonly sessionId: string
+  readonly title: string | undefined
+  readonly source: string
+  readonly version: number
+  readonly events: Readonly<Record<string, number>>
+  readonly messages: { readonly user: number; readonly assistant: number }
+  readonly window: { readonly messages: number; readonly modelMessages: number; readonly tokens: number }
+  readonly pivots: ReadonlyArray<PivotView>
+  readonly otherCompactions: ReadonlyArray<{
+    readonly markerId: string
+    readonly status: string
+    readonly requestedVersion: number
+    readonly settledVersion: number | undefined
+    readonly error: string | undefined
+  }>
+  readonly pruned: {
+    readonly tokensFreed: number
+    readonly entries: ReadonlyArray<{
+      readonly version: number
+      readonly partId: string
+      readonly messageId: string
+      readonly tokens: number
+    }>
+  }
+  readonly usage: ReadonlyArray<{ readonly version: number; readonly messageId: string; readonly tokens: number }>
+}
+
+const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView => ({
+  number,
+  markerId: entry.markerId,
+  summaryId: entry.summaryId ?? "",
+  auto: entry.auto,
+  overflow: entry.overflow,
+  status: entry.status,
+  at: entry.settledVersion ?? entry.requestedVersion,
+  before: entry.requestedVersion - 1,
+  summarised: entry.plan?.head ?? [],
+  kept: entry.plan?.tail ?? [],
+  tokensBefore: entry.tokensBefore,
+  tokensAfter: entry.tokensAfter,
+  model: entry.model === undefined ? undefined : `${entry.model.providerId}/${entry.model.modelId}`,
+  // An imported compaction has no prompt: OpenCode does not store the prompt it sent.
+  promptChars: entry.prompt === undefined || entry.prompt === "" ? undefined : entry.prompt.length,
+  summaryTokens: entry.summaryTokens,
+  continuation: entry.continuation,
+})
+
+/** Builds the inspection from the log and the read models (or their folds when reading an export). */
+export const inspection = (opened: Opened) =>
+  Effect.gen(function* () {
+    const log = yield* opened.log
+    const events = log.map((l) => l.event)
+    let conversation = Conversation.initial
+    let history = CompactionHistory.initial
+    let pruned = PruneIndex.projection.initial
+    const usage: Array<{ version: number; messageId: string; tokens: number }> = []
+    for (const { event, meta } of log) {
+      conversation = Conversation.evolve(conversation, event)
+      history = CompactionHistory.evolve(history, event, meta.version)
+      pruned = PruneIndex.projection.evolve(pruned, event, meta)
+      if (event._tag === "AssistantStepRecorded" && event.message.summary !== true) {
+        const tokens = Tokens.contextCount(event.message.tokens)
+        if (tokens > 0) usage.push({ version: meta.version, messageId: event.message.id, tokens })
+      }
+    }
+    // A database answers from its read models; they must agree with the fold above (the tests check they do).
+    const entries =
+      opened.readModels === undefined
+        ? history.entries
+        : yield* orCliError(opened.readModels.compactions(opened.sessionId))
+    const prunedState =
+      opened.readModels === undefined ? pruned : yield* orCliError(opened.readModels.pruned(opened.sessionId))
+    const window = yield* windowAt(opened, opened.head)
+    const rendered = Render.render(window)
+    const pivots = CompactionHistory.pivots({ entries, lastCallTokens: undefined })
+    const started = events.find(
+      (e): e is Extract<Events.Event, { _tag: "SessionStarted" }> => e._tag === "SessionStarted",
+    )
+    const all = Conversation.messages(conversation)
+    const result: Inspection = {
+      sessionId: opened.sessionId,
+      title: started?.title,
+      source: opened.where,
+      version: opened.head,
+      events: Object.fromEntries(countByType(events)),
+      messages: {
+        user: all.filter((m) => m.role === "user").length,
+        assistant: all.filter((m) => m.role === "assistant").length,
+      },
+      window: { messages: window.length, modelMessages: rendered.length, tokens: estimateTokens(rendered) },
+      pivots: pivots.map((entry, i) => pivotView(entry, i + 1)),
+      otherCompactions: entries
+        .filter((e) => !pivots.includes(e))
+        .map((e) => ({
+          markerId: e.markerId,
+          status: e.status,
+          requestedVersion: e.requestedVersion,
+          settledVersion: e.settledVersion,
+          error: e.error,
+        })),
+      pruned: {
+        tokensFreed: prunedState.tokensFreed,
+        entries: prunedState.entries.map((e) => ({
+          version: e.version,
+          partId: e.partId,
+          messageId: e.messageId,
+          tokens: e.tokens,
+        })),
+      },
+      usage,
+    }
+    return result
+  })
+
+const span = (ids: ReadonlyArray<string>) =>
+  ids.length === 0 ? "" : ids.length === 1 ? ` (${ids[0]})` : ` (${ids[0]} … ${ids[ids.length - 1]})`
+
+const tokensChange = (before: number | undefined, after: number | undefined) =>
+  `tokens ${before === undefined ? "?" : num(before)} → ${after === undefined ? "? (no call since)" : num(after)}`
+
+/** The inspection as text. */
+export const formatText = (report: Inspection, width: number): Array<string> => {
+  const lines: Array<string> = []
+  const title = report.title === undefined ? "" : ` "${excerpt(report.title, 60)}"`
+  lines.push(
+    `session ${report.sessionId}${title} · ${report.source} · ${plural(report.version, "event")} · ` +
+      `${plural(report.messages.user + report.messages.assistant, "message")} ` +
+      `(${num(report.messages.user)} user, ${num(report.messages.assistant)} assistant)`,
+  )
+  lines.push(
+    `window now: ${plural(report.window.messages, "stored message")} → ` +
+      `${plural(report.window.modelMessages, "model message")} · ~${num(report.window.tokens)} tokens`,
+  )
+  lines.push("", "events")
+  lines.push(...columns(Object.entries(report.events).map(([type, n]) => [type, num(n).padStart(6)])))
+  lines.push("", report.pivots.length === 0 ? "pivots: none" : `pivots (${report.pivots.length})`)
+  for (const p of report.pivots) {
+    const kind = `${p.auto ? "auto" : "manual"}${p.overflow ? ", overflow" : ""}`
+    const then =
+      p.continuation === undefined ? "" : `, then ${p.continuation === "replay" ? "replayed the turn" : "continued"}`
+    lines.push(`  #${p.number} ${kind} · finished${then} · replay with --at ${p.at} (before it: --at ${p.before})`)
+    lines.push(
+      `     summarised ${plural(p.summarised.length, "message")}${span(p.summarised)} · ` +
+        `kept ${plural(p.kept.length, "message")}${span(p.kept)}`,
+    )
+    lines.push(`     ${tokensChange(p.tokensBefore, p.tokensAfter)} · marker ${p.markerId} · summary ${p.summaryId}`)
+    lines.push(
+      `     summariser ${p.model ?? "?"} · ${p.promptChars === undefined ? "prompt not recorded" : `prompt ${num(p.promptChars)} chars`} · ` +
+        `summary ${p.summaryTokens === undefined ? "?" : num(p.summaryTokens)} tokens`,
+    )
+  }
+  if (report.otherCompactions.length > 0) {
+    lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)
+    for (const c of report.otherCompactions)
+      lines.push(
+        `  ${c.markerId} ${c.status} (requested at version ${c.requestedVersion}` +
+          `${c.settledVersion === undefined ? "" : `, settled at ${c.settledVersion}`})` +
+          `${c.error === undefined ? "" : `: ${excerpt(c.error, 80)}`}`,
+      )
+  }
+  lines.push(
+    "",
+    report.pruned.entries.length === 0
+      ? "pruned outputs: none"
+      : `pruned outputs (${report.pruned.entries.length}, ~${num(report.pruned.tokensFreed)} tokens freed)`,
+  )
+  if (report.pruned.entries.length > 0)
+    lines.push(
+      ...columns([
+        ["version", "part", "message", "tokens"],
+        ...report.pruned.entries.map((e) => [String(e.version), e.partId, e.messageId, num(e.tokens)]),
+      ]),
+    )
+  lines.push(
+    "",
+    report.usage.length === 0
+      ? "usage over time: no model call reported usage"
+      : "usage over time (context tokens reported by each model call)",
+  )
+  const max = Math.max(1, ...report.usage.map((u) => u.tokens))
+  const pivotsAt = [...report.pivots]
+  const bar = Math.max(10, Math.min(40, width - 70))
+  const rows: Array<Array<string>> = []
+  for (const u of report.usage) {
+    while (pivotsAt.length > 0 && pivotsAt[0]!.at < u.version)
+      rows.push([`v${pivotsAt[0]!.at}`, `── pivot #${pivotsAt.shift()!.number}`, "", ""])
+    rows.push([
+      `v${u.version}`,
+      u.messageId,
+      num(u.tokens).padStart(9),
+      "█".repeat(Math.max(1, Math.round((u.tokens / max) * bar))),
+    ])
+  }
+  for (const p of pivotsAt) rows.push([`v${p.at}`, `── pivot #${p.number}`, "", ""])
+  lines.push(...columns(rows))
+  return lines
+}
+
+/** The `inspect` command. */
+export const inspect: Command = {
+  name: "inspect",
+  args: "<export.json | --db FILE --session ID> [--format text|json]",
+  summary: "events, pivots (what each summarised and kept, tokens before → after, --at to replay), prunes, usage",
+  run: (args, io) => {
+    const options = parseOptions(args, { ...sourceSpec, flags: [] })
+    const source = parseSource(options)
+    const format = parseFormat(options)
+    if (options.values.at !== undefined)
+      throw new UsageError("inspect shows the whole session; use window --at VERSION")
+    const program = withSession(source, (opened) =>
+      Effect.gen(function* () {
+        const report = yield* inspection(opened)
+        if (format === "json") io.out(JSON.stringify(report, null, 2))
+        else for (const line of formatText(report, io.columns ?? 120)) io.out(line)
+        return Exit.ok
+      }),
+    )
+    return runProgram("inspect", io, program)
+  },
+}

@@ -1,0 +1,892 @@
+/**
+ * The read side in SQL: core's projections of a session kept as tables next to the event log, on SQLite or
+ * PostgreSQL, through the store's own `SqlClient`.
+ *
+ * - `window`: one row per message the model sees, in order (the stored message as JSON);
+ * - `usage`: one row per session; `compactions`: one row per compaction; `pruned`: one row per pruned output;
+ * - `audit`: one row per (message, event) pair: the events each message came from.
+ *
+ * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
+ * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
+ * read model has a checkpoint per session (its name, projection version, stream version and position). A read first
+ * catches up with the log if its checkpoint is behind (events appended by a store without the hook) or its
+ * projection version changed (a bump forces a rebuild), and `rebuild` replays the log at any time. Rebuilt == inline
+ * == the pure fold: the property the tests check.
+ *
+ * **Example**
+ *
+ * ```ts
+ * const program = Effect.gen(function* () {
+ *   const readModels = yield* ReadModels.ReadModels
+ *   const window = yield* readModels.window("ses_1") // the stored messages the next model call sees
+ * }).pipe(Effect.provide(ReadModels.layerSqlite({ filename: ".pivot/pivot.db" })))
+ * ```
+ */
+import {
+  Audit,
+  CompactionHistory,
+  Conversation,
+  Events,
+  type Ids,
+  type Message,
+  type Projection,
+  PruneIndex,
+  Usage,
+  Window,
+} from "@pivot/core"
+import { Context, Effect, Layer } from "effect"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import type { RecordedEvent } from "../Event.ts"
+import {
+  EventStore,
+  type PostgresStoreOptions,
+  type SqlHooks,
+  type SqliteStoreOptions,
+  type SqlStoreOptions,
+} from "../EventStore.ts"
+import { classify } from "../internal/sql.ts"
+import { MalformedEvent, type ReadError } from "../StoreError.ts"
+import { UndecodableEvent, UnknownSession } from "./SessionError.ts"
+import * as SessionLog from "./SessionLog.ts"
+
+type Event = Events.Event
+type MessageId = Ids.MessageId
+type Meta = Projection.EventMeta
+
+// ---------------------------------------------------------------------------------------------------------------
+// The projections, folded together
+
+/** The state of every read model of one session. */
+export interface States {
+  readonly window: Window.State
+  readonly usage: Usage.State
+  readonly history: CompactionHistory.State
+  readonly pruned: PruneIndex.State
+  readonly audit: Audit.State
+}
+
+/** The read models of a session with no events. */
+export const initialStates: States = {
+  window: Audit.projection.initial.window,
+  usage: Usage.projection.initial,
+  history: CompactionHistory.projection.initial,
+  pruned: PruneIndex.projection.initial,
+  audit: Audit.projection.initial,
+}
+
+/**
+ * Folds one event into every read model. The window is the audit view's own window fold (`Audit` folds
+ * `Window.evolve`): one fold instead of two, and one line of versions of the conversation's persistent map, which a
+ * second fold from the same initial state would make reroot back and forth on every event.
+ */
+export const evolveStates = (states: States, event: Event, meta: Meta): States => {
+  const audit = Audit.projection.evolve(states.audit, event, meta)
+  return {
+    window: audit.window,
+    usage: Usage.projection.evolve(states.usage, event, meta),
+    history: CompactionHistory.projection.evolve(states.history, event, meta),
+    pruned: PruneIndex.projection.evolve(states.pruned, event, meta),
+    audit,
+  }
+}
+
+/** Folds a log into every read model (the pure fold the SQL tables must equal). */
+export const foldStates = (log: Iterable<SessionLog.Logged>, from: States = initialStates): States => {
+  let states = from
+  for (const { event, meta } of log) states = evolveStates(states, event, meta)
+  return states
+}
+
+/** One message of the audit view: a message the model sees and the ids of the events it came from. */
+export interface AuditEntry {
+  readonly message: Message.Message
+  readonly eventIds: ReadonlyArray<string>
+}
+
+// Window and conversation states hold persistent sequences: `length` and `buffer` are their public shape.
+const seqAt = <A>(seq: { readonly length: number; readonly buffer: ReadonlyArray<A> }, i: number): A => seq.buffer[i]!
+
+/** The messages whose stored form an event can change: the one it adds and the ones it names. */
+const touchedIds = (event: Event): Array<MessageId> => {
+  const ids: Array<MessageId> = []
+  const added = Conversation.addedMessage(event)
+  if (added !== undefined) ids.push(added.id)
+  const named = event as { readonly messageId?: unknown; readonly markerId?: unknown; readonly summaryId?: unknown }
+  for (const id of [named.messageId, named.markerId, named.summaryId])
+    if (typeof id === "string") ids.push(id as MessageId)
+  return ids
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tables
+
+const createTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE pivot_rm_checkpoints (
+  model TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  projection_version INTEGER NOT NULL,
+  stream_version INTEGER NOT NULL,
+  position BIGINT NOT NULL,
+  PRIMARY KEY (model, session_id)
+)`
+  yield* sql`CREATE TABLE pivot_rm_window (
+  session_id TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (session_id, ordinal)
+)`
+  yield* sql`CREATE INDEX pivot_rm_window_message ON pivot_rm_window (session_id, message_id)`
+  yield* sql`CREATE TABLE pivot_rm_usage (
+  session_id TEXT NOT NULL PRIMARY KEY,
+  calls INTEGER NOT NULL,
+  last_tokens DOUBLE PRECISION,
+  compacting INTEGER NOT NULL,
+  state TEXT NOT NULL
+)`
+  yield* sql`CREATE TABLE pivot_rm_compactions (
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  marker_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  requested_version INTEGER NOT NULL,
+  settled_version INTEGER,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+)`
+  // Replay finds the latest pivot at or before a version without reading every compaction.
+  yield* sql`CREATE INDEX pivot_rm_compactions_settled ON pivot_rm_compactions (session_id, settled_version)`
+  yield* sql`CREATE TABLE pivot_rm_pruned (
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  part_id TEXT NOT NULL,
+  tokens DOUBLE PRECISION NOT NULL,
+  event_id TEXT NOT NULL,
+  stream_version INTEGER NOT NULL,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+)`
+  yield* sql`CREATE TABLE pivot_rm_audit (
+  session_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  PRIMARY KEY (session_id, message_id, seq)
+)`
+})
+
+/** Creates the read-model tables (append-only migrations in their own table, `pivot_rm_migrations`). */
+export const migrate = Migrator.make({})({
+  table: "pivot_rm_migrations",
+  loader: Migrator.fromRecord({ "1_create_read_models": createTables }),
+})
+
+type Sql = SqlClient.SqlClient
+type Write = Effect.Effect<void, SqlError.SqlError>
+
+const CHUNK = 200
+
+const insertAll = (sql: Sql, table: string, rows: ReadonlyArray<Record<string, unknown>>): Write =>
+  Effect.gen(function* () {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const chunk = rows.slice(i, i + CHUNK)
+      yield* sql`INSERT INTO ${sql(table)} ${sql.insert(chunk as [Record<string, unknown>, ...Array<Record<string, unknown>>])}`
+    }
+  })
+
+const clearRows =
+  (table: string) =>
+  (sql: Sql, sessionId: string): Write =>
+    Effect.asVoid(sql`DELETE FROM ${sql(table)} WHERE session_id = ${sessionId}`)
+
+/** One read model as tables: how to clear a session's rows, write them all, and write what one event changed. */
+interface Model {
+  readonly name: string
+  readonly version: number
+  readonly clear: (sql: Sql, sessionId: string) => Write
+  readonly write: (sql: Sql, sessionId: string, states: States) => Write
+  readonly delta: (sql: Sql, sessionId: string, prev: States, next: States, event: Event, meta: Meta) => Write
+}
+
+const windowRows = (sessionId: string, state: Window.State, from: number) => {
+  const rows: Array<Record<string, unknown>> = []
+  for (let i = from; i < state.visible.length; i++) {
+    const id = seqAt(state.visible, i)
+    rows.push({
+      session_id: sessionId,
+      ordinal: i,
+      message_id: id,
+      message: JSON.stringify(Conversation.get(state.conversation, id)),
+    })
+  }
+  return rows
+}
+
+const windowModel: Model = {
+  name: Window.projection.name,
+  version: Window.projection.version,
+  clear: clearRows("pivot_rm_window"),
+  write: (sql, sessionId, states) => insertAll(sql, "pivot_rm_window", windowRows(sessionId, states.window, 0)),
+  delta: (sql, sessionId, prev, next, event) =>
+    Effect.gen(function* () {
+      const a = prev.window
+      const b = next.window
+      if (a === b) return
+      // A pivot replaces the window; anything else only appends to it or changes messages in place.
+      if (b.pivot !== a.pivot || b.visible.length < a.visible.length) {
+        yield* windowModel.clear(sql, sessionId)
+        return yield* windowModel.write(sql, sessionId, next)
+      }
+      yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, b, a.visible.length))
+      let accounted = b.visible.length > a.visible.length
+      for (const id of touchedIds(event)) {
+        const before = Conversation.get(a.conversation, id)
+        const after = Conversation.get(b.conversation, id)
+        if (before === undefined || after === undefined || before === after) continue
+        accounted = true
+        yield* sql`UPDATE pivot_rm_window SET message = ${JSON.stringify(after)} WHERE session_id = ${sessionId} AND message_id = ${id}`
+      }
+      // A message changed that the event does not name (a future event type): rewrite rather than guess.
+      if (!accounted && b.conversation.messages !== a.conversation.messages) {
+        yield* windowModel.clear(sql, sessionId)
+        yield* windowModel.write(sql, sessionId, next)
+      }
+    }),
+}
+
+const usageRow = (sessionId: string, state: Usage.State) => ({
+  session_id: sessionId,
+  calls: state.calls,
+  last_tokens: state.lastCall?.tokens ?? null,
+  compacting: state.compacting ? 1 : 0,
+  state: JSON.stringify(state),
+})
+
+const usageModel: Model = {
+  name: Usage.projection.name,
+  version: Usage.projection.version,
+  clear: clearRows("pivot_rm_usage"),
+  // A session whose usage never moved has no row, inline or rebuilt (reads answer the initial usage).
+  write: (sql, sessionId, states) =>
+    states.usage === Usage.projection.initial
+      ? Effect.void
+      : insertAll(sql, "pivot_rm_usage", [usageRow(sessionId, states.usage)]),
+  delta: (sql, sessionId, prev, next) =>
+    prev.usage === next.usage
+      ? Effect.void
+      : Effect.asVoid(
+          sql`INSERT INTO pivot_rm_usage ${sql.insert(usageRow(sessionId, next.usage))} ON CONFLICT (session_id) DO UPDATE SET calls = excluded.calls, last_tokens = excluded.last_tokens, compacting = excluded.compacting, state = excluded.state`,
+        ),
+}
+
+const compactionRow = (sessionId: string, seq: number, entry: CompactionHistory.Entry) => ({
+  session_id: sessionId,
+  seq,
+  marker_id: entry.markerId,
+  status: entry.status,
+  requested_version: entry.requestedVersion,
+  settled_version: entry.settledVersion ?? null,
+  entry: JSON.stringify(entry),
+})
+
+const historyModel: Model = {
+  name: CompactionHistory.projection.name,
+  version: CompactionHistory.projection.version,
+  clear: clearRows("pivot_rm_compactions"),
+  write: (sql, sessionId, states) =>
+    insertAll(
+      sql,
+      "pivot_rm_compactions",
+      states.history.entries.map((entry, seq) => compactionRow(sessionId, seq, entry)),
+    ),
+  delta: (sql, sessionId, prev, next) =>
+    Effect.gen(function* () {
+      const a = prev.history.entries
+      const b = next.history.entries
+      if (a === b) return
+      const added: Array<Record<string, unknown>> = []
+      for (let seq = 0; seq < b.length; seq++) {
+        const entry = b[seq]!
+        if (seq >= a.length) added.push(compactionRow(sessionId, seq, entry))
+        else if (a[seq] !== entry) {
+          const row = compactionRow(sessionId, seq, entry)
+          yield* sql`UPDATE pivot_rm_compactions SET marker_id = ${row.marker_id}, status = ${row.status}, requested_version = ${row.requested_version}, settled_version = ${row.settled_version}, entry = ${row.entry} WHERE session_id = ${sessionId} AND seq = ${seq}`
+        }
+      }
+      yield* insertAll(sql, "pivot_rm_compactions", added)
+    }),
+}
+
+const prunedRow = (sessionId: string, seq: number, entry: PruneIndex.Entry) => ({
+  session_id: sessionId,
+  seq,
+  message_id: entry.messageId,
+  part_id: entry.partId,
+  tokens: entry.tokens,
+  event_id: entry.eventId,
+  stream_version: entry.version,
+  entry: JSON.stringify(entry),
+})
+
+const prunedModel: Model = {
+  name: PruneIndex.projection.name,
+  version: PruneIndex.projection.version,
+  clear: clearRows("pivot_rm_pruned"),
+  write: (sql, sessionId, states) =>
+    insertAll(
+      sql,
+      "pivot_rm_pruned",
+      states.pruned.entries.map((entry, seq) => prunedRow(sessionId, seq, entry)),
+    ),
+  delta: (sql, sessionId, prev, next) => {
+    const a = prev.pruned.entries
+    const b = next.pruned.entries
+    if (a === b) return Effect.void
+    const added: Array<Record<string, unknown>> = []
+    for (let seq = a.length; seq < b.length; seq++) added.push(prunedRow(sessionId, seq, b[seq]!))
+    return insertAll(sql, "pivot_rm_pruned", added)
+  },
+}
+
+const auditRows = (sessionId: string, messageId: string, ids: ReadonlyArray<string>, from: number) => {
+  const rows: Array<Record<string, unknown>> = []
+  for (let seq = from; seq < ids.length; seq++)
+    rows.push({ session_id: sessionId, message_id: messageId, seq, event_id: ids[seq]! })
+  return rows
+}
+
+const auditModel: Model = {
+  name: Audit.projection.name,
+  version: Audit.projection.version,
+  clear: clearRows("pivot_rm_audit"),
+  write: (sql, sessionId, states) => {
+    const { sources, window } = states.audit
+    const order = window.conversation.order
+    const rows: Array<Record<string, unknown>> = []
+    for (let i = 0; i < order.length; i++) {
+      const id = seqAt(order, i)
+      rows.push(...auditRows(sessionId, id, sources.get(id) ?? [], 0))
+    }
+    return insertAll(sql, "pivot_rm_audit", rows)
+  },
+  delta: (sql, sessionId, prev, next, event) => {
+    const rows: Array<Record<string, unknown>> = []
+    for (const id of new Set(touchedIds(event))) {
+      const a = prev.audit.sources.get(id) ?? []
+      const b = next.audit.sources.get(id) ?? []
+      if (a !== b) rows.push(...auditRows(sessionId, id, b, a.length))
+    }
+    return insertAll(sql, "pivot_rm_audit", rows)
+  },
+}
+
+/** The read models, in the order they are written. */
+const models: ReadonlyArray<Model> = [windowModel, usageModel, historyModel, prunedModel, auditModel]
+
+/** The read models' names and projection versions. */
+export const names: ReadonlyArray<{ readonly name: string; readonly version: number }> = models.map((m) => ({
+  name: m.name,
+  version: m.version,
+}))
+
+// ---------------------------------------------------------------------------------------------------------------
+// Projecting a session's events
+
+/** Where one read model of one session stands. */
+export interface Checkpoint {
+  readonly model: string
+  readonly projectionVersion: number
+  /** The stream version folded so far. */
+  readonly streamVersion: number
+  /** The global position of the last event folded. */
+  readonly position: number
+}
+
+interface EventRow {
+  readonly position: number | string
+  readonly event_id: string
+  readonly stream: string
+  readonly stream_version: number | string
+  readonly type: string
+  readonly schema_version: number | string
+  readonly data: string
+  readonly metadata: string | null
+  readonly recorded_at: number | string
+}
+
+type ProjectError = SqlError.SqlError | UndecodableEvent
+
+const readRecorded = (sql: Sql, stream: string, from: number, to: number) =>
+  Effect.gen(function* () {
+    if (to < from) return []
+    const rows =
+      yield* sql<EventRow>`SELECT position, event_id, stream, stream_version, type, schema_version, data, metadata, recorded_at FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
+    const out: Array<RecordedEvent> = []
+    for (const row of rows) {
+      let data: unknown
+      try {
+        data = JSON.parse(row.data)
+      } catch {
+        return yield* new UndecodableEvent({
+          sessionId: SessionLog.sessionIdOf(stream) ?? stream,
+          streamVersion: Number(row.stream_version),
+          eventId: row.event_id,
+          type: row.type,
+          reason: "malformed",
+          detail: "its stored payload is not JSON",
+        })
+      }
+      out.push({
+        id: row.event_id,
+        type: row.type,
+        version: Number(row.schema_version),
+        data,
+        metadata: null,
+        stream: row.stream,
+        streamVersion: Number(row.stream_version),
+        position: Number(row.position),
+        recordedAt: Number(row.recorded_at),
+      })
+    }
+    return out
+  })
+
+const headOf = (sql: Sql, stream: string) =>
+  Effect.map(
+    sql<{
+      readonly stream_version: number | string
+    }>`SELECT stream_version FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1`,
+    (rows) => (rows[0] === undefined ? 0 : Number(rows[0].stream_version)),
+  )
+
+const checkpointsOf = (sql: Sql, sessionId: string) =>
+  Effect.map(
+    sql<{
+      readonly model: string
+      readonly projection_version: number | string
+      readonly stream_version: number | string
+      readonly position: number | string
+    }>`SELECT model, projection_version, stream_version, position FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`,
+    (rows) =>
+      new Map(
+        rows.map((row): [string, Checkpoint] => [
+          row.model,
+          {
+            model: row.model,
+            projectionVersion: Number(row.projection_version),
+            streamVersion: Number(row.stream_version),
+            position: Number(row.position),
+          },
+        ]),
+      ),
+  )
+
+const isCurrent = (checkpoints: ReadonlyMap<string, Checkpoint>, head: number) =>
+  models.every((m) => {
+    const cp = checkpoints.get(m.name)
+    return cp !== undefined && cp.projectionVersion === m.version && cp.streamVersion === head
+  })
+
+const saveCheckpoints = (sql: Sql, sessionId: string, streamVersion: number, position: number): Write =>
+  Effect.asVoid(
+    sql`INSERT INTO pivot_rm_checkpoints ${sql.insert(
+      models.map(
+        (m): Record<string, unknown> => ({
+          model: m.name,
+          session_id: sessionId,
+          projection_version: m.version,
+          stream_version: streamVersion,
+          position,
+        }),
+      ) as [Record<string, unknown>, ...Array<Record<string, unknown>>],
+    )} ON CONFLICT (model, session_id) DO UPDATE SET projection_version = excluded.projection_version, stream_version = excluded.stream_version, position = excluded.position`,
+  )
+
+// Postgres: the store's own append lock, so a catch-up or rebuild and an inline append never interleave (SQLite's
+// BEGIN IMMEDIATE already serialises them).
+const lock = (sql: Sql): Write =>
+  sql.onDialectOrElse({
+    pg: () => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'))`),
+    orElse: () => Effect.void,
+  })
+
+/** Options of the read models. */
+export interface Options extends SessionLog.DecoderOptions {
+  /** Sessions whose folded read models stay in memory between appends; default 100. */
+  readonly cacheSize?: number | undefined
+}
+
+/** Folds and writes a session's read models; holds the folded states of recent sessions (committed events only). */
+const makeProjector = (options: Options) => {
+  const decoder = SessionLog.makeDecoder(options)
+  const cacheSize = Math.max(1, options.cacheSize ?? 100)
+  const cache = new Map<string, { readonly version: number; readonly states: States }>()
+  const remember = (sessionId: string, version: number, states: States) => {
+    cache.delete(sessionId)
+    cache.set(sessionId, { version, states })
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
+  }
+
+  const decodeAll = (recorded: ReadonlyArray<RecordedEvent>) =>
+    Effect.fromResult(SessionLog.decodeAll(recorded, decoder))
+
+  /** The states at stream version `base`: from the cache, caught up with the log when another process wrote. */
+  const statesAt = (sql: Sql, sessionId: string, stream: string, base: number) =>
+    Effect.gen(function* () {
+      const cached = cache.get(sessionId)
+      const from = cached !== undefined && cached.version <= base ? cached : { version: 0, states: initialStates }
+      if (from.version === base) return from.states
+      return foldStates(yield* decodeAll(yield* readRecorded(sql, stream, from.version + 1, base)), from.states)
+    })
+
+  /**
+   * Projects `batch` (the session's events after stream version `base`, in order) inside the caller's transaction:
+   * read models whose checkpoint stands at `base` get only the rows that changed, the others are rewritten whole.
+   */
+  const project = (
+    sql: Sql,
+    sessionId: string,
+    base: number,
+    batch: ReadonlyArray<RecordedEvent>,
+  ): Effect.Effect<void, ProjectError> =>
+    Effect.gen(function* () {
+      const last = batch[batch.length - 1]
+      if (last === undefined) return
+      const stream = Events.streamName(sessionId)
+      const logged = yield* decodeAll(batch)
+      const checkpoints = yield* checkpointsOf(sql, sessionId)
+      let states = yield* statesAt(sql, sessionId, stream, base)
+      const fresh = models.map((m) => {
+        const cp = checkpoints.get(m.name)
+        return cp === undefined ? base === 0 : cp.projectionVersion === m.version && cp.streamVersion === base
+      })
+      for (const [i, m] of models.entries()) if (fresh[i] && !checkpoints.has(m.name)) yield* m.clear(sql, sessionId)
+      for (const { event, meta } of logged) {
+        const next = evolveStates(states, event, meta)
+        for (const [i, m] of models.entries()) if (fresh[i]) yield* m.delta(sql, sessionId, states, next, event, meta)
+        states = next
+      }
+      for (const [i, m] of models.entries())
+        if (!fresh[i]) {
+          yield* m.clear(sql, sessionId)
+          yield* m.write(sql, sessionId, states)
+        }
+      yield* saveCheckpoints(sql, sessionId, last.streamVersion, last.position)
+      const done = states
+      yield* sql.afterCommit(Effect.sync(() => remember(sessionId, last.streamVersion, done)))
+    })
+
+  /** Rewrites every read model of a session from its whole log, inside the caller's transaction. */
+  const rewrite = (sql: Sql, sessionId: string): Effect.Effect<number, ProjectError | UnknownSession> =>
+    Effect.gen(function* () {
+      const stream = Events.streamName(sessionId)
+      const head = yield* headOf(sql, stream)
+      if (head === 0) return yield* new UnknownSession({ sessionId })
+      const recorded = yield* readRecorded(sql, stream, 1, head)
+      const states = foldStates(yield* decodeAll(recorded))
+      for (const m of models) {
+        yield* m.clear(sql, sessionId)
+        yield* m.write(sql, sessionId, states)
+      }
+      yield* saveCheckpoints(sql, sessionId, head, recorded[recorded.length - 1]!.position)
+      yield* sql.afterCommit(Effect.sync(() => remember(sessionId, head, states)))
+      return head
+    })
+
+  /** The store hook: projects the session events of an append in its transaction. */
+  const onAppend = (
+    sql: Sql,
+    events: ReadonlyArray<RecordedEvent>,
+  ): Effect.Effect<void, SqlError.SqlError | MalformedEvent> => {
+    const first = events[0]
+    const sessionId = first === undefined ? undefined : SessionLog.sessionIdOf(first.stream)
+    if (first === undefined || sessionId === undefined) return Effect.void
+    return project(sql, sessionId, first.streamVersion - 1, events).pipe(
+      Effect.catchTag("UndecodableEvent", (error) =>
+        Effect.fail(
+          new MalformedEvent({
+            path: `${first.stream}@${error.streamVersion}`,
+            message: `the inline read models cannot fold it: ${error.message}`,
+          }),
+        ),
+      ),
+    )
+  }
+
+  return { project, rewrite, onAppend }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service
+
+/** Why a read-model query failed. */
+export type ReadModelError = ReadError | UndecodableEvent | UnknownSession
+
+/** The raw rows of a session's read models, for audits and for tests comparing inline and rebuilt tables. */
+export interface Tables {
+  readonly window: ReadonlyArray<unknown>
+  readonly usage: ReadonlyArray<unknown>
+  readonly compactions: ReadonlyArray<unknown>
+  readonly pruned: ReadonlyArray<unknown>
+  readonly audit: ReadonlyArray<unknown>
+  readonly checkpoints: ReadonlyArray<Checkpoint>
+}
+
+/** The read side's queries. Each first brings the session's read models up to date with its log. */
+export interface ReadModelsShape {
+  /** Catches the session's read models up with its log (a no-op when they are); answers its stream version. */
+  readonly sync: (sessionId: string) => Effect.Effect<number, ReadModelError>
+  /** The stored messages the next model call sees, in order. */
+  readonly window: (sessionId: string) => Effect.Effect<ReadonlyArray<Message.Message>, ReadModelError>
+  /** Context usage as folded from the log (turn it into tokens and a level with `Usage.report`). */
+  readonly usage: (sessionId: string) => Effect.Effect<Usage.State, ReadModelError>
+  /** Every compaction, oldest first. */
+  readonly compactions: (sessionId: string) => Effect.Effect<ReadonlyArray<CompactionHistory.Entry>, ReadModelError>
+  /** Every pruned tool output, oldest prune first, and the tokens they freed. */
+  readonly pruned: (sessionId: string) => Effect.Effect<PruneIndex.State, ReadModelError>
+  /** Each window message with the ids of the events it came from. */
+  readonly audit: (sessionId: string) => Effect.Effect<ReadonlyArray<AuditEntry>, ReadModelError>
+  /**
+   * The stream version to start the window fold from to get the window at `version`: where the oldest message kept
+   * by the latest pivot at or before `version` was added (1 when there is none). See `Replay.windowAt`.
+   */
+  readonly origin: (sessionId: string, version: number) => Effect.Effect<number, ReadModelError>
+  /** Replays the log into the read models of one session, or of every session; answers how many were rebuilt. */
+  readonly rebuild: (target: string | { readonly all: true }) => Effect.Effect<number, ReadModelError>
+  /** Every session in the store with its stream version. */
+  readonly sessions: Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
+  /** The raw rows and checkpoints of a session, as stored (no catching up). */
+  readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
+}
+
+/** The read models service. */
+export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
+
+const parse = <A>(text: string): A => JSON.parse(text) as A
+
+const makeService = (
+  sql: Sql,
+  projector: ReturnType<typeof makeProjector>,
+  path: string | undefined,
+): ReadModelsShape => {
+  const toStoreError = classify(path)
+  const query = <A>(effect: Effect.Effect<A, SqlError.SqlError | UndecodableEvent | UnknownSession>) =>
+    effect.pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
+
+  const sync = (sessionId: string) =>
+    query(
+      Effect.gen(function* () {
+        const stream = Events.streamName(sessionId)
+        const head = yield* headOf(sql, stream)
+        if (head === 0) return yield* new UnknownSession({ sessionId })
+        if (isCurrent(yield* checkpointsOf(sql, sessionId), head)) return head
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* lock(sql)
+            const now = yield* headOf(sql, stream)
+            const checkpoints = yield* checkpointsOf(sql, sessionId)
+            if (isCurrent(checkpoints, now)) return now
+            const base = Math.min(
+              ...models.map((m) => {
+                const cp = checkpoints.get(m.name)
+                return cp !== undefined && cp.projectionVersion === m.version ? Math.min(cp.streamVersion, now) : 0
+              }),
+            )
+            yield* projector.project(sql, sessionId, base, yield* readRecorded(sql, stream, base + 1, now))
+            return now
+          }),
+        )
+      }),
+    ).pipe(Effect.withSpan("ReadModels.sync"))
+
+  const synced = <A>(sessionId: string, read: Effect.Effect<A, SqlError.SqlError>) =>
+    Effect.andThen(sync(sessionId), query(read))
+
+  const rebuildOne = (sessionId: string) =>
+    query(sql.withTransaction(Effect.andThen(lock(sql), projector.rewrite(sql, sessionId))))
+
+  const sessions = query(
+    sql<{
+      readonly stream: string
+      readonly version: number | string
+    }>`SELECT stream, MAX(stream_version) AS version FROM pivot_events WHERE stream LIKE 'session-%' GROUP BY stream ORDER BY stream`,
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map((row) => ({ sessionId: SessionLog.sessionIdOf(row.stream)!, version: Number(row.version) })),
+    ),
+  ) as Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
+
+  return {
+    sync,
+    window: (sessionId) =>
+      synced(
+        sessionId,
+        Effect.map(
+          sql<{
+            readonly message: string
+          }>`SELECT message FROM pivot_rm_window WHERE session_id = ${sessionId} ORDER BY ordinal`,
+          (rows) => rows.map((row) => parse<Message.Message>(row.message)),
+        ),
+      ),
+    usage: (sessionId) =>
+      synced(
+        sessionId,
+        Effect.map(
+          sql<{ readonly state: string }>`SELECT state FROM pivot_rm_usage WHERE session_id = ${sessionId}`,
+          (rows) => (rows[0] === undefined ? Usage.initial : parse<Usage.State>(rows[0].state)),
+        ),
+      ),
+    compactions: (sessionId) =>
+      synced(
+        sessionId,
+        Effect.map(
+          sql<{
+            readonly entry: string
+          }>`SELECT entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} ORDER BY seq`,
+          (rows) => rows.map((row) => parse<CompactionHistory.Entry>(row.entry)),
+        ),
+      ),
+    pruned: (sessionId) =>
+      synced(
+        sessionId,
+        Effect.map(
+          sql<{
+            readonly entry: string
+          }>`SELECT entry FROM pivot_rm_pruned WHERE session_id = ${sessionId} ORDER BY seq`,
+          (rows) => {
+            const entries = rows.map((row) => parse<PruneIndex.Entry>(row.entry))
+            let tokensFreed = 0
+            for (const entry of entries) tokensFreed += entry.tokens
+            return { entries, tokensFreed }
+          },
+        ),
+      ),
+    audit: (sessionId) =>
+      synced(
+        sessionId,
+        Effect.map(
+          sql<{
+            readonly ordinal: number | string
+            readonly message: string
+            readonly event_id: string | null
+          }>`SELECT w.ordinal, w.message, a.event_id FROM pivot_rm_window w LEFT JOIN pivot_rm_audit a ON a.session_id = w.session_id AND a.message_id = w.message_id WHERE w.session_id = ${sessionId} ORDER BY w.ordinal, a.seq`,
+          (rows) => {
+            const out: Array<{ message: Message.Message; eventIds: Array<string> }> = []
+            let ordinal: number | undefined
+            for (const row of rows) {
+              if (Number(row.ordinal) !== ordinal) {
+                ordinal = Number(row.ordinal)
+                out.push({ message: parse<Message.Message>(row.message), eventIds: [] })
+              }
+              if (row.event_id !== null) out[out.length - 1]!.eventIds.push(row.event_id)
+            }
+            return out
+          },
+        ),
+      ),
+    origin: (sessionId, version) =>
+      synced(
+        sessionId,
+        Effect.gen(function* () {
+          const pivot = yield* sql<{
+            readonly entry: string
+          }>`SELECT entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} AND status IN ('finished', 'continued') AND settled_version IS NOT NULL AND settled_version <= ${version} ORDER BY settled_version DESC LIMIT 1`
+          const entry = pivot[0] === undefined ? undefined : parse<CompactionHistory.Entry>(pivot[0].entry)
+          if (entry === undefined) return 1
+          // Where each kept message was added: the event of its first audit row.
+          const ids = [...new Set([entry.markerId, ...(entry.plan?.tail ?? [])])]
+          let origin = Number.POSITIVE_INFINITY
+          let found = 0
+          for (let i = 0; i < ids.length; i += CHUNK) {
+            const rows = yield* sql<{
+              readonly v: number | string
+            }>`SELECT e.stream_version AS v FROM pivot_rm_audit a JOIN pivot_events e ON e.event_id = a.event_id WHERE a.session_id = ${sessionId} AND a.seq = 0 AND ${sql.in("a.message_id", ids.slice(i, i + CHUNK))}`
+            for (const row of rows) origin = Math.min(origin, Number(row.v))
+            found += rows.length
+          }
+          return found === ids.length ? origin : 1
+        }),
+      ),
+    rebuild: (target) =>
+      Effect.gen(function* () {
+        if (typeof target === "string") {
+          yield* rebuildOne(target)
+          return 1
+        }
+        const all = yield* sessions
+        for (const { sessionId } of all) yield* rebuildOne(sessionId)
+        return all.length
+      }).pipe(Effect.withSpan("ReadModels.rebuild")),
+    sessions,
+    tables: (sessionId) =>
+      query(
+        Effect.gen(function* () {
+          const window =
+            yield* sql`SELECT ordinal, message_id, message FROM pivot_rm_window WHERE session_id = ${sessionId} ORDER BY ordinal`
+          const usage =
+            yield* sql`SELECT calls, last_tokens, compacting, state FROM pivot_rm_usage WHERE session_id = ${sessionId}`
+          const compactions =
+            yield* sql`SELECT seq, marker_id, status, requested_version, settled_version, entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} ORDER BY seq`
+          const pruned =
+            yield* sql`SELECT seq, message_id, part_id, tokens, event_id, stream_version, entry FROM pivot_rm_pruned WHERE session_id = ${sessionId} ORDER BY seq`
+          const audit =
+            yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
+          const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
+            a.model.localeCompare(b.model),
+          )
+          return { window, usage, compactions, pruned, audit, checkpoints }
+        }),
+      ) as Effect.Effect<Tables, ReadError>,
+  }
+}
+
+/**
+ * The read models over a store layer built with the given hooks: the store projects inline on every append, and
+ * the service queries the same connection.
+ */
+const withStore = <E, R>(
+  options: Options & { readonly readonly?: boolean | undefined; readonly path?: string | undefined },
+  store: (hooks: SqlHooks) => Layer.Layer<EventStore, E, R>,
+): Layer.Layer<ReadModels | EventStore, E, R> =>
+  Layer.unwrap(
+    Effect.sync(() => {
+      const projector = makeProjector(options)
+      let client: Sql | undefined
+      const hooks: SqlHooks = {
+        onOpen: (sql) => {
+          client = sql
+          return options.readonly === true
+            ? Effect.void
+            : Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql))
+        },
+        onAppend: projector.onAppend,
+      }
+      const service = Layer.effect(
+        ReadModels,
+        Effect.gen(function* () {
+          yield* EventStore // built first: its `onOpen` hands over the connection
+          if (client === undefined) return yield* Effect.die(new Error("ReadModels: the store did not open"))
+          return makeService(client, projector, options.path)
+        }),
+      )
+      return Layer.provideMerge(service, store(hooks))
+    }),
+  )
+
+/** The SQLite event store with inline read models (see `EventStore.layerSqlite` for the options). */
+export const layerSqlite = (options: SqliteStoreOptions & Options): Layer.Layer<ReadModels | EventStore, ReadError> =>
+  withStore({ ...options, path: options.filename }, (hooks) => EventStore.layerSqlite({ ...options, ...hooks }))
+
+/** The PostgreSQL event store with inline read models (see `EventStore.layerPostgres` for the options). */
+export const layerPostgres = (
+  options: PostgresStoreOptions & Options,
+): Layer.Layer<ReadModels | EventStore, ReadError> =>
+  withStore(options, (hooks) => EventStore.layerPostgres({ ...options, ...hooks }))
+
+/** The store over the `SqlClient` provided, with inline read models. */
+export const layerSql = (
+  options: SqlStoreOptions & Options = {},
+): Layer.Layer<ReadModels | EventStore, ReadError, SqlClient.SqlClient> =>
+  withStore(options, (hooks) => EventStore.layerSql({ ...options, ...hooks }))

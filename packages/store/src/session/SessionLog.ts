@@ -1,0 +1,187 @@
+/**
+ * A session's events in the event store: core events ↔ stored events. Writing stamps each event with its type and
+ * schema version (`Events.versions`); reading upcasts older versions and decodes with `Events.schemas`, built
+ * generically over core's catalog, so a new core event type is picked up without a change here. An event this
+ * program cannot read is an `UndecodableEvent`, never a crash.
+ *
+ * **Example**
+ *
+ * ```ts
+ * const program = Effect.gen(function* () {
+ *   yield* SessionLog.append("ses_1", "no-stream", [{ id: "evt_1", event: started }])
+ *   const log = yield* SessionLog.read("ses_1") // [{ event, meta: { id: "evt_1", version: 1 } }]
+ * }).pipe(Effect.provide(EventStore.layerMemory()))
+ * ```
+ */
+import { Events, Ids, type Projection } from "@pivot/core"
+import { Effect, Result } from "effect"
+import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
+import { EventStore } from "../EventStore.ts"
+import type { AppendError, ReadError } from "../StoreError.ts"
+import * as Upcast from "../Upcast.ts"
+import { UndecodableEvent, type UndecodableReason } from "./SessionError.ts"
+
+type Event = Events.Event
+
+/** A session event with where it sits in its stream: its id and stream version (1 for the first). */
+export interface Logged {
+  readonly event: Event
+  readonly meta: Projection.EventMeta
+}
+
+/** The prefix of every session stream (`Events.streamName`). */
+export const STREAM_PREFIX = "session-"
+
+/** The session id of a session stream's name; `undefined` for any other stream. */
+export const sessionIdOf = (stream: string): string | undefined =>
+  stream.startsWith(STREAM_PREFIX) ? stream.slice(STREAM_PREFIX.length) : undefined
+
+/** Core's schemas by event type, with their current versions: what the store's upcasting decoder needs. */
+export const coreSchemas: Upcast.Schemas = Object.fromEntries(
+  Events.types.map((type) => [type, { version: Events.versions[type], schema: Events.schemas[type] }]),
+)
+
+/** How to read stored events. */
+export interface DecoderOptions {
+  /** Lift older schema versions of core events to the current ones. */
+  readonly upcasters?: ReadonlyArray<Upcast.Upcaster> | undefined
+  /**
+   * Event types other components store in session streams (e.g. the runtime's): validated, then skipped, since
+   * core's folds do not read them. Any other unknown type is an `UndecodableEvent`.
+   */
+  readonly foreign?: Upcast.Schemas | undefined
+}
+
+/** Decodes one recorded event: the core event, `undefined` for a foreign one, or why it cannot be read. */
+export type Decoder = (recorded: RecordedEvent) => Result.Result<Logged | undefined, UndecodableEvent>
+
+const reasons: Record<Upcast.DecodeError["_tag"], UndecodableReason> = {
+  UnknownEventType: "unknown-type",
+  EventFromNewerVersion: "newer-version",
+  MissingUpcaster: "missing-upcaster",
+  MalformedEvent: "malformed",
+}
+
+const detailOf = (error: Upcast.DecodeError): string => {
+  switch (error._tag) {
+    case "UnknownEventType":
+      return `unknown event type ${error.type} (written by a newer pivot or another program?)`
+    case "EventFromNewerVersion":
+      return `schema version ${error.version} is newer than this pivot reads (up to ${error.supported}); upgrade pivot`
+    case "MissingUpcaster":
+      return `no upcaster from schema version ${error.fromVersion}`
+    case "MalformedEvent":
+      return `malformed data at ${error.path}: ${error.message}`
+  }
+}
+
+/** Builds a decoder for many events (the schemas and upcasters are indexed once). */
+export const makeDecoder = (options: DecoderOptions = {}): Decoder => {
+  const decode = Upcast.makeDecoder({ schemas: { ...options.foreign, ...coreSchemas }, upcasters: options.upcasters })
+  return (recorded) => {
+    const undecodable = (reason: UndecodableReason, detail: string) =>
+      Result.fail(
+        new UndecodableEvent({
+          sessionId: sessionIdOf(recorded.stream) ?? recorded.stream,
+          streamVersion: recorded.streamVersion,
+          eventId: recorded.id,
+          type: recorded.type,
+          reason,
+          detail,
+        }),
+      )
+    const decoded = decode(recorded)
+    if (Result.isFailure(decoded)) return undecodable(reasons[decoded.failure._tag], detailOf(decoded.failure))
+    if (!Object.hasOwn(coreSchemas, recorded.type)) return Result.succeed(undefined)
+    const event = decoded.success.data as Event
+    if (event._tag !== recorded.type) return undecodable("malformed", `its data is a ${event._tag}`)
+    return Result.succeed({ event, meta: { id: recorded.id, version: recorded.streamVersion } })
+  }
+}
+
+/** The decoder for core events with no upcasters and no foreign types. */
+export const decode: Decoder = makeDecoder()
+
+/** Decodes recorded events in order, skipping foreign ones; fails at the first event that cannot be read. */
+export const decodeAll = (
+  recorded: ReadonlyArray<RecordedEvent>,
+  decoder: Decoder = decode,
+): Result.Result<Array<Logged>, UndecodableEvent> => {
+  const out: Array<Logged> = []
+  for (const r of recorded) {
+    const decoded = decoder(r)
+    if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+    if (decoded.success !== undefined) out.push(decoded.success)
+  }
+  return Result.succeed(out)
+}
+
+/** A core event as an event to append, stamped with its type and current schema version. */
+export const toNewEvent = (event: Event, id: string, metadata?: unknown): NewEvent => ({
+  id,
+  type: event._tag,
+  version: Events.versions[event._tag],
+  data: Events.encode(event),
+  ...(metadata === undefined ? {} : { metadata }),
+})
+
+/**
+ * A deterministic event id from the session and the stream version, `evt_<session>_<000042>`: what an import uses,
+ * so importing the same export twice produces the same ids, and a log read from a file and from the store agree.
+ */
+export const eventId = (sessionId: string, version: number): string =>
+  `evt_${sessionId.replace(/^ses_/, "").replace(/[^0-9A-Za-z_-]/g, "-")}_${String(version).padStart(6, "0")}`
+
+/** Events not yet stored, numbered from 1 with `eventId` (an imported session, a log held in memory). */
+export const fromEvents = (sessionId: string, events: ReadonlyArray<Event>): Array<Logged> =>
+  events.map((event, i) => ({ event, meta: { id: eventId(sessionId, i + 1), version: i + 1 } }))
+
+/** Bounds of a read: inclusive stream versions, and the decoder to use. */
+export interface ReadOptions {
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+  readonly decoder?: Decoder | undefined
+}
+
+/** The session's events, decoded, in stream order (between `from` and `to` when given); `[]` for no stream. */
+export const read = (
+  sessionId: string,
+  options: ReadOptions = {},
+): Effect.Effect<Array<Logged>, ReadError | UndecodableEvent, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const recorded = yield* store.read(Events.streamName(sessionId), { from: options.from, to: options.to })
+    return yield* Effect.fromResult(decodeAll(recorded, options.decoder))
+  }).pipe(Effect.withSpan("SessionLog.read"))
+
+/** The session's stream version: its number of events (0 when it has none). */
+export const version = (sessionId: string): Effect.Effect<number, ReadError, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    return yield* store.streamVersion(Events.streamName(sessionId))
+  })
+
+/** Appends events with the ids given, atomically, if the stream is at `expected`. */
+export const append = (
+  sessionId: string,
+  expected: ExpectedVersion,
+  entries: ReadonlyArray<{ readonly id: string; readonly event: Event }>,
+): Effect.Effect<AppendResult, AppendError, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const events = entries.map(({ id, event }) => toNewEvent(event, id))
+    return yield* store.append(Events.streamName(sessionId), expected, events)
+  }).pipe(Effect.withSpan("SessionLog.append"))
+
+/** Appends events with fresh ids from the `Ids` service, atomically, if the stream is at `expected`. */
+export const appendEvents = (
+  sessionId: string,
+  expected: ExpectedVersion,
+  events: ReadonlyArray<Event>,
+): Effect.Effect<AppendResult, AppendError, EventStore | Ids.Ids> =>
+  Effect.gen(function* () {
+    const ids = yield* Ids.Ids
+    const entries: Array<{ id: string; event: Event }> = []
+    for (const event of events) entries.push({ id: yield* ids.event, event })
+    return yield* append(sessionId, expected, entries)
+  })

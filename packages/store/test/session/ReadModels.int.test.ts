@@ -1,0 +1,54 @@
+// The SQL read models on SQLite: kept inline in the append transaction, checkpointed, rebuildable; and the property
+// that matters: rebuilt == inline == the pure fold, for generated sessions.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect } from "effect"
+import fc from "fast-check"
+import { afterAll, describe, expect, it } from "vitest"
+import { ReadModels } from "../../src/index.ts"
+import {
+  appendGenerated,
+  expectReadModelsEqualFold,
+  freshSession,
+  type GeneratedSession,
+  open,
+  type Stores,
+  sessionArb,
+} from "./support.ts"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-read-models-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+// `synchronous: "normal"`: the property is about what the tables hold, not about surviving a power cut.
+const runtime = open(ReadModels.layerSqlite({ filename: path.join(dir, "property.db"), synchronous: "normal" }))
+afterAll(() => runtime.dispose())
+
+/** Appends a generated session inline, checks it against the fold, rebuilds it, and checks the tables are equal. */
+const inlineRebuiltFold = (generated: GeneratedSession) =>
+  runtime.runPromise(
+    Effect.gen(function* () {
+      const readModels = yield* ReadModels.ReadModels
+      const sessionId = freshSession()
+      const head = yield* appendGenerated(sessionId, generated)
+      expect(head).toBe(generated.events.length)
+      const inline = yield* readModels.tables(sessionId)
+      // Inline means the checkpoints moved with the appends: no read had to catch up.
+      expect(inline.checkpoints.map((c) => c.streamVersion)).toEqual(ReadModels.names.map(() => head))
+      yield* expectReadModelsEqualFold(sessionId, generated.events)
+      expect(yield* readModels.tables(sessionId)).toEqual(inline)
+      yield* readModels.rebuild(sessionId)
+      const rebuilt = yield* readModels.tables(sessionId)
+      expect(rebuilt).toEqual(inline)
+    }) as Effect.Effect<void, unknown, Stores>,
+  )
+
+describe("read models (SQLite)", () => {
+  it("property: rebuilt == inline == the pure fold, for short generated sessions (800 runs)", async () => {
+    await fc.assert(fc.asyncProperty(sessionArb(15), inlineRebuiltFold), { numRuns: 800 })
+  }, 240_000)
+
+  it("property: rebuilt == inline == the pure fold, for long generated sessions (200 runs)", async () => {
+    await fc.assert(fc.asyncProperty(sessionArb(60), inlineRebuiltFold), { numRuns: 200 })
+  }, 240_000)
+})

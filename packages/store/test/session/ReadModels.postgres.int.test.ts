@@ -1,0 +1,80 @@
+// The same read models on PostgreSQL (the server comes from PIVOT_PG_URL or scripts/postgres.sh, see globalSetup):
+// rebuilt == inline == the pure fold, catching up with a plain store, and replay through the read models.
+import { execFileSync } from "node:child_process"
+import { Window } from "@pivot/core"
+import { Effect, type ManagedRuntime } from "effect"
+import fc from "fast-check"
+import { afterAll, describe, expect, inject, it } from "vitest"
+import { EventStore, ReadModels, Replay, SessionLog } from "../../src/index.ts"
+import {
+  appendGenerated,
+  expectReadModelsEqualFold,
+  freshSession,
+  type GeneratedSession,
+  open,
+  type Stores,
+  sessionArb,
+} from "./support.ts"
+
+const url = inject("pgUrl")
+const setupError = inject("pgError")
+const schema = `pivot_rm_${process.pid}_${Date.now().toString(36)}`
+let runtime: ManagedRuntime.ManagedRuntime<Stores, unknown> | undefined
+
+const pg = () => {
+  if (setupError !== "") throw new Error(setupError)
+  runtime ??= open(ReadModels.layerPostgres({ url, schema, maxConnections: 4 }))
+  return runtime
+}
+
+afterAll(async () => {
+  await runtime?.dispose()
+  if (setupError === "") {
+    await Effect.runPromise(
+      Effect.try(() =>
+        execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE;`], { stdio: "ignore" }),
+      ).pipe(Effect.ignore),
+    )
+  }
+})
+
+const inlineRebuiltFold = (session: GeneratedSession) =>
+  pg().runPromise(
+    Effect.gen(function* () {
+      const readModels = yield* ReadModels.ReadModels
+      const sessionId = freshSession("pg")
+      const head = yield* appendGenerated(sessionId, session)
+      const inline = yield* readModels.tables(sessionId)
+      expect(inline.checkpoints.map((c) => c.streamVersion)).toEqual(ReadModels.names.map(() => head))
+      yield* expectReadModelsEqualFold(sessionId, session.events)
+      yield* readModels.rebuild(sessionId)
+      expect(yield* readModels.tables(sessionId)).toEqual(inline)
+    }),
+  )
+
+describe("read models (PostgreSQL)", () => {
+  it("property: rebuilt == inline == the pure fold, for generated sessions (60 runs)", async () => {
+    await fc.assert(fc.asyncProperty(sessionArb(30), inlineRebuiltFold), { numRuns: 60 })
+  }, 180_000)
+
+  it("given events appended by a plain Postgres store, then reads catch up and replay matches the recorded windows", async () => {
+    const session = fc
+      .sample(sessionArb(40), { numRuns: 200, seed: 9 })
+      .find((s) => s.events.some((e) => e._tag === "SummaryFinished"))!
+    const sessionId = freshSession("pgc")
+    if (setupError !== "") throw new Error(setupError)
+    await Effect.runPromise(
+      appendGenerated(sessionId, session).pipe(Effect.provide(EventStore.layerPostgres({ url, schema }))),
+    )
+    await pg().runPromise(
+      Effect.gen(function* () {
+        yield* expectReadModelsEqualFold(sessionId, session.events)
+        let state = Window.initial
+        for (const [i, { event }] of SessionLog.fromEvents(sessionId, session.events).entries()) {
+          state = Window.evolve(state, event)
+          expect(Window.render(yield* Replay.windowAt(sessionId, i + 1))).toEqual(Window.render(state))
+        }
+      }),
+    )
+  }, 60_000)
+})

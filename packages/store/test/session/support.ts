@@ -1,0 +1,61 @@
+// Helpers for the session tests: generated sessions appended step by step, and a store kept open across runs.
+import { Audit, type Events, Usage, Window } from "@pivot/core"
+import { Effect, type Layer, ManagedRuntime } from "effect"
+import type fc from "fast-check"
+import { expect } from "vitest"
+import { type Generated, generatedArb } from "../../../core/test/support/sessions.ts"
+import { type EventStore, ReadModels, SessionLog } from "../../src/index.ts"
+
+/** A generated session as the store sees it: its events, and the batches the Decider's commands appended. */
+export interface GeneratedSession {
+  readonly events: ReadonlyArray<Events.Event>
+  readonly batches: ReadonlyArray<ReadonlyArray<Events.Event>>
+}
+
+/** The batches a generated session's commands appended, one per decided command, empty ones left out. */
+export const toSession = (generated: Generated): GeneratedSession => ({
+  events: generated.events,
+  batches: generated.steps.map((step) => step.events).filter((events) => events.length > 0),
+})
+
+/** Arbitrary sessions run through the Decider (core's generator), up to `maxActions` agent-loop actions. */
+export const sessionArb = (maxActions: number): fc.Arbitrary<GeneratedSession> =>
+  generatedArb(maxActions).map(toSession)
+
+/** Appends a generated session as the command handler would: one batch per command, with the exact version. */
+export const appendGenerated = (sessionId: string, session: GeneratedSession) =>
+  Effect.gen(function* () {
+    let version = 0
+    for (const batch of session.batches) {
+      const entries = batch.map((event, i) => ({ id: SessionLog.eventId(sessionId, version + i + 1), event }))
+      const result = yield* SessionLog.append(sessionId, version, entries)
+      version = result.streamVersion
+    }
+    return version
+  })
+
+/** A store (and read models) opened once for many property runs. */
+export const open = <R>(layer: Layer.Layer<R, unknown>) => ManagedRuntime.make(layer)
+
+let sessions = 0
+/** A session id no earlier run used (runs share one store). */
+export const freshSession = (prefix = "p") => `ses_${prefix}${process.pid}x${++sessions}`
+
+/** Checks every read model of `sessionId` against the pure fold of its events. */
+export const expectReadModelsEqualFold = (sessionId: string, events: ReadonlyArray<Events.Event>) =>
+  Effect.gen(function* () {
+    const readModels = yield* ReadModels.ReadModels
+    const states = ReadModels.foldStates(SessionLog.fromEvents(sessionId, events))
+    expect(yield* readModels.window(sessionId)).toEqual(Window.messages(Window.fold(events)))
+    expect(yield* readModels.window(sessionId)).toEqual(Window.messages(states.window))
+    expect(yield* readModels.usage(sessionId)).toEqual(states.usage)
+    expect(Usage.report(yield* readModels.usage(sessionId), {}, { context: 100_000, output: 32_000 }, 0)).toEqual(
+      Usage.report(states.usage, {}, { context: 100_000, output: 32_000 }, 0),
+    )
+    expect(yield* readModels.compactions(sessionId)).toEqual(states.history.entries)
+    expect(yield* readModels.pruned(sessionId)).toEqual(states.pruned)
+    expect(yield* readModels.audit(sessionId)).toEqual(Audit.entries(states.audit))
+  })
+
+/** The store layer type the helpers run in. */
+export type Stores = EventStore | ReadModels.ReadModels
