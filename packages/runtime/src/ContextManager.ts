@@ -77,6 +77,11 @@ export interface Options {
   readonly warnAt?: number | undefined
   /** Tokens the caller adds to every request besides the window (system prompt, tools), for usage estimates. */
   readonly overheadTokens?: number | undefined
+  /**
+   * Prune thresholds instead of OpenCode's (protect the newest 40,000 tokens of outputs, act only above 20,000, never
+   * `skill`): for models whose window is too small for those to ever fire.
+   */
+  readonly prune?: Prune.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -659,7 +664,14 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const settings = yield* settingsFor(sessionId)
       if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
       const at = yield* Clock.currentTimeMillis
-      const executed = yield* sessions.execute(sessionId, { _tag: "Prune", at })
+      const thresholds = options.prune ?? {}
+      const executed = yield* sessions.execute(sessionId, {
+        _tag: "Prune",
+        at,
+        ...(thresholds.protect === undefined ? {} : { protect: thresholds.protect }),
+        ...(thresholds.minimum === undefined ? {} : { minimum: thresholds.minimum }),
+        ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
+      })
       let tokens = 0
       let parts = 0
       for (const e of executed.events)

@@ -196,6 +196,15 @@ describe("§3.3 create and prune", () => {
     const out = await run(pruneSession("bash"))
     expect(out.pruned).toEqual({ parts: 0, tokens: 0 })
   })
+
+  it("given prune thresholds above the output (protect 60k), when pruned, then the 50k output is kept; protectedTools replaces skill", async () => {
+    const kept = await run(pruneSession("bash"), { options: { config: { prune: true }, prune: { protect: 60_000 } } })
+    expect(kept.pruned).toEqual({ parts: 0, tokens: 0 })
+    const skill = await run(pruneSession("skill"), {
+      options: { config: { prune: true }, prune: { protect: 0, minimum: 0, protectedTools: [] } },
+    })
+    expect(skill.pruned).toEqual({ parts: 1, tokens: 50_000 })
+  })
 })
 
 describe("§3.4 process", () => {

@@ -10,11 +10,11 @@ import { mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { AiAgent, AiSummarizer } from "@pivot/ai"
-import { Events, Ids, type Model, Prune, Tokens } from "@pivot/core"
+import { Events, Ids, type Model, Tokens } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type LanguageModel, stepCountIs, ToolLoopAgent } from "ai"
-import { Clock, Effect, Layer, ManagedRuntime, Result } from "effect"
+import { Effect, Layer, ManagedRuntime, Result } from "effect"
 import { type Example, summaryText } from "./Example.ts"
 import * as Narrator from "./Narrator.ts"
 import * as Script from "./Script.ts"
@@ -162,6 +162,7 @@ export const run = async (options: Options): Promise<Outcome> => {
     model: { ref: models.ref, limits },
     compactionModel: { ref: models.compactionRef, limits },
     config,
+    ...(example.pruneThresholds === undefined ? {} : { prune: example.pruneThresholds }),
     overheadTokens: overhead,
     summaryTimeout: options.endpoint === undefined ? "30 seconds" : "3 minutes",
   }).pipe(
@@ -216,18 +217,11 @@ export const run = async (options: Options): Promise<Outcome> => {
       for (const line of narrator.feed(batch)) out(line)
     }
 
-    /** Prunes after a turn, as OpenCode does after its loop; with the example's thresholds when it scales them. */
+    /** Prunes after a turn, as OpenCode does after its loop (with the example's thresholds when it scales them). */
     const prune = () =>
       runtime.runPromise(
         Effect.gen(function* () {
-          if (!Prune.isEnabled(config)) return
-          const thresholds = example.pruneThresholds
-          if (thresholds === undefined) {
-            yield* (yield* ContextManager).prune(sessionId)
-            return
-          }
-          const at = yield* Clock.currentTimeMillis
-          yield* (yield* Sessions.Sessions).execute(sessionId, { _tag: "Prune", at, ...thresholds })
+          yield* (yield* ContextManager).prune(sessionId)
         }),
       )
 
