@@ -1,13 +1,14 @@
 /**
  * The compaction history: every compaction of the session with what it summarised, which tail it kept, the tokens
- * before and after, the prompt and the model used, and how it ended. A pure fold: replaying the log rebuilds it.
+ * before and after, the prompt and the model used, how it ended — and what pivot did beyond OpenCode (a fallback
+ * summary, head messages budgeted out, secrets redacted, a continue message skipped). A pure fold: replaying the log rebuilds it.
  */
-import type { CompactionPlan, Event } from "./Events.ts"
+import type { CompactionPlan, Event, FallbackReason } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import { summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import type { Projection } from "./Projection.ts"
-import { contextCount } from "./Tokens.ts"
+import { contextCount, estimate } from "./Tokens.ts"
 
 /** One compaction, as far as it got. */
 export interface Entry {
@@ -33,6 +34,14 @@ export interface Entry {
   /** Context tokens reported by the first model call after the pivot. */
   readonly tokensAfter?: number
   readonly continuation?: "continue" | "replay"
+  /** Why no continue message followed (the agent was waiting for the user, or a plugin vetoed). */
+  readonly continueSkipped?: "waiting-for-user" | "plugin-veto"
+  /** Why the deterministic extractive summary replaced the model's, when it did. */
+  readonly fallback?: FallbackReason
+  /** Head messages left out of the model call to fit the compaction model (summarised deterministically instead). */
+  readonly budgetedOut?: ReadonlyArray<MessageId>
+  /** Secrets redacted on the way to the summariser or from the summary (count of findings). */
+  readonly redactions?: number
 }
 
 /** The history so far. */
@@ -95,7 +104,8 @@ export const evolve = (state: State, event: Event, version: number): State => {
         status: "finished",
         settledVersion: version,
         ...(text === undefined ? {} : { summary: text }),
-        summaryTokens: event.summary.tokens.output,
+        // A summary written without a model (the extractive one) reports no usage: estimate its size instead.
+        summaryTokens: event.summary.tokens.output || (text === undefined ? 0 : estimate(text)),
       }))
     }
     case "SummaryFailed":
@@ -112,6 +122,17 @@ export const evolve = (state: State, event: Event, version: number): State => {
         status: "continued",
         continuation: event._tag === "TurnReplayed" ? "replay" : "continue",
       }))
+    case "AutoContinueSkipped":
+      return updateLast(state, event.markerId, (e) => ({ ...e, continueSkipped: event.reason }))
+    case "SummaryFallbackUsed":
+      return updateLast(state, event.markerId, (e) => ({ ...e, fallback: event.reason }))
+    case "SummaryInputBudgeted":
+      return updateLast(state, event.markerId, (e) => ({ ...e, budgetedOut: event.dropped }))
+    case "SecretsRedacted":
+      return updateLast(state, event.markerId, (e) => ({
+        ...e,
+        redactions: (e.redactions ?? 0) + event.findings.length,
+      }))
     default:
       return state
   }
@@ -120,7 +141,7 @@ export const evolve = (state: State, event: Event, version: number): State => {
 /** The compaction-history projection. */
 export const projection: Projection<State> = {
   name: "compaction-history",
-  version: 1,
+  version: 2,
   initial,
   evolve: (state, event, meta) => evolve(state, event, meta.version),
 }

@@ -196,3 +196,41 @@ describe("Audit", () => {
     )
   })
 })
+
+describe("CompactionHistory beyond OpenCode", () => {
+  it("records the fallback reason, head messages budgeted out, redactions and a skipped continue on the compaction", () => {
+    const markerId = id("msg_c1")
+    const events: ReadonlyArray<Event> = [
+      ...pivoted().slice(0, 6),
+      {
+        _tag: "SummaryInputBudgeted",
+        at: 1,
+        markerId,
+        budget: 10,
+        estimated: 20,
+        dropped: [id("msg_u1")],
+        kept: 1,
+        digest: true,
+      },
+      {
+        _tag: "SecretsRedacted",
+        at: 1,
+        markerId,
+        stage: "summarizer-input",
+        findings: [
+          { field: "text", kind: "jwt" },
+          { field: "text", kind: "aws-key" },
+        ],
+      },
+      { _tag: "SummaryFallbackUsed", at: 2, markerId, reason: "timeout" },
+      { _tag: "AutoContinueSkipped", at: 3, markerId, reason: "waiting-for-user" },
+    ]
+    const [entry] = Projection.fold(CompactionHistory.projection, Projection.withMeta(events)).entries
+    expect(entry).toMatchObject({
+      fallback: "timeout",
+      budgetedOut: [id("msg_u1")],
+      redactions: 2,
+      continueSkipped: "waiting-for-user",
+    })
+  })
+})

@@ -33,6 +33,10 @@ export interface PivotView {
   readonly promptChars: number | undefined
   readonly summaryTokens: number | undefined
   readonly continuation: string | undefined
+  readonly continueSkipped: string | undefined
+  readonly fallback: string | undefined
+  readonly budgetedOut: number
+  readonly redactions: number
 }
 
 /** Everything `inspect` reports. */
@@ -82,6 +86,10 @@ const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView =>
   promptChars: entry.prompt === undefined || entry.prompt === "" ? undefined : entry.prompt.length,
   summaryTokens: entry.summaryTokens,
   continuation: entry.continuation,
+  continueSkipped: entry.continueSkipped,
+  fallback: entry.fallback,
+  budgetedOut: entry.budgetedOut?.length ?? 0,
+  redactions: entry.redactions ?? 0,
 })
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
@@ -183,10 +191,17 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
         `kept ${plural(p.kept.length, "message")}${span(p.kept)}`,
     )
     lines.push(`     ${tokensChange(p.tokensBefore, p.tokensAfter)} · marker ${p.markerId} · summary ${p.summaryId}`)
+    const writer = p.fallback === undefined ? `summariser ${p.model ?? "?"}` : `extractive fallback (${p.fallback})`
     lines.push(
-      `     summariser ${p.model ?? "?"} · ${p.promptChars === undefined ? "prompt not recorded" : `prompt ${num(p.promptChars)} chars`} · ` +
+      `     ${writer} · ${p.promptChars === undefined ? "prompt not recorded" : `prompt ${num(p.promptChars)} chars`} · ` +
         `summary ${p.summaryTokens === undefined ? "?" : num(p.summaryTokens)} tokens`,
     )
+    const beyond = [
+      p.budgetedOut > 0 ? `${plural(p.budgetedOut, "message")} budgeted out of the summariser call` : undefined,
+      p.redactions > 0 ? `${plural(p.redactions, "secret")} redacted` : undefined,
+      p.continueSkipped === undefined ? undefined : `no continue message (${p.continueSkipped})`,
+    ].filter((s) => s !== undefined)
+    if (beyond.length > 0) lines.push(`     ${beyond.join(" · ")}`)
   }
   if (report.otherCompactions.length > 0) {
     lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)
