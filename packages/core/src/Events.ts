@@ -252,8 +252,8 @@ export const AutoContinueSkipped = Schema.TaggedStruct("AutoContinueSkipped", {
   plugin: Schema.optionalKey(Schema.String),
 })
 
-/** Any session event. */
-export const Event = Schema.Union([
+/** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
+export const schemas = {
   SessionStarted,
   UserMessageAdded,
   AssistantStepRecorded,
@@ -274,14 +274,17 @@ export const Event = Schema.Union([
   PluginFailed,
   PluginContributed,
   AutoContinueSkipped,
-])
+} as const
+
+/** Event type names. */
+export type Type = keyof typeof schemas
+
+/** Any session event. */
+export const Event = Schema.Union(Object.values(schemas))
 export type Event = typeof Event.Type
 export type Encoded = typeof Event.Encoded
 
-/** Event type names. */
-export type Type = Event["_tag"]
-
-/** The current schema version of each event type; stored with every event. */
+/** The current schema version of each event type; stored with every event. Bump one with an upcaster. */
 export const versions: { readonly [K in Type]: number } = {
   SessionStarted: 1,
   UserMessageAdded: 1,
@@ -305,34 +308,8 @@ export const versions: { readonly [K in Type]: number } = {
   AutoContinueSkipped: 1,
 }
 
-/** The schema of each event type, by name: what a store's decoder needs next to `versions`. */
-export const schemas: {
-  readonly [K in Type]: Schema.Codec<Extract<Event, { _tag: K }>, Extract<Encoded, { _tag: K }>>
-} = {
-  SessionStarted,
-  UserMessageAdded,
-  AssistantStepRecorded,
-  ToolResultRecorded,
-  ProviderErrorReported,
-  OverflowDetected,
-  CompactionRequested,
-  CompactionStarted,
-  SummaryFinished,
-  SummaryFailed,
-  TurnReplayed,
-  ContinueRequested,
-  PartCompacted,
-  CompactionAbandoned,
-  SummaryInputBudgeted,
-  SummaryFallbackUsed,
-  SecretsRedacted,
-  PluginFailed,
-  PluginContributed,
-  AutoContinueSkipped,
-}
-
 /** Every event type, in catalog order. */
-export const types = Object.keys(versions) as ReadonlyArray<Type>
+export const types = Object.keys(schemas) as ReadonlyArray<Type>
 
 /** Decodes an encoded event (from JSON), failing with a `SchemaError` that names the bad path. */
 export const decode = Schema.decodeUnknownSync(Event)
