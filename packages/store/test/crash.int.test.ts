@@ -1,7 +1,6 @@
 // Crash test: a writer process appending batches to a SQLite file is killed with SIGKILL at random points, over
 // and over; after every kill, every append it acknowledged is there and no batch is half-written.
 
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -9,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, type RecordedEvent } from "../src/index.ts"
+import * as Kill from "./support/kill.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-store-crash-"))
@@ -32,46 +32,12 @@ const random = (seed: number) => () => {
 }
 
 /** Runs the writer once and kills it: sometimes during start-up, usually a few milliseconds after some acks. */
-const runAndKill = (file: string, tag: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, "crash", file, tag, String(seed)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    let out = ""
-    let err = ""
-    let scheduled = false
-    const plan =
-      next() < 0.2 ? { acks: 0, delay: next() * 450 } : { acks: 1 + Math.floor(next() * 6), delay: next() * 12 }
-    const kill = () => child.kill("SIGKILL")
-    const safety = setTimeout(kill, 20_000)
-    if (plan.acks === 0) {
-      scheduled = true
-      setTimeout(kill, plan.delay)
-    }
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk
-      if (!scheduled && out.split("\n").filter((line) => line.startsWith("ack ")).length >= plan.acks) {
-        scheduled = true
-        setTimeout(kill, plan.delay)
-      }
-    })
-    child.stderr.on("data", (chunk) => {
-      err += chunk
-    })
-    child.on("close", (code, signal) => {
-      clearTimeout(safety)
-      if (signal !== "SIGKILL") return reject(new Error(`writer ${tag} ended by itself (code ${code}): ${err}`))
-      const acks = out
-        .split("\n")
-        .filter((line) => line.startsWith("ack "))
-        .map((line) => {
-          const [, version, batch, size] = line.split(" ")
-          return { version: Number(version), batch: batch!, size: Number(size) }
-        })
-      resolve(acks)
-    })
-  })
+const runAndKill = async (file: string, tag: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> => {
+  const plan =
+    next() < 0.2 ? { acks: 0, delay: next() * 450 } : { acks: 1 + Math.floor(next() * 6), delay: next() * 12 }
+  const acks = await Kill.runAndKill([writer, "crash", file, tag, String(seed)], plan, 20_000)
+  return acks.map(([version, batch, size]) => ({ version: Number(version), batch: batch!, size: Number(size) }))
+}
 
 const readStream = (file: string): Promise<ReadonlyArray<RecordedEvent>> =>
   Effect.runPromise(

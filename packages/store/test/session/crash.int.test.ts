@@ -3,7 +3,6 @@
 // checkpoint stands at its stream's head (the rows were committed with the events), the tables equal the pure fold,
 // and rebuilding them from the log changes nothing. (The store's own test kills 110 times for acknowledgement.)
 
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -11,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { ReadModels, SessionLog } from "../../src/index.ts"
+import * as Kill from "../support/kill.ts"
 import { expectReadModelsEqualFold } from "./support.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
@@ -31,45 +31,12 @@ interface Ack {
 }
 
 /** Runs the writer and kills it after a random number of acks (sometimes before any) and a random delay. */
-const runAndKill = (file: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, file, String(seed)], { stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    let err = ""
-    let scheduled = false
-    const plan =
-      next() < 0.15 ? { acks: 0, delay: next() * 600 } : { acks: 1 + Math.floor(next() * 40), delay: next() * 8 }
-    const kill = () => child.kill("SIGKILL")
-    const safety = setTimeout(kill, 30_000)
-    if (plan.acks === 0) {
-      scheduled = true
-      setTimeout(kill, plan.delay)
-    }
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk
-      if (!scheduled && out.split("\n").filter((line) => line.startsWith("ack ")).length >= plan.acks) {
-        scheduled = true
-        setTimeout(kill, plan.delay)
-      }
-    })
-    child.stderr.on("data", (chunk) => {
-      err += chunk
-    })
-    child.on("close", (code, signal) => {
-      clearTimeout(safety)
-      if (signal !== "SIGKILL") return reject(new Error(`writer ended by itself (code ${code}): ${err}`))
-      resolve(
-        out
-          .split("\n")
-          .filter((line) => line.startsWith("ack "))
-          .map((line) => {
-            const [, sessionId, version] = line.split(" ")
-            return { sessionId: sessionId!, version: Number(version) }
-          }),
-      )
-    })
-  })
+const runAndKill = async (file: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> => {
+  const plan =
+    next() < 0.15 ? { acks: 0, delay: next() * 600 } : { acks: 1 + Math.floor(next() * 40), delay: next() * 8 }
+  const acks = await Kill.runAndKill([writer, file, String(seed)], plan, 30_000)
+  return acks.map(([sessionId, version]) => ({ sessionId: sessionId!, version: Number(version) }))
+}
 
 /** After a restart: acks present, checkpoints at the heads, tables == fold, rebuild == inline. */
 const verify = (file: string, acked: ReadonlyArray<Ack>) =>
