@@ -85,25 +85,37 @@ const verify = (events: ReadonlyArray<RecordedEvent>, summaries: ReadonlyArray<S
 
 describe("two processes appending to one stream", () => {
   it("SQLite: every conflict detected, no duplicate, nothing lost", async () => {
-    const file = path.join(dir, "race.db")
-    const summaries = await race((tag) => ["sqlite", file, tag])
-    const events = await Effect.runPromise(readShared.pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))))
-    const conflicts = verify(events, summaries)
+    // Every run is verified; a run on a loaded machine can end without the writers overlapping, so up to three runs
+    // are made until one really raced (conflicts > 0).
+    let conflicts = 0
+    for (let attempt = 0; attempt < 3 && conflicts === 0; attempt++) {
+      const file = path.join(dir, `race-${attempt}.db`)
+      const summaries = await race((tag) => ["sqlite", file, tag])
+      const events = await Effect.runPromise(
+        readShared.pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))),
+      )
+      conflicts = verify(events, summaries)
+    }
     expect(conflicts).toBeGreaterThan(0)
-  }, 60_000)
+  }, 150_000)
 
   it("PostgreSQL: every conflict detected, no duplicate, nothing lost", async () => {
     const setupError = inject("pgError")
     if (setupError !== "") throw new Error(setupError)
     const url = inject("pgUrl")
-    const schema = `pivot_race_${process.pid}`
-    try {
-      const summaries = await race((tag) => ["pg", url, schema, tag])
-      const events = await Effect.runPromise(readShared.pipe(Effect.provide(EventStore.layerPostgres({ url, schema }))))
-      const conflicts = verify(events, summaries)
-      expect(conflicts).toBeGreaterThan(0)
-    } finally {
-      execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
+    let conflicts = 0
+    for (let attempt = 0; attempt < 3 && conflicts === 0; attempt++) {
+      const schema = `pivot_race_${process.pid}_${attempt}`
+      try {
+        const summaries = await race((tag) => ["pg", url, schema, tag])
+        const events = await Effect.runPromise(
+          readShared.pipe(Effect.provide(EventStore.layerPostgres({ url, schema }))),
+        )
+        conflicts = verify(events, summaries)
+      } finally {
+        execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
+      }
     }
-  }, 60_000)
+    expect(conflicts).toBeGreaterThan(0)
+  }, 150_000)
 })
