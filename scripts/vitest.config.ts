@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
 
 export default defineProject({
-  test: { name: "scripts", include: ["test/**/*.test.ts"] },
+  test: { name: "scripts", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
 })

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
 
 export default defineProject({
-  test: { name: "core", include: ["test/**/*.test.ts"] },
+  test: { name: "core", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
 })

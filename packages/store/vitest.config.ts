@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
 
 export default defineProject({
-  test: { name: "store", include: ["test/**/*.test.ts"], globalSetup: ["test/globalSetup.ts"] },
+  test: { name: "store", testTimeout: 60_000, include: ["test/**/*.test.ts"], globalSetup: ["test/globalSetup.ts"] },
 })

@@ -43,4 +43,4 @@ it("given a process SIGKILLed at random points after CompactionStarted, when a f
     expect(window[0]?.role === "user" && window[0].parts[0]?.type).toBe("compaction")
     expect(window[1]?.role === "assistant" && window[1].summary).toBe(true)
   }
-})
+}, 120_000)
