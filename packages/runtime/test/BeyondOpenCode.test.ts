@@ -16,6 +16,7 @@ import {
   SESSION,
   SPEC,
   services,
+  step,
   stub,
   textOf,
   tool,
@@ -27,16 +28,6 @@ const user = (text: string) =>
   Effect.gen(function* () {
     const { cm } = yield* services
     return yield* cm.recordUserMessage(SESSION, { text })
-  })
-
-const step = (input: number, finish = "tool-calls") =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    return yield* cm.recordAssistantStep(SESSION, {
-      parts: [{ type: "text", text: "working" }, tool("bash", { command: `step ${input}` }, "ok")],
-      usage: used(input),
-      finish,
-    })
   })
 
 const prepare = Effect.gen(function* () {

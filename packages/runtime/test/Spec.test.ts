@@ -15,31 +15,17 @@ import {
   run,
   SESSION,
   services,
+  step,
   stub,
   textOf,
   tool,
   used,
+  users,
   windowOf,
 } from "./support/harness.ts"
 
-const users = (...texts: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    const ids: Array<Ids.MessageId> = []
-    for (const text of texts) ids.push((yield* cm.recordUserMessage(SESSION, { text })).messageId!)
-    return ids
-  })
-
 /** A step the agent takes in the middle of a task (a tool call), using `input` tokens. */
-const midTaskStep = (input: number) =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    return yield* cm.recordAssistantStep(SESSION, {
-      parts: [{ type: "text", text: "working" }, tool("bash", { command: "npm test" }, "ok")],
-      usage: used(input),
-      finish: "tool-calls",
-    })
-  })
+const midTaskStep = (input: number) => step(input, "tool-calls", "npm test")
 
 /** Users, then a manual compaction; answers the message ids and the marker's compaction part. */
 const markerTail = (texts: ReadonlyArray<string>, config: object) =>

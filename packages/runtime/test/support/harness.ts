@@ -115,3 +115,23 @@ const hash = (s: string): number => {
 /** The compaction record of the marker, from the session state. */
 export const compactionOf = (state: Sessions.State, markerId: string) =>
   Session.compaction(state.session, markerId as Ids.MessageId)
+
+/** Records user messages in order; answers their ids. */
+export const users = (...texts: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const { cm } = yield* services
+    const ids: Array<Ids.MessageId> = []
+    for (const text of texts) ids.push((yield* cm.recordUserMessage(SESSION, { text })).messageId!)
+    return ids
+  })
+
+/** Records one step: some text and a bash call running `command`, using `input` tokens. */
+export const step = (input: number, finish = "tool-calls", command = `step ${input}`) =>
+  Effect.gen(function* () {
+    const { cm } = yield* services
+    return yield* cm.recordAssistantStep(SESSION, {
+      parts: [{ type: "text", text: "working" }, tool("bash", { command }, "ok")],
+      usage: used(input),
+      finish,
+    })
+  })
