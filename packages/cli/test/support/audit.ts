@@ -9,13 +9,13 @@ import { Result } from "effect"
 import { run } from "../../src/Cli.ts"
 import type { Io } from "../../src/commands/Command.ts"
 
-/** The repository root (this clone); `../shared` sits beside it. */
+/** The repository root (this clone). */
 export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url))
 
-/** The real OpenCode v1.16.0 export, read in place (never copied into the repository). */
-export const realExport = path.resolve(
+/** The real OpenCode v1.16.0 export, vendored as a fixture of the importer (provenance in its README). */
+export const realExport = path.join(
   repoRoot,
-  "../shared/data/opencode-sessions/stunning-memory.v1.16.0.export.shape.json",
+  "packages/opencode/test/fixtures/real/stunning-memory.v1.16.0.export.shape.json",
 )
 
 /** The session id of the real export. */

@@ -5,14 +5,11 @@ import { Events, Session, Window } from "@pivot/core"
 import { Result } from "effect"
 import { type ImportResult, importSession, importText } from "../../src/Import.ts"
 
-/** The repository root (the clone); CI has `../shared` beside it. */
+/** The repository root (the clone). */
 export const repoRoot = join(import.meta.dirname, "../../../..")
 
-/** The real OpenCode v1.16.0 export, read from the shared data beside the clone (never copied into it). */
-export const realExportPath = join(
-  repoRoot,
-  "../shared/data/opencode-sessions/stunning-memory.v1.16.0.export.shape.json",
-)
+/** The real OpenCode v1.16.0 export, vendored under `test/fixtures/real/` (its README says where it came from). */
+export const realExportPath = join(import.meta.dirname, "../fixtures/real/stunning-memory.v1.16.0.export.shape.json")
 
 /** The text of a fixture under `test/fixtures/`. */
 export const fixtureText = (name: string): string =>
