@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The installed `pivot` command. Plain JavaScript that any Node can parse, so an old Node gets a clear message
-// instead of a syntax or file-extension error; then it loads the TypeScript entry, which Node runs natively.
-const [major] = process.versions.node.split(".").map(Number)
-if (major < 22 || !process.features.typescript) {
+// instead of a syntax or missing-module error; then it loads the compiled entry (dist/bin.js) through the package's
+// own exports. In the repository, `node --conditions=@pivot/source` makes that same import load src/bin.ts instead.
+const [major, minor] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 16)) {
   console.error(
-    `pivot needs Node >= 22.18 (it runs its TypeScript sources directly), but this is Node ${process.versions.node}.\n` +
-      "From a checkout, use the project's own Node 24: `npm start`, or `npx node packages/cli/src/bin.ts <command>`\n" +
-      "(run `npm install` first if node_modules is missing).",
+    `pivot needs Node >= 22.16 (its SQLite store uses node:sqlite with busy timeouts), but this is Node ${process.versions.node}.\n` +
+      "Install a newer Node (22.16+ or 24) and run the command again.",
   )
   process.exit(1)
 }
-await import("./bin.ts")
+await import("@pivot/cli/bin")

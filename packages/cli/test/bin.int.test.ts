@@ -10,8 +10,10 @@ import { describe, expect, it } from "vitest"
 import { realExport, realSessionId, repoRoot } from "./support/audit.ts"
 
 const src = (file: string) => fileURLToPath(new URL(`../src/${file}`, import.meta.url))
+// Processes run the sources, as the tests do: `@pivot/*` imports resolve through the "@pivot/source" condition.
+const fromSource = "--conditions=@pivot/source"
 const exec = (node: string, file: string, ...args: Array<string>) =>
-  spawnSync(node, [src(file), ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+  spawnSync(node, [fromSource, src(file), ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
 
 // The machines' system Node (20) cannot run pivot; the guard must say so instead of failing to parse.
 const systemNode = "/usr/bin/node"
@@ -23,7 +25,7 @@ describe("bin", () => {
   it.skipIf(!(systemMajor < 22))("given Node < 22, when bin.mjs runs, then it explains and exits 1", () => {
     const result = exec(systemNode, "bin.mjs", "demo")
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain("pivot needs Node >= 22.18")
+    expect(result.stderr).toContain("pivot needs Node >= 22.16")
     expect(result.stdout).toBe("")
   })
 
@@ -53,7 +55,7 @@ describe("bin", () => {
   it("given the repository's node_modules/.bin/pivot (what npx pivot runs), then help works", () => {
     const bin = path.join(repoRoot, "node_modules/.bin/pivot")
     expect(existsSync(bin)).toBe(true)
-    const result = spawnSync(process.execPath, [bin, "help"], { encoding: "utf8" })
+    const result = spawnSync(process.execPath, [fromSource, bin, "help"], { encoding: "utf8" })
     expect(result.status).toBe(0)
     expect(result.stdout).toContain("import <export.json> [--db FILE]")
   })
@@ -62,7 +64,7 @@ describe("bin", () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-"))
     try {
       const run = (...args: Array<string>) =>
-        spawnSync(process.execPath, [src("bin.ts"), ...args], { cwd, encoding: "utf8" })
+        spawnSync(process.execPath, [fromSource, src("bin.ts"), ...args], { cwd, encoding: "utf8" })
       const imported = run("import", realExport)
       expect(imported.status).toBe(0)
       expect(imported.stdout).toContain(`imported session ${realSessionId} into .pivot/pivot.db`)

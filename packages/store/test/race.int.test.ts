@@ -45,7 +45,9 @@ const lines = (child: ChildProcess, onLine: (line: string) => void) => {
 /** Starts the writers, releases them together, and collects their summaries. */
 const race = async (argsFor: (tag: string) => ReadonlyArray<string>): Promise<ReadonlyArray<Summary>> => {
   const children = ["a", "b"].map((tag) =>
-    spawn(process.execPath, [writer, "race", ...argsFor(tag), String(PER_WRITER)], { stdio: ["pipe", "pipe", "pipe"] }),
+    spawn(process.execPath, ["--conditions=@pivot/source", writer, "race", ...argsFor(tag), String(PER_WRITER)], {
+      stdio: ["pipe", "pipe", "pipe"],
+    }),
   )
   let ready = 0
   const summaries = children.map(

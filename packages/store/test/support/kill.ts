@@ -7,14 +7,17 @@ export interface KillPlan {
   readonly delay: number
 }
 
-/** Runs `node <args>` and kills it by plan; resolves with the fields of each acknowledged line (after "ack"). */
+/** Runs `node --conditions=@pivot/source <args>` and kills it by plan; resolves with the fields of each acknowledged line (after "ack"). */
 export const runAndKill = (
   args: ReadonlyArray<string>,
   plan: KillPlan,
   safetyMs: number,
 ): Promise<ReadonlyArray<ReadonlyArray<string>>> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })
+    // The child runs the sources, as the tests do: `@pivot/*` imports resolve through the "@pivot/source" condition.
+    const child = spawn(process.execPath, ["--conditions=@pivot/source", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    })
     let out = ""
     let err = ""
     let scheduled = false
