@@ -1,0 +1,240 @@
+// The consumer check: pivot as a user gets it from npm. Builds every package, packs it, installs the tarballs with
+// plain npm into a temporary app outside the repository, and checks there, on Node 22 (the oldest release `engines`
+// allows) and on Node 24:
+//   - a plain .mjs imports each package;
+//   - a strict NodeNext .ts consumer type-checks against the shipped .d.ts (skipLibCheck false, no
+//     allowImportingTsExtensions), then runs: one real turn on SQLite through the public API;
+//   - `npx pivot --help`, `npx pivot --version` and `npx pivot demo` run;
+// plus what the tarballs hold (compiled code, no tests, no tsconfig) and the bin's message on a too-old Node.
+// Prints one line per check and ends with "consumer check: N passed, N failed"; `--report FILE` also writes the
+// counts as JSON (.ci/run adds them to its total). Plain JavaScript, so it needs no build to start.
+//
+//   npm run consumer-check [-- --keep] [-- --report FILE]
+import { spawnSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { delimiter, dirname, join, relative, sep } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const args = process.argv.slice(2)
+const keep = args.includes("--keep")
+const reportFile = args.includes("--report") ? args[args.indexOf("--report") + 1] : undefined
+
+const packages = readdirSync(join(root, "packages"))
+  .map((dir) => ({ dir, json: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
+  .filter((p) => p.json.private !== true)
+const version = packages.find((p) => p.json.name === "@pivot/cli")?.json.version
+// The oldest Node the packages claim to support, read from engines (">=22.16.0" → 22.16.0).
+const minimumNode = packages[0].json.engines.node.replace(/^>=\s*/, "")
+
+// Children run as a user's shell would: no npm-script variables, no NODE_OPTIONS (the repo's source condition must
+// not leak into the app), no repository folders on PATH.
+const cleanEnv = (nodeDir) => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "NODE_OPTIONS" && key !== "INIT_CWD"),
+  )
+  const path = (process.env.PATH ?? "").split(delimiter).filter((entry) => entry && !`${entry}${sep}`.startsWith(root))
+  env.PATH = [nodeDir, ...path].filter(Boolean).join(delimiter)
+  env.NO_COLOR = "1"
+  return env
+}
+
+const exec = (command, commandArgs, options = {}) => {
+  const result = spawnSync(command, commandArgs, {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+    env: options.env ?? cleanEnv(dirname(process.execPath)),
+  })
+  return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", error: result.error }
+}
+const firstLine = (text) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l.length > 0) ?? ""
+// npm's own warnings (e.g. about this machine's npmrc) are not what a check is about.
+const withoutNpmWarnings = (text) =>
+  text
+    .split("\n")
+    .filter((l) => !l.startsWith("npm warn"))
+    .join("\n")
+const describe = (r) =>
+  r.error
+    ? String(r.error.message)
+    : `exit ${r.status}: ${firstLine(withoutNpmWarnings(r.stderr)) || firstLine(r.stdout)}`
+
+let passed = 0
+let failed = 0
+const check = (name, fn) => {
+  try {
+    const problem = fn()
+    if (problem) throw new Error(problem)
+    passed++
+    console.log(`ok     ${name}`)
+  } catch (error) {
+    failed++
+    console.log(
+      `FAILED ${name}: ${String(error?.message ?? error)
+        .split("\n")
+        .slice(0, 6)
+        .join("\n       ")}`,
+    )
+  }
+}
+// Setup that every later check needs: a failure here ends the run (counted once).
+const must = (name, fn) => {
+  const before = failed
+  check(name, fn)
+  if (failed > before) finish()
+}
+const finish = () => {
+  console.log(`consumer check: ${passed} passed, ${failed} failed`)
+  if (reportFile) writeFileSync(reportFile, JSON.stringify({ passed, failed }))
+  if (!keep) rmSync(work, { recursive: true, force: true })
+  else console.log(`kept ${work}`)
+  process.exit(failed === 0 ? 0 : 1)
+}
+
+const work = mkdtempSync(join(tmpdir(), "pivot-consumer-"))
+if (relative(root, work).split(sep)[0] !== "..") throw new Error(`the temporary app ${work} is inside the repository`)
+const tarballs = join(work, "tarballs")
+const app = join(work, "app")
+mkdirSync(tarballs)
+mkdirSync(app)
+console.log(`consumer check in ${work} (pivot ${version}; Node ${minimumNode} and ${process.versions.node})`)
+
+must("build (clean)", () => {
+  const r = exec(process.execPath, [join(root, "scripts/build.mjs"), "--clean"], { env: process.env })
+  return r.status === 0 ? undefined : describe(r)
+})
+
+must(`npm pack ${packages.length} packages`, () => {
+  const r = exec("npm", ["pack", "--workspaces", "--ignore-scripts", "--json", "--pack-destination", tarballs], {
+    cwd: root,
+  })
+  if (r.status !== 0) return describe(r)
+  const packed = JSON.parse(r.stdout)
+  if (packed.length !== packages.length) return `packed ${packed.length}, expected ${packages.length}`
+  const bad = packed.flatMap((p) =>
+    p.files
+      .map((f) => f.path)
+      .filter((f) => /(^|\/)test\/|\.test\.|tsconfig|vitest\.config|\.tsbuildinfo/.test(f))
+      .map((f) => `${p.name}: ${f}`),
+  )
+  if (bad.length > 0) return `tarballs hold files users must not get: ${bad.slice(0, 5).join(", ")}`
+  for (const p of packed) {
+    const files = new Set(p.files.map((f) => f.path))
+    const entry = packages.find((q) => q.json.name === p.name).json.exports["."]
+    for (const needed of ["LICENSE", "README.md", entry.types.slice(2), entry.import.slice(2)])
+      if (!files.has(needed)) return `${p.name} lacks ${needed}`
+  }
+})
+
+const node22Home = join(tmpdir(), `pivot-node-${minimumNode}`)
+const node22 = join(node22Home, "node_modules/.bin/node")
+must(`Node ${minimumNode} (the npm package node@${minimumNode}, cached in ${node22Home})`, () => {
+  if (!existsSync(node22)) {
+    mkdirSync(node22Home, { recursive: true })
+    writeFileSync(
+      join(node22Home, "package.json"),
+      JSON.stringify({ private: true, allowScripts: { node: true } }, null, 2),
+    )
+    const r = exec("npm", ["install", "--no-audit", "--no-fund", `node@${minimumNode}`], { cwd: node22Home })
+    if (r.status !== 0) return describe(r)
+  }
+  const r = exec(node22, ["--version"])
+  return r.stdout.trim() === `v${minimumNode}` ? undefined : `node --version said ${describe(r)}`
+})
+
+must("npm install the tarballs into the app", () => {
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({ name: "pivot-consumer", version: "1.0.0", private: true, type: "module" }, null, 2),
+  )
+  const typesNode = JSON.parse(readFileSync(join(root, "node_modules/@types/node/package.json"), "utf8")).version
+  const files = readdirSync(tarballs).map((f) => join(tarballs, f))
+  // The AI SDK's declarations import `json-schema` types that it lists only as its own devDependency: a strict
+  // (skipLibCheck false) app using `ai` installs them itself, and so does this one.
+  const r = exec(
+    "npm",
+    ["install", "--no-audit", "--no-fund", ...files, `@types/node@${typesNode}`, "@types/json-schema@7.0.15"],
+    {
+      cwd: app,
+    },
+  )
+  return r.status === 0 ? undefined : describe(r)
+})
+cpSync(join(root, "scripts/consumer"), app, { recursive: true })
+
+check("shipped declarations import .js, never .ts", () => {
+  const walk = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
+    )
+  const offenders = walk(join(app, "node_modules/@pivot")).filter((f) =>
+    /(?:from|import)\s*\(?\s*["']\.\.?\/[^"']*\.ts["']/.test(readFileSync(f, "utf8")),
+  )
+  return offenders.length === 0 ? undefined : `relative .ts imports in ${offenders.slice(0, 3).join(", ")}`
+})
+
+// The repository's own compiler (TypeScript 7); the app has no TypeScript flags of pivot's.
+check("strict NodeNext .ts consumer type-checks against the .d.ts and compiles", () => {
+  const r = exec(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], { cwd: app })
+  return r.status === 0 ? undefined : `tsc: ${r.stdout.split("\n").slice(0, 5).join(" | ")}`
+})
+
+const pivotBin = join(app, "node_modules/.bin/pivot")
+for (const [label, node] of [
+  [`Node ${minimumNode}`, node22],
+  [`Node ${process.versions.node}`, process.execPath],
+]) {
+  const env = cleanEnv(dirname(node))
+  const inApp = { cwd: app, env }
+  check(`${label}: a plain .mjs imports every package`, () => {
+    const r = exec(node, ["imports.mjs"], inApp)
+    return r.status === 0
+      ? undefined
+      : r.stdout
+          .split("\n")
+          .filter((l) => l.includes("FAILED"))
+          .join("; ") || describe(r)
+  })
+  check(`${label}: one real turn on SQLite through the public API`, () => {
+    const r = exec(node, ["out/turn.js"], inApp)
+    return r.status === 0 && r.stdout.includes("turn ok") ? undefined : describe(r)
+  })
+  check(`${label}: npx pivot --help`, () => {
+    const r = exec("npx", ["--no-install", "pivot", "--help"], inApp)
+    if (r.status !== 0) return describe(r)
+    return /usage/i.test(r.stdout) && /\bdemo\b/.test(r.stdout) && /\bimport\b/.test(r.stdout)
+      ? undefined
+      : `help lacks usage or commands: ${firstLine(r.stdout)}`
+  })
+  check(`${label}: npx pivot --version`, () => {
+    const r = exec("npx", ["--no-install", "pivot", "--version"], inApp)
+    if (r.status !== 0) return describe(r)
+    return r.stdout.includes(version) ? undefined : `printed ${firstLine(r.stdout)}, expected ${version}`
+  })
+  check(`${label}: npx pivot demo`, () => {
+    const db = join(work, `demo-${node === node22 ? "22" : "24"}.db`)
+    const r = exec("npx", ["--no-install", "pivot", "demo", "--db", db], inApp)
+    if (r.status !== 0) return describe(r)
+    if (!existsSync(db)) return `no database at ${db}`
+    return /pivot 1:/.test(r.stdout) ? undefined : `the demo formed no pivot: ${firstLine(r.stdout)}`
+  })
+}
+
+// The machines' system Node is older than 22: the bin must say what it needs instead of failing to parse.
+const systemNode = "/usr/bin/node"
+const systemMajor = existsSync(systemNode)
+  ? Number(exec(systemNode, ["-p", "process.versions.node.split('.')[0]"]).stdout)
+  : 0
+if (systemMajor > 0 && systemMajor < 22)
+  check(`Node ${systemMajor} (system): pivot explains the Node it needs and exits 1`, () => {
+    const r = exec(systemNode, [pivotBin, "--help"], { cwd: app, env: cleanEnv(dirname(systemNode)) })
+    return r.status === 1 && r.stderr.includes(`Node >= ${minimumNode.replace(/\.0$/, "")}`) ? undefined : describe(r)
+  })
+
+finish()
