@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `pivot` command run from source: `node packages/cli/src/bin.ts <command>` (what `npm start` does). Node runs
- * TypeScript natively from 22.18; the installed bin, `bin.mjs`, checks the Node version first and then loads this.
+ * The `pivot` command's entry. Installed, `bin.mjs` checks the Node version and loads the compiled `dist/bin.js`; in
+ * the repository, `node --conditions=@pivot/source packages/cli/src/bin.ts <command>` runs it from source (`npm start`).
  */
 import { processIo, run } from "./Cli.ts"
 
