@@ -54,11 +54,11 @@ const firstLine = (text) =>
     .split("\n")
     .map((l) => l.trim())
     .find((l) => l.length > 0) ?? ""
-// npm's own warnings (e.g. about this machine's npmrc) are not what a check is about.
+// npm's own warnings (e.g. about this machine's npmrc) and Node's are not what a check is about.
 const withoutNpmWarnings = (text) =>
   text
     .split("\n")
-    .filter((l) => !l.startsWith("npm warn"))
+    .filter((l) => !/^npm warn|ExperimentalWarning|--trace-warnings/.test(l))
     .join("\n")
 const describe = (r) =>
   r.error

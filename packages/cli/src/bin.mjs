@@ -10,4 +10,10 @@ if (major < 22 || (major === 22 && minor < 16)) {
   )
   process.exit(1)
 }
+// Node 22 warns on every run that node:sqlite is experimental; the command's output is not the place for that.
+const emitWarning = process.emitWarning
+process.emitWarning = function (warning, ...rest) {
+  if (String(warning).startsWith("SQLite is an experimental feature")) return
+  return emitWarning.call(this, warning, ...rest)
+}
 await import("@pivot/cli/bin")
