@@ -205,13 +205,13 @@ export const repair = (rendered: ReadonlyArray<Render.Rendered>): Repaired => {
       out.push(rendered[i]!)
       continue
     }
-    if (!started && message.role !== "user") continue
-    started = true
     if (message.role === "user") {
       const content = message.content.filter((p) => !isEmptyText(p))
       if (content.length > 0) out.push({ sourceMessageId: source, message: { role: "user", content } })
+      started ||= content.length > 0
       continue
     }
+    if (!started) continue
     // A tool message not taken by the assistant before it answers nothing: all its results are orphans.
     if (message.role === "tool") continue
     const calls: Array<MM.ToolCallPart> = []
