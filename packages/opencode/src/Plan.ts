@@ -92,9 +92,7 @@ export const reconstruct = (window: ReadonlyArray<Message.Message>, input: Input
       )
     // OpenCode shows every stored message in [tail_start_id, marker); say which of them pivot does not keep.
     const keptIds = new Set<string>(tail)
-    const dropped = input.stored
-      .filter((m) => m.id >= start && m.id < marker && !keptIds.has(m.id))
-      .map((m) => m.id)
+    const dropped = input.stored.filter((m) => m.id >= start && m.id < marker && !keptIds.has(m.id)).map((m) => m.id)
     if (dropped.length > 0)
       warnings.push(
         `compaction ${input.markerId}: OpenCode's tail range also shows ${dropped.join(", ")}; pivot does not keep them (markers, summaries, the replayed turn, or messages an earlier compaction hid)`,
