@@ -322,8 +322,6 @@ describe("issue 13: a tail start recorded after the marker (messages recorded wh
       },
     ],
   } as RawExport
-    ? { info: object; messages: Array<M> }
-    : never
   const result = imported(raw)
 
   it("given the repro, then the window is in recorded order: marker, summary, then the question before its answer", () => {
