@@ -266,21 +266,14 @@ describe("transformWindow output against the window invariant (issue 12 defect 4
   })
 
   it("given a transform that only adds a user message, then it is accepted", async () => {
+    const note = {
+      role: "user",
+      id: "msg_zzzz_note",
+      createdAt: 0,
+      parts: [{ type: "text", id: "prt_note", text: "note" }],
+    } as unknown as Message.Message
     const out = await session([
-      {
-        name: "note",
-        transformWindow: ({ messages }) => ({
-          messages: [
-            ...messages,
-            {
-              role: "user",
-              id: "msg_zzzz_note",
-              createdAt: 0,
-              parts: [{ type: "text", id: "prt_note", text: "note" }],
-            },
-          ],
-        }),
-      },
+      { name: "note", transformWindow: ({ messages }) => ({ messages: [...messages, note] }) },
     ])
     expect(failures(out.events)).toEqual([])
     expect(out.prepared.modelMessages).toHaveLength(2)
