@@ -47,6 +47,10 @@ export const initial: State = {
   pivot: undefined,
 }
 
+/** Whether a settled summary forms a pivot: it is finished and error-free (spec §2.11) and answers a marker. */
+export const formsPivot = (summary: Message, marker: Message | undefined): boolean =>
+  isFinishedSummary(summary) && marker !== undefined && isMarker(marker)
+
 /**
  * The window right after a finished summary: the marker and the summary, then the plan's tail ids recorded before the
  * marker that are still visible, then the visible messages recorded after the marker, all in recorded order.
@@ -62,8 +66,7 @@ const pivoted = (
   summary: Message,
   plan: CompactionPlan | undefined,
 ): Seq.Seq<MessageId> | undefined => {
-  const marker = Conversation.get(conversation, markerId)
-  if (!isFinishedSummary(summary) || marker === undefined || !isMarker(marker)) return undefined
+  if (!formsPivot(summary, Conversation.get(conversation, markerId))) return undefined
   const visible = new Set(Seq.toArray(state.visible))
   visible.delete(markerId)
   visible.delete(summary.id)
