@@ -1,6 +1,6 @@
 /**
  * The model-input window as a projection: which stored messages the next model call sees, in which order. A pure,
- * incremental fold over the session's events (each event costs O(1) on the newest state; a pivot costs O(kept tail)).
+ * incremental fold over the session's events (each event costs O(1) on the newest state; a pivot costs O(window)).
  *
  * Pivot semantics follow OpenCode (spec §2.11) with its defects fixed:
  * - only a finished, error-free summary answering a marker forms a pivot; the window becomes
