@@ -115,3 +115,45 @@ describe("differential: pivot's imported window against OpenCode's filterCompact
     )
   })
 })
+
+describe("the generator reaches the shapes the properties are about", () => {
+  it("given 500 sampled exports, then each shape occurs: pending compactions, messages between marker and summary, errored, failed and unfinished summaries, several pivots, tail starts before, at and after the marker and unknown", () => {
+    const seen = new Set<string>()
+    for (const raw of fc.sample(compactedExportArb, { numRuns: 500, seed: 13 })) {
+      const ids = new Set(raw.messages.map((m) => m.info.id))
+      let finished = 0
+      for (const m of raw.messages) {
+        const part = compactionPart(m)
+        if (part === undefined) continue
+        const summary = summaryOf(raw, m.info.id)
+        if (summary === undefined) seen.add("pending")
+        else {
+          if (raw.messages.some((x) => x.info.id > m.info.id && x.info.id < summary.info.id)) seen.add("between")
+          if (summary.info.error !== undefined) seen.add(summary.info.finish === "error" ? "failed" : "errored")
+          if (summary.info.finish === undefined) seen.add("unfinished")
+          if (completed(summary)) finished++
+        }
+        const start = part.tail_start_id as string | undefined
+        if (start === undefined) seen.add("no tail start")
+        else if (!ids.has(start)) seen.add("unknown tail start")
+        else seen.add(start < m.info.id ? "before" : start === m.info.id ? "at" : "after")
+      }
+      if (finished >= 2) seen.add("several pivots")
+    }
+    expect([...seen].sort()).toEqual(
+      [
+        "after",
+        "at",
+        "before",
+        "between",
+        "errored",
+        "failed",
+        "no tail start",
+        "pending",
+        "several pivots",
+        "unfinished",
+        "unknown tail start",
+      ].sort(),
+    )
+  })
+})
