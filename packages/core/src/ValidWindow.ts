@@ -18,11 +18,11 @@
  * Runs of user messages or of assistant messages are allowed: the providers that need strict alternation (Anthropic,
  * Bedrock) have the AI SDK merge a run into one message; a tool message only ever sits right after its assistant.
  *
- * The repair (`repair`), applied in this order, is deterministic and only removes or closes: empty text parts are
- * dropped; messages before the first user message are dropped; a tool result that answers no open call of the
- * assistant right before it (or repeats one) is dropped; a call left open gets the interrupted placeholder as its
- * result; a call whose id was already used earlier in the window is dropped with its result; messages left with no
- * content are dropped.
+ * The repair (`repair`) is deterministic and never drops conversation: empty text parts are dropped; a tool result
+ * that answers no open call of the assistant right before it (or repeats one) is dropped; a call left open gets the
+ * interrupted placeholder as its result; a call whose id was already used earlier in the window is dropped with its
+ * result; messages left with no content are dropped; and an input that would not start with a user message (a
+ * truncated history) starts with `HISTORY_START_TEXT` as a user message.
  */
 import * as Conversation from "./Conversation.ts"
 import type { MessageId } from "./Ids.ts"
@@ -51,6 +51,9 @@ export interface Violation {
   readonly messageId?: MessageId | undefined
   readonly reason: string
 }
+
+/** The user text the repair puts first when a window would start with an answer (a truncated history). */
+export const HISTORY_START_TEXT = "[The conversation before this point is not available]"
 
 const violation = (rule: Rule, messageId: MessageId | undefined, reason: string): Violation =>
   messageId === undefined ? { rule, reason } : { rule, messageId, reason }
@@ -198,7 +201,6 @@ export const repair = (rendered: ReadonlyArray<Render.Rendered>): Repaired => {
   if (found.length === 0) return { rendered, repaired: [] }
   const out: Array<Render.Rendered> = []
   const used = new Set<string>()
-  let started = false
   for (let i = 0; i < rendered.length; i++) {
     const { sourceMessageId: source, message } = rendered[i]!
     if (message.role === "system") {
@@ -208,10 +210,8 @@ export const repair = (rendered: ReadonlyArray<Render.Rendered>): Repaired => {
     if (message.role === "user") {
       const content = message.content.filter((p) => !isEmptyText(p))
       if (content.length > 0) out.push({ sourceMessageId: source, message: { role: "user", content } })
-      started ||= content.length > 0
       continue
     }
-    if (!started) continue
     // A tool message not taken by the assistant before it answers nothing: all its results are orphans.
     if (message.role === "tool") continue
     const calls: Array<MM.ToolCallPart> = []
@@ -254,6 +254,12 @@ export const repair = (rendered: ReadonlyArray<Render.Rendered>): Repaired => {
     for (const call of open.values()) results.push(interrupted(call))
     if (results.length > 0) out.push({ sourceMessageId: resultSource, message: { role: "tool", content: results } })
   }
+  const first = out.findIndex((r) => r.message.role !== "system")
+  if (first !== -1 && out[first]!.message.role !== "user")
+    out.splice(first, 0, {
+      sourceMessageId: out[first]!.sourceMessageId,
+      message: { role: "user", content: [{ type: "text", text: HISTORY_START_TEXT }] },
+    })
   return { rendered: out, repaired: found }
 }
 

@@ -56,14 +56,23 @@ describe("ValidWindow.inputViolations and repair, rule by rule", () => {
     expect(ValidWindow.repair([])).toEqual({ rendered: [], repaired: [] })
   })
 
-  it("given an assistant first (a truncated history), then first-not-user naming it; the repair drops it and its results", () => {
+  it("given an assistant first (a truncated history), then first-not-user naming it; the repair puts the history-start user text first and keeps the answer", () => {
     const input = [a("1", call("c1")), t("1", result("c1")), u("2")]
     expect(ValidWindow.inputViolations(input)[0]).toEqual({
       rule: "first-not-user",
       messageId: src("1"),
       reason: "the input starts with a assistant message",
     })
-    expect(ValidWindow.repair(input).rendered).toEqual([u("2")])
+    expect(ValidWindow.repair(input).rendered).toEqual([u("1", ValidWindow.HISTORY_START_TEXT), ...input])
+  })
+
+  it("given a user message that renders to an empty text first, then the repair drops the text and still starts with a user message", () => {
+    const input = [u("1", ""), a("2", { type: "text", text: "x" })]
+    expect(rules(input)).toEqual(["empty-text"])
+    expect(ValidWindow.repair(input).rendered).toEqual([
+      u("2", ValidWindow.HISTORY_START_TEXT),
+      a("2", { type: "text", text: "x" }),
+    ])
   })
 
   it("given a tool result with no call before it, then orphan-result; the repair drops it", () => {
@@ -156,13 +165,14 @@ describe("ValidWindow.repair properties", () => {
     )
   })
 
-  it("property: the repair only removes or closes — every kept user text, call and result was in the input, in the same order", () => {
+  it("property: the repair only removes, closes or adds the history start — every kept text, call and result was in the input, in the same order", () => {
     fc.assert(
       fc.property(renderedArb, (input) => {
         const flat = (xs: ReadonlyArray<Render.Rendered>) =>
           xs.flatMap((x) =>
             (x.message.content as ReadonlyArray<{ type: string; text?: string; toolCallId?: string; output?: unknown }>)
               .filter((p) => !(p.type === "tool-result" && JSON.stringify(p.output).includes(Render.INTERRUPTED_TEXT)))
+              .filter((p) => p.text !== ValidWindow.HISTORY_START_TEXT)
               .map((p) => `${x.message.role}:${p.type}:${p.text ?? p.toolCallId}`),
           )
         const kept = flat(ValidWindow.repair(input).rendered)
