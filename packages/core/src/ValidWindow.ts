@@ -123,7 +123,11 @@ export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array
   const first = rendered.find((r) => r.message.role !== "system")
   if (first !== undefined && first.message.role !== "user")
     out.push(
-      violation("first-not-user", first.sourceMessageId, `the input starts with a ${first.message.role} message`),
+      violation(
+        "first-not-user",
+        first.sourceMessageId,
+        `the input starts with ${first.message.role === "assistant" ? "an" : "a"} ${first.message.role} message`,
+      ),
     )
   const used = new Set<string>()
   // Calls of the latest assistant message still waiting for a result in the tool message right after it.

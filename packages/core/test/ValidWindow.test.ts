@@ -61,7 +61,7 @@ describe("ValidWindow.inputViolations and repair, rule by rule", () => {
     expect(ValidWindow.inputViolations(input)[0]).toEqual({
       rule: "first-not-user",
       messageId: src("1"),
-      reason: "the input starts with a assistant message",
+      reason: "the input starts with an assistant message",
     })
     expect(ValidWindow.repair(input).rendered).toEqual([u("1", ValidWindow.HISTORY_START_TEXT), ...input])
   })
