@@ -1,23 +1,27 @@
 /**
  * The model-input window as a projection: which stored messages the next model call sees, in which order. A pure,
- * incremental fold over the session's events (each event costs O(1) on the newest state; a pivot costs O(kept tail)).
+ * incremental fold over the session's events (each event costs O(1) on the newest state; a pivot costs O(window)).
  *
  * Pivot semantics follow OpenCode (spec §2.11) with its defects fixed:
- * - only a finished, error-free summary forms a pivot; the window becomes
- *   `[marker, summary, …kept tail…, …messages after the marker…]`;
- * - the kept tail is the exact list recorded when the compaction started, so it never contains an older marker or
- *   summary (OpenCode can show two summaries at once) nor the turn that overflowed (OpenCode can keep it in the tail
- *   and replay it too);
- * - a failed summary changes nothing (in OpenCode its tail can hide the previous good pivot).
+ * - only a finished, error-free summary answering a marker forms a pivot; the window becomes
+ *   `[marker, summary, …kept tail…, …messages after the marker…]`, everything after the pair in recorded order;
+ * - the kept tail is the recorded list of the plan, restricted to messages recorded before the marker and still
+ *   visible: it never contains an older marker or summary (OpenCode can show two summaries at once) nor the turn that
+ *   overflowed (OpenCode can keep it in the tail and replay it too); a tail id recorded after the marker is already
+ *   one of the messages after the marker, so it keeps its recorded place;
+ * - a failed or errored summary changes nothing (in OpenCode its tail can hide the previous good pivot).
+ *
+ * `ValidWindow` states and checks the resulting invariant; `render` applies its repair, so what is sent is valid.
  */
 import { HashMap, Option } from "effect"
 import * as Conversation from "./Conversation.ts"
 import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
-import type { Message } from "./Message.ts"
+import { isFinishedSummary, isMarker, type Message } from "./Message.ts"
 import type { Projection } from "./Projection.ts"
-import * as Render from "./Render.ts"
+import type * as Render from "./Render.ts"
+import * as ValidWindow from "./ValidWindow.ts"
 
 /** The latest pivot: the marker and summary that start the window. */
 export interface Pivot {
@@ -43,15 +47,50 @@ export const initial: State = {
   pivot: undefined,
 }
 
-/** Ids visible after the marker (the marker is near the end, so this scans only the newest entries). */
-const afterMarker = (visible: Seq.Seq<MessageId>, markerId: MessageId): Array<MessageId> => {
-  const after: Array<MessageId> = []
-  for (let i = visible.length - 1; i >= 0; i--) {
-    const id = Seq.get(visible, i)!
-    if (id === markerId) return after.reverse()
-    after.push(id)
+/** Whether a settled summary forms a pivot: it is finished and error-free (spec §2.11) and answers a marker. */
+export const formsPivot = (summary: Message, marker: Message | undefined): boolean =>
+  isFinishedSummary(summary) && marker !== undefined && isMarker(marker)
+
+/**
+ * The window right after a finished summary: the marker and the summary, then the plan's tail ids recorded before the
+ * marker that are still visible, then the visible messages recorded after the marker, all in recorded order.
+ * Undefined when the summary forms no pivot (not a finished, error-free summary, or its marker is not a marker).
+ *
+ * Scans the recorded order from the newest message back to the marker and then only as far as the oldest kept tail
+ * id: O(window) for the visible set, O(later + kept tail) for the scan.
+ */
+const pivoted = (
+  state: State,
+  conversation: Conversation.State,
+  markerId: MessageId,
+  summary: Message,
+  plan: CompactionPlan | undefined,
+): Seq.Seq<MessageId> | undefined => {
+  if (!formsPivot(summary, Conversation.get(conversation, markerId))) return undefined
+  const visible = new Set(Seq.toArray(state.visible))
+  visible.delete(markerId)
+  visible.delete(summary.id)
+  const tail = new Set((plan?.tail ?? []).filter((id) => visible.has(id)))
+  const kept: Array<MessageId> = []
+  let beforeMarker = false
+  for (let i = conversation.order.length - 1; i >= 0; i--) {
+    const id = Seq.get(conversation.order, i)!
+    if (id === markerId) beforeMarker = true
+    else if (!beforeMarker ? visible.has(id) : tail.delete(id)) kept.push(id)
+    if (beforeMarker && tail.size === 0) break
   }
-  return []
+  return Seq.fromIterable([markerId, summary.id, ...kept.reverse()])
+}
+
+/** The state with the conversation advanced; a new message is the one the conversation's order just grew by. */
+const appended = (state: State, conversation: Conversation.State): State => {
+  if (conversation.order.length > state.conversation.order.length)
+    return {
+      ...state,
+      conversation,
+      visible: Seq.append(state.visible, Seq.get(conversation.order, conversation.order.length - 1)!),
+    }
+  return conversation === state.conversation ? state : { ...state, conversation }
 }
 
 /** Folds one event into the window. */
@@ -61,28 +100,20 @@ export const evolve = (state: State, event: Event): State => {
     case "CompactionStarted":
       return { ...state, conversation, plans: HashMap.set(state.plans, event.markerId, event.plan) }
     case "SummaryFinished": {
-      const summaryId = event.summary.id
       const plan = Option.getOrUndefined(HashMap.get(state.plans, event.markerId))
-      const tail = plan?.tail ?? []
-      const kept = new Set<MessageId>([event.markerId, summaryId, ...tail])
-      const later = afterMarker(state.visible, event.markerId).filter((id) => !kept.has(id))
+      const visible = pivoted(state, conversation, event.markerId, event.summary, plan)
+      // A summary that forms no pivot is an ordinary message in its recorded place.
+      if (visible === undefined)
+        return appended({ ...state, plans: HashMap.remove(state.plans, event.markerId) }, conversation)
       return {
         conversation,
-        visible: Seq.fromIterable([event.markerId, summaryId, ...tail, ...later]),
+        visible,
         plans: HashMap.remove(state.plans, event.markerId),
-        pivot: { markerId: event.markerId, summaryId },
+        pivot: { markerId: event.markerId, summaryId: event.summary.id },
       }
     }
-    default: {
-      // A new message is the one the conversation's order just grew by.
-      if (conversation.order.length > state.conversation.order.length)
-        return {
-          ...state,
-          conversation,
-          visible: Seq.append(state.visible, Seq.get(conversation.order, conversation.order.length - 1)!),
-        }
-      return conversation === state.conversation ? state : { ...state, conversation }
-    }
+    default:
+      return appended(state, conversation)
   }
 }
 
@@ -97,8 +128,12 @@ export const fold = (events: Iterable<Event>, from: State = initial): State => {
 export const messages = (state: State): Array<Message> =>
   Seq.toArray(state.visible).map((id) => Conversation.get(state.conversation, id)!)
 
-/** The window rendered as model messages, each with the id of the stored message it came from. */
-export const render = (state: State, options?: Render.Options) => Render.render(messages(state), options)
+/**
+ * The window rendered as model messages, each with the id of the stored message it came from, repaired by
+ * `ValidWindow.repair` so that it is always a valid model input.
+ */
+export const render = (state: State, options?: Render.Options): ReadonlyArray<Render.Rendered> =>
+  ValidWindow.render(messages(state), options)
 
 /** The window as a named projection. */
 export const projection: Projection<State> = {

@@ -2,32 +2,44 @@
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Conversation, Events, type MessageId, Render, Session, Window } from "./support/core.ts"
+import { Conversation, Events, Message, type MessageId, Render, Session, Window } from "./support/core.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 const RUNS = { numRuns: 1000 }
 
-/** The window computed the slow, obvious way from the whole log: the oracle for the incremental fold. */
+/**
+ * The window computed the slow, obvious way from the whole log: the oracle for the incremental fold. At each pivot
+ * the window becomes the marker, the summary, then — in recorded order — the plan's tail messages recorded before the
+ * marker that were still visible, and every visible message recorded after the marker.
+ */
 const windowFromScratch = (events: ReadonlyArray<Events.Event>): Array<MessageId> => {
   const arrival: Array<MessageId> = []
-  const seen = new Set<MessageId>()
+  const messages = new Map<MessageId, Message.Message>()
   const plans = new Map<MessageId, Events.CompactionPlan>()
-  let pivot: { markerId: MessageId; summaryId: MessageId; tail: ReadonlyArray<MessageId> } | undefined
+  let visible: Array<MessageId> = []
   for (const event of events) {
     const added = Conversation.addedMessage(event)
-    if (added && !seen.has(added.id)) {
-      seen.add(added.id)
-      arrival.push(added.id)
-    }
+    const isNew = added !== undefined && !messages.has(added.id)
+    if (added) messages.set(added.id, added)
+    if (isNew) arrival.push(added.id)
     if (event._tag === "CompactionStarted") plans.set(event.markerId, event.plan)
-    if (event._tag === "SummaryFinished")
-      pivot = { markerId: event.markerId, summaryId: event.summary.id, tail: plans.get(event.markerId)?.tail ?? [] }
+    const marker = event._tag === "SummaryFinished" ? messages.get(event.markerId) : undefined
+    if (
+      event._tag === "SummaryFinished" &&
+      Message.isFinishedSummary(event.summary) &&
+      marker !== undefined &&
+      Message.isMarker(marker)
+    ) {
+      const markerAt = arrival.indexOf(event.markerId)
+      const tail = plans.get(event.markerId)?.tail ?? []
+      const rest = visible
+        .filter((id) => id !== event.markerId && id !== event.summary.id)
+        .filter((id) => arrival.indexOf(id) > markerAt || (tail.includes(id) && arrival.indexOf(id) < markerAt))
+        .sort((a, b) => arrival.indexOf(a) - arrival.indexOf(b))
+      visible = [event.markerId, event.summary.id, ...rest]
+    } else if (isNew) visible.push(added.id)
   }
-  if (!pivot) return arrival
-  const { markerId, summaryId, tail } = pivot
-  const kept = new Set([markerId, summaryId, ...tail])
-  const later = arrival.slice(arrival.indexOf(markerId) + 1).filter((id) => !kept.has(id))
-  return [markerId, summaryId, ...tail, ...later]
+  return visible
 }
 
 describe("Decider invariants", () => {

@@ -14,6 +14,7 @@ import {
   type Model,
   Tokens as PivotTokens,
   Session,
+  ValidWindow,
   Window,
 } from "@pivot/core"
 import { Result } from "effect"
@@ -29,8 +30,13 @@ export interface ImportReport {
   readonly parts: number
   /** Parts left out, by part type (types pivot does not model, or parts on a role that cannot hold them). */
   readonly dropped: Readonly<Record<string, number>>
-  /** What did not carry over exactly, one sentence each. */
+  /** What did not carry over exactly, one sentence each (including each entry of `repaired`). */
   readonly warnings: ReadonlyArray<string>
+  /**
+   * What the imported window breaks of the model-input invariant (`ValidWindow`: a corrupt or truncated history),
+   * each naming the message and why. Not a failure: `Window.render` repairs it deterministically before sending.
+   */
+  readonly repaired: ReadonlyArray<ValidWindow.Violation>
 }
 
 /** The imported session. */
@@ -481,10 +487,13 @@ export const fromExport = (exported: Export.Export): Result.Result<ImportResult,
   }
   flushPrunes(Number.POSITIVE_INFINITY)
 
+  // An input that renders to nothing is only an empty conversation, never sent; anything else is reported.
+  const repaired = ValidWindow.violations(state.window).filter((v) => v.rule !== "empty-input")
+  for (const v of repaired) warnings.push(`window: ${ValidWindow.format(v)}; repaired before it is sent`)
   return Result.succeed({
     sessionId,
     events,
-    report: { messages: sorted.success.length, parts: partCount, dropped, warnings },
+    report: { messages: sorted.success.length, parts: partCount, dropped, warnings, repaired },
   })
 }
 

@@ -4,7 +4,8 @@
  * to the marker after the summary. pivot records the plan explicitly when a compaction starts, so the import rebuilds
  * it from the window at that moment with pivot's rules (`SummaryInput.plan`): the marker and completed pairs are not
  * history, the tail keeps conversation only (no markers, no summaries), and after an overflow the replayed turn and
- * everything after it are neither summarised nor kept.
+ * everything after it are neither summarised nor kept. A tail start at or after the marker keeps no tail (OpenCode's
+ * window shows no range then; docs/parity.md, deviation 15).
  */
 import type { Events, Ids } from "@pivot/core"
 import { Message } from "@pivot/core"
@@ -62,15 +63,24 @@ export const reconstruct = (window: ReadonlyArray<Message.Message>, input: Input
   const visible = history.filter((m) => !hidden.has(m.id))
 
   const warnings: Array<string> = []
-  const start = input.tailStartId
-  // Ids sort chronologically, and once completed pairs are hidden the window is chronological too.
-  const head = start === undefined ? visible : visible.filter((m) => m.id < start)
+  const marker = input.markerId
+  // OpenCode's tail is the range [tail_start_id, marker): a start at the marker keeps no tail (its window stops at
+  // the marker), and a start after it keeps none either (see the warning). Ids sort chronologically, and once
+  // completed pairs are hidden the window is chronological too; messages recorded after the marker (while the
+  // compaction was pending) are neither summarised nor kept: they stay visible after the pivot in recorded order.
+  const before = visible.filter((m) => m.id < marker)
+  const start = input.tailStartId !== undefined && input.tailStartId < marker ? input.tailStartId : undefined
+  const head = start === undefined ? before : before.filter((m) => m.id < start)
   const kept =
     start === undefined
       ? []
-      : visible.filter((m) => m.id >= start && !Message.isMarker(m) && !(m.role === "assistant" && m.summary === true))
+      : before.filter((m) => m.id >= start && !Message.isMarker(m) && !(m.role === "assistant" && m.summary === true))
   const tail = kept.map((m) => m.id)
 
+  if (input.tailStartId !== undefined && input.tailStartId > marker)
+    warnings.push(
+      `compaction ${marker}: tail_start_id ${input.tailStartId} is not before its marker, so OpenCode's window never meets it and ignores this compaction; pivot keeps no tail: the window is the marker, the summary and the messages after the marker in recorded order`,
+    )
   if (start !== undefined) {
     if (!visible.some((m) => m.id === start))
       warnings.push(
@@ -82,9 +92,7 @@ export const reconstruct = (window: ReadonlyArray<Message.Message>, input: Input
       )
     // OpenCode shows every stored message in [tail_start_id, marker); say which of them pivot does not keep.
     const keptIds = new Set<string>(tail)
-    const dropped = input.stored
-      .filter((m) => m.id >= start && m.id < input.markerId && !keptIds.has(m.id))
-      .map((m) => m.id)
+    const dropped = input.stored.filter((m) => m.id >= start && m.id < marker && !keptIds.has(m.id)).map((m) => m.id)
     if (dropped.length > 0)
       warnings.push(
         `compaction ${input.markerId}: OpenCode's tail range also shows ${dropped.join(", ")}; pivot does not keep them (markers, summaries, the replayed turn, or messages an earlier compaction hid)`,

@@ -1,7 +1,7 @@
-import { Prompt, Session, Window } from "@pivot/core"
+import { Prompt, Session, ValidWindow, Window } from "@pivot/core"
 import { describe, expect, it } from "vitest"
 import { filterCompacted } from "./support/filterCompacted.ts"
-import { fixture, folded, imported, roundTrip, tags, windowIds } from "./support/fixtures.ts"
+import { fixture, folded, imported, type RawExport, roundTrip, tags, windowIds } from "./support/fixtures.ts"
 
 describe("compaction with tail_start_id and a finished summary (compaction-tail.json)", () => {
   const raw = fixture("compaction-tail.json")
@@ -273,4 +273,107 @@ describe("an overflow compaction with a replayed turn (overflow-replay.json)", (
     expect(tags(r)).not.toContain("TurnReplayed")
     expect(tags(r)[8]).toBe("UserMessageAdded")
   })
+})
+
+describe("issue 13: a tail start recorded after the marker (messages recorded while the compaction was pending)", () => {
+  const T = 1_760_000_000_000
+  const info = (id: string, role: "user" | "assistant", extra: Record<string, unknown> = {}) => ({
+    id,
+    sessionID: "ses_issue13",
+    role,
+    time: {
+      created: T + Number(id.slice(4)) * 1000,
+      ...(role === "assistant" ? { completed: T + Number(id.slice(4)) * 1000 + 500 } : {}),
+    },
+    ...(role === "user"
+      ? { agent: "build", model: { providerID: "anthropic", modelID: "claude-sonnet-4" } }
+      : {
+          modelID: "claude-sonnet-4",
+          providerID: "anthropic",
+          mode: "build",
+          agent: "build",
+          path: { cwd: "/", root: "/" },
+          cost: 0,
+          tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } },
+          finish: "stop",
+        }),
+    ...extra,
+  })
+  const text = (id: string, value: string) => [{ id: `prt_${id.slice(4)}`, type: "text", text: value }]
+  const raw = {
+    info: { id: "ses_issue13", title: "issue 13", time: { created: T, updated: T + 10_000 } },
+    messages: [
+      { info: info("msg_01", "user"), parts: text("msg_01", "first question") },
+      { info: info("msg_02", "assistant", { parentID: "msg_01" }), parts: text("msg_02", "first answer") },
+      {
+        info: info("msg_03", "user"),
+        parts: [{ id: "prt_03", type: "compaction", auto: false, tail_start_id: "msg_05" }],
+      },
+      { info: info("msg_04", "user"), parts: text("msg_04", "second question") },
+      { info: info("msg_05", "assistant", { parentID: "msg_04" }), parts: text("msg_05", "second answer") },
+      {
+        info: info("msg_06", "assistant", {
+          parentID: "msg_03",
+          summary: true,
+          mode: "compaction",
+          agent: "compaction",
+        }),
+        parts: text("msg_06", "## Objective\n- answer questions"),
+      },
+    ],
+  } as RawExport
+  const result = imported(raw)
+
+  it("given the repro, then the window is in recorded order: marker, summary, then the question before its answer", () => {
+    expect(windowIds(result)).toEqual(["msg_03", "msg_06", "msg_04", "msg_05"])
+    expect(ValidWindow.violations(folded(result).window)).toEqual([])
+  })
+
+  it("OpenCode's walk never meets the tail start and ignores the compaction (all six in order); pivot keeps no tail and says so", () => {
+    expect(filterCompacted(raw.messages)).toEqual(["msg_01", "msg_02", "msg_03", "msg_04", "msg_05", "msg_06"])
+    const started = result.events.find((e) => e._tag === "CompactionStarted")
+    expect(started?._tag === "CompactionStarted" && started.plan).toEqual({ head: ["msg_01", "msg_02"], tail: [] })
+    expect(result.report.warnings).toContain(
+      "compaction msg_03: tail_start_id msg_05 is not before its marker, so OpenCode's window never meets it and ignores this compaction; pivot keeps no tail: the window is the marker, the summary and the messages after the marker in recorded order",
+    )
+  })
+
+  it("given the tail start at the marker itself, then no tail is kept and no warning is given (OpenCode's window stops at the marker too)", () => {
+    const edited = structuredClone(raw)
+    edited.messages[2]!.parts[0]!.tail_start_id = "msg_03"
+    const r = imported(edited)
+    expect(windowIds(r)).toEqual(["msg_03", "msg_06", "msg_04", "msg_05"])
+    expect(filterCompacted(edited.messages)).toEqual(["msg_03", "msg_04", "msg_05", "msg_06"])
+    expect(r.report.warnings.filter((w) => w.includes("tail_start_id"))).toEqual([])
+  })
+
+  it("given the tail start before the marker, then the tail is kept before the messages recorded while the compaction was pending", () => {
+    const edited = structuredClone(raw)
+    edited.messages[2]!.parts[0]!.tail_start_id = "msg_02"
+    expect(windowIds(imported(edited))).toEqual(["msg_03", "msg_06", "msg_02", "msg_04", "msg_05"])
+    // OpenCode puts the tail after the summary and the pending messages: the answer msg_02 after msg_05.
+    expect(filterCompacted(edited.messages)).toEqual(["msg_03", "msg_04", "msg_05", "msg_06", "msg_02"])
+  })
+})
+
+describe("issue 12 defect 6: an OpenCode summary with error set is never a pivot boundary", () => {
+  const raw = fixture("compaction-tail.json")
+
+  it.each(["stop", "length", undefined])(
+    "given a summary with an error and finish %s, then SummaryFailed, no pivot, and the window keeps the whole history",
+    (finish) => {
+      const edited = structuredClone(raw)
+      const summary = edited.messages[8]!
+      summary.info.error = { name: "APIError", data: { message: "bad gateway", isRetryable: false } }
+      if (finish === undefined) delete summary.info.finish
+      else summary.info.finish = finish
+      const r = imported(edited)
+      expect(tags(r)).toContain("SummaryFailed")
+      expect(tags(r)).not.toContain("SummaryFinished")
+      const state = folded(r)
+      expect(state.window.pivot).toBeUndefined()
+      expect(Session.compaction(state, "msg_08" as never)?.status).not.toBe("finished")
+      expect(windowIds(r).slice(0, 9)).toEqual(edited.messages.slice(0, 9).map((m) => m.info.id))
+    },
+  )
 })

@@ -29,10 +29,11 @@ import {
   Overflow,
   ProviderError,
   Prune,
-  Render,
+  type Render,
   Session,
   type SummaryInput,
   Tokens,
+  ValidWindow,
   Window,
 } from "@pivot/core"
 import type { EventStore } from "@pivot/store"
@@ -620,7 +621,8 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
             })
           }
-          const messages = Render.render(transformed.messages)
+          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history.
+          const messages = ValidWindow.render(transformed.messages)
           return {
             messages,
             modelMessages: messages.map((r) => r.message),

@@ -2,8 +2,8 @@
  * Projection plugins: values handed to `ContextManager.layer` (no registry) that add context to or replace the
  * compaction prompt, veto the automatic continue, transform the window the model sees, or redact text.
  *
- * Plugins are untrusted. Every hook call is time-boxed, its output is validated by a Schema (and size bounds), and a
- * hook that throws, hangs or answers something invalid is ignored; each such failure is recorded as a `PluginFailed`
+ * Plugins are untrusted. Every hook call is time-boxed, its output is validated by a Schema (and size bounds; a
+ * transformed window by the model-input invariant), and a hook that throws, hangs or answers something invalid is ignored; each such failure is recorded as a `PluginFailed`
  * event. A plugin never touches state: the runtime records what it contributed.
  *
  * **Example**
@@ -16,7 +16,7 @@
  * ContextManager.layer({ model, plugins: [plugin] })
  * ```
  */
-import { Message } from "@pivot/core"
+import { Message, ValidWindow } from "@pivot/core"
 import { Cause, Duration, Effect, Exit, Option, Result, Schema, SchemaIssue } from "effect"
 import type { PluginHook } from "./RuntimeEvents.ts"
 
@@ -257,7 +257,24 @@ export const autoContinue = (
     return { enabled: true, verdicts, failures }
   })
 
-/** Runs every plugin's `transformWindow` in order, each on the previous one's output; a failing plugin is skipped. */
+/**
+ * Checks a transform-window answer against the model-input invariant (`ValidWindow.replacementViolations`): an answer
+ * that empties the window, repeats or reorders its messages, or breaks a rule of the rendered input is refused.
+ */
+export const checkTransformWindow = (
+  before: ReadonlyArray<Message.Message>,
+  output: TransformWindowOutput,
+): string | undefined => {
+  const broken = ValidWindow.replacementViolations(before, output.messages)
+  if (broken.length === 0) return undefined
+  const more = broken.length > 1 ? ` (and ${broken.length - 1} more)` : ""
+  return `the window would not be a valid model input: ${ValidWindow.format(broken[0]!)}${more}`
+}
+
+/**
+ * Runs every plugin's `transformWindow` in order, each on the previous one's output; a plugin that fails, or whose
+ * output is not a valid window (`checkTransformWindow`), is skipped.
+ */
 export const transformWindow = (
   plugins: ReadonlyArray<Plugin>,
   input: TransformWindowInput,
@@ -274,6 +291,7 @@ export const transformWindow = (
         "transformWindow",
         () => hook({ sessionId: input.sessionId, messages: current }),
         TransformWindowOutput,
+        (output) => checkTransformWindow(current, output),
       )
       if (Result.isFailure(result)) failures.push(result.failure)
       else messages = result.success.messages

@@ -2,11 +2,12 @@
  * Projection plugins: what they contribute is used and recorded; a plugin that throws, hangs or answers something
  * invalid is ignored, recorded as `PluginFailed`, and cannot corrupt the session.
  */
-import type { Message } from "@pivot/core"
+import { type Message, Render, ValidWindow, Window } from "@pivot/core"
 import { Plugins, Sessions } from "@pivot/runtime"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { generatedArb } from "../../core/test/support/sessions.ts"
 import { captured, run, SESSION, services, stub, textOf, tool, used } from "./support/harness.ts"
 
 const compactHello = Effect.gen(function* () {
@@ -226,6 +227,90 @@ describe("transformWindow", () => {
       expect(JSON.stringify(out.prepared.modelMessages)).toContain("hello")
       expect(failures(out.events)).toEqual([expect.objectContaining({ hook: "transformWindow" })])
     })
+})
+
+describe("transformWindow output against the window invariant (issue 12 defect 4)", () => {
+  const session = (plugins: ReadonlyArray<Plugins.Plugin>) =>
+    run(
+      Effect.gen(function* () {
+        const { cm, sessions } = yield* services
+        yield* cm.recordUserMessage(SESSION, { text: "hello" })
+        const prepared = yield* cm.prepare(SESSION)
+        return { prepared, events: yield* sessions.events(SESSION) }
+      }),
+      { options: { plugins } },
+    )
+
+  it("given a transform answering { messages: [] }, then it is refused, recorded as PluginFailed, and the untransformed window is sent", async () => {
+    const out = await session([{ name: "empty", transformWindow: () => ({ messages: [] }) }])
+    expect(out.prepared.modelMessages).toEqual([{ role: "user", content: [{ type: "text", text: "hello" }] }])
+    expect(failures(out.events)).toEqual([
+      expect.objectContaining({
+        plugin: "empty",
+        hook: "transformWindow",
+        reason: "invalid-output",
+        message: "the window would not be a valid model input: window: the model input has no message (empty-input)",
+      }),
+    ])
+  })
+
+  it("given a transform answering the window twice, then it is refused as repeating a message", async () => {
+    const out = await session([
+      { name: "twice", transformWindow: ({ messages }) => ({ messages: [...messages, ...messages] }) },
+    ])
+    expect(out.prepared.modelMessages).toHaveLength(1)
+    expect(failures(out.events)[0]).toMatchObject({ plugin: "twice", reason: "invalid-output" })
+    expect(failures(out.events)[0]?._tag === "PluginFailed" && failures(out.events)[0]).toMatchObject({
+      message: expect.stringContaining("shows this message twice"),
+    })
+  })
+
+  it("given a transform that only adds a user message, then it is accepted", async () => {
+    const note = {
+      role: "user",
+      id: "msg_zzzz_note",
+      createdAt: 0,
+      parts: [{ type: "text", id: "prt_note", text: "note" }],
+    } as unknown as Message.Message
+    const out = await session([
+      { name: "note", transformWindow: ({ messages }) => ({ messages: [...messages, note] }) },
+    ])
+    expect(failures(out.events)).toEqual([])
+    expect(out.prepared.modelMessages).toHaveLength(2)
+  })
+})
+
+describe("transformWindow properties", () => {
+  // Windows of generated live sessions; a plugin answering an arbitrary selection of their messages, in any order,
+  // possibly repeated. The reference: the model-input rules of ValidWindow.inputViolations on what would be sent.
+  const windowArb = generatedArb(20).map(({ state }) => Window.messages(state.window))
+  const answerArb = (size: number) => fc.array(fc.nat(Math.max(0, size - 1)), { maxLength: size + 2 })
+
+  it("property: whatever selection a plugin answers, what is sent breaks no rule; a refused answer is a recorded failure, an accepted one is sent as answered", () => {
+    fc.assert(
+      fc.property(
+        windowArb.chain((window) => fc.tuple(fc.constant(window), answerArb(window.length))),
+        ([window, picks]) => {
+          const answer = window.length === 0 ? [] : picks.map((i) => window[i]!)
+          const plugin: Plugins.Plugin = { name: "pick", transformWindow: () => ({ messages: answer }) }
+          const out = Effect.runSync(Plugins.transformWindow([plugin], { sessionId: SESSION, messages: window }))
+          const sent = ValidWindow.render(out.messages)
+          expect(ValidWindow.inputViolations(sent).filter((v) => v.rule !== "empty-input")).toEqual([])
+          const broken = ValidWindow.replacementViolations(window, answer)
+          if (broken.length === 0) {
+            expect(out.failures).toEqual([])
+            expect(out.messages).toEqual(answer)
+          } else {
+            expect(out.failures).toEqual([expect.objectContaining({ plugin: "pick", reason: "invalid-output" })])
+            expect(out.messages).toEqual(window)
+          }
+          // An answer that empties a window with something to send is always refused.
+          if (answer.length === 0 && Render.render(window).length > 0) expect(out.failures).toHaveLength(1)
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
 })
 
 describe("redact", () => {

@@ -3,7 +3,7 @@
  * next model call (or of the call after event `VERSION`). `--format json` prints exactly
  * `{ "messages": [ { "sourceMessageId": "<id>", "message": <AI SDK ModelMessage> } ] }`.
  */
-import { Audit, type Message, PruneIndex, Render, Window } from "@pivot/core"
+import { Audit, type Message, PruneIndex, ValidWindow, Window } from "@pivot/core"
 import { Replay, type SessionLog } from "@pivot/store"
 import { Effect } from "effect"
 import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
@@ -62,7 +62,7 @@ export const sourcesAt = (opened: Opened, version: number) =>
 
 /** The window rendered as the JSON the `--format json` output promises. */
 export const windowJson = (messages: ReadonlyArray<Message.Message>) =>
-  JSON.stringify({ messages: Render.render(messages) }, null, 2)
+  JSON.stringify({ messages: ValidWindow.render(messages) }, null, 2)
 
 /** The `window` command. */
 export const window: Command = {
@@ -84,7 +84,7 @@ export const window: Command = {
           io.out(windowJson(messages))
           return Exit.ok
         }
-        const rendered = Render.render(messages)
+        const rendered = ValidWindow.render(messages)
         const header =
           `session ${opened.sessionId} · version ${version} of ${opened.head} · ` +
           `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +

@@ -1,6 +1,9 @@
 /**
- * Generated OpenCode exports without compaction: turns of a user message and one to three assistant messages, with
- * every tool status, pruned outputs, dropped part types, errors and missing finishes, in shuffled key and array order.
+ * Generated OpenCode exports: turns of a user message and one to three assistant messages, with every tool status,
+ * pruned outputs, dropped part types, errors and missing finishes, in shuffled key and array order; and exports with
+ * compactions of any shape: pending ones, messages recorded between marker and summary, finished, errored, failed,
+ * unfinished and missing summaries, several pivots, continue messages, and tail starts anywhere (before the marker, at
+ * it, after it, unknown).
  */
 import fc from "fast-check"
 import type { RawExport, RawMessage } from "./fixtures.ts"
@@ -31,6 +34,28 @@ interface TurnSpec {
   readonly model: 0 | 1
   readonly assistants: ReadonlyArray<AssistantSpec>
 }
+
+/** Where a compaction's `tail_start_id` points. */
+export type TailStart =
+  | { readonly kind: "none" }
+  | { readonly kind: "before"; readonly back: number }
+  | { readonly kind: "marker" }
+  | { readonly kind: "after"; readonly forward: number }
+  | { readonly kind: "unknown" }
+
+/** A compaction: its marker, turns recorded while it was pending, its summary, and the continue message. */
+export interface CompactionSpec {
+  readonly compaction: true
+  readonly auto: boolean
+  readonly overflow: boolean
+  readonly tailStart: TailStart
+  readonly between: ReadonlyArray<TurnSpec>
+  /** finished; errored (error set, finish "stop"); failed (finish "error"); unfinished (no finish); missing. */
+  readonly summary: "finished" | "errored" | "failed" | "unfinished" | "missing"
+  readonly continued: boolean
+}
+
+type Segment = TurnSpec | CompactionSpec
 
 const text = fc.string({ maxLength: 60 })
 const assistantPart: fc.Arbitrary<PartSpec> = fc.oneof(
@@ -71,8 +96,8 @@ const MODELS = [
 
 const pad = (n: number) => String(n).padStart(6, "0")
 
-/** Builds the export of the given turns (ids ascending, times ascending, OpenCode's shapes). */
-export const build = (turns: ReadonlyArray<TurnSpec>): RawExport => {
+/** Builds the export of the given turns and compactions (ids ascending, times ascending, OpenCode's shapes). */
+export const build = (segments: ReadonlyArray<Segment>): RawExport => {
   const sessionID = "ses_generated"
   let m = 0
   let p = 0
@@ -118,7 +143,7 @@ export const build = (turns: ReadonlyArray<TurnSpec>): RawExport => {
       }
     }
   }
-  for (const t of turns) {
+  const addTurn = (t: TurnSpec) => {
     const userId = `msg_${pad(++m)}`
     const model = MODELS[t.model]
     messages.push({
@@ -166,11 +191,127 @@ export const build = (turns: ReadonlyArray<TurnSpec>): RawExport => {
       })
     }
   }
+  const addCompaction = (c: CompactionSpec) => {
+    const markerId = `msg_${pad(++m)}`
+    const marker: RawMessage = {
+      info: { id: markerId, sessionID, role: "user", time: { created: tick() }, agent: "build", model: MODELS[0] },
+      parts: [
+        {
+          id: `prt_${pad(++p)}`,
+          sessionID,
+          messageID: markerId,
+          type: "compaction",
+          auto: c.auto,
+          ...(c.overflow ? { overflow: true } : {}),
+        },
+      ],
+    }
+    const before = messages.map((x) => x.info.id)
+    messages.push(marker)
+    for (const t of c.between) addTurn(t)
+    const afterIds = messages.slice(messages.indexOf(marker) + 1).map((x) => x.info.id)
+    if (c.summary !== "missing") {
+      const id = `msg_${pad(++m)}`
+      afterIds.push(id)
+      const finish = c.summary === "failed" ? "error" : c.summary === "unfinished" ? undefined : "stop"
+      messages.push({
+        info: {
+          id,
+          sessionID,
+          role: "assistant",
+          parentID: markerId,
+          time: { created: tick(), ...(finish === undefined ? {} : { completed: tick() }) },
+          modelID: MODELS[0].modelID,
+          providerID: MODELS[0].providerID,
+          mode: "compaction",
+          agent: "compaction",
+          path: { cwd: "/", root: "/" },
+          cost: 0,
+          tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } },
+          summary: true,
+          ...(finish === undefined ? {} : { finish }),
+          ...(c.summary === "errored" || c.summary === "failed"
+            ? { error: { name: "APIError", data: { message: "summariser down", isRetryable: false } } }
+            : {}),
+        },
+        parts: [
+          { id: `prt_${pad(++p)}`, sessionID, messageID: id, type: "text", text: `## Objective\n- summary ${id}` },
+        ],
+      })
+    }
+    const tail = c.tailStart
+    const start =
+      tail.kind === "before"
+        ? before[before.length - 1 - (tail.back % Math.max(1, before.length))]
+        : tail.kind === "marker"
+          ? markerId
+          : tail.kind === "after"
+            ? afterIds[tail.forward % Math.max(1, afterIds.length)]
+            : tail.kind === "unknown"
+              ? "msg_000000"
+              : undefined
+    if (start !== undefined) marker.parts[0]!.tail_start_id = start
+    if (c.continued && c.summary === "finished") {
+      const id = `msg_${pad(++m)}`
+      messages.push({
+        info: { id, sessionID, role: "user", time: { created: tick() }, agent: "build", model: MODELS[0] },
+        parts: [
+          {
+            id: `prt_${pad(++p)}`,
+            sessionID,
+            messageID: id,
+            type: "text",
+            text: "Continue if you have next steps.",
+            synthetic: true,
+            metadata: { compaction_continue: true },
+          },
+        ],
+      })
+    }
+  }
+  for (const segment of segments)
+    if ("compaction" in segment) addCompaction(segment)
+    else addTurn(segment)
   return { info: { id: sessionID, title: "generated", time: { created: T0, updated: tick() } }, messages }
 }
 
 /** Generated exports without compaction. */
 export const exportArb: fc.Arbitrary<RawExport> = fc.array(turn, { minLength: 1, maxLength: 5 }).map(build)
+
+const tailStartArb: fc.Arbitrary<TailStart> = fc.oneof(
+  fc.constant<TailStart>({ kind: "none" }),
+  { weight: 3, arbitrary: fc.nat(8).map((back): TailStart => ({ kind: "before", back })) },
+  fc.constant<TailStart>({ kind: "marker" }),
+  fc.nat(4).map((forward): TailStart => ({ kind: "after", forward })),
+  fc.constant<TailStart>({ kind: "unknown" }),
+)
+
+/** A compaction of any shape. */
+export const compactionArb: fc.Arbitrary<CompactionSpec> = fc.record({
+  compaction: fc.constant(true as const),
+  auto: fc.boolean(),
+  overflow: fc.boolean(),
+  tailStart: tailStartArb,
+  between: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, fc.array(turn, { minLength: 1, maxLength: 2 })),
+  summary: fc.constantFrom(
+    "finished" as const,
+    "finished" as const,
+    "finished" as const,
+    "errored" as const,
+    "failed" as const,
+    "unfinished" as const,
+    "missing" as const,
+  ),
+  continued: fc.boolean(),
+})
+
+/** Generated exports with turns and compactions of any shape, in any number. */
+export const compactedExportArb: fc.Arbitrary<RawExport> = fc
+  .array(fc.oneof({ weight: 3, arbitrary: turn }, { weight: 1, arbitrary: compactionArb }), {
+    minLength: 1,
+    maxLength: 10,
+  })
+  .map(build)
 
 /** Reorders every object's keys by `order` (a permutation seed) and the messages array by `shuffle`. */
 export const reorder = (value: unknown, seed: number): unknown => {

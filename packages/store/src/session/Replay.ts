@@ -8,7 +8,7 @@
  * skip everything older (`originOf`). With the SQL read models in context, `windowAt` finds that origin from the
  * compaction and audit tables and reads only the events after it. Either way the result equals folding from zero.
  */
-import { CompactionHistory, Conversation, type Events, Session, Window } from "@pivot/core"
+import { CompactionHistory, Conversation, type Events, Message, Session, Window } from "@pivot/core"
 import { Effect, Option } from "effect"
 import type { EventStore } from "../EventStore.ts"
 import type { ReadError } from "../StoreError.ts"
@@ -54,13 +54,16 @@ export const pivotsOf = (entries: ReadonlyArray<CompactionHistory.Entry>): Array
 export const originOf = (log: Iterable<SessionLog.Logged>, version: number): number => {
   const added = new Map<string, number>()
   const plans = new Map<string, Events.CompactionPlan>()
+  const markers = new Map<string, Message.Message>()
   let origin = 1
   for (const { event, meta } of log) {
     if (meta.version > version) break
     const message = Conversation.addedMessage(event)
     if (message !== undefined && !added.has(message.id)) added.set(message.id, meta.version)
+    if (message !== undefined && Message.isMarker(message)) markers.set(message.id, message)
     if (event._tag === "CompactionStarted") plans.set(event.markerId, event.plan)
-    else if (event._tag === "SummaryFinished") {
+    // Only a summary that forms a pivot starts a new window (an errored one is an ordinary message).
+    else if (event._tag === "SummaryFinished" && Window.formsPivot(event.summary, markers.get(event.markerId))) {
       let from = Number.POSITIVE_INFINITY
       for (const id of [event.markerId, ...(plans.get(event.markerId)?.tail ?? [])])
         from = Math.min(from, added.get(id) ?? 1)

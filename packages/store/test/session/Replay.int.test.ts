@@ -3,7 +3,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Events, Session, Window } from "@pivot/core"
+import { type Events, Session, ValidWindow, Window } from "@pivot/core"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
@@ -39,6 +39,9 @@ const replayEqualsRecorded = (session: GeneratedSession) =>
     const windows = recordWindows(session.events)
     for (let version = 0; version <= head; version++) {
       const replayed = yield* Replay.windowAt(sessionId, version)
+      // The window at every version is a valid model input: recorded order, and nothing sent breaks a rule.
+      expect(ValidWindow.orderViolations(replayed)).toEqual([])
+      expect(ValidWindow.inputViolations(Window.render(replayed)).filter((v) => v.rule !== "empty-input")).toEqual([])
       expect(Window.render(replayed)).toEqual(Window.render(windows[version]!))
       expect(Window.messages(replayed)).toEqual(Window.messages(windows[version]!))
     }
@@ -65,6 +68,7 @@ describe("Replay", () => {
           const origin = Replay.originOf(log, version)
           if (origin > 1) skipped += origin - 1
           const fromOrigin = Replay.windowOf(log, version)
+          expect(ValidWindow.orderViolations(fromOrigin)).toEqual([])
           expect(Window.messages(fromOrigin)).toEqual(Window.messages(windows[version]!))
           expect(Window.render(fromOrigin)).toEqual(Window.render(windows[version]!))
         }
