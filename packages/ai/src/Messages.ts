@@ -77,7 +77,9 @@ const isCount = (value: unknown): boolean =>
  */
 export const validateUsage = (usage: unknown): Result.Result<UsageLike, InvalidUsage> => {
   if (typeof usage !== "object" || usage === null || Array.isArray(usage))
-    return Result.fail(new InvalidUsage({ problem: `expected an object, got ${usage === null ? "null" : typeof usage}` }))
+    return Result.fail(
+      new InvalidUsage({ problem: `expected an object, got ${usage === null ? "null" : typeof usage}` }),
+    )
   const given = usage as Record<string, unknown>
   const missing = USAGE_KEYS.filter((key) => !(key in given))
   if (missing.length > 0) {
@@ -91,7 +93,8 @@ export const validateUsage = (usage: unknown): Result.Result<UsageLike, InvalidU
   const details = [
     ...COUNT_KEYS.map((key) => [key, given[key]] as const),
     ...(["cacheReadTokens", "cacheWriteTokens"] as const).map(
-      (key) => [`inputTokenDetails.${key}`, (given.inputTokenDetails as Record<string, unknown> | undefined)?.[key]] as const,
+      (key) =>
+        [`inputTokenDetails.${key}`, (given.inputTokenDetails as Record<string, unknown> | undefined)?.[key]] as const,
     ),
     [
       "outputTokenDetails.reasoningTokens",

@@ -41,6 +41,9 @@ import * as AiAgent from "./Agent.ts"
 import * as Messages from "./Messages.ts"
 import * as AiSummarizer from "./Summarizer.ts"
 
+/** A usage object that is not the AI SDK's (see `Messages.validateUsage`). */
+export { InvalidUsage } from "./Messages.ts"
+
 /** The model has no limits in the catalog and none were given. */
 export class UnknownModelLimits extends Schema.TaggedError<UnknownModelLimits>()("UnknownModelLimits", {
   model: Schema.String,
@@ -101,6 +104,8 @@ export interface CreateOptions {
  * The hooks `wrap` composes, typed as the AI SDK calls them (methods, so that hooks typed for your own tool set fit).
  */
 export interface Wrappable {
+  /** Any other setting (model, tools, stopWhen, …) passes through unchanged. */
+  readonly [setting: string]: unknown
   prepareStep?(options: Parameters<PrepareStepFunction<ToolSet>>[0]): unknown
   onStepEnd?(event: GenerateTextStepEndEvent<ToolSet>): unknown
   /** The AI SDK's deprecated name of `onStepEnd`. */
@@ -113,18 +118,19 @@ export interface Wrappable {
   onFinish?(event: GenerateTextEndEvent<ToolSet>): unknown
 }
 
+/** The hook names `wrap` composes. */
+export type HookName = "prepareStep" | "onStepEnd" | "onStepFinish" | "onStepError" | "onError" | "onEnd" | "onFinish"
+
 type Fn = (...args: never) => unknown
-type HookOf<S, K extends keyof Wrappable> = S extends { readonly [k in K]?: infer F } ? Extract<F, Fn> : never
+type HookOf<S, K extends HookName> = S extends { readonly [k in K]?: infer F } ? Extract<F, Fn> : never
 type ArgOf<F> = [F] extends [never] ? unknown : F extends (arg: infer A) => unknown ? A : unknown
-type Either<S, A extends keyof Wrappable, B extends keyof Wrappable> = [HookOf<S, A>] extends [never]
-  ? HookOf<S, B>
-  : HookOf<S, A>
+type Either<S, A extends HookName, B extends HookName> = [HookOf<S, A>] extends [never] ? HookOf<S, B> : HookOf<S, A>
 type PrepareResult<S> = [HookOf<S, "prepareStep">] extends [never]
   ? unknown
   : NonNullable<Awaited<ReturnType<HookOf<S, "prepareStep">>>>
 
 /** The settings `wrap` returns: yours, with pivot's hooks composed in (deprecated aliases folded into the new names). */
-export type Wrapped<S> = Omit<S, keyof Wrappable> & {
+export type Wrapped<S> = Omit<S, HookName> & {
   prepareStep(options: ArgOf<HookOf<S, "prepareStep">>): Promise<PrepareResult<S> & { messages: Array<ModelMessage> }>
   onStepEnd(event: ArgOf<Either<S, "onStepEnd", "onStepFinish">> & AiAgent.StepLike): Promise<void>
   onStepError(event: ArgOf<HookOf<S, "onStepError">> & { readonly error: unknown }): Promise<void>
@@ -272,9 +278,7 @@ export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
   const withSummarizer: Layer.Layer<ContextManager, unknown, EventStore | Ids.Ids> =
     summarizerModel === false
       ? managerLayer
-      : managerLayer.pipe(
-          Layer.provide(AiSummarizer.layer({ model: summarizerModel }) as Layer.Layer<Summarizer>),
-        )
+      : managerLayer.pipe(Layer.provide(AiSummarizer.layer({ model: summarizerModel }) as Layer.Layer<Summarizer>))
   const layer = withSummarizer.pipe(
     Layer.provide(Ids.Ids.layer),
     Layer.provideMerge(storeLayer),
@@ -353,7 +357,13 @@ export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
       const model = AiAgent.stepModel(step)
       return cm((manager) =>
         manager.recordAssistantStep(sessionId, {
-          parts: AiAgent.stepParts({ ...step, usage }),
+          // Read field by field: the SDK's results expose them as getters, which a spread would lose.
+          parts: AiAgent.stepParts({
+            content: step.content,
+            finishReason: step.finishReason,
+            usage,
+            providerMetadata: step.providerMetadata,
+          }),
           usage: Messages.toTokenUsage(usage, step.providerMetadata),
           finish: step.finishReason,
           ...(model === undefined ? {} : { model }),

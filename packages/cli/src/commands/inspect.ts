@@ -194,7 +194,10 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
         `kept ${plural(p.kept.length, "message")}${span(p.kept)}`,
     )
     lines.push(`     ${tokensChange(p.tokensBefore, p.tokensAfter)} · marker ${p.markerId} · summary ${p.summaryId}`)
-    const writer = p.fallback === undefined ? `summariser ${p.model ?? "?"}` : `extractive fallback (${p.fallback}${p.fallbackError === undefined ? "" : `: ${p.fallbackError}`})`
+    const writer =
+      p.fallback === undefined
+        ? `summariser ${p.model ?? "?"}`
+        : `extractive fallback (${p.fallback}${p.fallbackError === undefined ? "" : `: ${p.fallbackError}`})`
     lines.push(
       `     ${writer} · ${p.promptChars === undefined ? "prompt not recorded" : `prompt ${num(p.promptChars)} chars`} · ` +
         `summary ${p.summaryTokens === undefined ? "?" : num(p.summaryTokens)} tokens`,
