@@ -22,7 +22,6 @@ import {
   type Options as ManagerOptions,
   type ProviderErrorOutcome,
   type Recorded,
-  type Summarizer,
   type Usage,
   type UserMessageInput,
 } from "@pivot/runtime"
@@ -36,7 +35,7 @@ import type {
   PrepareStepFunction,
   ToolSet,
 } from "ai"
-import { Effect, Layer, Logger, ManagedRuntime, Result, Schema } from "effect"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, Result, Schema } from "effect"
 import * as AiAgent from "./Agent.ts"
 import * as Messages from "./Messages.ts"
 import * as AiSummarizer from "./Summarizer.ts"
@@ -182,7 +181,7 @@ export interface Pivot extends PivotSession, AsyncDisposable {
   /** The handle of another session (any name; the same name always finds the same session). */
   readonly session: (name: string) => PivotSession
   /** The runtime behind the handles, for Effect code (`runtime.runPromise(effect)` with `ContextManager`). */
-  readonly runtime: ManagedRuntime.ManagedRuntime<ContextManager | EventStore, unknown>
+  readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
   /** Closes the store. Handles must not be used afterwards. */
   readonly close: () => Promise<void>
 }
@@ -240,6 +239,183 @@ const prepareStore = (store: string): { readonly file: string; readonly created:
 const textOf = (message: unknown): string =>
   (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
 
+/** Any bad input of `createPivot` or `layer`. */
+export type CreateError = UnknownModelLimits | Config.ImpossibleLimits | InvalidSessionName | StoreNotCreatable
+
+/** What `layer` provides: the context manager and the event store under it. */
+export type Services = ContextManager | EventStore
+
+// Checks the options (nothing touched yet): the session model's spec, the summariser's, the default session name.
+const plan = (options: CreateOptions) =>
+  Effect.gen(function* () {
+    const model = yield* Effect.fromResult(resolveLimits(options.model, options.limits, "limits", options.config))
+    const summarizerModel = options.summarizer === undefined ? options.model : options.summarizer
+    const compactionModel: Config.ModelSpec | undefined =
+      summarizerModel === false
+        ? undefined
+        : options.summarizerLimits === undefined &&
+            Result.isFailure(resolveLimits(summarizerModel, undefined, "summarizerLimits", options.config))
+          ? // A summariser the catalog does not know gets the session model's limits (it reads the same head).
+            { ref: AiSummarizer.modelRefOf(summarizerModel), limits: model.limits }
+          : yield* Effect.fromResult(
+              resolveLimits(summarizerModel, options.summarizerLimits, "summarizerLimits", options.config),
+            )
+    yield* Effect.fromResult(sessionIdOf(options.session ?? "default"))
+    return { model, compactionModel, summarizerModel }
+  })
+
+/**
+ * pivot's layers from the same options as `createPivot`, for Effect programs: the `ContextManager` over a SQLite store
+ * (its folder created) or a memory store, with a summariser over `summarizer`. Bad options fail the layer with the
+ * same one-line errors, before anything is written. Warnings go through your Effect logger.
+ *
+ * **Example**
+ * ```ts
+ * program.pipe(Effect.provide(Pivot.layer({ model, store: "./data/pivot.db" })))
+ * ```
+ */
+export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const { model, compactionModel, summarizerModel } = yield* plan(options)
+      const place =
+        options.store === ":memory:"
+          ? undefined
+          : yield* Effect.try({
+              try: () => prepareStore(options.store),
+              catch: (error) =>
+                error instanceof StoreNotCreatable
+                  ? error
+                  : new StoreNotCreatable({ path: options.store, reason: String(error) }),
+            })
+      const storeLayer: Layer.Layer<EventStore, StoreNotCreatable> =
+        place === undefined
+          ? EventStore.layerMemory()
+          : Layer.catchCause(ReadModels.layerSqlite({ filename: place.file }), (cause) => {
+              // The store did not open: leave no folder behind that this call created.
+              if (place.created !== undefined) Fs.rmSync(place.created, { recursive: true, force: true })
+              const error = Cause.squash(cause)
+              const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+              return Layer.effect(EventStore, Effect.fail(new StoreNotCreatable({ path: place.file, reason })))
+            })
+      const managerLayer = ContextManager.layer({
+        ...options.manager,
+        model,
+        ...(compactionModel === undefined ? {} : { compactionModel }),
+        ...(options.config === undefined ? {} : { config: options.config }),
+      })
+      const withSummarizer =
+        summarizerModel === false
+          ? managerLayer
+          : managerLayer.pipe(Layer.provide(AiSummarizer.layer({ model: summarizerModel })))
+      return withSummarizer.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))
+    }),
+  ) as Layer.Layer<Services, CreateError>
+
+// The handle of one session over a runner of ContextManager effects.
+const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: string | undefined): PivotSession => {
+  const hooks = AiAgent.fromRuntime(runner, { sessionId, ...(agent === undefined ? {} : { agent }) })
+  const cm = <A, E>(use: (manager: ContextManagerShape) => Effect.Effect<A, E>): Promise<A> =>
+    runner.runPromise(
+      Effect.gen(function* () {
+        return yield* use(yield* ContextManager)
+      }),
+    )
+
+  const wrap = <S extends Wrappable>(settings: S): Wrapped<S> => {
+    const { prepareStep, onStepEnd, onStepFinish, onStepError, onError, onEnd, onFinish, ...rest } = settings
+    const theirStepEnd = (onStepEnd ?? onStepFinish) as ((event: unknown) => unknown) | undefined
+    const theirEnd = (onEnd ?? onFinish) as ((event: unknown) => unknown) | undefined
+    const theirStepError = onStepError as ((event: unknown) => unknown) | undefined
+    const theirError = onError as ((event: unknown) => unknown) | undefined
+    const theirPrepare = prepareStep as ((options: unknown) => unknown) | undefined
+    const wrapped = {
+      ...rest,
+      prepareStep: async (stepOptions: unknown) => {
+        const { messages } = await hooks.settings.prepareStep()
+        if (theirPrepare === undefined) return { messages }
+        const theirs = await theirPrepare(isRecord(stepOptions) ? { ...stepOptions, messages } : { messages })
+        return { messages, ...(isRecord(theirs) ? theirs : {}) }
+      },
+      onStepEnd: async (event: AiAgent.StepLike) => {
+        await hooks.settings.onStepEnd(event)
+        await theirStepEnd?.(event)
+      },
+      onStepError: async (event: { readonly error: unknown }) => {
+        await hooks.settings.onStepError(event)
+        await theirStepError?.(event)
+      },
+      onError: async (event: { readonly error: unknown }) => {
+        await hooks.settings.onError(event)
+        await theirError?.(event)
+      },
+      onEnd: async (event: unknown) => {
+        await hooks.settings.onEnd()
+        await theirEnd?.(event)
+      },
+    }
+    return wrapped as unknown as Wrapped<S>
+  }
+
+  const run = async <A>(
+    input: string | UserMessageInput,
+    call: (turn: { readonly prompt: string }) => PromiseLike<A>,
+    runOptions?: { readonly maxAttempts?: number | undefined },
+  ): Promise<A> => {
+    const turn = await hooks.user(input)
+    return hooks.run(() => call(turn), runOptions)
+  }
+
+  const record = async (step: AiAgent.StepLike): Promise<Recorded> => {
+    const usage = orThrow(Messages.validateUsage(isRecord(step) ? step.usage : undefined))
+    const model = AiAgent.stepModel(step)
+    return cm((manager) =>
+      manager.recordAssistantStep(sessionId, {
+        // Read field by field: the SDK's results expose them as getters, which a spread would lose.
+        parts: AiAgent.stepParts({
+          content: step.content,
+          finishReason: step.finishReason,
+          usage,
+          providerMetadata: step.providerMetadata,
+        }),
+        usage: Messages.toTokenUsage(usage, step.providerMetadata),
+        finish: step.finishReason,
+        ...(model === undefined ? {} : { model }),
+        ...(agent === undefined ? {} : { agent }),
+      }),
+    )
+  }
+
+  return {
+    name,
+    sessionId,
+    wrap,
+    run,
+    messages: async () => (await hooks.settings.prepareStep()).messages,
+    user: async (input) => {
+      await hooks.user(input)
+    },
+    record,
+    recordToolResult: hooks.recordToolResult,
+    usage: () => cm((manager) => manager.usage(sessionId)),
+    lastError: hooks.lastError,
+  }
+}
+
+/**
+ * The handle of a session (any name) bound to the `ContextManager` in context: the same `wrap` / `run` / `messages`
+ * / `record` as `createPivot`'s, inside an Effect program.
+ */
+export const session = (
+  name: string,
+  options: { readonly agent?: string | undefined } = {},
+): Effect.Effect<PivotSession, InvalidSessionName, ContextManager> =>
+  Effect.gen(function* () {
+    const sessionId = yield* Effect.fromResult(sessionIdOf(name))
+    const context = yield* Effect.context<ContextManager>()
+    return open({ runPromise: (effect) => Effect.runPromiseWith(context)(effect) }, name, sessionId, options.agent)
+  })
+
 /**
  * Opens pivot for an AI SDK agent in one call: the store (its folder created), the model's limits (from the catalog
  * unless given), a summariser over `summarizer` (default: the session model), and the handle of one session.
@@ -247,153 +423,26 @@ const textOf = (message: unknown): string =>
  * `InvalidSessionName`, `StoreNotCreatable`.
  */
 export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
-  const model = orThrow(resolveLimits(options.model, options.limits, "limits", options.config))
-  const summarizerModel = options.summarizer === undefined ? options.model : options.summarizer
-  const compactionModel =
-    summarizerModel === false
-      ? undefined
-      : options.summarizerLimits === undefined &&
-          Result.isFailure(resolveLimits(summarizerModel, undefined, "summarizerLimits", options.config))
-        ? // A summariser the catalog does not know: it gets the session model's limits (it must read the same head).
-          { ref: AiSummarizer.modelRefOf(summarizerModel), limits: model.limits }
-        : orThrow(resolveLimits(summarizerModel, options.summarizerLimits, "summarizerLimits", options.config))
-  const defaultName = options.session ?? "default"
-  orThrow(sessionIdOf(defaultName))
-
-  const memory = options.store === ":memory:"
-  const place = memory ? undefined : prepareStore(options.store)
   const onWarning = options.onWarning ?? ((message: string) => console.warn(message))
   const warnings = Logger.make((entry) => {
     if (entry.logLevel === "Warn" || entry.logLevel === "Error" || entry.logLevel === "Fatal")
       onWarning(textOf(entry.message))
   })
-  const storeLayer: Layer.Layer<EventStore, unknown> =
-    place === undefined ? EventStore.layerMemory() : ReadModels.layerSqlite({ filename: place.file })
-  const managerLayer = ContextManager.layer({
-    ...options.manager,
-    model,
-    ...(compactionModel === undefined ? {} : { compactionModel }),
-    ...(options.config === undefined ? {} : { config: options.config }),
-  })
-  const withSummarizer: Layer.Layer<ContextManager, unknown, EventStore | Ids.Ids> =
-    summarizerModel === false
-      ? managerLayer
-      : managerLayer.pipe(Layer.provide(AiSummarizer.layer({ model: summarizerModel }) as Layer.Layer<Summarizer>))
-  const layer = withSummarizer.pipe(
-    Layer.provide(Ids.Ids.layer),
-    Layer.provideMerge(storeLayer),
-    Layer.provideMerge(Logger.layer([warnings])),
-  )
-  const runtime = ManagedRuntime.make(layer)
+  const runtime = ManagedRuntime.make(layer(options).pipe(Layer.provideMerge(Logger.layer([warnings]))))
   try {
     await runtime.context()
   } catch (error) {
     await runtime.dispose()
-    if (place?.created !== undefined) Fs.rmSync(place.created, { recursive: true, force: true })
-    const reason = error instanceof Error ? error.message : String(error)
-    throw new StoreNotCreatable({ path: place?.file ?? options.store, reason: reason.split("\n")[0]! })
+    throw error
   }
-
-  const open = (name: string): PivotSession => {
-    const sessionId = orThrow(sessionIdOf(name))
-    const hooks = AiAgent.fromRuntime(runtime, {
-      sessionId,
-      ...(options.agent === undefined ? {} : { agent: options.agent }),
-    })
-    const cm = <A, E>(use: (manager: ContextManagerShape) => Effect.Effect<A, E>): Promise<A> =>
-      runtime.runPromise(
-        Effect.gen(function* () {
-          return yield* use(yield* ContextManager)
-        }),
-      )
-
-    const wrap = <S extends Wrappable>(settings: S): Wrapped<S> => {
-      const { prepareStep, onStepEnd, onStepFinish, onStepError, onError, onEnd, onFinish, ...rest } =
-        settings as Wrappable & Record<string, unknown>
-      const theirStepEnd = (onStepEnd ?? onStepFinish) as ((event: unknown) => unknown) | undefined
-      const theirEnd = (onEnd ?? onFinish) as ((event: unknown) => unknown) | undefined
-      const theirStepError = onStepError as ((event: unknown) => unknown) | undefined
-      const theirError = onError as ((event: unknown) => unknown) | undefined
-      const theirPrepare = prepareStep as ((options: unknown) => unknown) | undefined
-      const wrapped = {
-        ...rest,
-        prepareStep: async (stepOptions: unknown) => {
-          const { messages } = await hooks.settings.prepareStep()
-          if (theirPrepare === undefined) return { messages }
-          const theirs = await theirPrepare(isRecord(stepOptions) ? { ...stepOptions, messages } : { messages })
-          return { messages, ...(isRecord(theirs) ? theirs : {}) }
-        },
-        onStepEnd: async (event: AiAgent.StepLike) => {
-          await hooks.settings.onStepEnd(event)
-          await theirStepEnd?.(event)
-        },
-        onStepError: async (event: { readonly error: unknown }) => {
-          await hooks.settings.onStepError(event)
-          await theirStepError?.(event)
-        },
-        onError: async (event: { readonly error: unknown }) => {
-          await hooks.settings.onError(event)
-          await theirError?.(event)
-        },
-        onEnd: async (event: unknown) => {
-          await hooks.settings.onEnd()
-          await theirEnd?.(event)
-        },
-      }
-      return wrapped as unknown as Wrapped<S>
-    }
-
-    const run = async <A>(
-      input: string | UserMessageInput,
-      call: (turn: { readonly prompt: string }) => PromiseLike<A>,
-      runOptions?: { readonly maxAttempts?: number | undefined },
-    ): Promise<A> => {
-      const turn = await hooks.user(input)
-      return hooks.run(() => call(turn), runOptions)
-    }
-
-    const record = async (step: AiAgent.StepLike): Promise<Recorded> => {
-      const usage = orThrow(Messages.validateUsage(isRecord(step) ? step.usage : undefined))
-      const model = AiAgent.stepModel(step)
-      return cm((manager) =>
-        manager.recordAssistantStep(sessionId, {
-          // Read field by field: the SDK's results expose them as getters, which a spread would lose.
-          parts: AiAgent.stepParts({
-            content: step.content,
-            finishReason: step.finishReason,
-            usage,
-            providerMetadata: step.providerMetadata,
-          }),
-          usage: Messages.toTokenUsage(usage, step.providerMetadata),
-          finish: step.finishReason,
-          ...(model === undefined ? {} : { model }),
-          ...(options.agent === undefined ? {} : { agent: options.agent }),
-        }),
-      )
-    }
-
-    return {
-      name,
-      sessionId,
-      wrap,
-      run,
-      messages: async () => (await hooks.settings.prepareStep()).messages,
-      user: async (input) => {
-        await hooks.user(input)
-      },
-      record,
-      recordToolResult: hooks.recordToolResult,
-      usage: () => cm((manager) => manager.usage(sessionId)),
-      lastError: hooks.lastError,
-    }
-  }
-
-  const main = open(defaultName)
+  const name = options.session ?? "default"
+  const handle = (sessionName: string) => open(runtime, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
+  const main = handle(name)
   const close = () => runtime.dispose()
   return {
     ...main,
-    session: open,
-    runtime: runtime as ManagedRuntime.ManagedRuntime<ContextManager | EventStore, unknown>,
+    session: handle,
+    runtime: runtime as ManagedRuntime.ManagedRuntime<Services, unknown>,
     close,
     [Symbol.asyncDispose]: close,
   }
