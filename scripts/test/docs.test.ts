@@ -114,10 +114,12 @@ const words = (command: string): Array<string> =>
   [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
 
 const rootScripts = Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts)
-const packageNames = readdirSync(join(ROOT, "packages"))
+const manifests = readdirSync(join(ROOT, "packages"))
   .map((name) => join(ROOT, "packages", name, "package.json"))
   .filter(existsSync)
-  .map((path) => JSON.parse(readFileSync(path, "utf8")).name as string)
+  .map((path) => JSON.parse(readFileSync(path, "utf8")) as { name: string; dependencies?: Record<string, string> })
+// What the docs may tell a user to install: pivot's packages and what they depend on (`ai`, `effect`, …).
+const packageNames = [...new Set(manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {})]))]
 
 const pivotHelp = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" }).stdout
 const pivotCommands = new Set([...pivotHelp.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]!))
@@ -227,6 +229,7 @@ describe("runnable docs (the rules of docs/README.md)", () => {
   const consoleDocs = [...new Set(blocks.filter((b) => b.lang === "console").map((b) => b.file))]
   it.each(consoleDocs.map((file) => [relative(ROOT, file), file]))(
     "%s: its console commands print what it shows, run in order in a scratch folder",
+    { timeout: 300_000 },
     (_, file) => {
       const dir = scratch()
       try {
@@ -239,8 +242,10 @@ describe("runnable docs (the rules of docs/README.md)", () => {
             let next = i + 1
             while (next < lines.length && !lines[next]!.startsWith("$ ")) next++
             const expected = lines.slice(i + 1, next)
+            while (expected.length > 0 && expected[expected.length - 1]!.trim() === "") expected.pop()
             const actual = run(command, dir)
-            if (!outputMatches(expected, actual))
+            // A command with nothing under it is shown for what it does, not for what it prints.
+            if (expected.length > 0 && !outputMatches(expected, actual))
               wrong.push(
                 `${where(block)}: $ ${command}\n--- documented\n${expected.join("\n")}\n--- printed\n${actual.join("\n")}`,
               )
@@ -313,5 +318,34 @@ describe("the checker itself", () => {
     expect(unknownCommand("npm install left-pad")).toContain("not a pivot package")
     expect(unknownCommand("curl http://x")).toContain("not a command the docs may show")
     expect(unknownCommand("PIVOT_MODEL=x npm start")).toBeUndefined()
+  })
+})
+
+describe("the README's adoption: an existing program adopts pivot in at most 5 changed lines", () => {
+  const code = (path: string) =>
+    readFileSync(join(ROOT, path), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.trim().startsWith("//"))
+  // Lines of `after` that are not in a longest common subsequence with `before`: the lines added or changed.
+  const changedLines = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): number => {
+    const lcs: Array<Array<number>> = Array.from({ length: before.length + 1 }, () => Array(after.length + 1).fill(0))
+    for (let i = before.length - 1; i >= 0; i--)
+      for (let j = after.length - 1; j >= 0; j--)
+        lcs[i]![j] = before[i] === after[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
+    return after.length - lcs[0]![0]!
+  }
+
+  it("counts changed lines", () => {
+    expect(changedLines(["a", "b", "c"], ["a", "x", "c", "d"])).toBe(2)
+    expect(changedLines(["a"], ["a"])).toBe(0)
+  })
+
+  it.each([
+    ["examples/ai-sdk-before.ts", "examples/ai-sdk-after.ts"],
+    ["examples/effect-before.ts", "examples/effect-after.ts"],
+  ])("%s → %s", (before, after) => {
+    const changed = changedLines(code(before), code(after))
+    expect(changed).toBeGreaterThan(0)
+    expect(changed).toBeLessThanOrEqual(5)
   })
 })
