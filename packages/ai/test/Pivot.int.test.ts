@@ -1,5 +1,6 @@
 // createPivot, the one-call entry: adoption end to end on a real SQLite file, hook composition, the fallback warning,
 // and each bad input (a one-line typed error, nothing written).
+import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -240,6 +241,13 @@ describe("createPivot: a summariser that falls back says why", () => {
     expect(history).toHaveLength(1)
     expect(history[0]?.fallback).toBe("failed")
     expect(history[0]?.fallbackError).toMatch(/[Nn]ot implemented/)
+    // `pivot inspect` prints the cause with the pivot (the CLI run as a user would, on the same file).
+    const bin = Path.join(import.meta.dirname, "../../cli/src/bin.ts")
+    const inspect = spawnSync(process.execPath, [bin, "inspect", "--db", file, "--session", "ses_s"], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    })
+    expect(inspect.stdout).toMatch(/extractive fallback \(failed: .*[Nn]ot implemented.*\)/)
   })
 })
 
