@@ -1,4 +1,5 @@
 import { type ModelMessage as Core, Message, ProviderError, Render } from "@pivot/core"
+import type { Prepared } from "@pivot/runtime"
 import {
   APICallError,
   generateText,
@@ -333,5 +334,14 @@ describe("Messages.validateUsage", () => {
     )
     expect(problem(null)).toBe("expected an object, got null")
     expect(problem(42)).toBe("expected an object, got number")
+  })
+})
+
+describe("ContextManager.prepare's modelMessages", () => {
+  it("type-checks as the messages of generateText, with no cast (a fresh, mutable array)", () => {
+    // Compile-time: this function stops compiling if `modelMessages` turns readonly or drifts from the SDK's shape.
+    const call = (prepared: Prepared) =>
+      generateText({ model: new MockLanguageModelV4(), messages: prepared.modelMessages })
+    expect(typeof call).toBe("function")
   })
 })
