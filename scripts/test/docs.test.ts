@@ -97,15 +97,24 @@ describe("runnable docs (the rules of docs/README.md)", () => {
   )
 
   const outputs = blocks.filter((b) => b.marker?.kind === "output")
-  it.each(outputs.map((b) => [where(b), b]))("%s: the output block is what its command prints", (_, block) => {
+  // Each command runs once, in its own scratch folder, however many blocks show its output.
+  const printed = new Map<string, Array<string>>()
+  const outputOf = (command: string) => {
+    const known = printed.get(command)
+    if (known !== undefined) return known
     const dir = scratch()
     try {
-      const actual = run(block.marker!.value, dir)
-      const expected = ["…", ...block.text.split("\n"), "…"]
-      expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
+      const lines = run(command, dir)
+      printed.set(command, lines)
+      return lines
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  }
+  it.each(outputs.map((b) => [where(b), b]))("%s: the output block is what its command prints", (_, block) => {
+    const actual = outputOf(block.marker!.value)
+    const expected = ["…", ...block.text.split("\n"), "…"]
+    expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
   })
 })
 

@@ -1,4 +1,7 @@
-/** @pivot/ai — pivot on the AI SDK: a Summarizer over any LanguageModel, message and usage adapters, agent hooks. */
+/**
+ * @pivot/ai — pivot on the AI SDK: `createPivot` (one call, no Effect needed), a Summarizer over any LanguageModel,
+ * message and usage adapters, agent hooks.
+ */
 
 /** Zero-glue hooks for AI SDK agents (`generateText`, `streamText`, `ToolLoopAgent`). */
 export * as AiAgent from "./Agent.ts"
