@@ -339,3 +339,44 @@ describe("createPivot: bad input is a one-line typed error, and nothing is writt
     expect(await eventsIn(file, "ses_u")).toEqual(["SessionStarted", "UserMessageAdded"])
   })
 })
+
+describe("Pivot.layer and Pivot.session: the same entry for Effect programs", () => {
+  it("a program on the layer records its turns in the SQLite file, through a session handle", async () => {
+    const file = Path.join(tempDir(), "effect", "pivot.db")
+    const { model } = scripted(answer([{ type: "text", text: "from Effect" }], "stop"))
+    const text = await Effect.runPromise(
+      Effect.gen(function* () {
+        const chat = yield* Pivot.session("effect chat")
+        const result = yield* Effect.promise(() =>
+          chat.run("hello", (turn) => generateText(chat.wrap({ model, ...turn }))),
+        )
+        return { text: result.text, sessionId: chat.sessionId }
+      }).pipe(Effect.provide(Pivot.layer({ model, store: file, limits: LIMITS }))),
+    )
+    expect(text.text).toBe("from Effect")
+    expect(await eventsIn(file, text.sessionId)).toEqual([
+      "SessionStarted",
+      "UserMessageAdded",
+      "AssistantStepRecorded",
+    ])
+  })
+
+  it("bad options fail the layer with the same typed errors, and a bad name fails session()", async () => {
+    const dir = tempDir()
+    const unknown = await Effect.runPromise(
+      Effect.flip(
+        Effect.provide(Effect.void, Pivot.layer({ model: new MockLanguageModelV4(), store: Path.join(dir, "p.db") })),
+      ),
+    )
+    expect(unknown).toBeInstanceOf(Pivot.UnknownModelLimits)
+    const badName = await Effect.runPromise(
+      Effect.flip(
+        Pivot.session("").pipe(
+          Effect.provide(Pivot.layer({ model: new MockLanguageModelV4(), store: ":memory:", limits: LIMITS })),
+        ),
+      ),
+    )
+    expect(badName).toBeInstanceOf(Pivot.InvalidSessionName)
+    expect(Fs.readdirSync(dir)).toEqual([])
+  })
+})
