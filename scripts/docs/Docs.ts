@@ -121,8 +121,15 @@ const manifests = readdirSync(join(ROOT, "packages"))
 // What the docs may tell a user to install: pivot's packages and what they depend on (`ai`, `effect`, …).
 const packageNames = [...new Set(manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {})]))]
 
-const pivotHelp = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" }).stdout
-const pivotCommands = new Set([...pivotHelp.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]!))
+// Whether `pivot COMMAND --help` succeeds: the CLI itself says which commands exist, whatever its help looks like.
+const pivotCommands = new Map<string, boolean>()
+const isPivotCommand = (command: string): boolean => {
+  const known = pivotCommands.get(command)
+  if (known !== undefined) return known
+  const exists = spawnSync(process.execPath, [BIN, command, "--help"], { encoding: "utf8" }).status === 0
+  pivotCommands.set(command, exists)
+  return exists
+}
 
 /** Why a shell command is not one the docs may show, or undefined when it is. */
 export const unknownCommand = (command: string): string | undefined => {
@@ -141,7 +148,7 @@ export const unknownCommand = (command: string): string | undefined => {
     return `npm ${sub} is not a command the docs use`
   }
   if (head === "npx" && rest[0] === "pivot")
-    return rest[1] === undefined || rest[1].startsWith("-") || pivotCommands.has(rest[1])
+    return rest[1] === undefined || rest[1].startsWith("-") || isPivotCommand(rest[1])
       ? undefined
       : `no pivot command ${rest[1]}`
   return `${head} is not a command the docs may show (allowed: npm, npx pivot, node, cd)`
