@@ -226,9 +226,9 @@ const prepareStore = (store: string): { readonly file: string; readonly created:
   try {
     created = Fs.mkdirSync(folder, { recursive: true })
   } catch (error) {
-    const code = isRecord(error) && typeof error.code === "string" ? `${error.code}: ` : ""
-    const reason = error instanceof Error ? error.message.replace(/^\w+: /, "") : String(error)
-    throw new StoreNotCreatable({ path: file, reason: `${code === "" ? "" : code}${reason}`.split("\n")[0]! })
+    // Node's message names the code and the folder it stopped at (e.g. `ENOTDIR: not a directory, mkdir '…'`).
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new StoreNotCreatable({ path: file, reason: reason.split("\n")[0]! })
   }
   if (Fs.existsSync(file) && Fs.statSync(file).isDirectory()) {
     throw new StoreNotCreatable({ path: file, reason: "it is a folder" })
