@@ -58,7 +58,10 @@ export interface StepLike {
   readonly model?: { readonly provider: string; readonly modelId: string } | undefined
 }
 
-/** The settings to spread into `generateText`, `streamText` or `new ToolLoopAgent({ … })`. */
+/**
+ * The settings to spread into `generateText`, `streamText` or `new ToolLoopAgent({ … })`. A spread replaces hooks of
+ * the same name you set yourself; `Pivot.session(…).wrap(settings)` composes them instead.
+ */
 export interface Settings {
   readonly prepareStep: () => Promise<{ messages: Array<ModelMessage> }>
   readonly onStepEnd: (step: StepLike) => Promise<void>

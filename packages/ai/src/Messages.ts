@@ -13,6 +13,7 @@ import {
   RetryError,
   StreamProviderError,
 } from "ai"
+import { Result, Schema } from "effect"
 
 // Compile-time proof that every message core renders is a valid AI SDK message: this line stops compiling when the
 // two drift apart, so the identity below needs no cast.
@@ -54,6 +55,57 @@ export interface UsageLike {
 // Type check only: the SDK's own usage type must be readable as `UsageLike`.
 const _usageIsReadable = (usage: LanguageModelUsage): UsageLike => usage
 void _usageIsReadable
+
+/** A usage object that is not the AI SDK's `LanguageModelUsage` (fields missing, or counts that are not counts). */
+export class InvalidUsage extends Schema.TaggedError<InvalidUsage>()("InvalidUsage", {
+  problem: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid usage: ${this.problem}; pass the AI SDK's usage as it comes (step.usage or result.usage, a LanguageModelUsage)`
+  }
+}
+
+const USAGE_KEYS = ["inputTokens", "outputTokens"] as const
+const COUNT_KEYS = ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens"] as const
+
+const isCount = (value: unknown): boolean =>
+  value === undefined || (typeof value === "number" && Number.isInteger(value) && value >= 0)
+
+/**
+ * Checks that a value is an AI SDK usage: an object with `inputTokens` and `outputTokens` (a count or `undefined`, as
+ * the SDK reports a provider that gave none), and non-negative whole counts wherever a count is given.
+ */
+export const validateUsage = (usage: unknown): Result.Result<UsageLike, InvalidUsage> => {
+  if (typeof usage !== "object" || usage === null || Array.isArray(usage))
+    return Result.fail(
+      new InvalidUsage({ problem: `expected an object, got ${usage === null ? "null" : typeof usage}` }),
+    )
+  const given = usage as Record<string, unknown>
+  const missing = USAGE_KEYS.filter((key) => !(key in given))
+  if (missing.length > 0) {
+    const keys = Object.keys(given)
+    return Result.fail(
+      new InvalidUsage({
+        problem: `missing ${missing.join(", ")} (got ${keys.length === 0 ? "no fields" : keys.join(", ")})`,
+      }),
+    )
+  }
+  const details = [
+    ...COUNT_KEYS.map((key) => [key, given[key]] as const),
+    ...(["cacheReadTokens", "cacheWriteTokens"] as const).map(
+      (key) =>
+        [`inputTokenDetails.${key}`, (given.inputTokenDetails as Record<string, unknown> | undefined)?.[key]] as const,
+    ),
+    [
+      "outputTokenDetails.reasoningTokens",
+      (given.outputTokenDetails as Record<string, unknown> | undefined)?.reasoningTokens,
+    ] as const,
+  ]
+  const bad = details.find(([, value]) => !isCount(value))
+  if (bad !== undefined)
+    return Result.fail(new InvalidUsage({ problem: `${bad[0]} is ${JSON.stringify(bad[1])}, not a token count` }))
+  return Result.succeed(given as UsageLike)
+}
 
 /** AI SDK usage as the provider usage core normalises (cache writes from the metadata when the usage has none). */
 export const toProviderUsage = (usage: UsageLike): Tokens.ProviderUsage => ({

@@ -1,8 +1,15 @@
-/** @pivot/ai — pivot on the AI SDK: a Summarizer over any LanguageModel, message and usage adapters, agent hooks. */
+/**
+ * @pivot/ai — pivot on the AI SDK: `createPivot` (one call, no Effect needed), a Summarizer over any LanguageModel,
+ * message and usage adapters, agent hooks.
+ */
 
 /** Zero-glue hooks for AI SDK agents (`generateText`, `streamText`, `ToolLoopAgent`). */
 export * as AiAgent from "./Agent.ts"
 /** Window → AI SDK messages, AI SDK usage → token counts, AI SDK errors → the overflow classifier. */
 export * as Messages from "./Messages.ts"
+/** pivot in one call for AI SDK users: `createPivot({ model, store })`, session handles, `wrap`, `run`, `close`. */
+export * as Pivot from "./Pivot.ts"
+/** Opens pivot for an AI SDK agent in one call (see `Pivot.createPivot`). */
+export { createPivot } from "./Pivot.ts"
 /** The `Summarizer` port over any AI SDK `LanguageModel`. */
 export * as AiSummarizer from "./Summarizer.ts"

@@ -1,4 +1,5 @@
 import { type ModelMessage as Core, Message, ProviderError, Render } from "@pivot/core"
+import type { Prepared } from "@pivot/runtime"
 import {
   APICallError,
   generateText,
@@ -8,7 +9,7 @@ import {
   StreamProviderError,
 } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Messages from "../src/Messages.ts"
@@ -300,5 +301,47 @@ describe("Messages errors → the overflow classifier", () => {
     const failure = Messages.toProviderFailure(api(500, "boom", { error: { message: "boom" } }))
     expect(failure).toMatchObject({ message: "boom", statusCode: 500, isRetryable: true })
     expect(failure).toHaveProperty("responseBody", JSON.stringify({ error: { message: "boom" } }))
+  })
+})
+
+describe("Messages.validateUsage", () => {
+  const sdkUsage = {
+    inputTokens: 100,
+    inputTokenDetails: { noCacheTokens: 80, cacheReadTokens: 20, cacheWriteTokens: undefined },
+    outputTokens: 10,
+    outputTokenDetails: { textTokens: 7, reasoningTokens: 3 },
+    totalTokens: 110,
+  }
+  const problem = (usage: unknown) => {
+    const result = Messages.validateUsage(usage)
+    return Result.isFailure(result) ? result.failure.problem : undefined
+  }
+
+  it("accepts the AI SDK's usage as it comes, including counts of 0 and counts the provider did not give", () => {
+    expect(problem(sdkUsage)).toBeUndefined()
+    expect(problem({ inputTokens: 0, outputTokens: 0 })).toBeUndefined()
+    expect(problem({ inputTokens: undefined, outputTokens: undefined })).toBeUndefined()
+  })
+
+  it("refuses missing fields, negative, fractional or non-numeric counts, and non-objects, naming what is wrong", () => {
+    expect(problem({ outputTokens: 1 })).toBe("missing inputTokens (got outputTokens)")
+    expect(problem({})).toBe("missing inputTokens, outputTokens (got no fields)")
+    expect(problem({ inputTokens: -1, outputTokens: 1 })).toBe("inputTokens is -1, not a token count")
+    expect(problem({ inputTokens: 1.5, outputTokens: 1 })).toBe("inputTokens is 1.5, not a token count")
+    expect(problem({ inputTokens: 1, outputTokens: "2" })).toBe('outputTokens is "2", not a token count')
+    expect(problem({ ...sdkUsage, outputTokenDetails: { reasoningTokens: -1 } })).toBe(
+      "outputTokenDetails.reasoningTokens is -1, not a token count",
+    )
+    expect(problem(null)).toBe("expected an object, got null")
+    expect(problem(42)).toBe("expected an object, got number")
+  })
+})
+
+describe("ContextManager.prepare's modelMessages", () => {
+  it("type-checks as the messages of generateText, with no cast (a fresh, mutable array)", () => {
+    // Compile-time: this function stops compiling if `modelMessages` turns readonly or drifts from the SDK's shape.
+    const call = (prepared: Prepared) =>
+      generateText({ model: new MockLanguageModelV4(), messages: prepared.modelMessages })
+    expect(typeof call).toBe("function")
   })
 })

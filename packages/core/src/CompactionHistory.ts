@@ -38,6 +38,8 @@ export interface Entry {
   readonly continueSkipped?: "waiting-for-user" | "plugin-veto"
   /** Why the deterministic extractive summary replaced the model's, when it did. */
   readonly fallback?: FallbackReason
+  /** What went wrong with the model's summary when the fallback replaced it (the recorded error's message). */
+  readonly fallbackError?: string
   /** Head messages left out of the model call to fit the compaction model (summarised deterministically instead). */
   readonly budgetedOut?: ReadonlyArray<MessageId>
   /** Secrets redacted on the way to the summariser or from the summary (count of findings). */
@@ -125,7 +127,11 @@ export const evolve = (state: State, event: Event, version: number): State => {
     case "AutoContinueSkipped":
       return updateLast(state, event.markerId, (e) => ({ ...e, continueSkipped: event.reason }))
     case "SummaryFallbackUsed":
-      return updateLast(state, event.markerId, (e) => ({ ...e, fallback: event.reason }))
+      return updateLast(state, event.markerId, (e) => ({
+        ...e,
+        fallback: event.reason,
+        ...(event.error === undefined ? {} : { fallbackError: event.error.message }),
+      }))
     case "SummaryInputBudgeted":
       return updateLast(state, event.markerId, (e) => ({ ...e, budgetedOut: event.dropped }))
     case "SecretsRedacted":
@@ -141,7 +147,7 @@ export const evolve = (state: State, event: Event, version: number): State => {
 /** The compaction-history projection. */
 export const projection: Projection<State> = {
   name: "compaction-history",
-  version: 2,
+  version: 3,
   initial,
   evolve: (state, event, meta) => evolve(state, event, meta.version),
 }

@@ -99,3 +99,45 @@ export const unsafe = {
   part: (s: string) => s as PartId,
   event: (s: string) => s as EventId,
 }
+
+/** The longest session name `sessionIdOf` maps (a name is a label, not a document). */
+export const MAX_SESSION_NAME = 256
+
+const isSessionId = Schema.is(SessionId)
+const SAFE_NAME = /^[0-9A-Za-z_-]+$/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the rule refuses
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+// FNV-1a (32 bit) over the name's UTF-16 units, twice with different offsets: 16 hex digits, stable everywhere.
+const fnv = (text: string, offset: number): string => {
+  let hash = offset >>> 0
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, "0")
+}
+
+/**
+ * The session id a human-chosen session name stands for, or `undefined` when the name cannot be one (empty, blank,
+ * longer than `MAX_SESSION_NAME`, or holding control characters). A name that is already a session id is used as
+ * is; a name of letters, digits, `_` and `-` becomes `ses_<name>`; any other name becomes `ses_<its safe
+ * letters>-<16 hex of its hash>`, so two different names never share a session and the same name always finds its own.
+ *
+ * **Example**
+ * ```ts
+ * Ids.sessionIdOf("fix-the-test") // "ses_fix-the-test"
+ * Ids.sessionIdOf("Fix the test!") // "ses_Fix_the_test-<16 hex>"
+ * ```
+ */
+export const sessionIdOf = (name: string): SessionId | undefined => {
+  if (typeof name !== "string" || name.trim() === "" || name.length > MAX_SESSION_NAME || CONTROL.test(name))
+    return undefined
+  if (isSessionId(name)) return name
+  if (SAFE_NAME.test(name)) return `ses_${name}` as SessionId
+  const safe = name
+    .replace(/[^0-9A-Za-z_-]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 48)
+  return `ses_${safe === "" ? "" : `${safe}-`}${fnv(name, 0x811c9dc5)}${fnv(name, 0x050c5d1f)}` as SessionId
+}

@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Ids } from "@pivot/core"
 import { Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import fc from "fast-check"
 
 const take = (n: number) =>
   Effect.gen(function* () {
@@ -46,4 +47,56 @@ describe("Ids", () => {
     expect(Schema.is(Ids.MessageId)("prt_123")).toBe(false)
     expect(Schema.is(Ids.PartId)("prt_123")).toBe(true)
   })
+})
+
+describe("Ids.sessionIdOf (session names → session ids)", () => {
+  const valid = Schema.is(Ids.SessionId)
+
+  it("a session id is used as is; a name of safe characters gets the ses_ prefix", () => {
+    expect(Ids.sessionIdOf("ses_01HZX")).toBe("ses_01HZX")
+    expect(Ids.sessionIdOf("fix-the-test")).toBe("ses_fix-the-test")
+    expect(Ids.sessionIdOf("a")).toBe("ses_a")
+  })
+
+  it("any other name maps to its safe letters and a hash: valid, stable, distinct", () => {
+    const a = Ids.sessionIdOf("Fix the test!")
+    expect(a).toMatch(/^ses_Fix_the_test-[0-9a-f]{16}$/)
+    expect(Ids.sessionIdOf("Fix the test!")).toBe(a)
+    expect(Ids.sessionIdOf("Fix the test?")).not.toBe(a)
+    expect(Ids.sessionIdOf("🦊")).toMatch(/^ses_[0-9a-f]{16}$/)
+    expect(Ids.sessionIdOf("chat/42")).toMatch(/^ses_chat_42-[0-9a-f]{16}$/)
+  })
+
+  it("a name of MAX_SESSION_NAME characters maps; one character more, blank, empty or control characters do not", () => {
+    expect(Ids.sessionIdOf("x".repeat(Ids.MAX_SESSION_NAME - 1))).toBeDefined()
+    expect(Ids.sessionIdOf("x".repeat(Ids.MAX_SESSION_NAME))).toBeDefined()
+    expect(Ids.sessionIdOf("x".repeat(Ids.MAX_SESSION_NAME + 1))).toBeUndefined()
+    expect(Ids.sessionIdOf("")).toBeUndefined()
+    expect(Ids.sessionIdOf("   ")).toBeUndefined()
+    expect(Ids.sessionIdOf("a\nb")).toBeUndefined()
+    expect(Ids.sessionIdOf("a\u0000")).toBeUndefined()
+  })
+
+  it("every mappable name gives a valid id, and two names share an id only when one is ses_<the other>", () =>
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40, unit: "grapheme" }),
+        fc.string({ maxLength: 40, unit: "grapheme" }),
+        (a, b) => {
+          const ia = Ids.sessionIdOf(a)
+          const ib = Ids.sessionIdOf(b)
+          for (const [name, id] of [
+            [a, ia],
+            [b, ib],
+          ] as const) {
+            // The reference: which names are refused, written independently of the implementation.
+            const refused = name.trim() === "" || [...name].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127)
+            expect(id === undefined).toBe(refused)
+            if (id !== undefined) expect(valid(id)).toBe(true)
+          }
+          if (ia !== undefined && ia === ib && a !== b) expect([`ses_${a}`, `ses_${b}`]).toContain(ia)
+        },
+      ),
+      { numRuns: 500 },
+    ))
 })

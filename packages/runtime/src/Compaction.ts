@@ -229,6 +229,19 @@ export const pluginFailed = (at: number, failure: Plugins.Failure, markerId?: Id
   ...(markerId === undefined ? {} : { markerId }),
 })
 
+/**
+ * The one-line warning logged when the extractive summary replaced the model's: the session, the compaction, why,
+ * and the summariser's error when there was one.
+ */
+export const fallbackWarning = (
+  sessionId: string,
+  markerId: string,
+  reason: RuntimeEvents.FallbackReason,
+  error: string | undefined,
+): string =>
+  `pivot: session ${sessionId}, compaction ${markerId}: the summariser's summary was replaced by the extractive ` +
+  `fallback (${reason}${error === undefined ? "" : `: ${error.replace(/\s+/g, " ").trim()}`})`
+
 /** A summariser response's shape, checked before use: an adapter is outside pivot's control. */
 const ResponseSchema = Schema.Struct({
   text: Schema.String,
@@ -623,6 +636,10 @@ export const make = (deps: {
         }
       }
 
+      if (fallback !== undefined)
+        // Said through the logger as well as recorded (SummaryFallbackUsed): a summariser that always falls back
+        // (a wrong model, a missing key) must not go unnoticed.
+        yield* Effect.logWarning(fallbackWarning(sessionId, markerId, fallback.reason, fallback.error?.message))
       const at = yield* Clock.currentTimeMillis
       if (failure !== undefined) {
         const error = failure

@@ -173,8 +173,8 @@ export interface Usage {
 export interface Prepared {
   /** The window rendered, each message with the id of the stored message it came from. */
   readonly messages: ReadonlyArray<Render.Rendered>
-  /** The same, as plain model messages (AI SDK `ModelMessage[]`). */
-  readonly modelMessages: ReadonlyArray<ModelMessage.ModelMessage>
+  /** The same, as plain model messages: a fresh array each call, so `generateText({ messages })` takes it as is. */
+  readonly modelMessages: Array<ModelMessage.ModelMessage>
   /** What a compaction run during this call did. */
   readonly compaction?: Compaction.Settled | undefined
   /**

@@ -5,7 +5,7 @@
  */
 import { type Ids, Message, Prompt, Session } from "@pivot/core"
 import { SummarizerError } from "@pivot/runtime"
-import { Effect, Fiber, Schedule } from "effect"
+import { Effect, Fiber, Logger, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   captured,
@@ -274,6 +274,25 @@ describe("§3.4 process", () => {
     )
     expect(out.compacted.outcome?.status).toBe("finished")
     expect(out.fallback).toMatchObject({ reason: "overflow" })
+  })
+
+  it("C3 (warning) given a summariser that fails, then the fallback is said once through the logger, with its cause", async () => {
+    const warnings: Array<string> = []
+    const capture = Logger.make(({ logLevel, message }) => {
+      if (logLevel === "Warn") warnings.push((Array.isArray(message) ? message : [message]).join(" "))
+    })
+    await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* users("hello")
+        yield* cm.compact(SESSION).pipe(Effect.provide(Logger.layer([capture])))
+      }),
+      { summarizer: failing("failed", "503 Service Unavailable") },
+    )
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^pivot: session ses_\w+, compaction msg_\w+: the summariser's summary was replaced by the extractive fallback \(failed: 503 Service Unavailable\)$/,
+    )
   })
 
   it("C4 given user hello and a step mid-task that fills the context, when prepared, then the last message is the synthetic continue text", async () => {

@@ -35,6 +35,8 @@ export interface PivotView {
   readonly continuation: string | undefined
   readonly continueSkipped: string | undefined
   readonly fallback: string | undefined
+  /** Why the model's summary was replaced (its error), when that was recorded. */
+  readonly fallbackError: string | undefined
   readonly budgetedOut: number
   readonly redactions: number
 }
@@ -88,6 +90,7 @@ const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView =>
   continuation: entry.continuation,
   continueSkipped: entry.continueSkipped,
   fallback: entry.fallback,
+  fallbackError: entry.fallbackError,
   budgetedOut: entry.budgetedOut?.length ?? 0,
   redactions: entry.redactions ?? 0,
 })
@@ -191,7 +194,10 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
         `kept ${plural(p.kept.length, "message")}${span(p.kept)}`,
     )
     lines.push(`     ${tokensChange(p.tokensBefore, p.tokensAfter)} · marker ${p.markerId} · summary ${p.summaryId}`)
-    const writer = p.fallback === undefined ? `summariser ${p.model ?? "?"}` : `extractive fallback (${p.fallback})`
+    const writer =
+      p.fallback === undefined
+        ? `summariser ${p.model ?? "?"}`
+        : `extractive fallback (${p.fallback}${p.fallbackError === undefined ? "" : `: ${p.fallbackError}`})`
     lines.push(
       `     ${writer} · ${p.promptChars === undefined ? "prompt not recorded" : `prompt ${num(p.promptChars)} chars`} · ` +
         `summary ${p.summaryTokens === undefined ? "?" : num(p.summaryTokens)} tokens`,

@@ -14,7 +14,7 @@ import { Events, Ids, type Model, Tokens } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type LanguageModel, stepCountIs, ToolLoopAgent } from "ai"
-import { Effect, Layer, ManagedRuntime, Result } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime, Result } from "effect"
 import { type Example, summaryText } from "./Example.ts"
 import * as Narrator from "./Narrator.ts"
 import * as Script from "./Script.ts"
@@ -176,6 +176,8 @@ export const run = async (options: Options): Promise<Outcome> => {
     ),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(EventStore.layerSqlite({ filename: options.db })),
+    // pivot's warnings (a summary that fell back, …) go to stderr: stdout is the commentary, or JSON with --json.
+    Layer.provideMerge(Logger.layer([Logger.withConsoleError(Logger.formatSimple)])),
   )
   const runtime = ManagedRuntime.make(layer)
   try {

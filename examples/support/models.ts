@@ -1,0 +1,81 @@
+// The models the examples run against: scripted AI SDK models (`MockLanguageModelV4` from `ai/test`), so every example
+// runs offline, in CI, with no key. In your program, use a real provider's model instead, e.g. `openai("gpt-5")`.
+import { jsonSchema, tool } from "ai"
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
+
+type Settings = NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>
+type Generated = Awaited<ReturnType<Extract<Settings["doGenerate"], (...args: never) => unknown>>>
+type Streamed = Awaited<ReturnType<Extract<Settings["doStream"], (...args: never) => unknown>>>
+type StreamPart = Streamed["stream"] extends ReadableStream<infer P> ? P : never
+
+const usage = (input: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: 0 },
+})
+
+const text = (answer: string, input: number): Generated => ({
+  content: [{ type: "text", text: answer }],
+  finishReason: { unified: "stop", raw: "stop" },
+  usage: usage(input),
+  warnings: [],
+})
+
+const readCall = (id: string, path: string, input: number): Generated => ({
+  content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: JSON.stringify({ path }) }],
+  finishReason: { unified: "tool-calls", raw: "tool-calls" },
+  usage: usage(input),
+  warnings: [],
+})
+
+/**
+ * A coding model known to pivot's catalog (`openai/gpt-5`, 400k context): it reads a file, then answers. Its calls
+ * report usage as the provider would. Each call takes the next step of the script, in a loop.
+ */
+export const makeModel = (): MockLanguageModelV4 => {
+  const script = [readCall("call_1", "src/answer.ts", 1_200), text("src/answer.ts exports answer = 41.", 1_400)]
+  let index = 0
+  const next = () => script[index++ % script.length]!
+  return new MockLanguageModelV4({
+    provider: "openai.responses",
+    modelId: "gpt-5",
+    doGenerate: async () => next(),
+    doStream: async () => {
+      const step = next()
+      const parts = step.content.flatMap(
+        (part): Array<StreamPart> =>
+          part.type === "text"
+            ? [
+                { type: "text-start", id: "t" },
+                { type: "text-delta", id: "t", delta: part.text },
+                { type: "text-end", id: "t" },
+              ]
+            : part.type === "tool-call"
+              ? [part]
+              : [],
+      )
+      return {
+        stream: convertArrayToReadableStream<StreamPart>([
+          { type: "stream-start", warnings: [] },
+          ...parts,
+          { type: "finish", finishReason: step.finishReason, usage: step.usage },
+        ]),
+      }
+    },
+  })
+}
+
+/** The session model of the examples. */
+export const model = makeModel()
+
+/** The agent's tools: one file reader over a fixed project. */
+export const tools = {
+  read: tool({
+    description: "Read a file of the project",
+    inputSchema: jsonSchema<{ path: string }>({
+      type: "object",
+      properties: { path: { type: "string" } },
+      required: ["path"],
+    }),
+    execute: async ({ path }) => (path === "src/answer.ts" ? "export const answer = 41\n" : `no such file: ${path}`),
+  }),
+}

@@ -1,0 +1,449 @@
+/**
+ * pivot in one call, for AI SDK users who do not use Effect: `createPivot({ model, store })` opens (or creates) a
+ * SQLite store, looks the model's limits up in the catalog, and gives session handles whose `wrap` adds pivot's hooks
+ * to the settings of `generateText`, `streamText` or `new ToolLoopAgent(…)` — composed with the hooks already there,
+ * never replacing them. It is a thin shell: the `ContextManager` layer does the work, run by a `ManagedRuntime`.
+ *
+ * **Example**
+ * ```ts
+ * const pivot = await createPivot({ model, store: "./data/pivot.db", session: "fix-the-test" })
+ * const agent = new ToolLoopAgent(pivot.wrap({ model, tools, stopWhen: stepCountIs(20) }))
+ * const result = await pivot.run("Fix the failing test", (turn) => agent.generate(turn))
+ * await pivot.close()
+ * ```
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { type Config as CoreConfig, Ids, type Model } from "@pivot/core"
+import {
+  Config,
+  ContextManager,
+  type ContextManagerShape,
+  type Options as ManagerOptions,
+  type ProviderErrorOutcome,
+  type Recorded,
+  type Usage,
+  type UserMessageInput,
+} from "@pivot/runtime"
+import { EventStore, ReadModels } from "@pivot/store"
+import type {
+  GenerateTextEndEvent,
+  GenerateTextStepEndEvent,
+  GenerateTextStepErrorEvent,
+  LanguageModel,
+  ModelMessage,
+  PrepareStepFunction,
+  ToolSet,
+} from "ai"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, Result, Schema } from "effect"
+import * as AiAgent from "./Agent.ts"
+import * as Messages from "./Messages.ts"
+import * as AiSummarizer from "./Summarizer.ts"
+
+/** A usage object that is not the AI SDK's (see `Messages.validateUsage`). */
+export { InvalidUsage } from "./Messages.ts"
+
+/** The model has no limits in the catalog and none were given. */
+export class UnknownModelLimits extends Schema.TaggedError<UnknownModelLimits>()("UnknownModelLimits", {
+  model: Schema.String,
+  option: Schema.String,
+}) {
+  override get message(): string {
+    return `unknown model ${this.model}: pivot's catalog has no limits for it; pass them: createPivot({ …, ${this.option}: { context, output } })`
+  }
+}
+
+/** The store's folder could not be created, or the store could not be opened there. */
+export class StoreNotCreatable extends Schema.TaggedError<StoreNotCreatable>()("StoreNotCreatable", {
+  path: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `cannot create the pivot store at ${this.path}: ${this.reason}; pass a writable file path (or ":memory:")`
+  }
+}
+
+/** A session name that cannot name a session. */
+export class InvalidSessionName extends Schema.TaggedError<InvalidSessionName>()("InvalidSessionName", {
+  name: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid session name ${JSON.stringify(this.name.length > 40 ? `${this.name.slice(0, 40)}…` : this.name)}: a session name is 1 to ${Ids.MAX_SESSION_NAME} characters, not blank, without control characters`
+  }
+}
+
+/** Options of `createPivot`. */
+export interface CreateOptions {
+  /** The session model: the model your agent calls. Its limits come from the catalog unless `limits` is given. */
+  readonly model: LanguageModel
+  /** The SQLite file of the event store (its folder is created), or `":memory:"` for a store that dies with the process. */
+  readonly store: string
+  /** The model's token limits, instead of the catalog's. */
+  readonly limits?: Model.ModelLimits | undefined
+  /** The session of the handle `createPivot` returns (any name; see `Ids.sessionIdOf`); default `"default"`. */
+  readonly session?: string | undefined
+  /**
+   * The model that writes summaries; default `model`. `false`: pivot's deterministic extractive summary, no model
+   * call. When the model's summary fails, the extractive one is used and `onWarning` says why.
+   */
+  readonly summarizer?: LanguageModel | false | undefined
+  /** The summariser model's limits, instead of the catalog's (default: the catalog's, else the session model's). */
+  readonly summarizerLimits?: Model.ModelLimits | undefined
+  /** Compaction settings (OpenCode's keys: `auto`, `prune`, `reserved`, `tail_turns`, …). */
+  readonly config?: CoreConfig.CompactionConfig | undefined
+  /** The agent name recorded on messages and steps. */
+  readonly agent?: string | undefined
+  /** Where pivot's warnings go (a summary that fell back, …); default `console.warn`. */
+  readonly onWarning?: ((message: string) => void) | undefined
+  /** Further `ContextManager.layer` options (plugins, prune thresholds, time limits, …). */
+  readonly manager?: Omit<ManagerOptions, "model" | "compactionModel" | "config"> | undefined
+}
+
+/**
+ * The hooks `wrap` composes, typed as the AI SDK calls them (methods, so that hooks typed for your own tool set fit).
+ */
+export interface Wrappable {
+  /** Any other setting (model, tools, stopWhen, …) passes through unchanged. */
+  readonly [setting: string]: unknown
+  prepareStep?(options: Parameters<PrepareStepFunction<ToolSet>>[0]): unknown
+  onStepEnd?(event: GenerateTextStepEndEvent<ToolSet>): unknown
+  /** The AI SDK's deprecated name of `onStepEnd`. */
+  onStepFinish?(event: GenerateTextStepEndEvent<ToolSet>): unknown
+  onStepError?(event: GenerateTextStepErrorEvent<ToolSet>): unknown
+  /** `streamText` only: stream errors. */
+  onError?(event: { readonly error: unknown }): unknown
+  onEnd?(event: GenerateTextEndEvent<ToolSet>): unknown
+  /** The AI SDK's deprecated name of `onEnd`. */
+  onFinish?(event: GenerateTextEndEvent<ToolSet>): unknown
+}
+
+/** The hook names `wrap` composes. */
+export type HookName = "prepareStep" | "onStepEnd" | "onStepFinish" | "onStepError" | "onError" | "onEnd" | "onFinish"
+
+type Fn = (...args: never) => unknown
+type HookOf<S, K extends HookName> = S extends { readonly [k in K]?: infer F } ? Extract<F, Fn> : never
+type ArgOf<F> = [F] extends [never] ? unknown : F extends (arg: infer A) => unknown ? A : unknown
+type Either<S, A extends HookName, B extends HookName> = [HookOf<S, A>] extends [never] ? HookOf<S, B> : HookOf<S, A>
+type PrepareResult<S> = [HookOf<S, "prepareStep">] extends [never]
+  ? unknown
+  : NonNullable<Awaited<ReturnType<HookOf<S, "prepareStep">>>>
+
+/** The settings `wrap` returns: yours, with pivot's hooks composed in (deprecated aliases folded into the new names). */
+export type Wrapped<S> = Omit<S, HookName> & {
+  prepareStep(options: ArgOf<HookOf<S, "prepareStep">>): Promise<PrepareResult<S> & { messages: Array<ModelMessage> }>
+  onStepEnd(event: ArgOf<Either<S, "onStepEnd", "onStepFinish">> & AiAgent.StepLike): Promise<void>
+  onStepError(event: ArgOf<HookOf<S, "onStepError">> & { readonly error: unknown }): Promise<void>
+  onError(event: ArgOf<HookOf<S, "onError">> & { readonly error: unknown }): Promise<void>
+  onEnd(event: ArgOf<Either<S, "onEnd", "onFinish">>): Promise<void>
+}
+
+/** One session: wrap AI SDK settings, run turns, or drive your own loop (`messages` → your call → `record`). */
+export interface PivotSession {
+  /** The name given. */
+  readonly name: string
+  /** The session id it maps to (what `pivot inspect --session` takes). */
+  readonly sessionId: string
+  /**
+   * Your AI SDK settings with pivot's hooks composed in: before each step `prepareStep` gives the session's window
+   * (then calls yours, whose answer wins), after each step the step is recorded (then yours runs); `onEnd`,
+   * `onStepError` and `onError` likewise. Pass the result to `generateText`, `streamText` or `new ToolLoopAgent`.
+   */
+  readonly wrap: <S extends Wrappable>(settings: S) => Wrapped<S>
+  /**
+   * One turn: records the user's message once, then calls `call` with `{ prompt }` to spread into the AI SDK call;
+   * calls it again (at most `maxAttempts`, default 3) when the provider rejected the window as too long and pivot
+   * compacted it.
+   */
+  readonly run: <A>(
+    input: string | UserMessageInput,
+    call: (turn: { readonly prompt: string }) => PromiseLike<A>,
+    options?: { readonly maxAttempts?: number | undefined },
+  ) => Promise<A>
+  /** The model input of your next call (a compaction runs first when the context is full): a fresh mutable array. */
+  readonly messages: () => Promise<Array<ModelMessage>>
+  /** Records the user's message (for your own loop; `run` does it for you). */
+  readonly user: (input: string | UserMessageInput) => Promise<void>
+  /**
+   * Records one step of your own call (an AI SDK `StepResult`, or the result of a one-step `generateText`), its usage
+   * as the SDK gives it; a usage that is not the SDK's fails with `InvalidUsage` and records nothing.
+   */
+  readonly record: (step: AiAgent.StepLike) => Promise<Recorded>
+  /** Records the result of a tool call that had none when its step ended (a client-side tool, an approval). */
+  readonly recordToolResult: (toolCallId: string, outcome: AiAgent.ToolOutcome) => Promise<Recorded | undefined>
+  /** The context usage: tokens, percent of the usable window, status. */
+  readonly usage: () => Promise<Usage>
+  /** The last provider error reported during `run`, with what pivot made of it. */
+  readonly lastError: () => ProviderErrorOutcome | undefined
+}
+
+/** What `createPivot` returns: the handle of its session, other sessions, and `close`. */
+export interface Pivot extends PivotSession, AsyncDisposable {
+  /** The handle of another session (any name; the same name always finds the same session). */
+  readonly session: (name: string) => PivotSession
+  /** The runtime behind the handles, for Effect code (`runtime.runPromise(effect)` with `ContextManager`). */
+  readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
+  /** Closes the store. Handles must not be used afterwards. */
+  readonly close: () => Promise<void>
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const orThrow = <A, E>(result: Result.Result<A, E>): A => {
+  if (Result.isFailure(result)) throw result.failure
+  return result.success
+}
+
+/** The session id a name maps to, or `InvalidSessionName`. */
+export const sessionIdOf = (name: string): Result.Result<string, InvalidSessionName> => {
+  const id = Ids.sessionIdOf(name)
+  return id === undefined ? Result.fail(new InvalidSessionName({ name: String(name) })) : Result.succeed(id)
+}
+
+/** A model's spec: the given limits, else the catalog's (trying `provider/model` ids of gateway strings too). */
+export const resolveLimits = (
+  model: LanguageModel,
+  limits: Model.ModelLimits | undefined,
+  option: string,
+  config?: CoreConfig.CompactionConfig,
+): Result.Result<Config.ModelSpec, UnknownModelLimits | Config.ImpossibleLimits> => {
+  const ref = AiSummarizer.modelRefOf(model)
+  const gateway = typeof model === "string" ? Config.parseModelRef(model) : undefined
+  const found =
+    limits ??
+    Config.catalogLimits(ref) ??
+    (gateway !== undefined && Result.isSuccess(gateway) ? Config.catalogLimits(gateway.success) : undefined)
+  if (found === undefined)
+    return Result.fail(new UnknownModelLimits({ model: `${ref.providerId}/${ref.modelId}`, option }))
+  return Result.map(Config.checkLimits(ref, found, config), (checked) => ({ ref, limits: checked }))
+}
+
+// Creates the store's folder; returns the first folder it created (to remove it again if the store fails to open).
+const prepareStore = (store: string): { readonly file: string; readonly created: string | undefined } => {
+  const file = Path.resolve(store)
+  const folder = Path.dirname(file)
+  let created: string | undefined
+  try {
+    created = Fs.mkdirSync(folder, { recursive: true })
+  } catch (error) {
+    // Node's message names the code and the folder it stopped at (e.g. `ENOTDIR: not a directory, mkdir '…'`).
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new StoreNotCreatable({ path: file, reason: reason.split("\n")[0]! })
+  }
+  if (Fs.existsSync(file) && Fs.statSync(file).isDirectory()) {
+    throw new StoreNotCreatable({ path: file, reason: "it is a folder" })
+  }
+  return { file, created }
+}
+
+const textOf = (message: unknown): string =>
+  (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
+
+/** Any bad input of `createPivot` or `layer`. */
+export type CreateError = UnknownModelLimits | Config.ImpossibleLimits | InvalidSessionName | StoreNotCreatable
+
+/** What `layer` provides: the context manager and the event store under it. */
+export type Services = ContextManager | EventStore
+
+// Checks the options (nothing touched yet): the session model's spec, the summariser's, the default session name.
+const plan = (options: CreateOptions) =>
+  Effect.gen(function* () {
+    const model = yield* Effect.fromResult(resolveLimits(options.model, options.limits, "limits", options.config))
+    const summarizerModel = options.summarizer === undefined ? options.model : options.summarizer
+    const compactionModel: Config.ModelSpec | undefined =
+      summarizerModel === false
+        ? undefined
+        : options.summarizerLimits === undefined &&
+            Result.isFailure(resolveLimits(summarizerModel, undefined, "summarizerLimits", options.config))
+          ? // A summariser the catalog does not know gets the session model's limits (it reads the same head).
+            { ref: AiSummarizer.modelRefOf(summarizerModel), limits: model.limits }
+          : yield* Effect.fromResult(
+              resolveLimits(summarizerModel, options.summarizerLimits, "summarizerLimits", options.config),
+            )
+    yield* Effect.fromResult(sessionIdOf(options.session ?? "default"))
+    return { model, compactionModel, summarizerModel }
+  })
+
+/**
+ * pivot's layers from the same options as `createPivot`, for Effect programs: the `ContextManager` over a SQLite store
+ * (its folder created) or a memory store, with a summariser over `summarizer`. Bad options fail the layer with the
+ * same one-line errors, before anything is written. Warnings go through your Effect logger.
+ *
+ * **Example**
+ * ```ts
+ * program.pipe(Effect.provide(Pivot.layer({ model, store: "./data/pivot.db" })))
+ * ```
+ */
+export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const { model, compactionModel, summarizerModel } = yield* plan(options)
+      const place =
+        options.store === ":memory:"
+          ? undefined
+          : yield* Effect.try({
+              try: () => prepareStore(options.store),
+              catch: (error) =>
+                error instanceof StoreNotCreatable
+                  ? error
+                  : new StoreNotCreatable({ path: options.store, reason: String(error) }),
+            })
+      const storeLayer: Layer.Layer<EventStore, StoreNotCreatable> =
+        place === undefined
+          ? EventStore.layerMemory()
+          : Layer.catchCause(ReadModels.layerSqlite({ filename: place.file }), (cause) => {
+              // The store did not open: leave no folder behind that this call created.
+              if (place.created !== undefined) Fs.rmSync(place.created, { recursive: true, force: true })
+              const error = Cause.squash(cause)
+              const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+              return Layer.effect(EventStore, Effect.fail(new StoreNotCreatable({ path: place.file, reason })))
+            })
+      const managerLayer = ContextManager.layer({
+        ...options.manager,
+        model,
+        ...(compactionModel === undefined ? {} : { compactionModel }),
+        ...(options.config === undefined ? {} : { config: options.config }),
+      })
+      const withSummarizer =
+        summarizerModel === false
+          ? managerLayer
+          : managerLayer.pipe(Layer.provide(AiSummarizer.layer({ model: summarizerModel })))
+      return withSummarizer.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))
+    }),
+  ) as Layer.Layer<Services, CreateError>
+
+// The handle of one session over a runner of ContextManager effects.
+const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: string | undefined): PivotSession => {
+  const hooks = AiAgent.fromRuntime(runner, { sessionId, ...(agent === undefined ? {} : { agent }) })
+  const cm = <A, E>(use: (manager: ContextManagerShape) => Effect.Effect<A, E>): Promise<A> =>
+    runner.runPromise(
+      Effect.gen(function* () {
+        return yield* use(yield* ContextManager)
+      }),
+    )
+
+  const wrap = <S extends Wrappable>(settings: S): Wrapped<S> => {
+    const { prepareStep, onStepEnd, onStepFinish, onStepError, onError, onEnd, onFinish, ...rest } = settings
+    const theirStepEnd = (onStepEnd ?? onStepFinish) as ((event: unknown) => unknown) | undefined
+    const theirEnd = (onEnd ?? onFinish) as ((event: unknown) => unknown) | undefined
+    const theirStepError = onStepError as ((event: unknown) => unknown) | undefined
+    const theirError = onError as ((event: unknown) => unknown) | undefined
+    const theirPrepare = prepareStep as ((options: unknown) => unknown) | undefined
+    const wrapped = {
+      ...rest,
+      prepareStep: async (stepOptions: unknown) => {
+        const { messages } = await hooks.settings.prepareStep()
+        if (theirPrepare === undefined) return { messages }
+        const theirs = await theirPrepare(isRecord(stepOptions) ? { ...stepOptions, messages } : { messages })
+        return { messages, ...(isRecord(theirs) ? theirs : {}) }
+      },
+      onStepEnd: async (event: AiAgent.StepLike) => {
+        await hooks.settings.onStepEnd(event)
+        await theirStepEnd?.(event)
+      },
+      onStepError: async (event: { readonly error: unknown }) => {
+        await hooks.settings.onStepError(event)
+        await theirStepError?.(event)
+      },
+      onError: async (event: { readonly error: unknown }) => {
+        await hooks.settings.onError(event)
+        await theirError?.(event)
+      },
+      onEnd: async (event: unknown) => {
+        await hooks.settings.onEnd()
+        await theirEnd?.(event)
+      },
+    }
+    return wrapped as unknown as Wrapped<S>
+  }
+
+  const run = async <A>(
+    input: string | UserMessageInput,
+    call: (turn: { readonly prompt: string }) => PromiseLike<A>,
+    runOptions?: { readonly maxAttempts?: number | undefined },
+  ): Promise<A> => {
+    const turn = await hooks.user(input)
+    return hooks.run(() => call(turn), runOptions)
+  }
+
+  const record = async (step: AiAgent.StepLike): Promise<Recorded> => {
+    const usage = orThrow(Messages.validateUsage(isRecord(step) ? step.usage : undefined))
+    const model = AiAgent.stepModel(step)
+    return cm((manager) =>
+      manager.recordAssistantStep(sessionId, {
+        // Read field by field: the SDK's results expose them as getters, which a spread would lose.
+        parts: AiAgent.stepParts({
+          content: step.content,
+          finishReason: step.finishReason,
+          usage,
+          providerMetadata: step.providerMetadata,
+        }),
+        usage: Messages.toTokenUsage(usage, step.providerMetadata),
+        finish: step.finishReason,
+        ...(model === undefined ? {} : { model }),
+        ...(agent === undefined ? {} : { agent }),
+      }),
+    )
+  }
+
+  return {
+    name,
+    sessionId,
+    wrap,
+    run,
+    messages: async () => (await hooks.settings.prepareStep()).messages,
+    user: async (input) => {
+      await hooks.user(input)
+    },
+    record,
+    recordToolResult: hooks.recordToolResult,
+    usage: () => cm((manager) => manager.usage(sessionId)),
+    lastError: hooks.lastError,
+  }
+}
+
+/**
+ * The handle of a session (any name) bound to the `ContextManager` in context: the same `wrap` / `run` / `messages`
+ * / `record` as `createPivot`'s, inside an Effect program.
+ */
+export const session = (
+  name: string,
+  options: { readonly agent?: string | undefined } = {},
+): Effect.Effect<PivotSession, InvalidSessionName, ContextManager> =>
+  Effect.gen(function* () {
+    const sessionId = yield* Effect.fromResult(sessionIdOf(name))
+    const context = yield* Effect.context<ContextManager>()
+    return open({ runPromise: (effect) => Effect.runPromiseWith(context)(effect) }, name, sessionId, options.agent)
+  })
+
+/**
+ * Opens pivot for an AI SDK agent in one call: the store (its folder created), the model's limits (from the catalog
+ * unless given), a summariser over `summarizer` (default: the session model), and the handle of one session.
+ * Bad input fails before anything is written, with a one-line typed error: `UnknownModelLimits`, `ImpossibleLimits`,
+ * `InvalidSessionName`, `StoreNotCreatable`.
+ */
+export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
+  const onWarning = options.onWarning ?? ((message: string) => console.warn(message))
+  const warnings = Logger.make((entry) => {
+    if (entry.logLevel === "Warn" || entry.logLevel === "Error" || entry.logLevel === "Fatal")
+      onWarning(textOf(entry.message))
+  })
+  const runtime = ManagedRuntime.make(layer(options).pipe(Layer.provideMerge(Logger.layer([warnings]))))
+  try {
+    await runtime.context()
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+  const name = options.session ?? "default"
+  const handle = (sessionName: string) => open(runtime, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
+  const main = handle(name)
+  const close = () => runtime.dispose()
+  return {
+    ...main,
+    session: handle,
+    runtime: runtime as ManagedRuntime.ManagedRuntime<Services, unknown>,
+    close,
+    [Symbol.asyncDispose]: close,
+  }
+}

@@ -1,0 +1,382 @@
+// createPivot, the one-call entry: adoption end to end on a real SQLite file, hook composition, the fallback warning,
+// and each bad input (a one-line typed error, nothing written).
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { EventStore, ReadModels } from "@pivot/store"
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, ToolLoopAgent, tool } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { createPivot, Pivot } from "../src/index.ts"
+import { finish, type GenerateResult, streamModel, textParts } from "./support/Mock.ts"
+
+const LIMITS = { context: 100_000, output: 8_000 }
+const dirs: Array<string> = []
+const tempDir = () => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-create-"))
+  dirs.push(dir)
+  return dir
+}
+const opened: Array<Pivot.Pivot> = []
+afterEach(async () => {
+  for (const pivot of opened.splice(0)) await pivot.close()
+  for (const dir of dirs.splice(0)) Fs.rmSync(dir, { recursive: true, force: true })
+})
+const open = async (options: Pivot.CreateOptions) => {
+  const pivot = await createPivot(options)
+  opened.push(pivot)
+  return pivot
+}
+
+const answer = (content: GenerateResult["content"], unified: "stop" | "tool-calls", input = 1_000): GenerateResult => ({
+  content,
+  finishReason: { unified, raw: unified },
+  usage: {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
+    outputTokens: { total: 10, text: 10, reasoning: 0 },
+  },
+  warnings: [],
+})
+
+/** A session model answering from a script, one entry per call; it records the messages it was sent. */
+const scripted = (...steps: ReadonlyArray<GenerateResult>) => {
+  let index = 0
+  const seen: Array<ReadonlyArray<unknown>> = []
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      seen.push(options.prompt)
+      const step = steps[Math.min(index++, steps.length - 1)]
+      if (step === undefined) throw new Error("no scripted step")
+      return step
+    },
+  })
+  return { model, seen }
+}
+
+const readTool = tool({
+  description: "Read a file",
+  inputSchema: jsonSchema<{ path: string }>({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+  }),
+  execute: async ({ path }) => `contents of ${path}: export const answer = 41`,
+})
+
+const toolThenText = () =>
+  scripted(
+    answer([{ type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"src/a.ts"}' }], "tool-calls"),
+    answer([{ type: "text", text: "It is 41." }], "stop"),
+  )
+
+/** The events of a session, read back from the SQLite file by a fresh store. */
+const eventsIn = async (file: string, sessionId: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const events = yield* store.read(`session-${sessionId}`)
+      return events.map((event) => event.type)
+    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))),
+  )
+
+describe("createPivot: adoption", () => {
+  it("a ToolLoopAgent adopts pivot through wrap and run: its steps are recorded in a SQLite file it created", async () => {
+    const file = Path.join(tempDir(), "nested", "data", "pivot.db")
+    const { model, seen } = toolThenText()
+    const pivot = await open({ model, store: file, limits: LIMITS, session: "fix the test" })
+    const agent = new ToolLoopAgent(pivot.wrap({ model, tools: { read: readTool }, stopWhen: stepCountIs(5) }))
+    const result = await pivot.run("What is the answer?", (turn) => agent.generate(turn))
+    expect(result.text).toBe("It is 41.")
+    // The second call was sent pivot's window: the user message, the tool call and its result.
+    expect(JSON.stringify(seen[1])).toContain("contents of src/a.ts")
+    await pivot.close()
+    opened.splice(0)
+    expect(pivot.sessionId).toMatch(/^ses_fix_the_test-[0-9a-f]{16}$/)
+    expect(await eventsIn(file, pivot.sessionId)).toEqual([
+      "SessionStarted",
+      "UserMessageAdded",
+      "AssistantStepRecorded",
+      "AssistantStepRecorded",
+    ])
+  })
+
+  it("the same session name finds the same session after a restart; another name, another session", async () => {
+    const file = Path.join(tempDir(), "pivot.db")
+    const first = scripted(answer([{ type: "text", text: "one" }], "stop"))
+    const before = await open({ model: first.model, store: file, limits: LIMITS, session: "chat" })
+    await before.run("first question", (turn) => generateText(before.wrap({ model: first.model, ...turn })))
+    await before.close()
+    opened.splice(0)
+
+    const second = scripted(answer([{ type: "text", text: "two" }], "stop"))
+    const after = await open({ model: second.model, store: file, limits: LIMITS, session: "chat" })
+    await after.run("second question", (turn) => generateText(after.wrap({ model: second.model, ...turn })))
+    // The model saw the first turn too: the session was found again.
+    expect(JSON.stringify(second.seen[0])).toContain("first question")
+    const other = after.session("another chat")
+    expect(other.sessionId).not.toBe(after.sessionId)
+    expect(await other.messages()).toEqual([])
+  })
+
+  it("looks the limits up in the catalog by model id; given limits override them", async () => {
+    const gpt = new MockLanguageModelV4({ provider: "openai.responses", modelId: "gpt-5" })
+    const fromCatalog = await open({ model: gpt, store: ":memory:" })
+    const given = await open({ model: gpt, store: ":memory:", limits: { context: 50_000, output: 10_000 } })
+    // OpenCode's usable window: input limit − reserved (272k − 20k) for gpt-5; context − output otherwise.
+    expect((await fromCatalog.usage()).usable).toBe(252_000)
+    expect((await given.usage()).usable).toBe(40_000)
+  })
+
+  it("messages() and record() drive a hand-written loop with the AI SDK's own objects, no casts", async () => {
+    const { model } = scripted(answer([{ type: "text", text: "hello back" }], "stop", 1_234))
+    const pivot = await open({ model, store: Path.join(tempDir(), "pivot.db"), limits: LIMITS })
+    await pivot.user("hello")
+    const messages: Array<ModelMessage> = await pivot.messages()
+    messages.push({ role: "user", content: "a note only this call sees" })
+    const result = await generateText({ model, messages })
+    await pivot.record(result)
+    expect((await pivot.usage()).tokens).toBe(1_244)
+    expect(await pivot.messages()).toEqual([
+      { role: "user", content: [{ type: "text", text: "hello" }] },
+      { role: "assistant", content: [{ type: "text", text: "hello back" }] },
+    ])
+  })
+})
+
+describe("createPivot: wrap composes with the caller's hooks", () => {
+  it("prepareStep, onStepEnd and onEnd of the caller still run, after pivot's, and see pivot's window", async () => {
+    const { model } = toolThenText()
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS })
+    const calls: Array<string> = []
+    const agent = new ToolLoopAgent(
+      pivot.wrap({
+        model,
+        tools: { read: readTool },
+        stopWhen: stepCountIs(5),
+        prepareStep: ({ stepNumber, messages }) => {
+          calls.push(`prepare ${stepNumber}: ${messages.length} messages`)
+          return { toolChoice: "auto" as const }
+        },
+        onStepEnd: (step) => {
+          calls.push(`step ${step.finishReason}`)
+        },
+        onEnd: (event) => {
+          calls.push(`end ${event.text}`)
+        },
+      }),
+    )
+    await pivot.run("What is the answer?", (turn) => agent.generate(turn))
+    expect(calls).toEqual([
+      "prepare 0: 1 messages",
+      "step tool-calls",
+      "prepare 1: 3 messages",
+      "step stop",
+      "end It is 41.",
+    ])
+    // pivot recorded before the caller's hook ran: the window the caller saw at step 1 held the recorded step.
+    expect(await pivot.messages()).toHaveLength(4)
+  })
+
+  it("the deprecated onStepFinish and onFinish are composed too, not silently dropped", async () => {
+    const { model } = scripted(answer([{ type: "text", text: "done" }], "stop"))
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS })
+    const calls: Array<string> = []
+    await pivot.run("go", (turn) =>
+      generateText(
+        pivot.wrap({
+          model,
+          ...turn,
+          onStepFinish: (step) => void calls.push(`step ${step.text}`),
+          onFinish: (event) => void calls.push(`finish ${event.text}`),
+        }),
+      ),
+    )
+    expect(calls).toEqual(["step done", "finish done"])
+    expect(await pivot.messages()).toHaveLength(2)
+  })
+
+  it("streamText: the caller's onError hears a stream error that pivot also reports", async () => {
+    const model = streamModel([...textParts("partial"), { type: "error", error: new Error("boom") }, finish("error")])
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS })
+    const errors: Array<string> = []
+    await pivot.run("go", async (turn) => {
+      const result = streamText(pivot.wrap({ model, ...turn, onError: ({ error }) => void errors.push(String(error)) }))
+      await result.consumeStream()
+      return result
+    })
+    expect(errors).toEqual(["Error: boom"])
+    expect(pivot.lastError()?.error.message).toBe("boom")
+  })
+})
+
+describe("createPivot: a summariser that falls back says why", () => {
+  it("a model without doStream: a warning names the cause, and the compaction history records it", async () => {
+    const file = Path.join(tempDir(), "pivot.db")
+    // The session model fills the window (95k of a 100k context); the summariser (the same model) cannot stream.
+    const { model } = scripted(answer([{ type: "text", text: "long answer" }], "stop", 95_000))
+    const warnings: Array<string> = []
+    const pivot = await open({
+      model,
+      store: file,
+      limits: LIMITS,
+      session: "s",
+      onWarning: (message) => warnings.push(message),
+    })
+    await pivot.run("first", (turn) => generateText(pivot.wrap({ model, ...turn })))
+    await pivot.user("second")
+    await pivot.messages() // compacts: the summariser fails, the extractive summary is used
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^pivot: session ses_s, compaction msg_\w+: the summariser's summary was replaced by the extractive fallback \(failed: .*[Nn]ot implemented.*\)$/,
+    )
+    await pivot.close()
+    opened.splice(0)
+    const history = await Effect.runPromise(
+      Effect.gen(function* () {
+        return yield* (yield* ReadModels.ReadModels).compactions("ses_s")
+      }).pipe(Effect.provide(ReadModels.layerSqlite({ filename: file }))),
+    )
+    expect(history).toHaveLength(1)
+    expect(history[0]?.fallback).toBe("failed")
+    expect(history[0]?.fallbackError).toMatch(/[Nn]ot implemented/)
+    // `pivot inspect` prints the cause with the pivot (the CLI run as a user would, on the same file).
+    const bin = Path.join(import.meta.dirname, "../../cli/src/bin.ts")
+    const inspect = spawnSync(process.execPath, [bin, "inspect", "--db", file, "--session", "ses_s"], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    })
+    expect(inspect.stdout).toMatch(/extractive fallback \(failed: .*[Nn]ot implemented.*\)/)
+  })
+})
+
+describe("createPivot: bad input is a one-line typed error, and nothing is written", () => {
+  const nothingIn = (dir: string) => expect(Fs.readdirSync(dir)).toEqual([])
+
+  it("an unknown model without limits names the model and the option to pass", async () => {
+    const dir = tempDir()
+    const error = await createPivot({ model: new MockLanguageModelV4(), store: Path.join(dir, "db", "p.db") }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(Pivot.UnknownModelLimits)
+    expect(String((error as Error).message)).toBe(
+      "unknown model mock-provider/mock-model-id: pivot's catalog has no limits for it; pass them: createPivot({ …, limits: { context, output } })",
+    )
+    nothingIn(dir)
+  })
+
+  it("limits that cannot work are refused with the reason", async () => {
+    const dir = tempDir()
+    const error = await createPivot({
+      model: new MockLanguageModelV4(),
+      store: Path.join(dir, "p.db"),
+      limits: { context: 1_000, output: 2_000 },
+    }).catch((e: unknown) => e)
+    expect((error as Error).message).toBe(
+      "impossible limits for mock-provider/mock-model-id: output 2000 exceeds context 1000",
+    )
+    nothingIn(dir)
+  })
+
+  it("a store path that cannot be created names the path", async () => {
+    const dir = tempDir()
+    Fs.writeFileSync(Path.join(dir, "a-file"), "")
+    const store = Path.join(dir, "a-file", "data", "pivot.db")
+    const error = await createPivot({ model: new MockLanguageModelV4(), store, limits: LIMITS }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(Pivot.StoreNotCreatable)
+    expect((error as Error).message).toContain(`cannot create the pivot store at ${store}: `)
+    expect((error as Error).message).not.toContain("\n")
+    expect(Fs.readdirSync(dir)).toEqual(["a-file"])
+  })
+
+  it("a store path that is a folder names the path", async () => {
+    const dir = tempDir()
+    const error = await createPivot({ model: new MockLanguageModelV4(), store: dir, limits: LIMITS }).catch(
+      (e: unknown) => e,
+    )
+    expect((error as Error).message).toBe(
+      `cannot create the pivot store at ${dir}: it is a folder; pass a writable file path (or ":memory:")`,
+    )
+    nothingIn(dir)
+  })
+
+  it("a session name that cannot be mapped is refused, at create and at session()", async () => {
+    const dir = tempDir()
+    const store = Path.join(dir, "data", "pivot.db")
+    const error = await createPivot({ model: new MockLanguageModelV4(), store, limits: LIMITS, session: "  " }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(Pivot.InvalidSessionName)
+    expect((error as Error).message).toBe(
+      'invalid session name "  ": a session name is 1 to 256 characters, not blank, without control characters',
+    )
+    nothingIn(dir)
+    const pivot = await open({ model: new MockLanguageModelV4(), store, limits: LIMITS })
+    expect(() => pivot.session("a\nb")).toThrow(Pivot.InvalidSessionName)
+  })
+
+  it("a usage missing fields (pivot's own shape, say) is refused and records nothing", async () => {
+    const file = Path.join(tempDir(), "pivot.db")
+    const pivot = await open({ model: new MockLanguageModelV4(), store: file, limits: LIMITS, session: "u" })
+    await pivot.user("hello")
+    const step = { content: [{ type: "text", text: "hi", providerMetadata: undefined }], finishReason: "stop" }
+    const error = await pivot
+      .record({ ...step, usage: { input: 10, output: 2 } as unknown as Parameters<typeof pivot.record>[0]["usage"] })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Pivot.InvalidUsage)
+    expect((error as Error).message).toBe(
+      "invalid usage: missing inputTokens, outputTokens (got input, output); pass the AI SDK's usage as it comes (step.usage or result.usage, a LanguageModelUsage)",
+    )
+    const negative = await pivot
+      .record({ ...step, usage: { inputTokens: -1, outputTokens: 2 } })
+      .catch((e: unknown) => e)
+    expect((negative as Error).message).toContain("inputTokens is -1, not a token count")
+    await pivot.close()
+    opened.splice(0)
+    expect(await eventsIn(file, "ses_u")).toEqual(["SessionStarted", "UserMessageAdded"])
+  })
+})
+
+describe("Pivot.layer and Pivot.session: the same entry for Effect programs", () => {
+  it("a program on the layer records its turns in the SQLite file, through a session handle", async () => {
+    const file = Path.join(tempDir(), "effect", "pivot.db")
+    const { model } = scripted(answer([{ type: "text", text: "from Effect" }], "stop"))
+    const text = await Effect.runPromise(
+      Effect.gen(function* () {
+        const chat = yield* Pivot.session("effect chat")
+        const result = yield* Effect.promise(() =>
+          chat.run("hello", (turn) => generateText(chat.wrap({ model, ...turn }))),
+        )
+        return { text: result.text, sessionId: chat.sessionId }
+      }).pipe(Effect.provide(Pivot.layer({ model, store: file, limits: LIMITS }))),
+    )
+    expect(text.text).toBe("from Effect")
+    expect(await eventsIn(file, text.sessionId)).toEqual([
+      "SessionStarted",
+      "UserMessageAdded",
+      "AssistantStepRecorded",
+    ])
+  })
+
+  it("bad options fail the layer with the same typed errors, and a bad name fails session()", async () => {
+    const dir = tempDir()
+    const unknown = await Effect.runPromise(
+      Effect.flip(
+        Effect.provide(Effect.void, Pivot.layer({ model: new MockLanguageModelV4(), store: Path.join(dir, "p.db") })),
+      ),
+    )
+    expect(unknown).toBeInstanceOf(Pivot.UnknownModelLimits)
+    const badName = await Effect.runPromise(
+      Effect.flip(
+        Pivot.session("").pipe(
+          Effect.provide(Pivot.layer({ model: new MockLanguageModelV4(), store: ":memory:", limits: LIMITS })),
+        ),
+      ),
+    )
+    expect(badName).toBeInstanceOf(Pivot.InvalidSessionName)
+    expect(Fs.readdirSync(dir)).toEqual([])
+  })
+})

@@ -1,0 +1,224 @@
+// Runnable docs: every fenced block of README.md, docs/**/*.md and packages/*/README.md follows one of the rules of
+// docs/README.md — a TypeScript block is a file (or a marked region of one) under examples/, which `tsc -b` checks
+// and this test runs; a console block's `npx pivot` commands are run in a scratch folder and their output compared;
+// a shell block names only commands that exist; an output block is what its command prints. Any other block fails.
+import { spawnSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { join, relative } from "node:path"
+import { describe, expect, it } from "vitest"
+import {
+  blocksOf,
+  EXAMPLES,
+  exampleText,
+  isGenerated,
+  markdownFiles,
+  outputMatches,
+  ROOT,
+  ruleViolation,
+  run,
+  scratch,
+  unknownCommand,
+  where,
+} from "../docs/Docs.ts"
+
+const blocks = markdownFiles().flatMap((file) => blocksOf(file, readFileSync(file, "utf8")))
+
+describe("runnable docs (the rules of docs/README.md)", () => {
+  it("finds the blocks of every doc", () => {
+    expect(blocks.length).toBeGreaterThan(10)
+  })
+
+  it("every block follows a rule: no fragment that cannot run", () => {
+    const wrong = blocks.map(ruleViolation).filter((why) => why !== undefined)
+    expect(wrong).toEqual([])
+  })
+
+  it("every TypeScript block is its example file (or region) exactly", () => {
+    const wrong = blocks
+      .filter((block) => block.marker?.kind === "example" && existsSync(join(ROOT, block.marker.value.split("#")[0]!)))
+      .filter((block) => exampleText(block.marker!.value) !== block.text)
+      .map((block) => `${where(block)} differs from ${block.marker!.value}`)
+    expect(wrong).toEqual([])
+  })
+
+  it("every shell and console command exists (npm scripts, pivot commands, files)", () => {
+    const wrong = blocks
+      .filter((block) => block.lang === "sh" || block.lang === "console")
+      .flatMap((block) =>
+        block.text
+          .split("\n")
+          .filter((line) => (block.lang === "console" ? line.startsWith("$ ") : line.trim() !== ""))
+          .map((line) => line.replace(/^\$ /, "").replace(/\s+#.*$/, ""))
+          .flatMap((line) => line.split(/\s*&&\s*/))
+          .map((command) => [command, unknownCommand(command)] as const)
+          .filter(([, why]) => why !== undefined)
+          .map(([command, why]) => `${where(block)}: ${command}: ${why}`),
+      )
+    expect(wrong).toEqual([])
+  })
+
+  it("the generated docs name a generator that exists", () => {
+    for (const file of markdownFiles()) {
+      const generated = isGenerated(file)
+      if (generated !== null) expect(existsSync(join(ROOT, generated[1]!)), generated[1]).toBe(true)
+    }
+  })
+
+  const consoleDocs = [...new Set(blocks.filter((b) => b.lang === "console").map((b) => b.file))]
+  it.each(consoleDocs.map((file) => [relative(ROOT, file), file]))(
+    "%s: its console commands print what it shows, run in order in a scratch folder",
+    { timeout: 300_000 },
+    (_, file) => {
+      const dir = scratch()
+      try {
+        const wrong: Array<string> = []
+        for (const block of blocks.filter((b) => b.file === file && b.lang === "console")) {
+          const lines = block.text.split("\n")
+          for (let i = 0; i < lines.length; i++) {
+            if (!lines[i]!.startsWith("$ ")) continue
+            const command = lines[i]!.slice(2).replace(/\s+#.*$/, "")
+            let next = i + 1
+            while (next < lines.length && !lines[next]!.startsWith("$ ")) next++
+            const expected = lines.slice(i + 1, next)
+            while (expected.length > 0 && expected[expected.length - 1]!.trim() === "") expected.pop()
+            // Only pivot's commands and examples run here (npm and cd are checked to exist, not run).
+            if (!/^(npx pivot|node) /.test(command)) continue
+            const actual = run(command, dir)
+            // A command with nothing under it is shown for what it does, not for what it prints.
+            if (expected.length > 0 && !outputMatches(expected, actual))
+              wrong.push(
+                `${where(block)}: $ ${command}\n--- documented\n${expected.join("\n")}\n--- printed\n${actual.join("\n")}`,
+              )
+          }
+        }
+        expect(wrong).toEqual([])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  )
+
+  const outputs = blocks.filter((b) => b.marker?.kind === "output")
+  // Each command runs once, in its own scratch folder, however many blocks show its output.
+  const printed = new Map<string, Array<string>>()
+  const outputOf = (command: string) => {
+    const known = printed.get(command)
+    if (known !== undefined) return known
+    const dir = scratch()
+    try {
+      const lines = run(command, dir)
+      printed.set(command, lines)
+      return lines
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  it.each(outputs.map((b) => [where(b), b]))("%s: the output block is what its command prints", (_, block) => {
+    const actual = outputOf(block.marker!.value)
+    const expected = ["…", ...block.text.split("\n"), "…"]
+    expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
+  })
+})
+
+describe("the examples (examples/*.ts) run", () => {
+  const files = readdirSync(EXAMPLES).filter((name) => name.endsWith(".ts"))
+  it.each(files)("examples/%s exits 0 and warns of nothing", (name) => {
+    const dir = scratch()
+    try {
+      const result = spawnSync(process.execPath, [join(EXAMPLES, name)], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" },
+        timeout: 120_000,
+      })
+      expect(result.stderr).toBe("")
+      expect(result.status).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("the checker itself", () => {
+  it("finds blocks and their markers", () => {
+    const found = blocksOf("x.md", "text\n<!-- example: examples/a.ts -->\n```ts\nconst a = 1\n```\n\n```\nout\n```\n")
+    expect(found.map((b) => [b.lang, b.text, b.marker?.value])).toEqual([
+      ["ts", "const a = 1", "examples/a.ts"],
+      ["", "out", undefined],
+    ])
+  })
+
+  it("matches output with … as any text, and a line of … as any lines", () => {
+    expect(outputMatches(["a", "…", "d"], ["a", "b", "c", "d"])).toBe(true)
+    expect(outputMatches(["a", "…", "d"], ["a", "d"])).toBe(true)
+    expect(outputMatches(["a b…"], ["a bcd"])).toBe(true)
+    expect(outputMatches(["a", "d"], ["a", "b", "d"])).toBe(false)
+    expect(outputMatches(["a"], ["a", "b"])).toBe(false)
+    expect(outputMatches(["x…z"], ["xyz", ""])).toBe(false)
+    expect(outputMatches(["(1)"], ["(1)"])).toBe(true)
+  })
+
+  it("refuses a fragment: a code block without a marker, or one naming a file outside examples/", () => {
+    const [fragment, outside, example, output] = blocksOf(
+      join(ROOT, "docs/new.md"),
+      [
+        "```ts",
+        "const prepared = yield* pivot.prepare(sessionId)",
+        "```",
+        "<!-- example: packages/ai/src/Pivot.ts -->",
+        "```ts",
+        "```",
+        "<!-- example: examples/embed.ts#turn -->",
+        "```ts",
+        "```",
+        "<!-- output: npx pivot demo -->",
+        "```",
+        "```",
+      ].join("\n"),
+    )
+    expect(ruleViolation(fragment!)).toContain("docs/new.md:1: a ```ts block without a marker")
+    expect(ruleViolation(outside!)).toContain("is not a file under examples/")
+    expect(ruleViolation(example!)).toBeUndefined()
+    expect(ruleViolation(output!)).toBeUndefined()
+  })
+
+  it("refuses commands that do not exist", () => {
+    expect(unknownCommand("npm run nope")).toBe("no npm script nope")
+    expect(unknownCommand("npm run check")).toBeUndefined()
+    expect(unknownCommand("npx pivot nope")).toBe("no pivot command nope")
+    expect(unknownCommand("npx pivot inspect --session x")).toBeUndefined()
+    expect(unknownCommand("npm install @pivot/ai")).toBeUndefined()
+    expect(unknownCommand("npm install left-pad")).toContain("not a pivot package")
+    expect(unknownCommand("curl http://x")).toContain("not a command the docs may show")
+    expect(unknownCommand("PIVOT_MODEL=x npm start")).toBeUndefined()
+  })
+})
+
+describe("the README's adoption: an existing program adopts pivot in at most 5 changed lines", () => {
+  const code = (path: string) =>
+    readFileSync(join(ROOT, path), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.trim().startsWith("//"))
+  // Lines of `after` that are not in a longest common subsequence with `before`: the lines added or changed.
+  const changedLines = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): number => {
+    const lcs: Array<Array<number>> = Array.from({ length: before.length + 1 }, () => Array(after.length + 1).fill(0))
+    for (let i = before.length - 1; i >= 0; i--)
+      for (let j = after.length - 1; j >= 0; j--)
+        lcs[i]![j] = before[i] === after[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
+    return after.length - lcs[0]![0]!
+  }
+
+  it("counts changed lines", () => {
+    expect(changedLines(["a", "b", "c"], ["a", "x", "c", "d"])).toBe(2)
+    expect(changedLines(["a"], ["a"])).toBe(0)
+  })
+
+  it.each([
+    ["examples/ai-sdk-before.ts", "examples/ai-sdk-after.ts"],
+    ["examples/effect-before.ts", "examples/effect-after.ts"],
+  ])("%s → %s", (before, after) => {
+    const changed = changedLines(code(before), code(after))
+    expect(changed).toBeGreaterThan(0)
+    expect(changed).toBeLessThanOrEqual(5)
+  })
+})
