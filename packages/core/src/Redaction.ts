@@ -31,13 +31,18 @@ export const KINDS = [
   "openai-key",
   "aws-access-key-id",
   "github-token",
+  "gitlab-token",
+  "huggingface-token",
+  "slack-webhook",
   "slack-token",
+  "discord-token",
   "google-api-key",
   "stripe-key",
   "aws-secret-key",
   "bearer-token",
   "basic-auth",
   "url-password",
+  "cli-password",
   "env-secret",
   "secret-assignment",
 ] as const
@@ -293,6 +298,30 @@ const decodesToUserPassword = (value: string): boolean => {
 
 const notPlaceholder = (value: string): boolean => !isPlaceholder(value)
 
+/** Characters after `sk-` an OpenAI-style key has at least. */
+export const OPENAI_MIN_BODY = 20
+/** A run of lowercase letters and digits this long after `sk-` is a key even without mixed case (`sk-` + 32 hex). */
+export const LOWERCASE_KEY_RUN = 32
+/** Characters after `glpat-` a GitLab personal access token has at least. */
+export const GITLAB_MIN_BODY = 20
+/** Characters after `hf_` a Hugging Face token has at least. */
+export const HUGGINGFACE_MIN_BODY = 34
+/** Characters of the secret last segment of a Slack webhook URL, at least. */
+export const SLACK_WEBHOOK_MIN_SECRET = 20
+/** Characters of the last (HMAC) segment of a Discord token, at least. */
+export const DISCORD_MIN_HMAC = 27
+
+const LOWERCASE_RUN = new RegExp(`[a-z0-9]{${LOWERCASE_KEY_RUN},}`)
+
+/** An `sk-` key body mixes character classes, or holds a long unbroken lowercase run (CSS names hold short words). */
+const openAiBody = (value: string): boolean => mixed(value.slice(3)) || LOWERCASE_RUN.test(value.slice(3))
+
+/** A command-line password value: not a placeholder, not the next flag, and not a quoted empty string. */
+const cliPassword = (value: string): boolean => {
+  const bare = value.replace(/^(["'])(.*)\1$/s, "$2")
+  return !isPlaceholder(bare) && !bare.startsWith("-") && !bare.includes("[REDACTED:")
+}
+
 // Names followed by an assignment operator; the value is parsed after the name is judged.
 const ASSIGNMENT =
   /(?<![A-Za-z0-9_.$-])(?:export[ \t]+)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,100})\1([ \t]{0,4})(:=|=|:)([ \t]{0,4})/g
@@ -333,9 +362,30 @@ const RULES: ReadonlyArray<Rule> = [
   privateKeys,
   pattern("jwt", /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g),
   pattern("anthropic-key", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, { accept: mixed }),
-  pattern("openai-key", /(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{20,}/g, { accept: (v) => mixed(v.slice(3)) }),
+  pattern("openai-key", new RegExp(`(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{${OPENAI_MIN_BODY},}`, "g"), {
+    accept: openAiBody,
+  }),
   pattern("aws-access-key-id", /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g),
   pattern("github-token", /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g),
+  pattern("gitlab-token", new RegExp(`(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{${GITLAB_MIN_BODY},}`, "g")),
+  pattern("huggingface-token", new RegExp(`(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{${HUGGINGFACE_MIN_BODY},}`, "g"), {
+    accept: (v) => mixed(v.slice(3)),
+  }),
+  pattern(
+    "slack-webhook",
+    new RegExp(
+      `(?<![A-Za-z0-9])https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9]{1,20}/[A-Za-z0-9]{1,20}/[A-Za-z0-9]{${SLACK_WEBHOOK_MIN_SECRET},}`,
+      "g",
+    ),
+  ),
+  pattern(
+    "discord-token",
+    new RegExp(
+      `(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{${DISCORD_MIN_HMAC},}(?![A-Za-z0-9_-])`,
+      "g",
+    ),
+    { accept: mixed },
+  ),
   pattern("slack-token", /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g, {
     accept: (v) => /[0-9]/.test(v),
   }),
@@ -346,6 +396,19 @@ const RULES: ReadonlyArray<Rule> = [
   pattern("url-password", /\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/[^\s:/?#@[\]"'<>]*:([^\s/?#@[\]"'<>]+)@/dg, {
     group: 1,
     accept: notPlaceholder,
+  }),
+  // `--password X` / `--password=X` on any command line, and MySQL's glued `-pX`.
+  pattern(
+    "cli-password",
+    /(?<![A-Za-z0-9_-])--password(?:=|[ \t]+)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"'`]{1,200})/dg,
+    {
+      group: 1,
+      accept: cliPassword,
+    },
+  ),
+  pattern("cli-password", /\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n;|&]{0,300}?[ \t]-p([^\s"'`]{1,200})/dg, {
+    group: 1,
+    accept: cliPassword,
   }),
   assignments,
 ]
