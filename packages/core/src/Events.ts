@@ -216,6 +216,17 @@ export const SecretsRedacted = Schema.TaggedStruct("SecretsRedacted", {
   findings: Schema.Array(RedactionFinding),
 })
 
+/**
+ * Record-time redaction (opt-in): secrets were replaced by `[REDACTED:<kind>]` in a command's text before it was
+ * decided, so they never reached the store. Findings say where and what kind, never the secret.
+ */
+export const SecretsRedactedOnRecord = Schema.TaggedStruct("SecretsRedactedOnRecord", {
+  at: Millis,
+  /** The command whose text was redacted, e.g. `AddUserMessage`. */
+  command: Schema.String,
+  findings: Schema.Array(RedactionFinding),
+})
+
 /** The hooks a plugin can implement. */
 export const PluginHook = Schema.Literals(["compactionContext", "autoContinue", "transformWindow", "redact"])
 export type PluginHook = typeof PluginHook.Type
@@ -274,6 +285,7 @@ export const schemas = {
   PluginFailed,
   PluginContributed,
   AutoContinueSkipped,
+  SecretsRedactedOnRecord,
 } as const
 
 /** Event type names. */
@@ -306,6 +318,7 @@ export const versions: { readonly [K in Type]: number } = {
   PluginFailed: 1,
   PluginContributed: 1,
   AutoContinueSkipped: 1,
+  SecretsRedactedOnRecord: 1,
 }
 
 /** Every event type, in catalog order. */

@@ -20,6 +20,7 @@
  * repeats on its own output until nothing new is found (a redaction can expose a token boundary).
  */
 import { Schema } from "effect"
+import type { Command } from "./Commands.ts"
 import { MessageId, PartId } from "./Ids.ts"
 import type { AssistantPart, Message, MessageError, ToolState, UserPart } from "./Message.ts"
 
@@ -706,4 +707,105 @@ export const redactMessages = (messages: ReadonlyArray<Message>): RedactedMessag
     ),
   )
   return { messages: out, findings }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Commands (record-time redaction)
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** Redacts every string inside a JSON-like value (as tool inputs are); `field` names its root in the findings. */
+export const redactValue = <A>(
+  value: A,
+  field: string,
+): { readonly value: A; readonly findings: ReadonlyArray<{ readonly field: string; readonly kind: Kind }> } => {
+  const findings: Array<{ field: string; kind: Kind }> = []
+  const out = redactDeep(value, field, (f, kind) => findings.push({ field: f, kind }), new Set()) as A
+  return { value: out, findings }
+}
+
+/** Where a secret was found in a command: the message and part when there is one, the field, and the kind. */
+export interface CommandFinding {
+  readonly messageId?: MessageId
+  readonly partId?: PartId
+  readonly field: string
+  readonly kind: Kind
+}
+
+/** A command with every secret in its text replaced, and what was found. */
+export interface RedactedCommand<C> {
+  readonly command: C
+  readonly findings: ReadonlyArray<CommandFinding>
+}
+
+const withMessage =
+  (findings: Array<CommandFinding>, messageId: MessageId | undefined, partId?: PartId) => (field: string, kind: Kind) =>
+    findings.push({
+      ...(messageId === undefined ? {} : { messageId }),
+      ...(partId === undefined ? {} : { partId }),
+      field,
+      kind,
+    })
+
+/**
+ * Redacts the text a command carries before it is decided: user and assistant messages (text, reasoning, tool
+ * inputs, outputs and errors), tool results, provider errors, a session title, a compaction prompt and its plugin
+ * context, a summary and a summariser error. Commands without text are answered unchanged (the same reference).
+ */
+export const redactCommand = <C extends Command>(command: C): RedactedCommand<C> => {
+  const findings: Array<CommandFinding> = []
+  const same = { command, findings }
+  const onMessage = (message: Message): Message =>
+    redactMessage(message, (partId, field, kind) => withMessage(findings, message.id, partId)(field, kind))
+  switch (command._tag) {
+    case "StartSession": {
+      if (command.title === undefined) return same
+      const title = redactString(command.title, "title", withMessage(findings, undefined))
+      return title === command.title ? same : { command: { ...command, title }, findings }
+    }
+    case "AddUserMessage":
+    case "RecordAssistantStep": {
+      const message = onMessage(command.message)
+      return message === command.message ? same : { command: { ...command, message }, findings }
+    }
+    case "ReportProviderError": {
+      const message = onMessage(command.message)
+      const error = redactDeep(command.error, "error", withMessage(findings, command.message.id), new Set())
+      return message === command.message && error === command.error
+        ? same
+        : { command: { ...command, message, error }, findings }
+    }
+    case "RecordToolResult": {
+      const report = withMessage(findings, command.messageId, command.partId)
+      const state = redactDeep(command.state, "state", report, new Set())
+      return state === command.state ? same : { command: { ...command, state }, findings }
+    }
+    case "ProcessCompaction": {
+      const report = withMessage(findings, command.markerId)
+      const prompt = command.prompt === undefined ? undefined : redactString(command.prompt, "prompt", report)
+      const pluginContext =
+        command.pluginContext === undefined
+          ? undefined
+          : (redactDeep(command.pluginContext, "pluginContext", report, new Set()) as ReadonlyArray<string>)
+      return prompt === command.prompt && pluginContext === command.pluginContext
+        ? same
+        : {
+            command: {
+              ...command,
+              ...(prompt === undefined ? {} : { prompt }),
+              ...(pluginContext === undefined ? {} : { pluginContext }),
+            },
+            findings,
+          }
+    }
+    case "FinishSummary": {
+      const text = redactString(command.text, "text", withMessage(findings, command.markerId))
+      return text === command.text ? same : { command: { ...command, text }, findings }
+    }
+    case "FailSummary": {
+      const error = redactDeep(command.error, "error", withMessage(findings, command.markerId), new Set())
+      return error === command.error ? same : { command: { ...command, error }, findings }
+    }
+    default:
+      return same
+  }
 }
