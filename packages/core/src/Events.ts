@@ -333,3 +333,57 @@ export const encode = Schema.encodeSync(Event)
 
 /** The stream a session's events live in. */
 export const streamName = (sessionId: string): string => `session-${sessionId}`
+
+/** A path into an event's encoded data: property names and `"*"` for every array element (strings below it count). */
+export type FieldPath = ReadonlyArray<string>
+
+// The free text of a message: text and reasoning, subtask prompts, tool inputs, outputs, errors, titles and
+// metadata, the system prompt and the error message. Ids, roles, part types, statuses, times, tokens stay clear.
+const messageFields = (...root: ReadonlyArray<string>): ReadonlyArray<FieldPath> => [
+  [...root, "system"],
+  [...root, "error", "message"],
+  [...root, "parts", "*", "text"],
+  [...root, "parts", "*", "prompt"],
+  [...root, "parts", "*", "description"],
+  [...root, "parts", "*", "metadata"],
+  [...root, "parts", "*", "state", "input"],
+  [...root, "parts", "*", "state", "output"],
+  [...root, "parts", "*", "state", "error"],
+  [...root, "parts", "*", "state", "title"],
+  [...root, "parts", "*", "state", "metadata"],
+]
+
+/**
+ * The sensitive fields of each event type: what crypto-shredding encrypts and `forget` erases. Every one is a free
+ * string (or strings inside a free-form value), so an erased event still decodes, and nothing a fold decides by —
+ * ids, statuses, token counts, usage, times — is among them.
+ */
+export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
+  SessionStarted: [["title"]],
+  UserMessageAdded: messageFields("message"),
+  AssistantStepRecorded: messageFields("message"),
+  ToolResultRecorded: [
+    ["state", "input"],
+    ["state", "output"],
+    ["state", "error"],
+    ["state", "title"],
+    ["state", "metadata"],
+  ],
+  ProviderErrorReported: [...messageFields("message"), ["error", "message"]],
+  OverflowDetected: [],
+  CompactionRequested: [],
+  CompactionStarted: [["prompt"], ["plan", "previousSummary"], ["pluginContext"]],
+  SummaryFinished: messageFields("summary"),
+  SummaryFailed: messageFields("summary"),
+  TurnReplayed: messageFields("message"),
+  ContinueRequested: messageFields("message"),
+  PartCompacted: [],
+  CompactionAbandoned: [],
+  SummaryInputBudgeted: [],
+  SummaryFallbackUsed: [["error", "message"]],
+  SecretsRedacted: [],
+  PluginFailed: [["message"]],
+  PluginContributed: [["context"]],
+  AutoContinueSkipped: [],
+  SecretsRedactedOnRecord: [],
+}

@@ -78,6 +78,12 @@ export interface Options {
    * Applies to `ContextManager.layer`'s own `Sessions`; with `layerWithSessions`, set it on `Sessions.layer`.
    */
   readonly redactOnRecord?: boolean | undefined
+  /**
+   * Crypto-shredding (opt-in, default false): the sensitive fields of every event (message text, reasoning, tool
+   * inputs and outputs, prompts, summaries) are stored encrypted with the session's key, and `forget` erases them
+   * for good. Applies to `ContextManager.layer`'s own `Sessions`; with `layerWithSessions`, set it on `Sessions.layer`.
+   */
+  readonly encryptAtRest?: boolean | undefined
   /** Append the facts block to every summary; default true. */
   readonly factsBlock?: boolean | undefined
   /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
@@ -263,7 +269,9 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
     options: Options,
   ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
     Layer.effect(ContextManager, make(options)).pipe(
-      Layer.provideMerge(Sessions.layer({ redactOnRecord: options.redactOnRecord })),
+      Layer.provideMerge(
+        Sessions.layer({ redactOnRecord: options.redactOnRecord, encryptAtRest: options.encryptAtRest }),
+      ),
     )
 
   /** The context manager over a `Sessions` handler provided separately. */

@@ -194,13 +194,20 @@ export const decodeEvent = (sessionId: string, recorded: RecordedEvent): Result.
   )
 }
 
-/** Encodes an event for the store; `id` comes from the `Ids` service. */
-export const encodeEvent = (id: string, event: Event): NewEvent => ({
-  id,
-  type: event._tag,
-  version: Events.versions[event._tag],
-  data: Events.encode(event),
-})
+/**
+ * Encodes an event for the store; `id` comes from the `Ids` service. With `seal`, its sensitive fields
+ * (`Events.sensitive`) are stored encrypted with the session's key (crypto-shredding).
+ */
+export const encodeEvent = (id: string, event: Event, seal = false): NewEvent => {
+  const sealed = seal ? Events.sensitive[event._tag] : []
+  return {
+    id,
+    type: event._tag,
+    version: Events.versions[event._tag],
+    data: Events.encode(event),
+    ...(sealed.length > 0 ? { sealed } : {}),
+  }
+}
 
 /** Options of `Sessions.layer`. */
 export interface Options {
@@ -213,6 +220,11 @@ export interface Options {
    * `redactCommand`); default false.
    */
   readonly redactOnRecord?: boolean | undefined
+  /**
+   * Crypto-shredding: store the events' sensitive fields (`Events.sensitive`) encrypted with the session's key, so
+   * `EventStore.forget` erases them for good; default false.
+   */
+  readonly encryptAtRest?: boolean | undefined
 }
 
 /** The command handler's operations. */
@@ -298,7 +310,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         const { events, state: next } = decided.success
         if (events.length === 0) return { events, state }
         const encoded: Array<NewEvent> = []
-        for (const event of events) encoded.push(encodeEvent(yield* ids.event, event))
+        for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
         const appended = yield* store.append(stream, state.session.version, encoded).pipe(
           Effect.map(() => true),
           Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),
