@@ -337,8 +337,9 @@ export const streamName = (sessionId: string): string => `session-${sessionId}`
 /** A path into an event's encoded data: property names and `"*"` for every array element (strings below it count). */
 export type FieldPath = ReadonlyArray<string>
 
-// The free text of a message: text and reasoning, subtask prompts, tool inputs, outputs, errors, titles and
-// metadata, the system prompt and the error message. Ids, roles, part types, statuses, times, tokens stay clear.
+// The free text of a message: text and reasoning, subtask prompts, attached files (their data URLs and names), tool
+// inputs, outputs, errors, titles, metadata and attachments, the system prompt and the error message. Ids, roles,
+// part types, media types, statuses, times and tokens stay clear.
 const messageFields = (...root: ReadonlyArray<string>): ReadonlyArray<FieldPath> => [
   [...root, "system"],
   [...root, "error", "message"],
@@ -346,11 +347,15 @@ const messageFields = (...root: ReadonlyArray<string>): ReadonlyArray<FieldPath>
   [...root, "parts", "*", "prompt"],
   [...root, "parts", "*", "description"],
   [...root, "parts", "*", "metadata"],
+  [...root, "parts", "*", "url"],
+  [...root, "parts", "*", "filename"],
   [...root, "parts", "*", "state", "input"],
   [...root, "parts", "*", "state", "output"],
   [...root, "parts", "*", "state", "error"],
   [...root, "parts", "*", "state", "title"],
   [...root, "parts", "*", "state", "metadata"],
+  [...root, "parts", "*", "state", "attachments", "*", "url"],
+  [...root, "parts", "*", "state", "attachments", "*", "filename"],
 ]
 
 /**
@@ -368,6 +373,8 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
     ["state", "error"],
     ["state", "title"],
     ["state", "metadata"],
+    ["state", "attachments", "*", "url"],
+    ["state", "attachments", "*", "filename"],
   ],
   ProviderErrorReported: [...messageFields("message"), ["error", "message"]],
   OverflowDetected: [],
