@@ -13,34 +13,13 @@ import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { SAMPLES } from "../../core/test/support/secrets.ts"
+import { fileBytes, formsOf } from "./support/bytes.ts"
 import { run, SESSION, services, stub, tool, used } from "./support/harness.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-redact-on-record-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const ALL = SAMPLES.map((s) => s.text).join("\n")
-
-/** Every form of a secret that could sit in the file: as is, JSON-escaped, base64 (of the text and of its JSON form). */
-export const formsOf = (secret: string): ReadonlyArray<string> => {
-  const escaped = JSON.stringify(secret).slice(1, -1)
-  // A private key's body lines are secret on their own (the BEGIN/END lines are not).
-  const lines = secret.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----"))
-  return [
-    ...new Set([
-      secret,
-      escaped,
-      ...lines,
-      Buffer.from(secret).toString("base64"),
-      Buffer.from(escaped).toString("base64"),
-    ]),
-  ]
-}
-
-/** The bytes of the database and its WAL and shared-memory files, as one latin1 string per file. */
-export const fileBytes = (filename: string): ReadonlyArray<{ readonly file: string; readonly bytes: string }> =>
-  [filename, `${filename}-wal`, `${filename}-shm`]
-    .filter((file) => fs.existsSync(file))
-    .map((file) => ({ file, bytes: fs.readFileSync(file).toString("latin1") }))
 
 /** The secrets (in any form) found in the files. */
 const leaked = (filename: string): ReadonlyArray<string> => {

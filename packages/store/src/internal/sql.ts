@@ -178,6 +178,13 @@ export const make = (
       ),
     )
     if (options.onOpen !== undefined) yield* Effect.mapError(options.onOpen(sql), toStoreError)
+    // SQLite: every delete and update overwrites the old bytes with zeros, so text replaced in a read model (or a
+    // forgotten key) leaves no stale copy in free space; `forget` relies on it.
+    if (options.readonly !== true)
+      yield* sql.onDialectOrElse({
+        pg: () => Effect.void,
+        orElse: () => Effect.mapError(sql.unsafe("PRAGMA secure_delete = ON"), toStoreError),
+      })
 
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     // Postgres: one append at a time per schema, so positions are handed out in commit order and a reader that has
@@ -345,9 +352,8 @@ export const make = (
       }),
 
       forget: Effect.fn("EventStore.forget")(function* (stream) {
-        // SQLite: overwrite the deleted key's bytes in its page (not just unlink them), then copy the WAL into the
-        // database and truncate it, so no earlier copy of the page with the key is left in either file.
-        if (!isPg) yield* Effect.mapError(sql.unsafe("PRAGMA secure_delete = ON"), toStoreError)
+        // SQLite (secure_delete is on since open): the deleted key's bytes are overwritten in their page; then the
+        // WAL is copied into the database and truncated, so no earlier copy of the page is left in either file.
         const deleted = yield* sql
           .withTransaction(
             Effect.gen(function* () {
