@@ -12,7 +12,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 it("examples/secrets.ts: the key is redacted before recording, the rest erased by forget, usage unchanged", async () => {
   const filename = path.join(dir, "pivot.db")
-  const lines = await Effect.runPromise(program(filename).pipe(Effect.provide(layer(filename))))
+  const lines = await Effect.runPromise(program.pipe(Effect.provide(layer(filename))))
   expect(lines).toEqual([
     "before: user: deploy with OPENAI_API_KEY=[REDACTED:openai-key] to staging",
     "before: assistant: Deploying to staging now.",

@@ -157,7 +157,15 @@ export const make = (
     const poll = Duration.fromInputUnsafe(options.pollInterval ?? Duration.millis(100))
     const corrupt = (reason: string) => new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason })
 
-    if (options.readonly !== true) yield* Effect.mapError(Migrations.run, toStoreError)
+    const columns = sql.literal(Migrations.eventColumns.join(", "))
+    if (options.readonly !== true) {
+      // An events table without pivot's columns is refused before any migration writes to the database.
+      const probe = yield* Effect.result(sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`)
+      if (Result.isFailure(probe) && /no such column|column .* does not exist/i.test(probe.failure.message)) {
+        return yield* corrupt(`pivot_events does not have pivot's columns (${probe.failure.message})`)
+      }
+      yield* Effect.mapError(Migrations.run, toStoreError)
+    }
 
     // A database someone else's program made, or a newer pivot's, is refused rather than written to.
     const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
@@ -169,7 +177,6 @@ export const make = (
         `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,
       )
     }
-    const columns = sql.literal(Migrations.eventColumns.join(", "))
     yield* sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`.pipe(
       Effect.mapError((error) =>
         error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
