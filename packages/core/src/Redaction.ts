@@ -407,10 +407,15 @@ const RULES: ReadonlyArray<Rule> = [
       accept: cliPassword,
     },
   ),
-  pattern("cli-password", /\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n;|&]{0,300}?[ \t]-p([^\s"'`]{1,200})/dg, {
-    group: 1,
-    accept: cliPassword,
-  }),
+  // Found from the `-p` back to its command (a look-behind), so text without ` -p` costs nothing.
+  pattern(
+    "cli-password",
+    /(?<=\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n;|&]{0,300}?)[ \t]-p([^\s"'`]{1,200})/dg,
+    {
+      group: 1,
+      accept: cliPassword,
+    },
+  ),
   assignments,
 ]
 

@@ -196,3 +196,34 @@ describe("Redaction: the shared corpus", () => {
       expect(result.redactions.map((r) => r.kind)).toContain(s.kind)
     })
 })
+
+describe("Redaction detectors: linear on adversarial input", () => {
+  const MB = 1_000_000
+  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
+  // A detector that backtracks would take minutes on these (the suite's time limit fails it); linear ones take ms.
+  const UNITS = [
+    "glpat-",
+    "hf_a",
+    "mysql ",
+    "mysql -p",
+    "--password ",
+    "--password '",
+    "MTA4NjA1Njc4OTAxMjM0NTY3OA.",
+    "MTA4NjA1Njc4OTAxMjM0NTY3OAx",
+    "https://hooks.slack.com/services/T/B/",
+    "sk-a",
+  ]
+  for (const unit of UNITS)
+    it(`given 1 MB of ${JSON.stringify(unit)} repeated, when redacted, then the redactions describe the result`, () => {
+      const text = fill(unit)
+      const result = Redaction.redact(text)
+      let out = ""
+      let from = 0
+      for (const r of result.redactions) {
+        out += text.slice(from, r.start) + Redaction.marker(r.kind)
+        from = r.end
+      }
+      expect(out + text.slice(from)).toBe(result.text)
+      expect(Redaction.redact(result.text).text).toBe(result.text)
+    })
+})
