@@ -56,7 +56,12 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
         const stored = yield* Seal.storedData(
           stream,
           batch.success,
-          Effect.sync(() => keys.get(stream) ?? (made = Seal.newKey())),
+          Effect.sync(() => {
+            const existing = keys.get(stream)
+            if (existing !== undefined) return existing
+            made = Seal.newKey()
+            return made
+          }),
         )
         // No yield between the checks and the writes: the append is atomic with respect to other fibers.
         const existing = batch.success.filter((event) => ids.has(event.id)).map((event) => event.id)
