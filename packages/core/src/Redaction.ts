@@ -1,7 +1,8 @@
 /**
  * Secret redaction (spec §5, "beyond OpenCode"): API keys, bearer tokens, private keys, passwords in URLs, `.env`
  * style assignments and JWTs are replaced by `[REDACTED:<kind>]` before a summariser sees any text, and in the stored
- * summary. A finding records what kind of secret was found and where, never the secret itself.
+ * summary; opt-in, in every command before it is recorded (`redactCommand`). A finding records what kind of secret
+ * was found and where, never the secret itself.
  *
  * Every scan is linear in the text: a prefixed pattern starts only where a token starts (a look-behind excludes the
  * token's own characters, so two attempts never scan the same run), unbounded runs are never followed by something
