@@ -1,6 +1,7 @@
 /** `pivot forget --db FILE <session>`: crypto-shredding from the command line, and its errors. */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -53,6 +54,29 @@ describe("pivot forget", () => {
     const again = await pivot("forget", "--db", db, realSessionId)
     expect(again.code).toBe(0)
     expect(again.out[0]).toMatch(/has no key/)
+  })
+
+  it("given pivot import --encrypt, then the stored text is ciphertext, and forget erases it", async () => {
+    const db = freshDb()
+    expect((await pivot("import", realExport, "--db", db, "--encrypt")).code).toBe(0)
+    const sqlite = new DatabaseSync(db, { readOnly: true })
+    const texts = sqlite.prepare("SELECT data FROM pivot_events WHERE type = 'UserMessageAdded'").all()
+    sqlite.close()
+    expect(texts.length).toBeGreaterThan(0)
+    for (const row of texts) expect(String(row.data)).toMatch(/"text":"pivot:sealed:v1:/)
+    const window = (await pivot("window", "--db", db, "--format", "json")).stdout
+    expect(window).toBe((await pivot("window", realExport, "--format", "json")).stdout)
+    const forgotten = await pivot("forget", "--db", db, realSessionId)
+    expect(forgotten.out[0]).toMatch(/its key is deleted/)
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).toContain("[ERASED]")
+  })
+
+  it("given a plain import, then forget finds no key and the text stays", async () => {
+    const db = freshDb()
+    expect((await pivot("import", realExport, "--db", db)).code).toBe(0)
+    const before = (await pivot("window", "--db", db, "--format", "json")).stdout
+    expect((await pivot("forget", "--db", db, realSessionId)).out[0]).toMatch(/has no key/)
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).toBe(before)
   })
 
   it("given no database at the path, then one line on stderr, exit 1, and no file is created", async () => {
