@@ -79,10 +79,12 @@ export const storedData = <E, R>(
     const toSeal = events.map((e) => e.sealed !== undefined && hasSealable(e.sealed.data, e.sealed.paths))
     if (!toSeal.includes(true)) return events.map((e) => e.data)
     const key = yield* keyFor
-    return events.map((e, i) =>
-      toSeal[i] && e.sealed !== undefined
-        ? JSON.stringify(sealData(e.sealed.data, e.sealed.paths, key, stream))
-        : e.data,
+    return yield* Effect.sync(() =>
+      events.map((e, i) =>
+        toSeal[i] && e.sealed !== undefined
+          ? JSON.stringify(sealData(e.sealed.data, e.sealed.paths, key, stream))
+          : e.data,
+      ),
     )
   })
 
