@@ -262,4 +262,17 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     markerId: msg("msg_0000000a0007"),
     reason: "waiting-for-user",
   },
+  {
+    _tag: "SecretsRedactedOnRecord",
+    at: 1_767_000_010_000,
+    command: "RecordToolResult",
+    findings: [
+      {
+        messageId: msg("msg_0000000a0002"),
+        partId: prt("prt_0000000a0005"),
+        field: "state.output",
+        kind: "env-secret",
+      },
+    ],
+  },
 ]

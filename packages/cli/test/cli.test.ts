@@ -26,6 +26,7 @@ describe("pivot", () => {
       "window <export.json | --db FILE --session ID> [--at VERSION] [--format text|json]",
       "prune <export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json]",
       "inspect <export.json | --db FILE --session ID> [--format text|json]",
+      "forget --db FILE <session>",
     ])
       expect(usage()).toMatch(new RegExp(`^ {2}${synopsis.replace(/[[\]|.*?()]/g, "\\$&")}`, "m"))
   })

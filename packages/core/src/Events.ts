@@ -216,6 +216,17 @@ export const SecretsRedacted = Schema.TaggedStruct("SecretsRedacted", {
   findings: Schema.Array(RedactionFinding),
 })
 
+/**
+ * Record-time redaction (opt-in): secrets were replaced by `[REDACTED:<kind>]` in a command's text before it was
+ * decided, so they never reached the store. Findings say where and what kind, never the secret.
+ */
+export const SecretsRedactedOnRecord = Schema.TaggedStruct("SecretsRedactedOnRecord", {
+  at: Millis,
+  /** The command whose text was redacted, e.g. `AddUserMessage`. */
+  command: Schema.String,
+  findings: Schema.Array(RedactionFinding),
+})
+
 /** The hooks a plugin can implement. */
 export const PluginHook = Schema.Literals(["compactionContext", "autoContinue", "transformWindow", "redact"])
 export type PluginHook = typeof PluginHook.Type
@@ -274,6 +285,7 @@ export const schemas = {
   PluginFailed,
   PluginContributed,
   AutoContinueSkipped,
+  SecretsRedactedOnRecord,
 } as const
 
 /** Event type names. */
@@ -306,6 +318,7 @@ export const versions: { readonly [K in Type]: number } = {
   PluginFailed: 1,
   PluginContributed: 1,
   AutoContinueSkipped: 1,
+  SecretsRedactedOnRecord: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -320,3 +333,64 @@ export const encode = Schema.encodeSync(Event)
 
 /** The stream a session's events live in. */
 export const streamName = (sessionId: string): string => `session-${sessionId}`
+
+/** A path into an event's encoded data: property names and `"*"` for every array element (strings below it count). */
+export type FieldPath = ReadonlyArray<string>
+
+// The free text of a message: text and reasoning, subtask prompts, attached files (their data URLs and names), tool
+// inputs, outputs, errors, titles, metadata and attachments, the system prompt and the error message. Ids, roles,
+// part types, media types, statuses, times and tokens stay clear.
+const messageFields = (...root: ReadonlyArray<string>): ReadonlyArray<FieldPath> => [
+  [...root, "system"],
+  [...root, "error", "message"],
+  [...root, "parts", "*", "text"],
+  [...root, "parts", "*", "prompt"],
+  [...root, "parts", "*", "description"],
+  [...root, "parts", "*", "metadata"],
+  [...root, "parts", "*", "url"],
+  [...root, "parts", "*", "filename"],
+  [...root, "parts", "*", "state", "input"],
+  [...root, "parts", "*", "state", "output"],
+  [...root, "parts", "*", "state", "error"],
+  [...root, "parts", "*", "state", "title"],
+  [...root, "parts", "*", "state", "metadata"],
+  [...root, "parts", "*", "state", "attachments", "*", "url"],
+  [...root, "parts", "*", "state", "attachments", "*", "filename"],
+]
+
+/**
+ * The sensitive fields of each event type: what crypto-shredding encrypts and `forget` erases. Every one is a free
+ * string (or strings inside a free-form value), so an erased event still decodes, and nothing a fold decides by —
+ * ids, statuses, token counts, usage, times — is among them.
+ */
+export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
+  SessionStarted: [["title"]],
+  UserMessageAdded: messageFields("message"),
+  AssistantStepRecorded: messageFields("message"),
+  ToolResultRecorded: [
+    ["state", "input"],
+    ["state", "output"],
+    ["state", "error"],
+    ["state", "title"],
+    ["state", "metadata"],
+    ["state", "attachments", "*", "url"],
+    ["state", "attachments", "*", "filename"],
+  ],
+  ProviderErrorReported: [...messageFields("message"), ["error", "message"]],
+  OverflowDetected: [],
+  CompactionRequested: [],
+  CompactionStarted: [["prompt"], ["plan", "previousSummary"], ["pluginContext"]],
+  SummaryFinished: messageFields("summary"),
+  SummaryFailed: messageFields("summary"),
+  TurnReplayed: messageFields("message"),
+  ContinueRequested: messageFields("message"),
+  PartCompacted: [],
+  CompactionAbandoned: [],
+  SummaryInputBudgeted: [],
+  SummaryFallbackUsed: [["error", "message"]],
+  SecretsRedacted: [],
+  PluginFailed: [["message"]],
+  PluginContributed: [["context"]],
+  AutoContinueSkipped: [],
+  SecretsRedactedOnRecord: [],
+}

@@ -1,7 +1,8 @@
 /**
  * Secret redaction (spec §5, "beyond OpenCode"): API keys, bearer tokens, private keys, passwords in URLs, `.env`
  * style assignments and JWTs are replaced by `[REDACTED:<kind>]` before a summariser sees any text, and in the stored
- * summary. A finding records what kind of secret was found and where, never the secret itself.
+ * summary; opt-in, in every command before it is recorded (`redactCommand`). A finding records what kind of secret
+ * was found and where, never the secret itself.
  *
  * Every scan is linear in the text: a prefixed pattern starts only where a token starts (a look-behind excludes the
  * token's own characters, so two attempts never scan the same run), unbounded runs are never followed by something
@@ -20,6 +21,7 @@
  * repeats on its own output until nothing new is found (a redaction can expose a token boundary).
  */
 import { Schema } from "effect"
+import type { Command } from "./Commands.ts"
 import { MessageId, PartId } from "./Ids.ts"
 import type { AssistantPart, Message, MessageError, ToolState, UserPart } from "./Message.ts"
 
@@ -31,13 +33,18 @@ export const KINDS = [
   "openai-key",
   "aws-access-key-id",
   "github-token",
+  "gitlab-token",
+  "huggingface-token",
+  "slack-webhook",
   "slack-token",
+  "discord-token",
   "google-api-key",
   "stripe-key",
   "aws-secret-key",
   "bearer-token",
   "basic-auth",
   "url-password",
+  "cli-password",
   "env-secret",
   "secret-assignment",
 ] as const
@@ -293,6 +300,30 @@ const decodesToUserPassword = (value: string): boolean => {
 
 const notPlaceholder = (value: string): boolean => !isPlaceholder(value)
 
+/** Characters after `sk-` an OpenAI-style key has at least. */
+export const OPENAI_MIN_BODY = 20
+/** A run of lowercase letters and digits this long after `sk-` is a key even without mixed case (`sk-` + 32 hex). */
+export const LOWERCASE_KEY_RUN = 32
+/** Characters after `glpat-` a GitLab personal access token has at least. */
+export const GITLAB_MIN_BODY = 20
+/** Characters after `hf_` a Hugging Face token has at least. */
+export const HUGGINGFACE_MIN_BODY = 34
+/** Characters of the secret last segment of a Slack webhook URL, at least. */
+export const SLACK_WEBHOOK_MIN_SECRET = 20
+/** Characters of the last (HMAC) segment of a Discord token, at least. */
+export const DISCORD_MIN_HMAC = 27
+
+const LOWERCASE_RUN = new RegExp(`[a-z0-9]{${LOWERCASE_KEY_RUN},}`)
+
+/** An `sk-` key body mixes character classes, or holds a long unbroken lowercase run (CSS names hold short words). */
+const openAiBody = (value: string): boolean => mixed(value.slice(3)) || LOWERCASE_RUN.test(value.slice(3))
+
+/** A command-line password value: not a placeholder, not the next flag, and not a quoted empty string. */
+const cliPassword = (value: string): boolean => {
+  const bare = value.replace(/^(["'])(.*)\1$/s, "$2")
+  return !isPlaceholder(bare) && !bare.startsWith("-") && !bare.includes("[REDACTED:")
+}
+
 // Names followed by an assignment operator; the value is parsed after the name is judged.
 const ASSIGNMENT =
   /(?<![A-Za-z0-9_.$-])(?:export[ \t]+)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,100})\1([ \t]{0,4})(:=|=|:)([ \t]{0,4})/g
@@ -333,9 +364,30 @@ const RULES: ReadonlyArray<Rule> = [
   privateKeys,
   pattern("jwt", /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g),
   pattern("anthropic-key", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, { accept: mixed }),
-  pattern("openai-key", /(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{20,}/g, { accept: (v) => mixed(v.slice(3)) }),
+  pattern("openai-key", new RegExp(`(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{${OPENAI_MIN_BODY},}`, "g"), {
+    accept: openAiBody,
+  }),
   pattern("aws-access-key-id", /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g),
   pattern("github-token", /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g),
+  pattern("gitlab-token", new RegExp(`(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{${GITLAB_MIN_BODY},}`, "g")),
+  pattern("huggingface-token", new RegExp(`(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{${HUGGINGFACE_MIN_BODY},}`, "g"), {
+    accept: (v) => mixed(v.slice(3)),
+  }),
+  pattern(
+    "slack-webhook",
+    new RegExp(
+      `(?<![A-Za-z0-9])https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9]{1,20}/[A-Za-z0-9]{1,20}/[A-Za-z0-9]{${SLACK_WEBHOOK_MIN_SECRET},}`,
+      "g",
+    ),
+  ),
+  pattern(
+    "discord-token",
+    new RegExp(
+      `(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{${DISCORD_MIN_HMAC},}(?![A-Za-z0-9_-])`,
+      "g",
+    ),
+    { accept: mixed },
+  ),
   pattern("slack-token", /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g, {
     accept: (v) => /[0-9]/.test(v),
   }),
@@ -347,6 +399,24 @@ const RULES: ReadonlyArray<Rule> = [
     group: 1,
     accept: notPlaceholder,
   }),
+  // `--password X` / `--password=X` on any command line, and MySQL's glued `-pX`.
+  pattern(
+    "cli-password",
+    /(?<![A-Za-z0-9_-])--password(?:=|[ \t]+)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"'`]{1,200})/dg,
+    {
+      group: 1,
+      accept: cliPassword,
+    },
+  ),
+  // Found from the `-p` back to its command (a look-behind), so text without ` -p` costs nothing.
+  pattern(
+    "cli-password",
+    /(?<=\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n;|&]{0,300}?)[ \t]-p([^\s"'`]{1,200})/dg,
+    {
+      group: 1,
+      accept: cliPassword,
+    },
+  ),
   assignments,
 ]
 
@@ -643,4 +713,105 @@ export const redactMessages = (messages: ReadonlyArray<Message>): RedactedMessag
     ),
   )
   return { messages: out, findings }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Commands (record-time redaction)
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** Redacts every string inside a JSON-like value (as tool inputs are); `field` names its root in the findings. */
+export const redactValue = <A>(
+  value: A,
+  field: string,
+): { readonly value: A; readonly findings: ReadonlyArray<{ readonly field: string; readonly kind: Kind }> } => {
+  const findings: Array<{ field: string; kind: Kind }> = []
+  const out = redactDeep(value, field, (f, kind) => findings.push({ field: f, kind }), new Set()) as A
+  return { value: out, findings }
+}
+
+/** Where a secret was found in a command: the message and part when there is one, the field, and the kind. */
+export interface CommandFinding {
+  readonly messageId?: MessageId
+  readonly partId?: PartId
+  readonly field: string
+  readonly kind: Kind
+}
+
+/** A command with every secret in its text replaced, and what was found. */
+export interface RedactedCommand<C> {
+  readonly command: C
+  readonly findings: ReadonlyArray<CommandFinding>
+}
+
+const withMessage =
+  (findings: Array<CommandFinding>, messageId: MessageId | undefined, partId?: PartId) => (field: string, kind: Kind) =>
+    findings.push({
+      ...(messageId === undefined ? {} : { messageId }),
+      ...(partId === undefined ? {} : { partId }),
+      field,
+      kind,
+    })
+
+/**
+ * Redacts the text a command carries before it is decided: user and assistant messages (text, reasoning, tool
+ * inputs, outputs and errors), tool results, provider errors, a session title, a compaction prompt and its plugin
+ * context, a summary and a summariser error. Commands without text are answered unchanged (the same reference).
+ */
+export const redactCommand = <C extends Command>(command: C): RedactedCommand<C> => {
+  const findings: Array<CommandFinding> = []
+  const same = { command, findings }
+  const onMessage = (message: Message): Message =>
+    redactMessage(message, (partId, field, kind) => withMessage(findings, message.id, partId)(field, kind))
+  switch (command._tag) {
+    case "StartSession": {
+      if (command.title === undefined) return same
+      const title = redactString(command.title, "title", withMessage(findings, undefined))
+      return title === command.title ? same : { command: { ...command, title }, findings }
+    }
+    case "AddUserMessage":
+    case "RecordAssistantStep": {
+      const message = onMessage(command.message)
+      return message === command.message ? same : { command: { ...command, message }, findings }
+    }
+    case "ReportProviderError": {
+      const message = onMessage(command.message)
+      const error = redactDeep(command.error, "error", withMessage(findings, command.message.id), new Set())
+      return message === command.message && error === command.error
+        ? same
+        : { command: { ...command, message, error }, findings }
+    }
+    case "RecordToolResult": {
+      const report = withMessage(findings, command.messageId, command.partId)
+      const state = redactDeep(command.state, "state", report, new Set())
+      return state === command.state ? same : { command: { ...command, state }, findings }
+    }
+    case "ProcessCompaction": {
+      const report = withMessage(findings, command.markerId)
+      const prompt = command.prompt === undefined ? undefined : redactString(command.prompt, "prompt", report)
+      const pluginContext =
+        command.pluginContext === undefined
+          ? undefined
+          : (redactDeep(command.pluginContext, "pluginContext", report, new Set()) as ReadonlyArray<string>)
+      return prompt === command.prompt && pluginContext === command.pluginContext
+        ? same
+        : {
+            command: {
+              ...command,
+              ...(prompt === undefined ? {} : { prompt }),
+              ...(pluginContext === undefined ? {} : { pluginContext }),
+            },
+            findings,
+          }
+    }
+    case "FinishSummary": {
+      const text = redactString(command.text, "text", withMessage(findings, command.markerId))
+      return text === command.text ? same : { command: { ...command, text }, findings }
+    }
+    case "FailSummary": {
+      const error = redactDeep(command.error, "error", withMessage(findings, command.markerId), new Set())
+      return error === command.error ? same : { command: { ...command, error }, findings }
+    }
+    default:
+      return same
+  }
 }

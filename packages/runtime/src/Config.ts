@@ -9,7 +9,8 @@
  * - `PIVOT_DISABLE_PRUNE` (`OPENCODE_DISABLE_PRUNE`): `compaction.prune = false`;
  * - `PIVOT_OUTPUT_TOKEN_MAX` (`OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX`): a positive integer caps requested output
  *   tokens; anything else is ignored, as in OpenCode;
- * - `PIVOT_COMPACTION_THRESHOLD`: the ratio threshold (0 < t ≤ 1).
+ * - `PIVOT_COMPACTION_THRESHOLD`: the ratio threshold (0 < t ≤ 1);
+ * - `PIVOT_REDACT_ON_RECORD`: redact secrets before they are recorded (`redactOnRecord`).
  *
  * **Example**
  * ```ts
@@ -186,6 +187,14 @@ export const toggles: Config.Config<Toggles> = Config.all({
     outputTokenMax: positiveInt(firstOf(raw.outputMax)) ?? positiveInt(firstOf(raw.outputMaxOpencode)),
     threshold: Option.getOrUndefined(raw.threshold),
   })),
+)
+
+/**
+ * Record-time redaction from the environment: `PIVOT_REDACT_ON_RECORD` truthy (`"true"` or `"1"`) turns it on (see
+ * `ContextManager` option `redactOnRecord`); absent or anything else leaves it off.
+ */
+export const redactOnRecord: Config.Config<boolean> = optionalString("PIVOT_REDACT_ON_RECORD").pipe(
+  Config.map((value) => isTruthy(Option.getOrUndefined(value))),
 )
 
 /** The `compaction` settings as written (OpenCode's keys plus `threshold` and `output_token_max`); `{}` when absent. */

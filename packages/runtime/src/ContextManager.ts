@@ -72,6 +72,19 @@ export interface Options {
   readonly fallback?: boolean | undefined
   /** Redact secrets from the summariser input and the stored summary; default true. */
   readonly redactSecrets?: boolean | undefined
+  /**
+   * Record-time redaction (opt-in, default false): secrets in every recorded text (user and assistant text,
+   * reasoning, tool inputs and outputs, errors, prompts, summaries) are replaced by `[REDACTED:<kind>]` before they
+   * are decided, so they never reach the store; a `SecretsRedactedOnRecord` event says what kinds were found where.
+   * Applies to `ContextManager.layer`'s own `Sessions`; with `layerWithSessions`, set it on `Sessions.layer`.
+   */
+  readonly redactOnRecord?: boolean | undefined
+  /**
+   * Crypto-shredding (opt-in, default false): the sensitive fields of every event (message text, reasoning, tool
+   * inputs and outputs, prompts, summaries) are stored encrypted with the session's key, and `forget` erases them
+   * for good. Applies to `ContextManager.layer`'s own `Sessions`; with `layerWithSessions`, set it on `Sessions.layer`.
+   */
+  readonly encryptAtRest?: boolean | undefined
   /** Append the facts block to every summary; default true. */
   readonly factsBlock?: boolean | undefined
   /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
@@ -256,7 +269,11 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
   static readonly layer = (
     options: Options,
   ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
-    Layer.effect(ContextManager, make(options)).pipe(Layer.provideMerge(Sessions.layer()))
+    Layer.effect(ContextManager, make(options)).pipe(
+      Layer.provideMerge(
+        Sessions.layer({ redactOnRecord: options.redactOnRecord, encryptAtRest: options.encryptAtRest }),
+      ),
+    )
 
   /** The context manager over a `Sessions` handler provided separately. */
   static readonly layerWithSessions = (

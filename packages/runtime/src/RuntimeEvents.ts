@@ -20,6 +20,7 @@ const TYPES = [
   "PluginFailed",
   "PluginContributed",
   "AutoContinueSkipped",
+  "SecretsRedactedOnRecord",
 ] as const
 
 /** A runtime event type name. */

@@ -10,7 +10,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { type Commands, Events, Ids, Session } from "@pivot/core"
+import { type Commands, Events, Ids, Redaction, Session } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -20,7 +20,7 @@ import {
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
@@ -72,22 +72,28 @@ export const fold = (events: Iterable<Event>, from: State = initialState): State
 
 /**
  * Decides commands in order on `state`, each on the state the previous ones led to. Pure: the first refusal refuses
- * the whole batch.
+ * the whole batch. With `redactAt` (record-time redaction, the time to stamp), each command is redacted first (see
+ * `redactCommand`) and, when it decided events and had secrets, a `SecretsRedactedOnRecord` event follows them.
  */
 export const decide = (
   state: State,
   decision: Decision,
+  redactAt?: number,
 ): Result.Result<{ readonly events: ReadonlyArray<Event>; readonly state: State }, Session.DomainError> => {
   const commands: ReadonlyArray<Command> = decision === undefined ? [] : isCommandList(decision) ? decision : [decision]
   const events: Array<Event> = []
   let current = state
-  for (const command of commands) {
+  for (const asked of commands) {
+    const { command, findings } = redactAt === undefined ? { command: asked, findings: [] } : redactCommand(asked)
     let produced: ReadonlyArray<Event>
     if (command._tag === "Record") produced = command.events
     else {
       const decided = Session.decide(command, current.session)
       if (Result.isFailure(decided)) return Result.fail(decided.failure)
       produced = decided.success
+    }
+    if (produced.length > 0 && findings.length > 0 && redactAt !== undefined) {
+      produced = [...produced, { _tag: "SecretsRedactedOnRecord", at: redactAt, command: asked._tag, findings }]
     }
     events.push(...produced)
     current = fold(produced, current)
@@ -97,6 +103,20 @@ export const decide = (
 
 const isCommandList = (decision: Command | ReadonlyArray<Command>): decision is ReadonlyArray<Command> =>
   Array.isArray(decision)
+
+/**
+ * Record-time redaction of one command: every secret in the text it carries becomes `[REDACTED:<kind>]` (see
+ * `Redaction.redactCommand`); runtime events recorded as they are get every string redacted the same way. Pure.
+ */
+export const redactCommand = (
+  command: Command,
+): { readonly command: Command; readonly findings: ReadonlyArray<Redaction.CommandFinding> } => {
+  if (command._tag !== "Record") return Redaction.redactCommand(command)
+  const redacted = Redaction.redactValue(command.events, "events")
+  return redacted.findings.length === 0
+    ? { command, findings: [] }
+    : { command: { _tag: "Record", events: redacted.value }, findings: redacted.findings }
+}
 
 /** Too many version conflicts in a row: other writers kept appending to the session. */
 export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>()("ConcurrencyConflict", {
@@ -174,13 +194,20 @@ export const decodeEvent = (sessionId: string, recorded: RecordedEvent): Result.
   )
 }
 
-/** Encodes an event for the store; `id` comes from the `Ids` service. */
-export const encodeEvent = (id: string, event: Event): NewEvent => ({
-  id,
-  type: event._tag,
-  version: Events.versions[event._tag],
-  data: Events.encode(event),
-})
+/**
+ * Encodes an event for the store; `id` comes from the `Ids` service. With `seal`, its sensitive fields
+ * (`Events.sensitive`) are stored encrypted with the session's key (crypto-shredding).
+ */
+export const encodeEvent = (id: string, event: Event, seal = false): NewEvent => {
+  const sealed = seal ? Events.sensitive[event._tag] : []
+  return {
+    id,
+    type: event._tag,
+    version: Events.versions[event._tag],
+    data: Events.encode(event),
+    ...(sealed.length > 0 ? { sealed } : {}),
+  }
+}
 
 /** Options of `Sessions.layer`. */
 export interface Options {
@@ -188,6 +215,16 @@ export interface Options {
   readonly maxAttempts?: number | undefined
   /** Sessions whose state stays cached (least recently used dropped first); default 1000. */
   readonly cacheSize?: number | undefined
+  /**
+   * Redact secrets from every command's text before it is decided, so they never reach the store (see
+   * `redactCommand`); default false.
+   */
+  readonly redactOnRecord?: boolean | undefined
+  /**
+   * Crypto-shredding: store the events' sensitive fields (`Events.sensitive`) encrypted with the session's key, so
+   * `EventStore.forget` erases them for good; default false.
+   */
+  readonly encryptAtRest?: boolean | undefined
 }
 
 /** The command handler's operations. */
@@ -258,7 +295,11 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let state = cache.get(sessionId) ?? (yield* catchUp(sessionId, initialState))
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const decision = typeof input === "function" ? input(state) : input
-        const decided = decide(state, decision)
+        const decided = decide(
+          state,
+          decision,
+          options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined,
+        )
         if (Result.isFailure(decided)) {
           // A refusal on a possibly stale cache: refuse only on the freshest state.
           const fresh = yield* catchUp(sessionId, state)
@@ -269,7 +310,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         const { events, state: next } = decided.success
         if (events.length === 0) return { events, state }
         const encoded: Array<NewEvent> = []
-        for (const event of events) encoded.push(encodeEvent(yield* ids.event, event))
+        for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
         const appended = yield* store.append(stream, state.session.version, encoded).pipe(
           Effect.map(() => true),
           Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),

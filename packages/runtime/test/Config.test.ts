@@ -169,3 +169,17 @@ describe("models", () => {
     )
   })
 })
+
+describe("Config.redactOnRecord", () => {
+  for (const [value, expected] of [
+    [undefined, false],
+    ["1", true],
+    ["TRUE", true],
+    ["0", false],
+    ["yes", false],
+  ] as const)
+    it(`given PIVOT_REDACT_ON_RECORD=${JSON.stringify(value)}, then record-time redaction is ${expected ? "on" : "off"}`, async () => {
+      const env: Record<string, string> = value === undefined ? {} : { PIVOT_REDACT_ON_RECORD: value }
+      expect(await parse(Config.redactOnRecord, fromEnv(env))).toEqual(Result.succeed(expected))
+    })
+})

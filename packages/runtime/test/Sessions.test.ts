@@ -316,3 +316,71 @@ describe("properties", () => {
     )
   }, 60_000)
 })
+
+describe("record-time redaction (redactOnRecord)", () => {
+  const KEY = ["sk-", "proj-", "Q7fz0xK2mW9bL4tR8vN1cY6hJ3pD5sA0eG2iU7"].join("")
+  const withSecret = addUser(1, `my key is ${KEY}`)
+
+  it("given redactOnRecord, when a message with a key is added twice, then the key is redacted once, noted once, and the repeat appends nothing", async () => {
+    const out = await runWith(
+      Effect.gen(function* () {
+        const sessions = yield* Sessions.Sessions
+        yield* sessions.execute(SESSION, start)
+        const first = yield* sessions.execute(SESSION, withSecret)
+        const second = yield* sessions.execute(SESSION, withSecret)
+        return { first: first.events, second: second.events, stored: JSON.stringify(yield* sessions.events(SESSION)) }
+      }),
+      EventStore.layerMemory(),
+      { redactOnRecord: true },
+    )
+    expect(out.first.map((e) => e._tag)).toEqual(["UserMessageAdded", "SecretsRedactedOnRecord"])
+    expect(out.first[1]).toMatchObject({
+      command: "AddUserMessage",
+      findings: [{ messageId: "msg_u0001", partId: "prt_u0001", field: "text", kind: "openai-key" }],
+    })
+    expect(out.second).toEqual([])
+    expect(out.stored).not.toContain(KEY)
+    expect(out.stored).toContain("my key is [REDACTED:openai-key]")
+  })
+
+  it("given redactOnRecord off (the default), then the text is stored as given and nothing is noted", async () => {
+    const out = await runWith(
+      Effect.gen(function* () {
+        const sessions = yield* Sessions.Sessions
+        yield* sessions.execute(SESSION, start)
+        return (yield* sessions.execute(SESSION, withSecret)).events
+      }),
+    )
+    expect(out.map((e) => e._tag)).toEqual(["UserMessageAdded"])
+    expect(JSON.stringify(out)).toContain(KEY)
+  })
+
+  it("given a runtime event carrying a secret, when recorded with redactOnRecord, then its strings are redacted too", () => {
+    const decided = Sessions.decide(
+      Sessions.initialState,
+      {
+        _tag: "Record",
+        events: [{ _tag: "PluginFailed", at: 1, plugin: "p", hook: "redact", reason: "threw", message: `bad ${KEY}` }],
+      },
+      7,
+    )
+    expect(decided._tag).toBe("Success")
+    const events = decided._tag === "Success" ? decided.success.events : []
+    expect(events).toEqual([
+      {
+        _tag: "PluginFailed",
+        at: 1,
+        plugin: "p",
+        hook: "redact",
+        reason: "threw",
+        message: "bad [REDACTED:openai-key]",
+      },
+      {
+        _tag: "SecretsRedactedOnRecord",
+        at: 7,
+        command: "Record",
+        findings: [{ field: "events[0].message", kind: "openai-key" }],
+      },
+    ])
+  })
+})

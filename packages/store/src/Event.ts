@@ -10,6 +10,12 @@
 import { Result } from "effect"
 import { DuplicateEventId, MalformedEvent } from "./StoreError.ts"
 
+/**
+ * A path into an event's data: property names, and `"*"` for every element of an array (or value of an object).
+ * Every string at the path, or anywhere below its end, is meant.
+ */
+export type FieldPath = ReadonlyArray<string>
+
 /** An event to append: a unique id, its type, the version of its payload schema, and JSON data. */
 export interface NewEvent {
   /** Unique across the whole store; appending an id twice fails with `DuplicateEventId`. */
@@ -22,6 +28,11 @@ export interface NewEvent {
   readonly data: unknown
   /** Optional JSON metadata (causation, correlation, actor, ...). */
   readonly metadata?: unknown
+  /**
+   * Crypto-shredding: the fields of `data` stored encrypted with the stream's key (created with the stream's first
+   * sealed event). Reads decrypt them; after `forget(stream)` they read as `ERASED`. Metadata is never sealed.
+   */
+  readonly sealed?: ReadonlyArray<FieldPath> | undefined
 }
 
 /** An event as stored: the appended event plus its stream, place in the stream, global position and time. */
@@ -77,7 +88,13 @@ export interface SerializedEvent {
   readonly version: number
   readonly data: string
   readonly metadata: string | null
+  /** The fields to seal (see `NewEvent.sealed`); the data as given, to seal before it is written. */
+  readonly sealed?: { readonly paths: ReadonlyArray<FieldPath>; readonly data: unknown } | undefined
 }
+
+const isFieldPaths = (value: unknown): value is ReadonlyArray<FieldPath> =>
+  Array.isArray(value) &&
+  value.every((path) => Array.isArray(path) && path.every((segment) => typeof segment === "string"))
 
 const describe = (value: unknown): string => {
   if (value === undefined) return "undefined"
@@ -150,6 +167,8 @@ export const serializeBatch = (
     if (badData !== undefined) return Result.fail(badData)
     const badMeta = event.metadata === undefined ? undefined : findNonJson(event.metadata, `${at}.metadata`, new Set())
     if (badMeta !== undefined) return Result.fail(badMeta)
+    if (event.sealed !== undefined && !isFieldPaths(event.sealed))
+      return fail(".sealed", "must be a list of field paths (lists of strings)")
     if (ids.has(event.id)) repeated.add(event.id)
     ids.add(event.id)
     out.push({
@@ -158,6 +177,9 @@ export const serializeBatch = (
       version: event.version,
       data: JSON.stringify(event.data),
       metadata: event.metadata === undefined ? null : JSON.stringify(event.metadata),
+      ...(event.sealed === undefined || event.sealed.length === 0
+        ? {}
+        : { sealed: { paths: event.sealed, data: event.data } }),
     })
   }
   if (repeated.size > 0) return Result.fail(new DuplicateEventId({ ids: [...repeated] }))

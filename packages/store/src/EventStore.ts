@@ -23,6 +23,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./Event.ts"
 import * as Memory from "./internal/memory.ts"
+import * as Seal from "./internal/seal.ts"
 import * as Sql from "./internal/sql.ts"
 import * as SqliteFile from "./internal/sqliteFile.ts"
 import { type AppendError, type ReadError, StoreUnavailable } from "./StoreError.ts"
@@ -65,7 +66,27 @@ export interface EventStoreShape {
   readonly readAll: (options?: ReadAllOptions) => Stream.Stream<RecordedEvent, ReadError>
   /** Catches up from a global position, then emits events as they are appended, in global order; never ends. */
   readonly subscribe: (options?: SubscribeOptions) => Stream.Stream<RecordedEvent, ReadError>
+  /**
+   * Crypto-shredding: deletes the stream's key, so every sealed field of its events reads as `ERASED` from now on
+   * (events, versions and positions stay). A later sealed append gives the stream a new key.
+   */
+  readonly forget: (stream: string) => Effect.Effect<Forgotten, ReadError>
 }
+
+/** What `forget` did. */
+export interface Forgotten {
+  /** Whether the stream had a key (false: nothing of it was sealed, or it was forgotten before). */
+  readonly keyDeleted: boolean
+  /**
+   * SQLite: whether the write-ahead log was copied into the database and emptied (false while another connection
+   * reads an older snapshot: the deleted key may then remain in the WAL until the next checkpoint). Always true for
+   * the other backends.
+   */
+  readonly logCleared: boolean
+}
+
+/** What a sealed field reads as once its stream's key is deleted. */
+export const ERASED = Seal.ERASED
 
 /** Options shared by every backend. */
 export interface StoreOptions {
@@ -79,12 +100,17 @@ export type OnOpen = Sql.OnOpen
 /** Runs inside every non-empty append's transaction of a SQL store; a failure rolls the append back. */
 export type OnAppend = Sql.OnAppend
 
+/** Runs inside `forget`'s transaction of a SQL store, after the key row is deleted (e.g. to drop read-model rows). */
+export type OnForget = Sql.OnForget
+
 /** Hooks that extend a SQL store inside its own connection and transactions, such as inline read models. */
 export interface SqlHooks {
   /** Called once the store's schema is migrated and verified. */
   readonly onOpen?: OnOpen | undefined
   /** Called in each append's transaction with the events as recorded. */
   readonly onAppend?: OnAppend | undefined
+  /** Called in `forget`'s transaction with the stream forgotten. */
+  readonly onForget?: OnForget | undefined
 }
 
 /** Options of `EventStore.layerSql`, the store over a `SqlClient` you provide. */
@@ -122,6 +148,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/
 
 /** The event store service. */
 export class EventStore extends Context.Service<EventStore, EventStoreShape>()("@pivot/store/EventStore") {
+  /** What a sealed field reads as once its stream's key is deleted (`forget`). */
+  static readonly ERASED = Seal.ERASED
+
   /** An in-memory store: the reference behaviour, for tests and throwaway sessions. */
   static readonly layerMemory = (options: StoreOptions = {}): Layer.Layer<EventStore> =>
     Layer.effect(EventStore, Memory.make(options))
@@ -138,7 +167,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, integrityCheck, synchronous, onOpen, onAppend, ...client } = options
+        const { pageSize, pollInterval, integrityCheck, synchronous, onOpen, onAppend, onForget, ...client } = options
         const classify = Sql.classify(options.filename)
         yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
         // WAL is switched on only once the schema is verified: switching rewrites the header of a file we may refuse.
@@ -150,6 +179,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           path: options.filename,
           onOpen,
           onAppend,
+          onForget,
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
         if (options.disableWAL !== true && options.readonly !== true) {
           yield* Effect.mapError(sql`PRAGMA journal_mode = WAL`, classify)
@@ -169,7 +199,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, schema = "public", url, onOpen, onAppend, ...pool } = options
+        const { pageSize, pollInterval, schema = "public", url, onOpen, onAppend, onForget, ...pool } = options
         if (!SCHEMA_NAME.test(schema)) {
           return yield* new StoreUnavailable({ reason: `invalid Postgres schema name ${JSON.stringify(schema)}` })
         }
@@ -192,9 +222,14 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           listen: (onNews) =>
             Effect.flatMap(pg.listen(channel), (queue) => Effect.forever(Effect.andThen(Queue.take(queue), onNews))),
         }
-        return yield* Sql.make({ pageSize, pollInterval: pollInterval ?? "1 second", notifier, onOpen, onAppend }).pipe(
-          Effect.provideService(SqlClient.SqlClient, pg),
-        )
+        return yield* Sql.make({
+          pageSize,
+          pollInterval: pollInterval ?? "1 second",
+          notifier,
+          onOpen,
+          onAppend,
+          onForget,
+        }).pipe(Effect.provideService(SqlClient.SqlClient, pg))
       }),
     ).pipe(Layer.provide(Reactivity.layer))
 }

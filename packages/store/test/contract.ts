@@ -560,5 +560,89 @@ export const contract = (backend: Backend): void => {
           }),
         ))
     })
+
+    describe("crypto-shredding (sealed fields, forget)", () => {
+      const SECRET = "the launch code is 0000-1234"
+      const sealedEvent = (id: string, text = SECRET): NewEvent => ({
+        ...ev(id, { note: text, tags: [text, "plain"], count: 3, nested: { deep: [text] }, open: "visible" }),
+        sealed: [["note"], ["tags", "*"], ["nested"]],
+      })
+      const sealedData = {
+        note: SECRET,
+        tags: [SECRET, "plain"],
+        count: 3,
+        nested: { deep: [SECRET] },
+        open: "visible",
+      }
+
+      it("given sealed fields, when read back (read, readAll, subscribe), then they are the plain values", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b")])
+            expect((yield* store.read("s")).map((e) => e.data)).toEqual([sealedData, { id: "b" }])
+            expect((yield* all).map((e) => e.data)).toEqual([sealedData, { id: "b" }])
+            const first = yield* Stream.runCollect(Stream.take(store.subscribe(), 1))
+            expect(first.map((e) => e.data)).toEqual([sealedData])
+          }),
+        ))
+
+      it("given a forgotten stream, when read, then its sealed fields read as ERASED and everything else is unchanged", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b")])
+            yield* store.append("other", "no-stream", [sealedEvent("c")])
+            const before = yield* store.read("s")
+            const forgotten = yield* store.forget("s")
+            expect(forgotten.keyDeleted).toBe(true)
+            const after = yield* store.read("s")
+            const E = EventStore.ERASED
+            expect(after).toEqual([
+              { ...before[0], data: { note: E, tags: [E, E], count: 3, nested: { deep: [E] }, open: "visible" } },
+              before[1],
+            ])
+            // Another stream's key is untouched.
+            expect((yield* store.read("other"))[0]?.data).toEqual(sealedData)
+            // Forgetting again finds no key, and changes nothing.
+            expect((yield* store.forget("s")).keyDeleted).toBe(false)
+            expect(yield* store.read("s")).toEqual(after)
+          }),
+        ))
+
+      it("given a forgotten stream, when it gets a new sealed event, then a new key seals it and the old fields stay erased", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a")])
+            yield* store.forget("s")
+            yield* store.append("s", 1, [sealedEvent("b", "new text")])
+            const data = (yield* store.read("s")).map((e) => (e.data as { note: string }).note)
+            expect(data).toEqual([EventStore.ERASED, "new text"])
+          }),
+        ))
+
+      it("given sealed paths that match no string, or empty strings, then no key is made and forget finds none", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [
+              { ...ev("a", { note: "", count: 1 }), sealed: [["note"], ["missing", "*"]] },
+            ])
+            expect((yield* store.read("s"))[0]?.data).toEqual({ note: "", count: 1 })
+            expect((yield* store.forget("s")).keyDeleted).toBe(false)
+          }),
+        ))
+
+      it("given sealed paths that are not lists of strings, then MalformedEvent and nothing is written", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            const bad = { ...ev("a"), sealed: [["note", 3]] } as unknown as NewEvent
+            const error = yield* failsAndWritesNothing(Effect.void, store.append("s", "any", [bad]))
+            expect(error._tag).toBe("MalformedEvent")
+          }),
+        ))
+    })
   })
 }

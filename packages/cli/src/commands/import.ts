@@ -1,10 +1,11 @@
 /**
- * `pivot import <export.json> [--db FILE]`: stores an OpenCode session (the JSON `opencode export <id>` prints) in a
+ * `pivot import <export.json> [--db FILE] [--encrypt]`: stores an OpenCode session (the JSON `opencode export <id>` prints) in a
  * pivot database, with its read models, and prints the session id and what was stored.
  *
  * Importing is all or nothing, and idempotent per session: importing the same export again is a no-op (exit 0,
  * "nothing to import"); importing a different export of a session already stored is refused (exit 1), since events
- * are never rewritten.
+ * are never rewritten. `--encrypt` stores the session's text encrypted with its own key (crypto-shredding), so
+ * `pivot forget` can erase it later.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -23,10 +24,10 @@ const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Even
 /** The `import` command. */
 export const importCommand: Command = {
   name: "import",
-  args: "<export.json> [--db FILE]",
+  args: "<export.json> [--db FILE] [--encrypt]",
   summary: `store an OpenCode session export in a pivot database (default ${DEFAULT_DB}), with its read models`,
   run: (args, io) => {
-    const options = parseOptions(args, { values: ["db"], flags: [], positionals: 1 })
+    const options = parseOptions(args, { values: ["db"], flags: ["encrypt"], positionals: 1 })
     const [file] = options.positionals
     if (file === undefined) throw new UsageError("give the export file to import")
     const db = options.values.db ?? DEFAULT_DB
@@ -56,7 +57,7 @@ export const importCommand: Command = {
           })
         }
         const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
-        yield* SessionLog.append(sessionId, "no-stream", entries)
+        yield* SessionLog.append(sessionId, "no-stream", entries, { seal: options.flags.has("encrypt") })
         const window = yield* readModels.window(sessionId)
         const pivots = (yield* readModels.compactions(sessionId)).filter(
           (c) => c.status === "finished" || c.status === "continued",

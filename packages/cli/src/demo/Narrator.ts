@@ -306,6 +306,13 @@ export const make = (settings: Settings): Narrator => {
           ),
         )
         break
+      case "SecretsRedactedOnRecord":
+        lines.push(
+          style.dim(
+            `  ⊘ ${plural(event.findings.length, "secret")} redacted before recording (${tally(event.findings.map((f) => f.kind))})`,
+          ),
+        )
+        break
       case "ContinueRequested":
         totals.continued++
         lines.push(style.green(truncate(`  ↻ continue: "${userText(event.message)}"`, width)))

@@ -5,6 +5,7 @@ import { type AppendResult, expectedVersionMatches, prepareAppend, type Recorded
 import type { EventStoreShape } from "../EventStore.ts"
 import { DuplicateEventId, WrongExpectedVersion } from "../StoreError.ts"
 import * as Paging from "./paging.ts"
+import * as Seal from "./seal.ts"
 
 /** Options of the memory store. */
 export interface MemoryOptions {
@@ -25,6 +26,8 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
     const streams = new Map<string, Array<Stored>>()
     const ids = new Set<string>()
     const ticks = yield* SubscriptionRef.make(0)
+    // The key table: one data key per stream with sealed fields; `forget` deletes the entry.
+    const keys = new Map<string, Seal.StreamKey>()
 
     const parse = (event: Stored): RecordedEvent => ({
       ...event,
@@ -32,14 +35,34 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       metadata: event.metadata === null ? null : JSON.parse(event.metadata),
     })
 
+    /** Stored events as recorded events, their sealed fields opened with the streams' current keys. */
+    const recorded = (stored: ReadonlyArray<Stored>) =>
+      Seal.openRecorded(
+        stored.map(parse),
+        stored.map((event) => event.data),
+        (streams) => Effect.succeed(new Map(streams.flatMap((s) => (keys.has(s) ? [[s, keys.get(s)!]] : [])))),
+      )
+
     const readPage: Paging.ReadPage = (after, limit) =>
-      Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit).map(parse))
+      Effect.suspend(() => recorded(log.slice(Math.max(0, after), Math.max(0, after) + limit)))
 
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         const batch = prepareAppend(stream, expectedVersion, events)
         if (Result.isFailure(batch)) return yield* batch.failure
         const recordedAt = yield* Clock.currentTimeMillis
+        // Sealed before the checks (a key made here is kept only if the append succeeds).
+        let made: Seal.StreamKey | undefined
+        const stored = yield* Seal.storedData(
+          stream,
+          batch.success,
+          Effect.sync(() => {
+            const existing = keys.get(stream)
+            if (existing !== undefined) return existing
+            made = Seal.newKey()
+            return made
+          }),
+        )
         // No yield between the checks and the writes: the append is atomic with respect to other fibers.
         const existing = batch.success.filter((event) => ids.has(event.id)).map((event) => event.id)
         if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
@@ -52,9 +75,14 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
         }
         // Every event was validated above and nothing below can fail, so the stream grows in place (O(batch)).
         const next = current
-        for (const event of batch.success) {
+        if (made !== undefined && !keys.has(stream)) keys.set(stream, made)
+        for (const [i, event] of batch.success.entries()) {
           const recorded: Stored = {
-            ...event,
+            id: event.id,
+            type: event.type,
+            version: event.version,
+            data: stored[i]!,
+            metadata: event.metadata,
             stream,
             streamVersion: next.length + 1,
             position: log.length + 1,
@@ -70,12 +98,13 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
         return { streamVersion: next.length, position } satisfies AppendResult
       }),
       read: (stream, options) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
           const events = streams.get(stream) ?? []
           const from = Math.max(1, options?.from ?? 1)
           const to = Math.min(events.length, options?.to ?? events.length)
-          return from > to ? [] : events.slice(from - 1, to).map(parse)
+          return recorded(from > to ? [] : events.slice(from - 1, to))
         }).pipe(Effect.withSpan("EventStore.read")),
+      forget: (stream) => Effect.sync(() => ({ keyDeleted: keys.delete(stream), logCleared: true })),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),

@@ -7,7 +7,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const migrationsTable = "pivot_migrations"
 
 /** The id of the newest migration this version of pivot knows. */
-export const latestMigration = 1
+export const latestMigration = 2
 
 /** The columns `pivot_events` must have; a table without them is not a pivot store. */
 export const eventColumns = [
@@ -57,8 +57,31 @@ const createEvents = Effect.gen(function* () {
   })
 })
 
+/** The table of per-stream data keys (crypto-shredding): one row per stream that has sealed fields. */
+export const keysTable = "pivot_keys"
+
+// One key per stream; deleting the row is what erases the stream's sealed fields. `key_id` is written in every
+// envelope, so a stream given a new key after a forget never mistakes old envelopes for new ones.
+const createKeys = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () => sql`CREATE TABLE pivot_keys (
+  stream TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+)`,
+    orElse: () => sql`CREATE TABLE pivot_keys (
+  stream TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT`,
+  })
+})
+
 /** Applies the pending migrations; safe to run from several processes at once. */
 export const run = Migrator.make({})({
   table: migrationsTable,
-  loader: Migrator.fromRecord({ "1_create_events": createEvents }),
+  loader: Migrator.fromRecord({ "1_create_events": createEvents, "2_create_keys": createKeys }),
 })

@@ -14,6 +14,7 @@ import {
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
+import * as Seal from "./seal.ts"
 
 /** How appends are announced to subscribers in other processes (Postgres LISTEN/NOTIFY). */
 export interface Notifier {
@@ -35,6 +36,30 @@ export type OnAppend = (
   events: ReadonlyArray<RecordedEvent>,
 ) => Effect.Effect<void, SqlError.SqlError | MalformedEvent>
 
+/**
+ * Runs inside `forget`'s transaction, after the stream's key row is deleted: derived copies of the stream's data
+ * (e.g. read-model tables) are deleted with it.
+ */
+export type OnForget = (sql: SqlClient.SqlClient, stream: string) => Effect.Effect<void, SqlError.SqlError>
+
+/** The current keys of some streams, from the key table of the `SqlClient` given. */
+export const keysOf = (sql: SqlClient.SqlClient, streams: ReadonlyArray<string>) =>
+  Effect.map(
+    Effect.forEach(
+      chunks(streams),
+      (chunk) =>
+        sql<{
+          readonly stream: string
+          readonly key_id: string
+          readonly key: string
+        }>`SELECT stream, key_id, key FROM pivot_keys WHERE ${sql.in("stream", chunk)}`,
+    ),
+    (pages) =>
+      new Map(
+        pages.flat().map((row) => [row.stream, { id: row.key_id, key: Seal.decodeKey(row.key) } as Seal.StreamKey]),
+      ),
+  )
+
 /** Options of the SQL store. */
 export interface SqlStoreOptions {
   /** Rows per page for `readAll` and `subscribe`; default 1000. */
@@ -48,6 +73,7 @@ export interface SqlStoreOptions {
   readonly notifier?: Notifier | undefined
   readonly onOpen?: OnOpen | undefined
   readonly onAppend?: OnAppend | undefined
+  readonly onForget?: OnForget | undefined
 }
 
 interface EventRow {
@@ -131,7 +157,15 @@ export const make = (
     const poll = Duration.fromInputUnsafe(options.pollInterval ?? Duration.millis(100))
     const corrupt = (reason: string) => new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason })
 
-    if (options.readonly !== true) yield* Effect.mapError(Migrations.run, toStoreError)
+    const columns = sql.literal(Migrations.eventColumns.join(", "))
+    if (options.readonly !== true) {
+      // An events table without pivot's columns is refused before any migration writes to the database.
+      const probe = yield* Effect.result(sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`)
+      if (Result.isFailure(probe) && /no such column|column .* does not exist/i.test(probe.failure.message)) {
+        return yield* corrupt(`pivot_events does not have pivot's columns (${probe.failure.message})`)
+      }
+      yield* Effect.mapError(Migrations.run, toStoreError)
+    }
 
     // A database someone else's program made, or a newer pivot's, is refused rather than written to.
     const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
@@ -143,7 +177,6 @@ export const make = (
         `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,
       )
     }
-    const columns = sql.literal(Migrations.eventColumns.join(", "))
     yield* sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`.pipe(
       Effect.mapError((error) =>
         error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
@@ -152,6 +185,13 @@ export const make = (
       ),
     )
     if (options.onOpen !== undefined) yield* Effect.mapError(options.onOpen(sql), toStoreError)
+    // SQLite: every delete and update overwrites the old bytes with zeros, so text replaced in a read model (or a
+    // forgotten key) leaves no stale copy in free space; `forget` relies on it.
+    if (options.readonly !== true)
+      yield* sql.onDialectOrElse({
+        pg: () => Effect.void,
+        orElse: () => Effect.mapError(sql.unsafe("PRAGMA secure_delete = ON"), toStoreError),
+      })
 
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     // Postgres: one append at a time per schema, so positions are handed out in commit order and a reader that has
@@ -173,11 +213,31 @@ export const make = (
       )
     }
 
+    /** Rows as recorded events, their sealed fields opened with the streams' current keys. */
+    const recordedOf = (rows: ReadonlyArray<EventRow>) =>
+      Effect.flatMap(Effect.fromResult(decodeRows(rows, path)), (events) =>
+        Seal.openRecorded(
+          events,
+          rows.map((row) => row.data),
+          (streams) => Effect.mapError(keysOf(sql, streams), toStoreError),
+        ),
+      )
+
     const readPage: Paging.ReadPage = (after, limit) =>
       sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE position > ${after} ORDER BY position LIMIT ${limit}`.pipe(
         Effect.mapError(toStoreError),
-        Effect.flatMap((rows) => Effect.fromResult(decodeRows(rows, path))),
+        Effect.flatMap(recordedOf),
       )
+
+    /** The stream's key, created (inside the caller's transaction) when it has none. */
+    const keyFor = (stream: string, at: number) =>
+      Effect.gen(function* () {
+        const existing = (yield* keysOf(sql, [stream])).get(stream)
+        if (existing !== undefined) return existing
+        const key = Seal.newKey()
+        yield* sql`INSERT INTO pivot_keys ${sql.insert({ stream, key_id: key.id, key: Seal.encodeKey(key.key), created_at: at })}`
+        return key
+      })
 
     const streamHead = (stream: string) =>
       Effect.map(
@@ -225,14 +285,15 @@ export const make = (
           let position = 0
           let streamVersion = current.version
           const positions = new Map<number, number>()
-          for (const chunk of chunks(serialized)) {
-            const rows = chunk.map((event) => ({
+          const stored = yield* Seal.storedData(stream, serialized, keyFor(stream, recordedAt))
+          for (const [c, chunk] of chunks(serialized).entries()) {
+            const rows = chunk.map((event, i) => ({
               event_id: event.id,
               stream,
               stream_version: ++streamVersion,
               type: event.type,
               schema_version: event.version,
-              data: event.data,
+              data: stored[c * CHUNK + i]!,
               metadata: event.metadata,
               recorded_at: recordedAt,
             }))
@@ -294,7 +355,29 @@ export const make = (
             ? sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} ORDER BY stream_version`
             : sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
         ).pipe(Effect.mapError(toStoreError))
-        return yield* Effect.fromResult(decodeRows(rows, path))
+        return yield* recordedOf(rows)
+      }),
+
+      forget: Effect.fn("EventStore.forget")(function* (stream) {
+        // SQLite (secure_delete is on since open): the deleted key's bytes are overwritten in their page; then the
+        // WAL is copied into the database and truncated, so no earlier copy of the page is left in either file.
+        const deleted = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* lock
+              const rows = yield* sql<{
+                readonly stream: string
+              }>`DELETE FROM pivot_keys WHERE stream = ${stream} RETURNING stream`
+              if (options.onForget !== undefined) yield* options.onForget(sql, stream)
+              return rows.length > 0
+            }),
+          )
+          .pipe(Effect.mapError(toStoreError))
+        if (isPg) return { keyDeleted: deleted, logCleared: true }
+        const checkpoint = yield* sql<{ readonly busy: number | bigint }>`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(
+          Effect.mapError(toStoreError),
+        )
+        return { keyDeleted: deleted, logCleared: Number(checkpoint[0]?.busy ?? 0) === 0 }
       }),
 
       streamVersion: (stream) =>

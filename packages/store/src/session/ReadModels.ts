@@ -44,7 +44,8 @@ import {
   type SqliteStoreOptions,
   type SqlStoreOptions,
 } from "../EventStore.ts"
-import { classify } from "../internal/sql.ts"
+import * as Seal from "../internal/seal.ts"
+import { classify, keysOf } from "../internal/sql.ts"
 import { MalformedEvent, type ReadError } from "../StoreError.ts"
 import { UndecodableEvent, UnknownSession } from "./SessionError.ts"
 import * as SessionLog from "./SessionLog.ts"
@@ -450,7 +451,25 @@ const readRecorded = (sql: Sql, stream: string, from: number, to: number) =>
         recordedAt: Number(row.recorded_at),
       })
     }
-    return out
+    // Sealed fields (crypto-shredding) are opened as the store's own reads open them; forgotten ones read as erased.
+    return yield* Seal.openRecorded(
+      out,
+      rows.map((row) => row.data),
+      (streams) => keysOf(sql, streams),
+    ).pipe(
+      Effect.catchTag("StoreCorrupt", (error) =>
+        Effect.fail(
+          new UndecodableEvent({
+            sessionId: SessionLog.sessionIdOf(stream) ?? stream,
+            streamVersion: from,
+            eventId: "",
+            type: "",
+            reason: "malformed",
+            detail: error.reason,
+          }),
+        ),
+      ),
+    )
   })
 
 const headOf = (sql: Sql, stream: string) =>
@@ -615,7 +634,21 @@ const makeProjector = (options: Options) => {
     )
   }
 
-  return { project, rewrite, onAppend }
+  /**
+   * The store hook of `forget`: the session's read-model rows (copies of its data in plain text) are deleted with its
+   * key, and rebuilt from the log, with the erased fields, on the next read.
+   */
+  const onForget = (sql: Sql, stream: string): Effect.Effect<void, SqlError.SqlError> => {
+    const sessionId = SessionLog.sessionIdOf(stream)
+    if (sessionId === undefined) return Effect.void
+    return Effect.gen(function* () {
+      for (const m of models) yield* m.clear(sql, sessionId)
+      yield* sql`DELETE FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`
+      yield* sql.afterCommit(Effect.sync(() => cache.delete(sessionId)))
+    })
+  }
+
+  return { project, rewrite, onAppend, onForget }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -862,6 +895,7 @@ const withStore = <E, R>(
             : Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql))
         },
         onAppend: projector.onAppend,
+        onForget: projector.onForget,
       }
       const service = Layer.effect(
         ReadModels,

@@ -16,10 +16,10 @@
 import { Events, Ids, type Projection } from "@pivot/core"
 import { Effect, Result } from "effect"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
-import { EventStore } from "../EventStore.ts"
+import { EventStore, type Forgotten } from "../EventStore.ts"
 import type { AppendError, ReadError } from "../StoreError.ts"
 import * as Upcast from "../Upcast.ts"
-import { UndecodableEvent, type UndecodableReason } from "./SessionError.ts"
+import { UndecodableEvent, type UndecodableReason, UnknownSession } from "./SessionError.ts"
 
 type Event = Events.Event
 
@@ -116,14 +116,24 @@ export const decodeAll = (
   return Result.succeed(out)
 }
 
+/** How session events are written. */
+export interface WriteOptions {
+  /** Crypto-shredding: store the sensitive fields (`Events.sensitive`) encrypted with the session's key. */
+  readonly seal?: boolean | undefined
+}
+
 /** A core event as an event to append, stamped with its type and current schema version. */
-export const toNewEvent = (event: Event, id: string, metadata?: unknown): NewEvent => ({
-  id,
-  type: event._tag,
-  version: Events.versions[event._tag],
-  data: Events.encode(event),
-  ...(metadata === undefined ? {} : { metadata }),
-})
+export const toNewEvent = (event: Event, id: string, metadata?: unknown, options: WriteOptions = {}): NewEvent => {
+  const sealed = options.seal === true ? Events.sensitive[event._tag] : []
+  return {
+    id,
+    type: event._tag,
+    version: Events.versions[event._tag],
+    data: Events.encode(event),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(sealed.length > 0 ? { sealed } : {}),
+  }
+}
 
 /**
  * A deterministic event id from the session and the stream version, `evt_<session>_<000042>`: what an import uses,
@@ -166,12 +176,26 @@ export const append = (
   sessionId: string,
   expected: ExpectedVersion,
   entries: ReadonlyArray<{ readonly id: string; readonly event: Event }>,
+  options: WriteOptions = {},
 ): Effect.Effect<AppendResult, AppendError, EventStore> =>
   Effect.gen(function* () {
     const store = yield* EventStore
-    const events = entries.map(({ id, event }) => toNewEvent(event, id))
+    const events = entries.map(({ id, event }) => toNewEvent(event, id, undefined, options))
     return yield* store.append(Events.streamName(sessionId), expected, events)
   }).pipe(Effect.withSpan("SessionLog.append"))
+
+/**
+ * Erases a session without rewriting its history (crypto-shredding): deletes the session's key, so every sealed
+ * field of its events reads as `EventStore.ERASED` from now on, and drops derived plain copies (SQL read models).
+ * Fails with `UnknownSession` when the store has no events for it. What `pivot forget` runs.
+ */
+export const forget = (sessionId: string): Effect.Effect<Forgotten, ReadError | UnknownSession, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const stream = Events.streamName(sessionId)
+    if ((yield* store.streamVersion(stream)) === 0) return yield* new UnknownSession({ sessionId })
+    return yield* store.forget(stream)
+  }).pipe(Effect.withSpan("SessionLog.forget"))
 
 /** Appends events with fresh ids from the `Ids` service, atomically, if the stream is at `expected`. */
 export const appendEvents = (

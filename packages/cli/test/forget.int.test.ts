@@ -1,0 +1,101 @@
+/** `pivot forget --db FILE <session>`: crypto-shredding from the command line, and its errors. */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { ReadModels, SessionLog } from "@pivot/store"
+import { Effect } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { importedEvents, pivot, realExport, realSessionId, tempDir } from "./support/audit.ts"
+
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+let dbs = 0
+const freshDb = () => path.join(dir, `forget-${++dbs}.db`)
+
+/** A database holding the real export with its sensitive fields sealed (as `encryptAtRest` records them). */
+const sealedDb = async () => {
+  const db = freshDb()
+  const entries = SessionLog.fromEvents(realSessionId, importedEvents(realExport)).map(({ event, meta }) => ({
+    id: meta.id,
+    event,
+  }))
+  await Effect.runPromise(
+    SessionLog.append(realSessionId, "no-stream", entries, { seal: true }).pipe(
+      Effect.provide(ReadModels.layerSqlite({ filename: db })),
+    ),
+  )
+  return db
+}
+
+describe("pivot forget", () => {
+  it("given a sealed session, when forgotten, then exit 0, and window still renders it with its fields erased", async () => {
+    const db = await sealedDb()
+    const before = await pivot("window", "--db", db, "--format", "json")
+    expect(before.code).toBe(0)
+    expect(before.stdout).not.toContain("[ERASED]")
+
+    const result = await pivot("forget", "--db", db, realSessionId)
+    expect(result).toMatchObject({ code: 0, err: [] })
+    expect(result.out).toEqual([
+      `forgot session ${realSessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`,
+    ])
+
+    const after = await pivot("window", "--db", db, "--format", "json")
+    expect(after.code).toBe(0)
+    expect(after.stdout).toContain("[ERASED]")
+    // The same messages, in the same order: only their text is gone.
+    const ids = (json: string) =>
+      (JSON.parse(json) as { messages: ReadonlyArray<{ sourceMessageId: string }> }).messages.map(
+        (m) => m.sourceMessageId,
+      )
+    expect(ids(before.stdout).length).toBeGreaterThan(0)
+    expect(ids(after.stdout)).toEqual(ids(before.stdout))
+
+    const again = await pivot("forget", "--db", db, realSessionId)
+    expect(again.code).toBe(0)
+    expect(again.out[0]).toMatch(/has no key/)
+  })
+
+  it("given pivot import --encrypt, then the stored text is ciphertext, and forget erases it", async () => {
+    const db = freshDb()
+    expect((await pivot("import", realExport, "--db", db, "--encrypt")).code).toBe(0)
+    const sqlite = new DatabaseSync(db, { readOnly: true })
+    const texts = sqlite.prepare("SELECT data FROM pivot_events WHERE type = 'UserMessageAdded'").all()
+    sqlite.close()
+    expect(texts.length).toBeGreaterThan(0)
+    for (const row of texts) expect(String(row.data)).toMatch(/"text":"pivot:sealed:v1:/)
+    const window = (await pivot("window", "--db", db, "--format", "json")).stdout
+    expect(window).toBe((await pivot("window", realExport, "--format", "json")).stdout)
+    const forgotten = await pivot("forget", "--db", db, realSessionId)
+    expect(forgotten.out[0]).toMatch(/its key is deleted/)
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).toContain("[ERASED]")
+  })
+
+  it("given a plain import, then forget finds no key and the text stays", async () => {
+    const db = freshDb()
+    expect((await pivot("import", realExport, "--db", db)).code).toBe(0)
+    const before = (await pivot("window", "--db", db, "--format", "json")).stdout
+    expect((await pivot("forget", "--db", db, realSessionId)).out[0]).toMatch(/has no key/)
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).toBe(before)
+  })
+
+  it("given no database at the path, then one line on stderr, exit 1, and no file is created", async () => {
+    const db = path.join(dir, "missing.db")
+    const result = await pivot("forget", "--db", db, realSessionId)
+    expect(result).toMatchObject({ code: 1, out: [], err: [`pivot forget: no database at ${db}`] })
+    expect(fs.existsSync(db)).toBe(false)
+  })
+
+  it("given a session the database does not hold, then one line naming it, exit 1", async () => {
+    const db = await sealedDb()
+    const result = await pivot("forget", "--db", db, "ses_unknown")
+    expect(result.code).toBe(1)
+    expect(result.err).toHaveLength(1)
+    expect(result.err[0]).toMatch(/^pivot forget: .*ses_unknown/)
+  })
+
+  it("given no --db or no session, then a usage error (exit 2)", async () => {
+    expect((await pivot("forget", realSessionId)).code).toBe(2)
+    expect((await pivot("forget", "--db", freshDb())).code).toBe(2)
+  })
+})
