@@ -236,3 +236,10 @@ export const toModelMessages = (messages: ReadonlyArray<Message>, options: Optio
   for (const message of messages) out.push(...renderMessage(message, options))
   return out
 }
+
+/**
+ * The window as `pivot window --format json` prints it, `{ "messages": [{ sourceMessageId, message }] }` indented by
+ * two spaces: the one home of those bytes, shared by the CLI and the web viewer.
+ */
+export const toJson = (messages: ReadonlyArray<Message>, options: Options = {}): string =>
+  JSON.stringify({ messages: render(messages, options) }, null, 2)

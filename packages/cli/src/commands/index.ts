@@ -4,7 +4,8 @@ import { demo } from "./demo.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
 import { prune } from "./prune.ts"
+import { serve } from "./serve.ts"
 import { window } from "./window.ts"
 
 /** The commands. */
-export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect]
+export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect, serve]
