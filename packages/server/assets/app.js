@@ -1,7 +1,6 @@
 // pivot's viewer in the browser: fills each page from the JSON API. Session text is only ever inserted as text
 // nodes (`el` with string children, `textContent`), never as markup, so a tool output holding HTML stays text.
 ;(() => {
-  "use strict"
   const body = document.body
   const page = body.dataset.page
   const sessionId = body.dataset.session
@@ -33,7 +32,8 @@
   }
 
   const num = (n) => (n === undefined || n === null ? "—" : Math.round(n).toLocaleString("en-US"))
-  const when = (ms) => (ms === undefined || ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").slice(0, 19))
+  const when = (ms) =>
+    ms === undefined || ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").slice(0, 19)
   const sessionHref = (suffix = "") => `/sessions/${enc(sessionId)}${suffix}`
 
   const crumbs = (...items) => {
@@ -107,7 +107,9 @@
     render()
     main.replaceChildren(
       el("h1", {}, `${sessions.length} session${sessions.length === 1 ? "" : "s"}`),
-      sessions.length === 0 ? el("p", {}, "the store holds no sessions") : el("table", { id: "sessions" }, el("thead", {}, head), tbody),
+      sessions.length === 0
+        ? el("p", {}, "the store holds no sessions")
+        : el("table", { id: "sessions" }, el("thead", {}, head), tbody),
     )
   }
 
@@ -213,8 +215,15 @@
 
   const sessionPage = async () => {
     crumbs(sessionId)
-    const [session, timeline] = await Promise.all([getJson(api(`/${enc(sessionId)}`)), getJson(api(`/${enc(sessionId)}/timeline`))])
-    const tooltip = el("div", { id: "tooltip", class: "tooltip" }, "hover a mark to name its event; drag to zoom; click a mark to open the window there")
+    const [session, timeline] = await Promise.all([
+      getJson(api(`/${enc(sessionId)}`)),
+      getJson(api(`/${enc(sessionId)}/timeline`)),
+    ])
+    const tooltip = el(
+      "div",
+      { id: "tooltip", class: "tooltip" },
+      "hover a mark to name its event; drag to zoom; click a mark to open the window there",
+    )
     const chartBox = el("div", { id: "chart", class: "chart" })
     const figures = el("p", { id: "figures" })
     const showFigures = (s) =>
@@ -243,7 +252,12 @@
       "p",
       { class: "legend" },
       Object.entries(MARK_COLOURS).map(([kind, colour]) =>
-        el("span", { class: "key" }, el("i", { style: `background:${colour}` }), ` ${kind}: ${timeline.marks.filter((m) => m.kind === kind).length} `),
+        el(
+          "span",
+          { class: "key" },
+          el("i", { style: `background:${colour}` }),
+          ` ${kind}: ${timeline.marks.filter((m) => m.kind === kind).length} `,
+        ),
       ),
     )
     main.replaceChildren(
@@ -272,7 +286,10 @@
     let shown = session.head
     const refresh = async () => {
       pending = false
-      const [s, t] = await Promise.all([getJson(api(`/${enc(sessionId)}`)), getJson(api(`/${enc(sessionId)}/timeline`))])
+      const [s, t] = await Promise.all([
+        getJson(api(`/${enc(sessionId)}`)),
+        getJson(api(`/${enc(sessionId)}/timeline`)),
+      ])
       showFigures(s)
       shown = s.head
       live.hidden = false
@@ -340,7 +357,12 @@
     main.replaceChildren(
       header,
       list,
-      el("details", { id: "raw-box" }, el("summary", {}, "the exact model input (the bytes of pivot window --at … --format json)"), raw),
+      el(
+        "details",
+        { id: "raw-box" },
+        el("summary", {}, "the exact model input (the bytes of pivot window --at … --format json)"),
+        raw,
+      ),
     )
     const go = (v) => {
       if (v < 0 || v > head || v === version) return
@@ -380,7 +402,12 @@
                 ]
               : entry.model.map(modelMessage),
             entry.pruned.map((p) =>
-              el("details", { class: "pruned" }, el("summary", {}, `✂ pruned ${p.tool} output ${p.partId} (click for the original, kept in storage)`), el("pre", {}, p.original)),
+              el(
+                "details",
+                { class: "pruned" },
+                el("summary", {}, `✂ pruned ${p.tool} output ${p.partId} (click for the original, kept in storage)`),
+                el("pre", {}, p.original),
+              ),
             ),
             el("p", { class: "sources" }, `from events: ${entry.eventIds.join(", ")}`),
           ),
@@ -425,7 +452,11 @@
     const c = data.counts
     main.replaceChildren(
       form,
-      el("p", { id: "diff-counts" }, `${c.entered} entered · ${c.left} left · ${c.replaced} replaced by a placeholder · ${c.changed} changed · ${c.same} unchanged`),
+      el(
+        "p",
+        { id: "diff-counts" },
+        `${c.entered} entered · ${c.left} left · ${c.replaced} replaced by a placeholder · ${c.changed} changed · ${c.same} unchanged`,
+      ),
       el(
         "div",
         { id: "diff" },
@@ -458,9 +489,17 @@
       el(
         "table",
         { id: "report", class: "report" },
-        row("replaced", `${num(r.replaced.messages)} messages · ${num(r.replaced.tokens)} tokens · ${num(r.replaced.toolOutputs)} tool outputs`),
+        row(
+          "replaced",
+          `${num(r.replaced.messages)} messages · ${num(r.replaced.tokens)} tokens · ${num(r.replaced.toolOutputs)} tool outputs`,
+        ),
         row("tokens after", num(r.tokensAfter)),
-        row("summariser", r.summariser.fallback ? `extractive fallback (${r.summariser.fallback}); model was ${r.summariser.model ?? "?"}` : (r.summariser.model ?? "?")),
+        row(
+          "summariser",
+          r.summariser.fallback
+            ? `extractive fallback (${r.summariser.fallback}); model was ${r.summariser.model ?? "?"}`
+            : (r.summariser.model ?? "?"),
+        ),
         row("duration", r.durationMs === undefined || r.durationMs === null ? "—" : `${num(r.durationMs)} ms`),
         row("tail kept verbatim", `${r.tail.length} messages: ${r.tail.join(", ")}`),
         row(
@@ -488,24 +527,44 @@
     const pageNo = Math.max(0, Number(params.get("page") ?? "0") || 0)
     const size = 50
     const session = await getJson(api(`/${enc(sessionId)}`))
-    const data = await getJson(api(`/${enc(sessionId)}/events?offset=${pageNo * size}&limit=${size}${type ? `&type=${enc(type)}` : ""}`))
+    const data = await getJson(
+      api(`/${enc(sessionId)}/events?offset=${pageNo * size}&limit=${size}${type ? `&type=${enc(type)}` : ""}`),
+    )
     crumbs(el("a", { href: sessionHref() }, sessionId), "events")
     const select = el(
       "select",
       { name: "type", id: "type", onchange: (e) => e.target.form.submit() },
       el("option", { value: "" }, `all types (${num(session.events)})`),
-      Object.entries(session.types).map(([t, n]) => el("option", { value: t, selected: t === type }, `${t} (${num(n)})`)),
+      Object.entries(session.types).map(([t, n]) =>
+        el("option", { value: t, selected: t === type }, `${t} (${num(n)})`),
+      ),
     )
     const pages = Math.max(1, Math.ceil(data.total / size))
     const link = (p, label) =>
-      p < 0 || p >= pages ? el("span", { class: "off" }, label) : el("a", { href: `?${new URLSearchParams({ ...(type ? { type } : {}), page: String(p) })}`, class: "pager" }, label)
+      p < 0 || p >= pages
+        ? el("span", { class: "off" }, label)
+        : el(
+            "a",
+            { href: `?${new URLSearchParams({ ...(type ? { type } : {}), page: String(p) })}`, class: "pager" },
+            label,
+          )
     main.replaceChildren(
       el("form", { method: "get", id: "filter" }, "type ", select),
-      el("p", { id: "pager" }, link(pageNo - 1, "← earlier"), ` page ${pageNo + 1} of ${pages} (${num(data.total)} events) `, link(pageNo + 1, "later →")),
+      el(
+        "p",
+        { id: "pager" },
+        link(pageNo - 1, "← earlier"),
+        ` page ${pageNo + 1} of ${pages} (${num(data.total)} events) `,
+        link(pageNo + 1, "later →"),
+      ),
       el(
         "table",
         { id: "events" },
-        el("thead", {}, el("tr", {}, el("th", {}, "version"), el("th", {}, "type"), el("th", {}, "event id"), el("th", {}, "data"))),
+        el(
+          "thead",
+          {},
+          el("tr", {}, el("th", {}, "version"), el("th", {}, "type"), el("th", {}, "event id"), el("th", {}, "data")),
+        ),
         el(
           "tbody",
           {},
@@ -516,7 +575,16 @@
               el("td", { class: "n" }, el("a", { href: sessionHref(`/versions/${e.version}`) }, String(e.version))),
               el("td", {}, e.type),
               el("td", {}, e.id),
-              el("td", {}, el("details", {}, el("summary", {}, JSON.stringify(e.data).slice(0, 120)), el("pre", {}, JSON.stringify(e.data, null, 2)))),
+              el(
+                "td",
+                {},
+                el(
+                  "details",
+                  {},
+                  el("summary", {}, JSON.stringify(e.data).slice(0, 120)),
+                  el("pre", {}, JSON.stringify(e.data, null, 2)),
+                ),
+              ),
             ),
           ),
         ),
@@ -524,7 +592,14 @@
     )
   }
 
-  const pages = { sessions: sessionsPage, session: sessionPage, window: windowPage, diff: diffPage, pivot: pivotPage, events: eventsPage }
+  const pages = {
+    sessions: sessionsPage,
+    session: sessionPage,
+    window: windowPage,
+    diff: diffPage,
+    pivot: pivotPage,
+    events: eventsPage,
+  }
   const run = pages[page]
   if (run !== undefined)
     run()

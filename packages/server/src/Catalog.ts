@@ -154,7 +154,12 @@ export const make = (
           }
         return {
           total,
-          events: page.map(({ event, meta }) => ({ version: meta.version, id: meta.id, type: event._tag, data: event })),
+          events: page.map(({ event, meta }) => ({
+            version: meta.version,
+            id: meta.id,
+            type: event._tag,
+            data: event,
+          })),
         }
       })
 

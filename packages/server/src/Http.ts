@@ -57,7 +57,11 @@ const sessionIdOf = (raw: string) => {
 const versionOf = (raw: string | null | undefined, what: string) =>
   raw !== null && raw !== undefined && VERSION.test(raw)
     ? Effect.succeed(Number(raw))
-    : Effect.fail(new BadRequest({ message: `${what} must be a stream version (an integer ≥ 0), got ${JSON.stringify(raw ?? "")}` }))
+    : Effect.fail(
+        new BadRequest({
+          message: `${what} must be a stream version (an integer ≥ 0), got ${JSON.stringify(raw ?? "")}`,
+        }),
+      )
 
 const countOf = (raw: string | null, fallback: number, what: string) =>
   raw === null ? Effect.succeed(fallback) : versionOf(raw, what)
@@ -66,7 +70,9 @@ const inRange = (head: number, version: number, sessionId: string) =>
   version <= head
     ? Effect.succeed(version)
     : Effect.fail(
-        new NotFound({ message: `version ${version} is out of range: session ${sessionId} has ${head} events (0 to ${head})` }),
+        new NotFound({
+          message: `version ${version} is out of range: session ${sessionId} has ${head} events (0 to ${head})`,
+        }),
       )
 
 /** The JSON API and page routes; `undefined` when nothing matches. */

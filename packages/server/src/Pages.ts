@@ -6,8 +6,7 @@
 import { HttpServerResponse } from "effect/http"
 
 /** Escapes text for HTML element content and quoted attribute values. */
-export const escape = (text: string): string =>
-  text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`)
+export const escape = (text: string): string => text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The pages the viewer has. */
 export type PageName = "sessions" | "session" | "window" | "diff" | "pivot" | "events"

@@ -63,8 +63,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
     if (options.token !== undefined && !/^[\x21-\x7e]{8,200}$/.test(options.token))
       return yield* new StartupError({ message: "the token must be 8 to 200 printable characters without spaces" })
     const token =
-      options.token ??
-      (isLoopback(host) ? undefined : yield* Effect.sync(() => randomBytes(24).toString("base64url")))
+      options.token ?? (isLoopback(host) ? undefined : yield* Effect.sync(() => randomBytes(24).toString("base64url")))
     const catalog = yield* Source.open(source)
     // The store must answer now, not at the first page: an unreadable one is a startup error.
     yield* Effect.mapError(catalog.ids, (error) => new StartupError({ message: describe(error) }))

@@ -85,7 +85,10 @@ export const make = (sessionId: string): State => ({
   byType: new Map(),
 })
 
-const markOf = (event: Event, meta: Projection.EventMeta): Omit<Mark, "version" | "eventId" | "eventType"> | undefined => {
+const markOf = (
+  event: Event,
+  meta: Projection.EventMeta,
+): Omit<Mark, "version" | "eventId" | "eventType"> | undefined => {
   switch (event._tag) {
     case "SummaryFinished":
       return { kind: "pivot", label: `pivot: summary ${event.summary.id} replaces the head (marker ${event.markerId})` }

@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import { PgClient } from "@effect/sql-pg"
 import { Import } from "@pivot/opencode"
-import { EventStore, ReadModels, type ReadError, SessionLog } from "@pivot/store"
+import { EventStore, type ReadError, ReadModels, SessionLog } from "@pivot/store"
 import { Context, Effect, Layer, Redacted, Result, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import * as Catalog from "./Catalog.ts"
@@ -19,13 +19,22 @@ export const DEFAULT_DB = ".pivot/pivot.db"
 /** A source of sessions. */
 export type Source =
   | { readonly _tag: "Sqlite"; readonly file: string }
-  | { readonly _tag: "Postgres"; readonly url: string }
+  | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string }
   | { readonly _tag: "Export"; readonly file: string }
 
-/** The source an argument names: a `postgres://` URL, a `.json` export, or a SQLite file (default `DEFAULT_DB`). */
+/**
+ * The source an argument names: a `postgres://` URL (`?schema=NAME` for a schema other than `public`), a `.json`
+ * export, or a SQLite file (default `DEFAULT_DB`).
+ */
 export const parse = (arg: string | undefined): Source => {
   const value = arg ?? DEFAULT_DB
-  if (/^postgres(ql)?:\/\//.test(value)) return { _tag: "Postgres", url: value }
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    // `?schema=NAME` picks the Postgres schema holding pivot's tables (as `EventStore.layerPostgres`'s option).
+    const url = new URL(value)
+    const schema = url.searchParams.get("schema") ?? "public"
+    url.searchParams.delete("schema")
+    return { _tag: "Postgres", url: url.toString(), schema }
+  }
   if (value.toLowerCase().endsWith(".json")) return { _tag: "Export", file: value }
   return { _tag: "Sqlite", file: value }
 }
@@ -71,18 +80,21 @@ export const catalog = (source: Source): Layer.Layer<Catalog.Catalog, StartupErr
             return yield* new StartupError({
               message: `no database at ${source.file} (run npm start for a demo one, or pivot import <export.json> --db ${source.file})`,
             })
-          return overReadModels.pipe(
-            Layer.provide(ReadModels.layerSqlite({ filename: source.file, readonly: true })),
-          )
+          return overReadModels.pipe(Layer.provide(ReadModels.layerSqlite({ filename: source.file, readonly: true })))
         }),
       )
     case "Postgres":
+      if (!/^[a-z_][a-z0-9_]{0,47}$/.test(source.schema))
+        return Layer.effect(
+          Catalog.Catalog,
+          Effect.fail(new StartupError({ message: `invalid Postgres schema name ${JSON.stringify(source.schema)}` })),
+        )
       return overReadModels.pipe(
         Layer.provide(ReadModels.layerSql({ readonly: true })),
         Layer.provide(
           PgClient.layer({
             url: Redacted.make(source.url),
-            startupParameters: { default_transaction_read_only: "on" },
+            startupParameters: { default_transaction_read_only: "on", search_path: source.schema },
           }),
         ),
       )

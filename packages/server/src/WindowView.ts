@@ -4,7 +4,16 @@
  * origin), its bytes come from `Render.toJson` (the CLI's own), and each stored message carries the events it came
  * from (the audit fold over the same events: every event that touches a visible message comes after its origin).
  */
-import { Audit, type CompactionHistory, Conversation, Facts, Message, type ModelMessage, Render, Window } from "@pivot/core"
+import {
+  Audit,
+  type CompactionHistory,
+  Conversation,
+  Facts,
+  Message,
+  type ModelMessage,
+  Render,
+  Window,
+} from "@pivot/core"
 import { Replay, type SessionLog } from "@pivot/store"
 import { HashMap, Option } from "effect"
 

@@ -4,6 +4,8 @@
 export * as Catalog from "./Catalog.ts"
 /** The HTTP application (pages, JSON API, server-sent events, assets). */
 export * as Http from "./Http.ts"
+/** The HTML of the pages and error pages, and the escaping they use. */
+export * as Pages from "./Pages.ts"
 /** Starting the viewer: `serve` (an Effect) and `start` (a promise). */
 export * as Serve from "./Serve.ts"
 /** The viewer's typed failures. */
