@@ -228,7 +228,7 @@
     const figures = el("p", { id: "figures" })
     const showFigures = (s) =>
       figures.replaceChildren(
-        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots)} pivots · ${num(s.prunes)} prunes · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
+        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} prunes · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
       )
     showFigures(session)
     const pivots = el(

@@ -1,12 +1,12 @@
 /**
  * The HTML of the pages: a small shell per page that the viewer's script fills from the JSON API, and the error
- * pages. Every value put into HTML goes through `escape`; session text never does: the script inserts it as text
+ * pages. Every value put into HTML goes through `escapeHtml`; session text never does: the script inserts it as text
  * nodes only, so markup in a tool output stays text.
  */
 import { HttpServerResponse } from "effect/http"
 
 /** Escapes text for HTML element content and quoted attribute values. */
-export const escape = (text: string): string => text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`)
+export const escapeHtml = (text: string): string => text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The pages the viewer has. */
 export type PageName = "sessions" | "session" | "window" | "diff" | "pivot" | "events"
@@ -14,14 +14,14 @@ export type PageName = "sessions" | "session" | "window" | "diff" | "pivot" | "e
 const shell = (title: string, body: string, data: Record<string, string | number | undefined>) => {
   const attributes = Object.entries(data)
     .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => ` data-${key}="${escape(String(value))}"`)
+    .map(([key, value]) => ` data-${key}="${escapeHtml(String(value))}"`)
     .join("")
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · pivot</title>
+<title>${escapeHtml(title)} · pivot</title>
 <link rel="stylesheet" href="/assets/uPlot.min.css">
 <link rel="stylesheet" href="/assets/style.css">
 </head>
@@ -56,7 +56,7 @@ export const errorPage = (status: number, message: string): HttpServerResponse.H
     HttpServerResponse.html(
       shell(
         `${status}`,
-        `<section class="error"><h1>${status}</h1><p id="error">${escape(message)}</p><p><a href="/">all sessions</a></p></section>`,
+        `<section class="error"><h1>${status}</h1><p id="error">${escapeHtml(message)}</p><p><a href="/">all sessions</a></p></section>`,
         { page: "error" },
       ),
     ),

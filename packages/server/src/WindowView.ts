@@ -15,7 +15,6 @@ import {
   Window,
 } from "@pivot/core"
 import { Replay, type SessionLog } from "@pivot/store"
-import { HashMap, Option } from "effect"
 
 type Logged = SessionLog.Logged
 
@@ -42,9 +41,18 @@ export const at = (log: ReadonlyArray<Logged>, version: number): At => {
   const messages = Window.messages(window)
   const sources = new Map<string, ReadonlyArray<string>>()
   for (const message of messages) sources.set(message.id, state.sources.get(message.id) ?? [])
-  const plan =
-    window.pivot === undefined ? undefined : Option.getOrUndefined(HashMap.get(window.plans, window.pivot.markerId))
-  return { version, messages, sources, pivot: window.pivot, tail: new Set(plan?.tail ?? []) }
+  // The window forgets an applied plan; the log still holds it (the latest start of the pivot's compaction).
+  const markerId = window.pivot?.markerId
+  let tail: ReadonlyArray<string> = []
+  if (markerId !== undefined)
+    for (let i = Math.min(version, log.length) - 1; i >= 0; i--) {
+      const event = log[i]!.event
+      if (event._tag === "CompactionStarted" && event.markerId === markerId) {
+        tail = event.plan.tail
+        break
+      }
+    }
+  return { version, messages, sources, pivot: window.pivot, tail: new Set(tail) }
 }
 
 /** The exact bytes `pivot window --at VERSION --format json` prints for this window. */

@@ -167,6 +167,16 @@ describe("the JSON API", () => {
     for (const entry of body.entries) expect(entry.eventIds.length).toBeGreaterThan(0)
     const summary = body.entries.find((e: { kind: string }) => e.kind === "summary")
     expect(summary.summary.facts).toMatch(/^## Facts \(from the log\)/)
+    // Right after each pivot, the entries marked as the retained tail are exactly its plan's tail.
+    for (const [i, e] of events.entries()) {
+      if (e._tag !== "SummaryFinished") continue
+      const started = events.find((s) => s._tag === "CompactionStarted" && s.markerId === e.markerId)!
+      const { body: after } = await getJson(`/api/sessions/${SESSION}/window/${i + 1}`)
+      const tail = after.entries
+        .filter((x: { kind: string }) => x.kind === "tail")
+        .map((x: { messageId: string }) => x.messageId)
+      expect(tail).toEqual(started._tag === "CompactionStarted" ? started.plan.tail : [])
+    }
     const pruned = body.entries.flatMap((e: { pruned: Array<{ original: string }> }) => e.pruned)
     for (const p of pruned) expect(p.original.length).toBeGreaterThan(0)
   })
@@ -285,7 +295,7 @@ describe("security", () => {
   })
 
   it("escapes every HTML special character", () => {
-    expect(Pages.escape(`<a href="x" onclick='y'>&\`</a>`)).toBe(
+    expect(Pages.escapeHtml(`<a href="x" onclick='y'>&\`</a>`)).toBe(
       "&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#96;&#60;/a&#62;",
     )
   })
