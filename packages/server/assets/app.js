@@ -603,6 +603,9 @@
   const run = pages[page]
   if (run !== undefined)
     run()
-      .then(() => body.setAttribute("data-ready", "true"))
+      .then(() => {
+        body.dataset.readyMs = String(Math.round(performance.now()))
+        body.setAttribute("data-ready", "true")
+      })
       .catch(fail)
 })()

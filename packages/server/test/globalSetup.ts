@@ -9,6 +9,9 @@ declare module "vitest" {
   export interface ProvidedContext {
     chromiumPath: string
     chromiumError: string
+    // Provided by the store's setup (the PostgreSQL test server), also listed in this project's config.
+    pgUrl: string
+    pgError: string
   }
 }
 
