@@ -34,6 +34,11 @@ export interface EventPage {
 export interface CatalogShape {
   /** The ids of every session in the store (one cheap query). */
   readonly ids: Effect.Effect<ReadonlyArray<string>, StoreFailed>
+  /**
+   * Reads and folds the sessions ahead of the first page (the last `cacheSize` listed with their logs, the others
+   * as figures only), so that opening a session does not wait for its log to be folded. Failures are left to pages.
+   */
+  readonly warm: Effect.Effect<void>
   /** Every session in the store, with its figures. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionView.Summary>, StoreFailed>
   /** One session, caught up with the store; `NotFound` when the store has no events for it. */
@@ -177,7 +182,12 @@ export const make = (
       onSuccess: (listed) => listed.map((s) => s.sessionId),
     })
 
-    return { ids, sessions, session, events, live }
+    const warm = Effect.gen(function* () {
+      const listed = yield* ids
+      for (const [i, sessionId] of listed.entries()) yield* catchUp(sessionId, i >= listed.length - cacheSize)
+    }).pipe(Effect.ignore)
+
+    return { ids, warm, sessions, session, events, live }
   })
 
 /** The index in a log (stream versions ascending, foreign events skipped) of the event at `version`. */

@@ -74,6 +74,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
     )
     const server = Context.get(services, HttpServer.HttpServer)
     yield* server.serve(app({ catalog, token, usable: options.usable }))
+    yield* Effect.forkScoped(catalog.warm)
     const address = server.address
     const bound = address._tag === "UnixPathAddress" ? port : address.port
     const shown = host.includes(":") ? `[${host}]` : host
