@@ -52,7 +52,13 @@ const timed = async (url: string) => {
 }
 
 // About 4.1 events per turn: a user message, two steps, a prune every 5 turns and a compaction every 25.
-const events = play({ sessionId: SESSION, turns: Math.ceil(TARGET_EVENTS / 4.1), compactEvery: 25, pruneEvery: 5, outputChars: 500 })
+const events = play({
+  sessionId: SESSION,
+  turns: Math.ceil(TARGET_EVENTS / 4.1),
+  compactEvery: 25,
+  pruneEvery: 5,
+  outputChars: 500,
+})
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = path.join(dir, "serve.db")
 const rows: Array<[string, string]> = []
@@ -79,11 +85,20 @@ try {
     const r = stats(rawMs)
     const t = stats(warmTimeline)
     rows.push(["events in the session", events.length.toLocaleString("en-US")])
-    rows.push(["timeline API, first request right after start (waits for the log to be read and folded)", `${ms(cold.ms)} ms`])
+    rows.push([
+      "timeline API, first request right after start (waits for the log to be read and folded)",
+      `${ms(cold.ms)} ms`,
+    ])
     rows.push(["timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`])
     rows.push(["timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`])
-    rows.push(["window at a version, entries JSON (median / p95 / max of 41)", `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`])
-    rows.push(["window at a version, the CLI's bytes (median / p95 / max of 41)", `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`])
+    rows.push([
+      "window at a version, entries JSON (median / p95 / max of 41)",
+      `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
+    ])
+    rows.push([
+      "window at a version, the CLI's bytes (median / p95 / max of 41)",
+      `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
+    ])
     rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
 
     if (!values["no-browser"]) {
@@ -91,7 +106,16 @@ try {
       const context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
         executablePath,
         headless: true,
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
         viewport: { width: 1280, height: 860 },
       })
       try {
@@ -100,12 +124,18 @@ try {
         for (let i = 0; i < 5; i++) {
           await page.goto(`${base}/sessions/${SESSION}`)
           await page.waitForSelector("body[data-ready='true'], #error", { timeout: 60_000 })
-          const error = await page.locator("#error").textContent({ timeout: 100 }).catch(() => null)
+          const error = await page
+            .locator("#error")
+            .textContent({ timeout: 100 })
+            .catch(() => null)
           if (error !== null) throw new Error(`the session page failed: ${error}`)
           interactive.push(Number(await page.getAttribute("body", "data-ready-ms")))
         }
         const p = stats(interactive)
-        rows.push(["session page interactive in Chromium (chart + marks drawn; median / max of 5)", `${ms(p.median)} / ${ms(p.max)} ms`])
+        rows.push([
+          "session page interactive in Chromium (chart + marks drawn; median / max of 5)",
+          `${ms(p.median)} / ${ms(p.max)} ms`,
+        ])
       } finally {
         await context.close()
       }
