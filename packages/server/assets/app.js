@@ -161,10 +161,12 @@
     }
     const overlay = el("div", { class: "marks" })
     const placeMarks = (u) => {
+      // Read the width once: reading layout between writes would reflow once per mark.
+      const width = u.over.clientWidth
       for (const node of overlay.children) {
         const x = u.valToPos(Number(node.dataset.version), "x")
         node.style.left = `${x}px`
-        node.hidden = x < 0 || x > u.over.clientWidth
+        node.hidden = x < 0 || x > width
       }
     }
     const width = Math.max(480, container.clientWidth || 900)

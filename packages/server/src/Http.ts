@@ -76,12 +76,15 @@ const inRange = (head: number, version: number, sessionId: string) =>
       )
 
 /** The JSON API and page routes; `undefined` when nothing matches. */
+/** The timeline's JSON per session, kept until the session moves on (the chart asks again on every live update). */
+type TimelineCache = WeakMap<SessionView.State, { readonly version: number; readonly body: string }>
+
 const route = (
-  options: AppOptions,
+  options: AppOptions & { readonly timelines: TimelineCache },
   segments: ReadonlyArray<string>,
   query: URLSearchParams,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, RequestError> | undefined => {
-  const { catalog } = options
+  const { catalog, timelines } = options
   const [first, ...rest] = segments
   if (first === undefined) return Effect.succeed(Pages.page({ page: "sessions", title: "sessions" }))
   if (first === "sessions" && rest.length >= 1) {
@@ -136,8 +139,11 @@ const route = (
       return json({ ...SessionView.summary(view), head, pivots, types })
     }
     if (sub === "timeline" && arg === undefined) {
+      const cached = timelines.get(view)
+      if (cached !== undefined && cached.version === head)
+        return HttpServerResponse.text(cached.body, { contentType: "application/json" })
       const steps = view.steps
-      return json({
+      const body = JSON.stringify({
         head,
         usable: options.usable,
         // Columns, not rows: a 100k-step session stays a compact payload the chart takes as is.
@@ -151,10 +157,12 @@ const route = (
         triggers: view.triggers,
         marks: view.marks,
       })
+      timelines.set(view, { version: head, body })
+      return HttpServerResponse.text(body, { contentType: "application/json" })
     }
     if (sub === "window" && arg !== undefined && (tail === undefined || tail === "raw")) {
       const version = yield* inRange(head, yield* versionOf(arg, "the version"), sessionId)
-      const at = WindowView.at(loaded.log, version)
+      const at = WindowView.at(loaded.log, version, SessionView.originAt(view, version))
       if (tail === "raw") return HttpServerResponse.text(WindowView.json(at), { contentType: "application/json" })
       return json({
         sessionId,
@@ -168,7 +176,10 @@ const route = (
     if (sub === "diff" && arg === undefined) {
       const from = yield* inRange(head, yield* versionOf(query.get("from"), "from"), sessionId)
       const to = yield* inRange(head, yield* versionOf(query.get("to"), "to"), sessionId)
-      const rows = WindowView.diff(WindowView.at(loaded.log, from).messages, WindowView.at(loaded.log, to).messages)
+      const rows = WindowView.diff(
+        WindowView.at(loaded.log, from, SessionView.originAt(view, from)).messages,
+        WindowView.at(loaded.log, to, SessionView.originAt(view, to)).messages,
+      )
       const counts = { entered: 0, left: 0, replaced: 0, changed: 0, same: 0 }
       for (const row of rows) counts[row.change]++
       return json({ sessionId, from, to, counts, rows })
@@ -214,8 +225,9 @@ const errorResponse = (isApi: boolean, status: number, message: string) =>
   isApi ? json({ error: message }, status) : Pages.errorPage(status, message)
 
 /** The viewer as one `effect/http` handler. */
-export const app = (options: AppOptions) =>
-  Effect.gen(function* () {
+export const app = (options: AppOptions) => {
+  const timelines: TimelineCache = new WeakMap()
+  return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://viewer.invalid")
     const isApi = url.pathname.startsWith("/api/") || url.pathname === "/api"
@@ -251,7 +263,7 @@ export const app = (options: AppOptions) =>
             })
       return withSecurity(response)
     }
-    const handled = route(options, segments, url.searchParams)
+    const handled = route({ ...options, timelines }, segments, url.searchParams)
     response =
       handled === undefined
         ? errorResponse(isApi, 404, `no such ${isApi ? "API route" : "page"}: ${url.pathname}`)
@@ -275,3 +287,4 @@ export const app = (options: AppOptions) =>
       )
     return response
   })
+}

@@ -4,7 +4,8 @@
  * errors, manual compactions), and the stream versions of each event type (the filterable event log). Pure: the
  * server feeds it the events it reads, in order, and only the new ones after that.
  */
-import { CompactionHistory, type Events, type Projection, Tokens } from "@pivot/core"
+import { CompactionHistory, Conversation, type Events, type Projection, Tokens } from "@pivot/core"
+import { Replay } from "@pivot/store"
 
 type Event = Events.Event
 
@@ -32,6 +33,8 @@ export interface Mark {
   readonly eventType: string
   /** What the mark names when hovered. */
   readonly label: string
+  /** Events it stands for: a prune's consecutive `PartCompacted` events are one mark (one decision), else 1. */
+  readonly count: number
 }
 
 /** The overflow line: the trigger an `OverflowDetected` event recorded, from its version on. */
@@ -68,6 +71,12 @@ export interface State {
   readonly triggers: Array<Trigger>
   /** Stream versions of each event type, ascending. */
   readonly byType: Map<string, Array<number>>
+  /** Where each message was first added (its stream version). */
+  readonly added: Map<string, number>
+  /** The tail each started compaction plans to keep, by marker. */
+  readonly tails: Map<string, ReadonlyArray<string>>
+  /** Each finished summary's version and the window fold's origin from then on (`Replay.originOfPivot`). */
+  readonly origins: Array<{ readonly version: number; readonly origin: number }>
 }
 
 /** The view of a session before its first event. */
@@ -83,12 +92,15 @@ export const make = (sessionId: string): State => ({
   marks: [],
   triggers: [],
   byType: new Map(),
+  added: new Map(),
+  tails: new Map(),
+  origins: [],
 })
 
 const markOf = (
   event: Event,
   meta: Projection.EventMeta,
-): Omit<Mark, "version" | "eventId" | "eventType"> | undefined => {
+): Omit<Mark, "version" | "eventId" | "eventType" | "count"> | undefined => {
   switch (event._tag) {
     case "SummaryFinished":
       return { kind: "pivot", label: `pivot: summary ${event.summary.id} replaces the head (marker ${event.markerId})` }
@@ -121,6 +133,23 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
   if (versions === undefined) state.byType.set(event._tag, [meta.version])
   else versions.push(meta.version)
   state.history = CompactionHistory.evolve(state.history, event, meta.version)
+  const message = Conversation.addedMessage(event)
+  if (message !== undefined && !state.added.has(message.id)) state.added.set(message.id, meta.version)
+  switch (event._tag) {
+    case "CompactionStarted":
+      state.tails.set(event.markerId, event.plan.tail)
+      break
+    case "SummaryFinished":
+      state.origins.push({
+        version: meta.version,
+        origin: Replay.originOfPivot(
+          (id) => state.added.get(id),
+          event.markerId,
+          state.tails.get(event.markerId) ?? [],
+        ),
+      })
+      break
+  }
   switch (event._tag) {
     case "SessionStarted":
       state.title = event.title
@@ -153,7 +182,35 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
       break
   }
   const mark = markOf(event, meta)
-  if (mark !== undefined) state.marks.push({ ...mark, version: meta.version, eventId: meta.id, eventType: event._tag })
+  if (mark === undefined) return
+  const last = state.marks[state.marks.length - 1]
+  // One prune clears many outputs in a row: one mark for the run, naming how many.
+  if (mark.kind === "prune" && last?.kind === "prune" && last.version + last.count === meta.version) {
+    const count = last.count + 1
+    state.marks[state.marks.length - 1] = {
+      ...last,
+      count,
+      label: `prune: ${count} tool outputs cleared (versions ${last.version} to ${meta.version})`,
+    }
+    return
+  }
+  state.marks.push({ ...mark, version: meta.version, eventId: meta.id, eventType: event._tag, count: 1 })
+}
+
+/** The stream version to start the window fold from for the window at `version` (as `Replay.originOf`). */
+export const originAt = (state: State, version: number): number => {
+  let lo = 0
+  let hi = state.origins.length - 1
+  let origin = 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const at = state.origins[mid]!
+    if (at.version <= version) {
+      origin = at.origin
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return origin
 }
 
 /** The session's compactions that formed a pivot, oldest first. */

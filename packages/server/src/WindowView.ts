@@ -29,13 +29,16 @@ export interface At {
   readonly tail: ReadonlySet<string>
 }
 
-/** Replays the window at `version` from an in-memory log, starting at the latest pivot's origin. */
-export const at = (log: ReadonlyArray<Logged>, version: number): At => {
-  const origin = Replay.originOf(log, version)
+/**
+ * Replays the window at `version` from an in-memory log (stream versions ascending), starting at the latest pivot's
+ * origin: `origin` when the caller tracks it (`SessionView.originAt`), else found with `Replay.originOf`.
+ */
+export const at = (log: ReadonlyArray<Logged>, version: number, origin = Replay.originOf(log, version)): At => {
   let state = Audit.initial
-  for (const { event, meta } of log) {
+  for (let i = firstAtOrAfter(log, origin); i < log.length; i++) {
+    const { event, meta } = log[i]!
     if (meta.version > version) break
-    if (meta.version >= origin) state = Audit.projection.evolve(state, event, meta)
+    state = Audit.projection.evolve(state, event, meta)
   }
   const window = state.window
   const messages = Window.messages(window)
@@ -53,6 +56,18 @@ export const at = (log: ReadonlyArray<Logged>, version: number): At => {
       }
     }
   return { version, messages, sources, pivot: window.pivot, tail: new Set(tail) }
+}
+
+/** The index of the first event of the log at or after stream version `version`. */
+const firstAtOrAfter = (log: ReadonlyArray<Logged>, version: number): number => {
+  let lo = 0
+  let hi = log.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (log[mid]!.meta.version < version) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 /** The exact bytes `pivot window --at VERSION --format json` prints for this window. */
