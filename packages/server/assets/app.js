@@ -124,8 +124,9 @@
     "manual-compaction": "#2563eb",
   }
 
-  const timelineChart = (container, timeline, tooltip) => {
-    const s = timeline.steps
+  /** The chart's columns from a timeline answer: the points, the overflow line under them, the usable limit. */
+  const chartData = (timeline) => {
+    const s = timeline.points
     const trigger = []
     let t = 0
     let current = null
@@ -133,6 +134,12 @@
       while (t < timeline.triggers.length && timeline.triggers[t].version <= v) current = timeline.triggers[t++].tokens
       trigger.push(current)
     }
+    const data = [s.version, s.total, s.input, s.cache, s.output, trigger]
+    if (timeline.usable !== undefined && timeline.usable !== null) data.push(s.version.map(() => timeline.usable))
+    return data
+  }
+
+  const timelineChart = (container, timeline, tooltip) => {
     const series = [
       { label: "version" },
       { label: "context (tokens)", stroke: "#111827", width: 2 },
@@ -141,10 +148,25 @@
       { label: "output", stroke: "#f59e0b", width: 1 },
       { label: "overflow line", stroke: "#dc2626", dash: [6, 4], width: 1 },
     ]
-    const data = [s.version, s.total, s.input, s.cache, s.output, trigger]
-    if (timeline.usable !== undefined && timeline.usable !== null) {
+    if (timeline.usable !== undefined && timeline.usable !== null)
       series.push({ label: "usable limit", stroke: "#6b7280", dash: [2, 3], width: 1 })
-      data.push(s.version.map(() => timeline.usable))
+    const data = chartData(timeline)
+    // The overview holds at most a few thousand points; a zoomed range is fetched at full detail.
+    const sampled = timeline.steps > timeline.points.version.length
+    let detail = 0
+    const loadDetail = (u) => {
+      if (!sampled) return
+      const ticket = ++detail
+      setTimeout(async () => {
+        if (ticket !== detail) return
+        const { min, max } = u.scales.x
+        const whole = min <= data[0][0] && max >= data[0][data[0].length - 1]
+        if (whole) return u.setData(data, false)
+        const range = await getJson(
+          api(`/${enc(sessionId)}/timeline?from=${Math.max(0, Math.floor(min))}&to=${Math.ceil(max)}`),
+        )
+        if (ticket === detail) u.setData(chartData({ ...range, usable: timeline.usable }), false)
+      }, 150)
     }
     const marks = timeline.marks
     const drawMarks = (u) => {
@@ -178,7 +200,16 @@
         scales: { x: { time: false } },
         axes: [{ label: "stream version" }, { label: "tokens", size: 70 }],
         cursor: { drag: { x: true, y: false } },
-        hooks: { draw: [drawMarks, placeMarks], setScale: [placeMarks] },
+        hooks: {
+          draw: [drawMarks, placeMarks],
+          setScale: [
+            (u, key) => {
+              if (key !== "x") return
+              placeMarks(u)
+              loadDetail(u)
+            },
+          ],
+        },
       },
       data,
       container,

@@ -22,6 +22,9 @@ export interface AppOptions {
   readonly usable?: number | undefined
 }
 
+/** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
+export const TIMELINE_POINTS = 4_000
+
 /** Events per page of the event log, at most. */
 export const MAX_PAGE = 500
 
@@ -139,15 +142,22 @@ const route = (
       return json({ ...SessionView.summary(view), head, pivots, types })
     }
     if (sub === "timeline" && arg === undefined) {
-      const cached = timelines.get(view)
+      // The whole session at most TIMELINE_POINTS points (peaks kept); a zoomed range asks again with from/to.
+      const ranged = query.has("from") || query.has("to")
+      const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
+      const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      const cached = ranged ? undefined : timelines.get(view)
       if (cached !== undefined && cached.version === head)
         return HttpServerResponse.text(cached.body, { contentType: "application/json" })
-      const steps = view.steps
+      const steps = SessionView.stepsBetween(view.steps, from, to, TIMELINE_POINTS)
       const body = JSON.stringify({
         head,
+        from,
+        to,
+        steps: view.steps.filter((s) => s.version >= from && s.version <= to).length,
         usable: options.usable,
-        // Columns, not rows: a 100k-step session stays a compact payload the chart takes as is.
-        steps: {
+        // Columns, not rows: compact, and the shape the chart takes as is.
+        points: {
           version: steps.map((s) => s.version),
           input: steps.map((s) => s.input),
           cache: steps.map((s) => s.cache),
@@ -155,9 +165,9 @@ const route = (
           total: steps.map((s) => s.total),
         },
         triggers: view.triggers,
-        marks: view.marks,
+        marks: ranged ? [] : view.marks,
       })
-      timelines.set(view, { version: head, body })
+      if (!ranged) timelines.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }
     if (sub === "window" && arg !== undefined && (tail === undefined || tail === "raw")) {

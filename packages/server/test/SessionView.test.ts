@@ -34,6 +34,38 @@ describe("SessionView", () => {
     )
   })
 
+  it("stepsBetween keeps every step that fits, else at most max with the range's lowest and highest context", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 200_000 }), { maxLength: 300 }),
+        fc.integer({ min: 2, max: 50 }),
+        fc.nat({ max: 320 }),
+        fc.nat({ max: 320 }),
+        (totals, max, a, b) => {
+          const steps = totals.map((total, i) => ({
+            version: i + 1,
+            messageId: `m${i}`,
+            input: total,
+            cache: 0,
+            output: 0,
+            total,
+          }))
+          const [from, to] = a <= b ? [a, b] : [b, a]
+          const inRange = steps.filter((s) => s.version >= from && s.version <= to)
+          const out = SessionView.stepsBetween(steps, from, to, max)
+          if (inRange.length <= max) expect(out).toEqual(inRange)
+          else {
+            expect(out.length).toBeLessThanOrEqual(max)
+            const totalsOut = out.map((s) => s.total)
+            expect(Math.max(...totalsOut)).toBe(Math.max(...inRange.map((s) => s.total)))
+            expect(Math.min(...totalsOut)).toBe(Math.min(...inRange.map((s) => s.total)))
+            expect(out.map((s) => s.version)).toEqual([...out.map((s) => s.version)].sort((x, y) => x - y))
+          }
+        },
+      ),
+    )
+  })
+
   it("counts a session's figures as its events say", () => {
     const events = play({ sessionId: "ses_fig", turns: 12 })
     const view = SessionView.make("ses_fig")

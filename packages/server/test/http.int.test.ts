@@ -139,7 +139,11 @@ describe("the JSON API", () => {
     const steps = events.flatMap((e, i) =>
       e._tag === "AssistantStepRecorded" && e.message.summary !== true ? [i + 1] : [],
     )
-    expect(body.steps.version).toEqual(steps)
+    expect(body.points.version).toEqual(steps)
+    expect(body.steps).toBe(steps.length)
+    const { body: range } = await getJson(`/api/sessions/${SESSION}/timeline?from=20&to=60`)
+    expect(range.points.version).toEqual(steps.filter((v) => v >= 20 && v <= 60))
+    expect((await getJson(`/api/sessions/${SESSION}/timeline?from=x`)).status).toBe(400)
     const kinds = (kind: string) => body.marks.filter((m: { kind: string }) => m.kind === kind).length
     expect(kinds("pivot")).toBe(count("SummaryFinished"))
     // A prune's consecutive PartCompacted events are one mark, counting them.
