@@ -264,10 +264,13 @@
         `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} prunes · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
       )
     showFigures(session)
+    // A long session has hundreds of pivots: list the newest hundred (the events page has them all).
+    const SHOWN = 100
+    const listed = session.pivots.slice(-SHOWN)
     const pivots = el(
       "ol",
-      { id: "pivots" },
-      session.pivots.map((p) =>
+      { id: "pivots", start: listed[0]?.number ?? 1 },
+      listed.map((p) =>
         el(
           "li",
           { dataset: { version: p.version } },
@@ -311,6 +314,14 @@
       tooltip,
       el("h2", {}, `pivots (${session.pivots.length})`),
       session.pivots.length === 0 ? el("p", {}, "no pivot yet") : pivots,
+      session.pivots.length > SHOWN
+        ? el(
+            "p",
+            {},
+            `the newest ${SHOWN} of ${session.pivots.length} are listed; all: `,
+            el("a", { href: sessionHref("/events?type=SummaryFinished") }, "the events that formed them"),
+          )
+        : null,
     )
     let view = timelineChart(chartBox, timeline, tooltip)
     // Live: the store's subscription pushes the new head; the page refetches what it shows, at most once a second.
