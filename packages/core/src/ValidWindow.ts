@@ -272,6 +272,14 @@ export const render = (messages: ReadonlyArray<Message>, options?: Render.Option
   repair(Render.render(messages, options)).rendered
 
 /**
+ * The window as `pivot window --format json` prints it, `{ "messages": [{ sourceMessageId, message }] }` indented by
+ * two spaces: the rendered, repaired model input (`render`); the one home of those bytes, shared by the CLI and the
+ * web viewer.
+ */
+export const toJson = (messages: ReadonlyArray<Message>, options?: Render.Options): string =>
+  JSON.stringify({ messages: render(messages, options) }, null, 2)
+
+/**
  * What a replacement of the window's messages (a plugin's `transformWindow` output) breaks that the original did not:
  * an input that renders to nothing, a stored message shown twice or out of the original's order, and any rendered
  * input rule the original kept.

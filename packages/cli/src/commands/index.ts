@@ -5,7 +5,8 @@ import { forget } from "./forget.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
 import { prune } from "./prune.ts"
+import { serve } from "./serve.ts"
 import { window } from "./window.ts"
 
 /** The commands. */
-export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect, forget]
+export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect, forget, serve]

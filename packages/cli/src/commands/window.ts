@@ -61,8 +61,7 @@ export const sourcesAt = (opened: Opened, version: number) =>
   })
 
 /** The window rendered as the JSON the `--format json` output promises. */
-export const windowJson = (messages: ReadonlyArray<Message.Message>) =>
-  JSON.stringify({ messages: ValidWindow.render(messages) }, null, 2)
+export const windowJson = (messages: ReadonlyArray<Message.Message>) => ValidWindow.toJson(messages)
 
 /** The `window` command. */
 export const window: Command = {

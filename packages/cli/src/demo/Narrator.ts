@@ -81,6 +81,9 @@ export const shellWord = (word: string): string => (/^[\w./-]+$/.test(word) ? wo
 export const windowCommand = (db: string, sessionId: string, version: number): string =>
   `npx pivot window --db ${shellWord(db)} --session ${sessionId} --at ${version}`
 
+/** The command that opens the web viewer on the database. */
+export const serveCommand = (db: string): string => `npx pivot serve ${shellWord(db)}`
+
 /** The command that prints the session's audit: compactions, prunes, summaries. */
 export const inspectCommand = (db: string, sessionId: string): string =>
   `npx pivot inspect --db ${shellWord(db)} --session ${sessionId}`
@@ -435,6 +438,7 @@ export const make = (settings: Settings): Narrator => {
         `    ${windowCommand(settings.db, settings.sessionId, pivot.after)}`,
       )
     lines.push("  every compaction, prune and summary:", `    ${inspectCommand(settings.db, settings.sessionId)}`)
+    lines.push("  see it in a browser (timeline, windows, diffs, pivot reports):", `    ${serveCommand(settings.db)}`)
     return lines
   }
 

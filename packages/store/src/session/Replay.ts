@@ -63,14 +63,25 @@ export const originOf = (log: Iterable<SessionLog.Logged>, version: number): num
     if (message !== undefined && Message.isMarker(message)) markers.set(message.id, message)
     if (event._tag === "CompactionStarted") plans.set(event.markerId, event.plan)
     // Only a summary that forms a pivot starts a new window (an errored one is an ordinary message).
-    else if (event._tag === "SummaryFinished" && Window.formsPivot(event.summary, markers.get(event.markerId))) {
-      let from = Number.POSITIVE_INFINITY
-      for (const id of [event.markerId, ...(plans.get(event.markerId)?.tail ?? [])])
-        from = Math.min(from, added.get(id) ?? 1)
-      origin = from
-    }
+    else if (event._tag === "SummaryFinished" && Window.formsPivot(event.summary, markers.get(event.markerId)))
+      origin = originOfPivot((id) => added.get(id), event.markerId, plans.get(event.markerId)?.tail ?? [])
   }
   return origin
+}
+
+/**
+ * The origin a finished summary sets: the stream version where the oldest message it keeps (its marker and its
+ * plan's tail) was added, given where each message was added (1 for one not found). `originOf` applies it to a log;
+ * readers that track added versions as they fold (the web viewer) call it directly.
+ */
+export const originOfPivot = (
+  addedAt: (messageId: string) => number | undefined,
+  markerId: string,
+  tail: ReadonlyArray<string>,
+): number => {
+  let from = Number.POSITIVE_INFINITY
+  for (const id of [markerId, ...tail]) from = Math.min(from, addedAt(id) ?? 1)
+  return from
 }
 
 /** The window at `version` of a log held in memory, folded from its origin (see `originOf`). */

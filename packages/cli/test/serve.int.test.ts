@@ -1,0 +1,56 @@
+// `pivot serve`: the command's errors, and the viewer's window against `pivot window --at` for every version of an
+// imported session (the same bytes, from the same database).
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Serve } from "@pivot/server"
+import { afterAll, describe, expect, it } from "vitest"
+import { fixture, pivot, tempDir } from "./support/audit.ts"
+
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe("pivot serve", () => {
+  it("fails in one line on a missing database, and writes nothing", async () => {
+    const db = path.join(dir, "missing.db")
+    const result = await pivot("serve", db, "--port", "0")
+    expect(result.code).toBe(1)
+    expect(result.err).toEqual([
+      `pivot serve: no database at ${db} (run npm start for a demo one, or pivot import <export.json> --db ${db})`,
+    ])
+    expect(fs.existsSync(db)).toBe(false)
+  })
+
+  it("rejects a bad port or extra arguments as wrong usage", async () => {
+    expect((await pivot("serve", "--port", "http")).code).toBe(2)
+    expect((await pivot("serve", "--port", "70000")).code).toBe(2)
+    expect((await pivot("serve", "a.db", "b.db")).code).toBe(2)
+  })
+
+  it("serves every version's window with the bytes pivot window --at prints", async () => {
+    const db = path.join(dir, "pivot.db")
+    expect((await pivot("import", fixture("compaction-tail.json"), "--db", db)).code).toBe(0)
+    const server = await Serve.start({ source: db, port: 0 })
+    try {
+      const head = 15
+      for (let version = 0; version <= head; version++) {
+        const cli = await pivot(
+          "window",
+          "--db",
+          db,
+          "--session",
+          "ses_compaction",
+          "--at",
+          String(version),
+          "--format",
+          "json",
+        )
+        const served = await fetch(`http://127.0.0.1:${server.port}/api/sessions/ses_compaction/window/${version}/raw`)
+        expect(await served.text(), `version ${version}`).toBe(cli.stdout)
+      }
+      const past = await fetch(`http://127.0.0.1:${server.port}/api/sessions/ses_compaction/window/${head + 1}/raw`)
+      expect(past.status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -1,0 +1,220 @@
+/**
+ * The sessions the viewer serves, read from the store and kept folded in memory: each session's decoded log and its
+ * `SessionView`, caught up with the store on every request (one `streamVersion` query, then only the new events),
+ * so a page never folds a long log twice. Logs of the least recently used sessions are dropped past `cacheSize`;
+ * their summaries stay. Reads only: the catalog never appends.
+ */
+import { Events } from "@pivot/core"
+import { EventStore, type EventStoreShape, type ReadError, SessionLog } from "@pivot/store"
+import { Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { describe, NotFound, StoreFailed } from "./ServeError.ts"
+import * as SessionView from "./SessionView.ts"
+
+/** A session held in memory, caught up with the store. */
+export interface Loaded {
+  readonly sessionId: string
+  readonly log: ReadonlyArray<SessionLog.Logged>
+  readonly view: SessionView.State
+  /** The global position of its newest event (where a live subscription starts). */
+  readonly position: number
+}
+
+/** A page of the event log. */
+export interface EventPage {
+  readonly total: number
+  readonly events: ReadonlyArray<{
+    readonly version: number
+    readonly id: string
+    readonly type: string
+    readonly data: unknown
+  }>
+}
+
+/** The catalog's operations. */
+export interface CatalogShape {
+  /** The ids of every session in the store (one cheap query). */
+  readonly ids: Effect.Effect<ReadonlyArray<string>, StoreFailed>
+  /**
+   * Reads and folds the sessions ahead of the first page (the last `cacheSize` listed with their logs, the others
+   * as figures only), so that opening a session does not wait for its log to be folded. Failures are left to pages.
+   */
+  readonly warm: Effect.Effect<void>
+  /** Every session in the store, with its figures. */
+  readonly sessions: Effect.Effect<ReadonlyArray<SessionView.Summary>, StoreFailed>
+  /** One session, caught up with the store; `NotFound` when the store has no events for it. */
+  readonly session: (sessionId: string) => Effect.Effect<Loaded, NotFound | StoreFailed>
+  /** Events `offset`… of the session (of one type when given), at most `limit` of them. */
+  readonly events: (
+    sessionId: string,
+    options: { readonly type: string | undefined; readonly offset: number; readonly limit: number },
+  ) => Effect.Effect<EventPage, NotFound | StoreFailed>
+  /** The session's new stream versions as they are appended, from after `position`; never ends. */
+  readonly live: (sessionId: string, position: number) => Stream.Stream<number, StoreFailed>
+}
+
+/** The sessions the viewer serves. */
+export class Catalog extends Context.Service<Catalog, CatalogShape>()("@pivot/server/Catalog") {}
+
+/** How the catalog finds the session ids of the store (the store has no listing of its own). */
+export type ListSessions = Effect.Effect<ReadonlyArray<{ readonly sessionId: string }>, ReadError>
+
+interface Entry {
+  log: Array<SessionLog.Logged> | undefined
+  view: SessionView.State
+  position: number
+}
+
+const storeFailed = (error: unknown) => new StoreFailed({ message: describe(error) })
+
+/** Builds the catalog over a store and its session listing. */
+export const make = (
+  store: EventStoreShape,
+  listSessions: ListSessions,
+  options: { readonly cacheSize?: number | undefined } = {},
+): Effect.Effect<CatalogShape> =>
+  Effect.gen(function* () {
+    const cacheSize = Math.max(1, options.cacheSize ?? 8)
+    const lock = yield* Semaphore.make(1)
+    const entries = new Map<string, Entry>()
+    const recent: Array<string> = []
+
+    const touch = (sessionId: string) => {
+      const i = recent.indexOf(sessionId)
+      if (i >= 0) recent.splice(i, 1)
+      recent.push(sessionId)
+      while (recent.length > cacheSize) {
+        const dropped = entries.get(recent.shift()!)
+        if (dropped !== undefined) dropped.log = undefined
+      }
+    }
+
+    /** Catches a session up with the store; keeps its log unless `withLog` is false and it had none. */
+    const catchUp = (sessionId: string, withLog: boolean) =>
+      lock.withPermit(
+        Effect.gen(function* () {
+          const stream = Events.streamName(sessionId)
+          const head = yield* Effect.mapError(store.streamVersion(stream), storeFailed)
+          if (head === 0) return yield* new NotFound({ message: `unknown session ${sessionId}` })
+          let entry = entries.get(sessionId)
+          // A summary without a log is refolded from zero when the log is wanted again.
+          if (entry !== undefined && entry.log === undefined && (withLog || entry.view.version < head)) {
+            entries.delete(sessionId)
+            entry = undefined
+          }
+          if (entry === undefined) {
+            entry = { log: [], view: SessionView.make(sessionId), position: 0 }
+            entries.set(sessionId, entry)
+          }
+          const log = entry.log!
+          if (entry.view.version < head) {
+            const recorded = yield* Effect.mapError(store.read(stream, { from: entry.view.version + 1 }), storeFailed)
+            const decoded = yield* Effect.mapError(Effect.fromResult(SessionLog.decodeAll(recorded)), storeFailed)
+            for (const logged of decoded) {
+              log.push(logged)
+              SessionView.evolve(entry.view, logged.event, logged.meta)
+            }
+            // Foreign events (not core's) are skipped by the decoder but still count as stream versions.
+            const last = recorded[recorded.length - 1]
+            if (last !== undefined) {
+              entry.view.version = Math.max(entry.view.version, last.streamVersion)
+              entry.position = last.position
+            }
+          }
+          if (withLog) touch(sessionId)
+          else if (!recent.includes(sessionId)) entry.log = undefined
+          return entry
+        }),
+      )
+
+    const session = (sessionId: string) =>
+      Effect.map(
+        catchUp(sessionId, true),
+        (entry): Loaded => ({ sessionId, log: entry.log!, view: entry.view, position: entry.position }),
+      )
+
+    const sessions = Effect.gen(function* () {
+      const listed = yield* Effect.mapError(listSessions, storeFailed)
+      const out: Array<SessionView.Summary> = []
+      for (const { sessionId } of listed) {
+        const entry = yield* catchUp(sessionId, false).pipe(
+          Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
+        )
+        if (entry !== undefined) out.push(SessionView.summary(entry.view))
+      }
+      return out
+    })
+
+    const events: CatalogShape["events"] = (sessionId, { type, offset, limit }) =>
+      Effect.gen(function* () {
+        const loaded = yield* session(sessionId)
+        const versions =
+          type === undefined ? undefined : (loaded.view.byType.get(type) ?? ([] as ReadonlyArray<number>))
+        const total = versions === undefined ? loaded.log.length : versions.length
+        const page: Array<SessionLog.Logged> = []
+        if (versions === undefined) page.push(...loaded.log.slice(offset, offset + limit))
+        else
+          for (const version of versions.slice(offset, offset + limit)) {
+            const logged = loaded.log[indexOf(loaded.log, version)]
+            if (logged !== undefined) page.push(logged)
+          }
+        return {
+          total,
+          events: page.map(({ event, meta }) => ({
+            version: meta.version,
+            id: meta.id,
+            type: event._tag,
+            data: event,
+          })),
+        }
+      })
+
+    const live = (sessionId: string, position: number) => {
+      const stream = Events.streamName(sessionId)
+      return store.subscribe({ after: position }).pipe(
+        Stream.filter((recorded) => recorded.stream === stream),
+        Stream.map((recorded) => recorded.streamVersion),
+        Stream.mapError(storeFailed),
+      )
+    }
+
+    const ids = Effect.mapBoth(listSessions, {
+      onFailure: storeFailed,
+      onSuccess: (listed) => listed.map((s) => s.sessionId),
+    })
+
+    const warm = Effect.gen(function* () {
+      const listed = yield* ids
+      for (const [i, sessionId] of listed.entries()) yield* catchUp(sessionId, i >= listed.length - cacheSize)
+    }).pipe(Effect.ignore)
+
+    return { ids, warm, sessions, session, events, live }
+  })
+
+/** The index in a log (stream versions ascending, foreign events skipped) of the event at `version`. */
+const indexOf = (log: ReadonlyArray<SessionLog.Logged>, version: number): number => {
+  let lo = Math.min(version - 1, log.length - 1)
+  // Without foreign events the index is version - 1; otherwise search down from there.
+  if (lo >= 0 && log[lo]!.meta.version === version) return lo
+  let hi = lo
+  lo = 0
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const v = log[mid]!.meta.version
+    if (v === version) return mid
+    if (v < version) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}
+
+/** The catalog over the `EventStore` in context. */
+export const layer = (
+  listSessions: ListSessions,
+  options: { readonly cacheSize?: number | undefined } = {},
+): Layer.Layer<Catalog, never, EventStore> =>
+  Layer.effect(
+    Catalog,
+    Effect.gen(function* () {
+      return yield* make(yield* EventStore, listSessions, options)
+    }),
+  )

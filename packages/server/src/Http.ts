@@ -1,0 +1,300 @@
+/**
+ * The viewer's HTTP application: the pages, the JSON API under `/api`, the server-sent events of a session and the
+ * bundled assets, as one `effect/http` handler. Read-only by construction: GET is the only method (405 otherwise),
+ * an access token guards every route when one is set, and every answer carries a strict content security policy.
+ */
+import { timingSafeEqual } from "node:crypto"
+import { Effect, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Assets from "./Assets.ts"
+import type { CatalogShape } from "./Catalog.ts"
+import * as Pages from "./Pages.ts"
+import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
+import * as SessionView from "./SessionView.ts"
+import * as WindowView from "./WindowView.ts"
+
+/** What the application serves from. */
+export interface AppOptions {
+  readonly catalog: CatalogShape
+  /** When set, every request must carry it (`?token=`, the cookie it sets, or `Authorization: Bearer`). */
+  readonly token?: string | undefined
+  /** Model limits for the usable-limit line, when known. */
+  readonly usable?: number | undefined
+}
+
+/** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
+export const TIMELINE_POINTS = 4_000
+
+/** Events per page of the event log, at most. */
+export const MAX_PAGE = 500
+
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,200}$/
+const VERSION = /^\d{1,9}$/
+const TOKEN_COOKIE = "pivot_token"
+
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+}
+
+const withSecurity = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, SECURITY_HEADERS)
+
+const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+
+const sessionIdOf = (raw: string) => {
+  let id: string
+  try {
+    id = decodeURIComponent(raw)
+  } catch {
+    return Effect.fail(new BadRequest({ message: "malformed session id" }))
+  }
+  return SESSION_ID.test(id)
+    ? Effect.succeed(id)
+    : Effect.fail(new BadRequest({ message: `malformed session id ${JSON.stringify(id.slice(0, 80))}` }))
+}
+
+const versionOf = (raw: string | null | undefined, what: string) =>
+  raw !== null && raw !== undefined && VERSION.test(raw)
+    ? Effect.succeed(Number(raw))
+    : Effect.fail(
+        new BadRequest({
+          message: `${what} must be a stream version (an integer ≥ 0), got ${JSON.stringify(raw ?? "")}`,
+        }),
+      )
+
+const countOf = (raw: string | null, fallback: number, what: string) =>
+  raw === null ? Effect.succeed(fallback) : versionOf(raw, what)
+
+const inRange = (head: number, version: number, sessionId: string) =>
+  version <= head
+    ? Effect.succeed(version)
+    : Effect.fail(
+        new NotFound({
+          message: `version ${version} is out of range: session ${sessionId} has ${head} events (0 to ${head})`,
+        }),
+      )
+
+/** The JSON API and page routes; `undefined` when nothing matches. */
+/** The timeline's JSON per session, kept until the session moves on (the chart asks again on every live update). */
+type TimelineCache = WeakMap<SessionView.State, { readonly version: number; readonly body: string }>
+
+const route = (
+  options: AppOptions & { readonly timelines: TimelineCache },
+  segments: ReadonlyArray<string>,
+  query: URLSearchParams,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, RequestError> | undefined => {
+  const { catalog, timelines } = options
+  const [first, ...rest] = segments
+  if (first === undefined) return Effect.succeed(Pages.page({ page: "sessions", title: "sessions" }))
+  if (first === "sessions" && rest.length >= 1) {
+    const [raw, sub, arg, ...more] = rest
+    if (more.length > 0) return undefined
+    return Effect.gen(function* () {
+      const sessionId = yield* sessionIdOf(raw!)
+      const loaded = yield* catalog.session(sessionId)
+      const head = loaded.view.version
+      if (sub === undefined) return Pages.page({ page: "session", title: sessionId, sessionId })
+      if (sub === "versions" && arg !== undefined) {
+        const version = yield* inRange(head, yield* versionOf(arg, "the version"), sessionId)
+        return Pages.page({ page: "window", title: `${sessionId} at ${version}`, sessionId, version })
+      }
+      if (sub === "diff" && arg === undefined) {
+        yield* inRange(head, yield* versionOf(query.get("from") ?? "0", "from"), sessionId)
+        yield* inRange(head, yield* versionOf(query.get("to") ?? String(head), "to"), sessionId)
+        return Pages.page({ page: "diff", title: `${sessionId} diff`, sessionId })
+      }
+      if (sub === "pivots" && arg !== undefined) {
+        const number = yield* versionOf(arg, "the pivot number")
+        if (number < 1 || number > SessionView.pivots(loaded.view).length)
+          return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
+        return Pages.page({ page: "pivot", title: `${sessionId} pivot #${number}`, sessionId, version: number })
+      }
+      if (sub === "events" && arg === undefined)
+        return Pages.page({ page: "events", title: `${sessionId} events`, sessionId })
+      return yield* new NotFound({ message: "no such page" })
+    })
+  }
+  if (first !== "api") return undefined
+  const [what, raw, sub, arg, tail, ...more] = rest
+  if (what !== "sessions" || more.length > 0) return undefined
+  if (raw === undefined) return Effect.map(catalog.sessions, (sessions) => json({ sessions }))
+  return Effect.gen(function* () {
+    const sessionId = yield* sessionIdOf(raw)
+    const loaded = yield* catalog.session(sessionId)
+    const view = loaded.view
+    const head = view.version
+    if (sub === undefined) {
+      const pivots = SessionView.pivots(view).map((entry, i) => ({
+        number: i + 1,
+        markerId: entry.markerId,
+        summaryId: entry.summaryId,
+        version: entry.settledVersion,
+        requestedVersion: entry.requestedVersion,
+        auto: entry.auto,
+        overflow: entry.overflow,
+        fallback: entry.fallback,
+      }))
+      const types = Object.fromEntries([...view.byType].map(([type, versions]) => [type, versions.length]))
+      return json({ ...SessionView.summary(view), head, pivots, types })
+    }
+    if (sub === "timeline" && arg === undefined) {
+      // The whole session at most TIMELINE_POINTS points (peaks kept); a zoomed range asks again with from/to.
+      const ranged = query.has("from") || query.has("to")
+      const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
+      const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      const cached = ranged ? undefined : timelines.get(view)
+      if (cached !== undefined && cached.version === head)
+        return HttpServerResponse.text(cached.body, { contentType: "application/json" })
+      const steps = SessionView.stepsBetween(view.steps, from, to, TIMELINE_POINTS)
+      const body = JSON.stringify({
+        head,
+        from,
+        to,
+        steps: view.steps.filter((s) => s.version >= from && s.version <= to).length,
+        usable: options.usable,
+        // Columns, not rows: compact, and the shape the chart takes as is.
+        points: {
+          version: steps.map((s) => s.version),
+          input: steps.map((s) => s.input),
+          cache: steps.map((s) => s.cache),
+          output: steps.map((s) => s.output),
+          total: steps.map((s) => s.total),
+        },
+        triggers: view.triggers,
+        marks: ranged ? [] : view.marks,
+      })
+      if (!ranged) timelines.set(view, { version: head, body })
+      return HttpServerResponse.text(body, { contentType: "application/json" })
+    }
+    if (sub === "window" && arg !== undefined && (tail === undefined || tail === "raw")) {
+      const version = yield* inRange(head, yield* versionOf(arg, "the version"), sessionId)
+      const at = WindowView.at(loaded.log, version, SessionView.originAt(view, version))
+      if (tail === "raw") return HttpServerResponse.text(WindowView.json(at), { contentType: "application/json" })
+      return json({
+        sessionId,
+        version,
+        head,
+        pivot: at.pivot,
+        entries: WindowView.entries(at),
+        marks: view.marks.filter((m) => m.kind !== "prune").map((m) => ({ version: m.version, kind: m.kind })),
+      })
+    }
+    if (sub === "diff" && arg === undefined) {
+      const from = yield* inRange(head, yield* versionOf(query.get("from"), "from"), sessionId)
+      const to = yield* inRange(head, yield* versionOf(query.get("to"), "to"), sessionId)
+      const rows = WindowView.diff(
+        WindowView.at(loaded.log, from, SessionView.originAt(view, from)).messages,
+        WindowView.at(loaded.log, to, SessionView.originAt(view, to)).messages,
+      )
+      const counts = { entered: 0, left: 0, replaced: 0, changed: 0, same: 0 }
+      for (const row of rows) counts[row.change]++
+      return json({ sessionId, from, to, counts, rows })
+    }
+    if (sub === "pivots" && arg !== undefined && tail === undefined) {
+      const number = yield* versionOf(arg, "the pivot number")
+      const report = WindowView.pivotReport(loaded.log, SessionView.pivots(view), number)
+      if (report === undefined) return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
+      return json(report)
+    }
+    if (sub === "events" && arg === undefined) {
+      const type = query.get("type") ?? undefined
+      if (type !== undefined && !/^[A-Za-z]{1,64}$/.test(type))
+        return yield* new BadRequest({ message: "type must be an event type name" })
+      const offset = yield* countOf(query.get("offset"), 0, "offset")
+      const limit = Math.min(MAX_PAGE, yield* countOf(query.get("limit"), 50, "limit"))
+      const page = yield* catalog.events(sessionId, { type, offset, limit })
+      return json({ sessionId, type, offset, limit, ...page })
+    }
+    if (sub === "live" && arg === undefined) {
+      const encoder = new TextEncoder()
+      const hello = Stream.succeed(encoder.encode(`retry: 1000\nevent: head\ndata: ${head}\n\n`))
+      const updates = catalog
+        .live(sessionId, loaded.position)
+        .pipe(Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)))
+      return HttpServerResponse.stream(Stream.concat(hello, updates), {
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-store", "x-accel-buffering": "no" },
+      })
+    }
+    return yield* new NotFound({ message: "no such API route" })
+  })
+}
+
+const sameToken = (given: string | undefined, expected: string) => {
+  if (given === undefined) return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+const errorResponse = (isApi: boolean, status: number, message: string) =>
+  isApi ? json({ error: message }, status) : Pages.errorPage(status, message)
+
+/** The viewer as one `effect/http` handler. */
+export const app = (options: AppOptions) => {
+  const timelines: TimelineCache = new WeakMap()
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = new URL(request.url, "http://viewer.invalid")
+    const isApi = url.pathname.startsWith("/api/") || url.pathname === "/api"
+    if (request.method !== "GET")
+      return withSecurity(
+        HttpServerResponse.setHeader(
+          errorResponse(isApi, 405, `method ${request.method} not allowed: the viewer is read-only (GET only)`),
+          "allow",
+          "GET",
+        ),
+      )
+    let setCookie = false
+    if (options.token !== undefined) {
+      const bearer = request.headers.authorization?.match(/^Bearer (.+)$/)?.[1]
+      const fromQuery = url.searchParams.get("token") ?? undefined
+      const ok =
+        sameToken(fromQuery, options.token) ||
+        sameToken(bearer, options.token) ||
+        sameToken(request.cookies[TOKEN_COOKIE], options.token)
+      if (!ok) return withSecurity(errorResponse(isApi, 401, "an access token is required (?token=…)"))
+      setCookie = sameToken(fromQuery, options.token)
+    }
+    const segments = url.pathname.split("/").filter((s) => s.length > 0)
+    let response: HttpServerResponse.HttpServerResponse
+    if (segments[0] === "assets" && segments.length === 2) {
+      const asset = Assets.get(segments[1]!)
+      response =
+        asset === undefined
+          ? errorResponse(false, 404, "no such asset")
+          : HttpServerResponse.uint8Array(asset.bytes, {
+              contentType: asset.contentType,
+              headers: { "cache-control": "max-age=300" },
+            })
+      return withSecurity(response)
+    }
+    const handled = route({ ...options, timelines }, segments, url.searchParams)
+    response =
+      handled === undefined
+        ? errorResponse(isApi, 404, `no such ${isApi ? "API route" : "page"}: ${url.pathname}`)
+        : yield* handled.pipe(
+            Effect.catch((error) =>
+              Effect.succeed(
+                errorResponse(
+                  isApi,
+                  error._tag === "NotFound" ? 404 : error._tag === "BadRequest" ? 400 : 500,
+                  describe(error),
+                ),
+              ),
+            ),
+          )
+    response = withSecurity(response)
+    if (setCookie)
+      response = HttpServerResponse.setHeader(
+        response,
+        "set-cookie",
+        `${TOKEN_COOKIE}=${encodeURIComponent(options.token!)}; HttpOnly; SameSite=Strict; Path=/`,
+      )
+    return response
+  })
+}

@@ -1,0 +1,105 @@
+/**
+ * `serve`: opens a source of sessions and serves the viewer on HTTP until interrupted. Binds 127.0.0.1 unless told
+ * otherwise; any other address needs an access token, generated (and reported) when none is given.
+ *
+ * **Example**
+ *
+ * ```ts
+ * const running = await Serve.start({ source: ".pivot/pivot.db", port: 0 })
+ * console.log(`open ${running.url}`)
+ * await running.close()
+ * ```
+ */
+import { randomBytes } from "node:crypto"
+import * as http from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { app } from "./Http.ts"
+import { describe, StartupError } from "./ServeError.ts"
+import * as Source from "./Source.ts"
+
+/** How to serve. */
+export interface ServeOptions {
+  /** A SQLite file (default `.pivot/pivot.db`), a `postgres://` URL, or an OpenCode export (`.json`). */
+  readonly source?: string | undefined
+  /** The port; 0 picks a free one. Default 4319. */
+  readonly port?: number | undefined
+  /** The address to bind; default 127.0.0.1. Any non-loopback address requires a token. */
+  readonly host?: string | undefined
+  /** The access token; generated when the host is not loopback and none is given. */
+  readonly token?: string | undefined
+  /** The usable context (tokens) to draw as a line on the timeline, when known. */
+  readonly usable?: number | undefined
+}
+
+/** A running viewer. */
+export interface Running {
+  /** The address to open (with `?token=` when a token is needed). */
+  readonly url: string
+  readonly host: string
+  readonly port: number
+  /** The access token, when one guards the viewer. */
+  readonly token: string | undefined
+  /** What is served, for messages. */
+  readonly source: string
+}
+
+/** The default port. */
+export const DEFAULT_PORT = 4319
+
+/** Whether an address is the loopback interface (no token needed there). */
+export const isLoopback = (host: string): boolean =>
+  host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host)
+
+/** Starts the viewer in the current scope; it stops when the scope closes. */
+export const serve = (options: ServeOptions = {}): Effect.Effect<Running, StartupError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const source = Source.parse(options.source)
+    const host = options.host ?? "127.0.0.1"
+    const port = options.port ?? DEFAULT_PORT
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      return yield* new StartupError({ message: `the port must be an integer from 0 to 65535, got ${port}` })
+    if (options.token !== undefined && !/^[\x21-\x7e]{8,200}$/.test(options.token))
+      return yield* new StartupError({ message: "the token must be 8 to 200 printable characters without spaces" })
+    const token =
+      options.token ?? (isLoopback(host) ? undefined : yield* Effect.sync(() => randomBytes(24).toString("base64url")))
+    const catalog = yield* Source.open(source)
+    // The store must answer now, not at the first page: an unreadable one is a startup error.
+    yield* Effect.mapError(catalog.ids, (error) => new StartupError({ message: describe(error) }))
+    const services = yield* Layer.build(NodeHttpServer.layer(() => http.createServer(), { port, host })).pipe(
+      Effect.mapError(
+        (error) => new StartupError({ message: `cannot listen on ${host}:${port}: ${describe(error.cause ?? error)}` }),
+      ),
+    )
+    const server = Context.get(services, HttpServer.HttpServer)
+    yield* server.serve(app({ catalog, token, usable: options.usable }))
+    yield* Effect.forkScoped(catalog.warm)
+    const address = server.address
+    const bound = address._tag === "UnixPathAddress" ? port : address.port
+    const shown = host.includes(":") ? `[${host}]` : host
+    return {
+      url: `http://${shown}:${bound}/${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`,
+      host,
+      port: bound,
+      token,
+      source: Source.label(source),
+    }
+  })
+
+/** A running viewer started outside Effect, with a way to stop it. */
+export interface Started extends Running {
+  /** Stops the server and closes the store. */
+  readonly close: () => Promise<void>
+}
+
+/** Starts the viewer from a promise-based program. */
+export const start = async (options: ServeOptions = {}): Promise<Started> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.provide(serve(options), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  return { ...exit.value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}

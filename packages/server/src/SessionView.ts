@@ -1,0 +1,264 @@
+/**
+ * What the viewer knows of one session, folded incrementally from its log: the figures the sessions list shows, the
+ * usage of every model step (the timeline chart), the marks on it (pivots, prunes, fallbacks, provider overflow
+ * errors, manual compactions), and the stream versions of each event type (the filterable event log). Pure: the
+ * server feeds it the events it reads, in order, and only the new ones after that.
+ */
+import { CompactionHistory, Conversation, type Events, type Projection, Tokens } from "@pivot/core"
+import { Replay } from "@pivot/store"
+
+type Event = Events.Event
+
+/** The usage of one model step: a point of the timeline. */
+export interface Step {
+  readonly version: number
+  readonly messageId: string
+  readonly input: number
+  /** Cache reads plus cache writes. */
+  readonly cache: number
+  readonly output: number
+  /** The context count the overflow check uses (`Tokens.contextCount`). */
+  readonly total: number
+}
+
+/** The kinds of marks on the timeline. */
+export type MarkKind = "pivot" | "prune" | "fallback" | "provider-overflow" | "manual-compaction"
+
+/** A mark on the timeline: an event worth seeing at a glance. */
+export interface Mark {
+  readonly kind: MarkKind
+  /** The stream version of the event. */
+  readonly version: number
+  readonly eventId: string
+  readonly eventType: string
+  /** What the mark names when hovered. */
+  readonly label: string
+  /** Events it stands for: a prune's consecutive `PartCompacted` events are one mark (one decision), else 1. */
+  readonly count: number
+}
+
+/** The overflow line: the trigger an `OverflowDetected` event recorded, from its version on. */
+export interface Trigger {
+  readonly version: number
+  readonly tokens: number
+}
+
+/** The figures of one session for the sessions list. */
+export interface Summary {
+  readonly sessionId: string
+  readonly title: string | undefined
+  readonly events: number
+  readonly messages: number
+  readonly pivots: number
+  readonly prunes: number
+  /** The context count of the newest model step, when one reported usage. */
+  readonly usage: number | undefined
+  /** The newest `at` of its events (ms since the epoch), when any has one. */
+  readonly lastActivity: number | undefined
+}
+
+/** The folded view of a session (mutable arrays, appended to as events arrive; owned by one `SessionView`). */
+export interface State {
+  readonly sessionId: string
+  version: number
+  title: string | undefined
+  messages: number
+  prunes: number
+  lastActivity: number | undefined
+  history: CompactionHistory.State
+  readonly steps: Array<Step>
+  readonly marks: Array<Mark>
+  readonly triggers: Array<Trigger>
+  /** Stream versions of each event type, ascending. */
+  readonly byType: Map<string, Array<number>>
+  /** Where each message was first added (its stream version). */
+  readonly added: Map<string, number>
+  /** The tail each started compaction plans to keep, by marker. */
+  readonly tails: Map<string, ReadonlyArray<string>>
+  /** Each finished summary's version and the window fold's origin from then on (`Replay.originOfPivot`). */
+  readonly origins: Array<{ readonly version: number; readonly origin: number }>
+}
+
+/** The view of a session before its first event. */
+export const make = (sessionId: string): State => ({
+  sessionId,
+  version: 0,
+  title: undefined,
+  messages: 0,
+  prunes: 0,
+  lastActivity: undefined,
+  history: CompactionHistory.initial,
+  steps: [],
+  marks: [],
+  triggers: [],
+  byType: new Map(),
+  added: new Map(),
+  tails: new Map(),
+  origins: [],
+})
+
+const markOf = (
+  event: Event,
+  meta: Projection.EventMeta,
+): Omit<Mark, "version" | "eventId" | "eventType" | "count"> | undefined => {
+  switch (event._tag) {
+    case "SummaryFinished":
+      return { kind: "pivot", label: `pivot: summary ${event.summary.id} replaces the head (marker ${event.markerId})` }
+    case "PartCompacted":
+      return { kind: "prune", label: `prune: tool output ${event.partId} of ${event.messageId} cleared` }
+    case "SummaryFallbackUsed":
+      return { kind: "fallback", label: `fallback: extractive summary for ${event.markerId} (${event.reason})` }
+    case "ProviderErrorReported":
+      return event.overflow
+        ? { kind: "provider-overflow", label: `provider overflow error: ${event.error.name} on ${event.message.id}` }
+        : undefined
+    case "CompactionRequested": {
+      const part = event.marker.parts.find((p) => p.type === "compaction")
+      return part !== undefined && part.type === "compaction" && part.auto === false
+        ? { kind: "manual-compaction", label: `manual compaction requested (marker ${event.marker.id})` }
+        : undefined
+    }
+    default:
+      void meta
+      return undefined
+  }
+}
+
+/** Folds one event (the next of the stream) into the view. */
+export const evolve = (state: State, event: Event, meta: Projection.EventMeta): void => {
+  state.version = meta.version
+  const at = (event as { readonly at?: unknown }).at
+  if (typeof at === "number") state.lastActivity = Math.max(state.lastActivity ?? at, at)
+  const versions = state.byType.get(event._tag)
+  if (versions === undefined) state.byType.set(event._tag, [meta.version])
+  else versions.push(meta.version)
+  state.history = CompactionHistory.evolve(state.history, event, meta.version)
+  const message = Conversation.addedMessage(event)
+  if (message !== undefined && !state.added.has(message.id)) state.added.set(message.id, meta.version)
+  switch (event._tag) {
+    case "CompactionStarted":
+      state.tails.set(event.markerId, event.plan.tail)
+      break
+    case "SummaryFinished":
+      state.origins.push({
+        version: meta.version,
+        origin: Replay.originOfPivot(
+          (id) => state.added.get(id),
+          event.markerId,
+          state.tails.get(event.markerId) ?? [],
+        ),
+      })
+      break
+  }
+  switch (event._tag) {
+    case "SessionStarted":
+      state.title = event.title
+      break
+    case "UserMessageAdded":
+      state.messages++
+      break
+    case "AssistantStepRecorded": {
+      state.messages++
+      const message = event.message
+      if (message.summary === true) break
+      const tokens = message.tokens
+      const total = Tokens.contextCount(tokens)
+      if (total > 0)
+        state.steps.push({
+          version: meta.version,
+          messageId: message.id,
+          input: tokens.input,
+          cache: tokens.cacheRead + tokens.cacheWrite,
+          output: tokens.output,
+          total,
+        })
+      break
+    }
+    case "PartCompacted":
+      state.prunes++
+      break
+    case "OverflowDetected":
+      if (event.trigger !== undefined) state.triggers.push({ version: meta.version, tokens: event.trigger })
+      break
+  }
+  const mark = markOf(event, meta)
+  if (mark === undefined) return
+  const last = state.marks[state.marks.length - 1]
+  // One prune clears many outputs in a row: one mark for the run, naming how many.
+  if (mark.kind === "prune" && last?.kind === "prune" && last.version + last.count === meta.version) {
+    const count = last.count + 1
+    state.marks[state.marks.length - 1] = {
+      ...last,
+      count,
+      label: `prune: ${count} tool outputs cleared (versions ${last.version} to ${meta.version})`,
+    }
+    return
+  }
+  state.marks.push({ ...mark, version: meta.version, eventId: meta.id, eventType: event._tag, count: 1 })
+}
+
+/** The stream version to start the window fold from for the window at `version` (as `Replay.originOf`). */
+export const originAt = (state: State, version: number): number => {
+  let lo = 0
+  let hi = state.origins.length - 1
+  let origin = 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const at = state.origins[mid]!
+    if (at.version <= version) {
+      origin = at.origin
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return origin
+}
+
+/**
+ * The steps between versions `from` and `to` (inclusive), at most `max` of them (≥ 2): all when they fit, otherwise
+ * the lowest and the highest context of each of `max / 2` equal runs, in order, so that peaks and troughs survive.
+ */
+export const stepsBetween = (steps: ReadonlyArray<Step>, from: number, to: number, max: number): Array<Step> => {
+  let lo = 0
+  let hi = steps.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (steps[mid]!.version < from) lo = mid + 1
+    else hi = mid
+  }
+  let end = lo
+  while (end < steps.length && steps[end]!.version <= to) end++
+  const n = end - lo
+  if (n <= max) return steps.slice(lo, end)
+  const buckets = Math.max(1, Math.floor(max / 2))
+  const out: Array<Step> = []
+  for (let b = 0; b < buckets; b++) {
+    const start = lo + Math.floor((b * n) / buckets)
+    const stop = lo + Math.floor(((b + 1) * n) / buckets)
+    let low = steps[start]!
+    let high = low
+    for (let i = start + 1; i < stop; i++) {
+      const step = steps[i]!
+      if (step.total < low.total) low = step
+      if (step.total > high.total) high = step
+    }
+    if (low === high) out.push(low)
+    else if (low.version < high.version) out.push(low, high)
+    else out.push(high, low)
+  }
+  return out
+}
+
+/** The session's compactions that formed a pivot, oldest first. */
+export const pivots = (state: State): ReadonlyArray<CompactionHistory.Entry> => CompactionHistory.pivots(state.history)
+
+/** The figures for the sessions list. */
+export const summary = (state: State): Summary => ({
+  sessionId: state.sessionId,
+  title: state.title,
+  events: state.version,
+  messages: state.messages,
+  pivots: pivots(state).length,
+  prunes: state.prunes,
+  usage: state.steps[state.steps.length - 1]?.total,
+  lastActivity: state.lastActivity,
+})

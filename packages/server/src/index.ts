@@ -1,0 +1,18 @@
+/** `@pivot/server`: `pivot serve`, the read-only web viewer for auditing sessions. */
+
+/** The sessions served, folded in memory and caught up with the store. */
+export * as Catalog from "./Catalog.ts"
+/** The HTTP application (pages, JSON API, server-sent events, assets). */
+export * as Http from "./Http.ts"
+/** The HTML of the pages and error pages, and the escaping they use. */
+export * as Pages from "./Pages.ts"
+/** Starting the viewer: `serve` (an Effect) and `start` (a promise). */
+export * as Serve from "./Serve.ts"
+/** The viewer's typed failures. */
+export * from "./ServeError.ts"
+/** What the viewer knows of a session: figures, timeline, marks. */
+export * as SessionView from "./SessionView.ts"
+/** Opening a source: SQLite, PostgreSQL, or an OpenCode export. */
+export * as Source from "./Source.ts"
+/** The window at a version, diffs, pivot reports. */
+export * as WindowView from "./WindowView.ts"

@@ -1,0 +1,225 @@
+// The viewer in a real headless Chromium (Debian's, installed by the test setup when missing), driven by
+// playwright-core: the sessions page, a session's chart and its pivot marks against the event log, a click on a
+// pivot showing exactly what `pivot window --at` prints, keyboard stepping, a diff, an inert XSS payload, and a live
+// update arriving while a writer appends. Screenshots go to docs/img/ for the README.
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Events } from "@pivot/core"
+import { ReadModels, SessionLog } from "@pivot/store"
+import { Effect } from "effect"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { Serve } from "../src/index.ts"
+import { play, writeSqlite } from "./support/play.ts"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const shots = path.join(root, "docs/img")
+const SESSION = "ses_browser"
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-serve-browser-"))
+const db = path.join(dir, "pivot.db")
+const events = play({ sessionId: SESSION, turns: 40 })
+
+/** The flags Chromium needs on these machines (no sandbox as root, no background connections to a closed network). */
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+]
+
+let server: Serve.Started
+let context: BrowserContext
+let page: Page
+let base: string
+
+const ready = async (p: Page) => {
+  await p.waitForSelector("body[data-ready='true'], #error", { timeout: 20_000 })
+  expect(await p.locator("#error").count()).toBe(0)
+}
+
+beforeAll(async () => {
+  expect(inject("chromiumError")).toBe("")
+  await writeSqlite(db, SESSION, events)
+  server = await Serve.start({ source: db, port: 0 })
+  base = `http://127.0.0.1:${server.port}`
+  context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
+    executablePath: inject("chromiumPath"),
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 860 },
+  })
+  page = await context.newPage()
+  fs.mkdirSync(shots, { recursive: true })
+})
+
+afterAll(async () => {
+  await context?.close()
+  await server?.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe("the viewer in Chromium", () => {
+  it("lists the sessions, sortable", async () => {
+    await page.goto(`${base}/`)
+    await ready(page)
+    const rows = page.locator("#sessions tbody tr")
+    expect(await rows.count()).toBe(1)
+    expect(await rows.first().getAttribute("data-session")).toBe(SESSION)
+    await page.click("th[data-sort='events']")
+    expect(await rows.count()).toBe(1)
+    await page.screenshot({ path: path.join(shots, "serve-sessions.png") })
+  })
+
+  it("opens a session: one pivot mark on the chart per pivot in the event log, each named on hover", async () => {
+    await page.click(`a[href='/sessions/${SESSION}']`)
+    await ready(page)
+    await page.waitForSelector(".u-over .mark")
+    const pivotMarks = page.locator(".mark[data-kind='pivot']")
+    const inLog = events.filter((e) => e._tag === "SummaryFinished").length
+    expect(inLog).toBeGreaterThan(1)
+    expect(await pivotMarks.count()).toBe(inLog)
+    // The event log's own page, filtered to the events that form pivots, agrees.
+    const response = await page.request.get(`${base}/api/sessions/${SESSION}/events?type=SummaryFinished&limit=500`)
+    const logged = (await response.json()) as { total: number; events: Array<{ version: number }> }
+    expect(logged.total).toBe(await pivotMarks.count())
+    const markVersions = await pivotMarks.evaluateAll((nodes) =>
+      nodes.map((n) => Number((n as HTMLElement).dataset.version)),
+    )
+    expect(markVersions).toEqual(logged.events.map((e) => e.version))
+    for (const kind of ["fallback", "provider-overflow", "manual-compaction"])
+      expect(await page.locator(`.mark[data-kind='${kind}']`).count(), kind).toBe(1)
+    await pivotMarks.first().hover()
+    expect(await page.textContent("#tooltip")).toMatch(/SummaryFinished · pivot: summary msg_/)
+    await page.screenshot({ path: path.join(shots, "serve-timeline.png"), fullPage: true })
+  })
+
+  it("clicks a pivot and shows the window at that version: the same bytes as pivot window --at", async () => {
+    const mark = page.locator(".mark[data-kind='pivot']").nth(1)
+    const version = Number(await mark.getAttribute("data-version"))
+    await mark.click()
+    await page.waitForURL(`**/sessions/${SESSION}/versions/${version}`)
+    await ready(page)
+    await page.waitForFunction(() => (document.getElementById("raw")?.textContent ?? "").length > 0)
+    const shown = await page.textContent("#raw")
+    const cli = execFileSync(
+      process.execPath,
+      [
+        path.join(root, "packages/cli/src/bin.ts"),
+        "window",
+        "--db",
+        db,
+        "--session",
+        SESSION,
+        "--at",
+        String(version),
+        "--format",
+        "json",
+      ],
+      { encoding: "utf8" },
+    )
+    expect(`${shown}\n`).toBe(cli)
+    expect(await page.locator(".entry[data-kind='summary']").count()).toBe(1)
+    expect(await page.locator(".entry[data-kind='marker']").count()).toBeGreaterThan(0)
+    await page.screenshot({ path: path.join(shots, "serve-window.png") })
+  })
+
+  it("steps through versions with the keyboard", async () => {
+    const start = Number(await page.getAttribute("body", "data-version"))
+    await page.keyboard.press("ArrowLeft")
+    await page.waitForFunction((v) => document.body.dataset.version === String(v - 1), start)
+    expect(page.url()).toContain(`/versions/${start - 1}`)
+    await page.keyboard.press("ArrowRight")
+    await page.waitForFunction((v) => document.body.dataset.version === String(v), start)
+    await page.keyboard.press("Shift+ArrowRight")
+    await page.waitForFunction((v) => Number(document.body.dataset.version) > v, start)
+    expect(await page.textContent("#version")).toContain(`version ${await page.getAttribute("body", "data-version")}`)
+  })
+
+  it("runs a diff between two versions", async () => {
+    const first = events.findIndex((e) => e._tag === "SummaryFinished") + 1
+    const requested = events.findIndex((e) => e._tag === "CompactionRequested") + 1
+    await page.goto(`${base}/sessions/${SESSION}/diff?from=1&to=2`)
+    await ready(page)
+    await page.fill("#from", String(requested - 1))
+    await page.fill("#to", String(first))
+    await page.click("#run-diff")
+    await page.waitForURL(`**/diff?from=${requested - 1}&to=${first}`)
+    await ready(page)
+    expect(await page.locator("#diff .row[data-change='entered']").count()).toBeGreaterThan(0)
+    expect(await page.locator("#diff .row[data-change='left']").count()).toBeGreaterThan(0)
+    expect(await page.textContent("#diff-counts")).toMatch(/\d+ entered · \d+ left/)
+    await page.screenshot({ path: path.join(shots, "serve-diff.png") })
+  })
+
+  it("shows the pivot report and the event log, filtered and paginated", async () => {
+    await page.goto(`${base}/sessions/${SESSION}/pivots/2`)
+    await ready(page)
+    expect(await page.textContent("#report")).toContain("extractive fallback (failed)")
+    await page.screenshot({ path: path.join(shots, "serve-pivot.png") })
+    await page.goto(`${base}/sessions/${SESSION}/events`)
+    await ready(page)
+    expect(await page.locator("#events tbody tr").count()).toBe(50)
+    await page.selectOption("#type", "PartCompacted")
+    await page.waitForURL("**/events?type=PartCompacted")
+    await ready(page)
+    const prunes = events.filter((e) => e._tag === "PartCompacted").length
+    expect(await page.locator("#events tbody tr[data-type='PartCompacted']").count()).toBe(prunes)
+    expect(await page.locator("#events tbody tr").count()).toBe(prunes)
+  })
+
+  it("leaves the XSS payload in a tool output inert: shown as text, never run", async () => {
+    const version = events.findIndex((e) => JSON.stringify(e).includes("__pwned")) + 1
+    await page.goto(`${base}/sessions/${SESSION}/versions/${version}`)
+    await ready(page)
+    expect(await page.locator("#window").textContent()).toContain("<script>window.__pwned = 1</script>")
+    expect(await page.locator("#window img").count()).toBe(0)
+    expect(await page.locator("#window script").count()).toBe(0)
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined()
+  })
+
+  it("updates the open session page live while a writer appends", async () => {
+    await page.goto(`${base}/sessions/${SESSION}`)
+    await ready(page)
+    await page.waitForSelector(`#live[data-head='${events.length}']`)
+    const before = await page.locator(".mark[data-kind='manual-compaction']").count()
+    const user: Events.Event = {
+      _tag: "UserMessageAdded",
+      at: 1_800_000_000_000,
+      message: {
+        role: "user",
+        id: "msg_live_browser_01" as never,
+        createdAt: 1_800_000_000_000,
+        parts: [{ type: "text", id: "prt_live_browser_01" as never, text: "compact now, please" }],
+      },
+    }
+    const marker: Events.Event = {
+      _tag: "CompactionRequested",
+      at: 1_800_000_000_001,
+      marker: {
+        role: "user",
+        id: "msg_live_browser_02" as never,
+        createdAt: 1_800_000_000_001,
+        parts: [{ type: "compaction", id: "prt_live_browser_02" as never, auto: false }],
+      },
+    }
+    await Effect.runPromise(
+      SessionLog.append(SESSION, events.length, [
+        { id: "evt_live_browser_1", event: user },
+        { id: "evt_live_browser_2", event: marker },
+      ]).pipe(Effect.provide(ReadModels.layerSqlite({ filename: db }))),
+    )
+    await page.waitForSelector(`#live[data-head='${events.length + 2}']`, { timeout: 20_000 })
+    await page.waitForFunction(
+      (n) => document.querySelectorAll(".mark[data-kind='manual-compaction']").length === n,
+      before + 1,
+    )
+    expect(await page.textContent("#figures")).toContain(`${events.length + 2} events`)
+  })
+})

@@ -1,0 +1,30 @@
+// Makes sure Debian's Chromium is installed for the browser tests (scripts/chromium.sh installs it when missing) and
+// hands its path to them. A failure is handed over too, so the browser tests fail with the reason instead of skipping.
+import { execFileSync } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { TestProject } from "vitest/node"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    chromiumPath: string
+    chromiumError: string
+    // Provided by the store's setup (the PostgreSQL test server), also listed in this project's config.
+    pgUrl: string
+    pgError: string
+  }
+}
+
+const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../scripts/chromium.sh")
+
+export default function setup(project: TestProject): void {
+  try {
+    const bin = execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+    project.provide("chromiumPath", bin)
+    project.provide("chromiumError", "")
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr
+    project.provide("chromiumPath", "")
+    project.provide("chromiumError", `scripts/chromium.sh failed: ${String(stderr ?? error)}`)
+  }
+}

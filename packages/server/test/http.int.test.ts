@@ -1,0 +1,458 @@
+// The viewer over real HTTP: a real server on an ephemeral loopback port, over a real SQLite file written as pivot
+// writes it. Every route and every error, checked against the played events (an independent count), never against
+// the server's own folds.
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type Events, ValidWindow, Window } from "@pivot/core"
+import { ReadModels, SessionLog } from "@pivot/store"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { Pages, Serve } from "../src/index.ts"
+import { play, writeSqlite, XSS_PAYLOAD } from "./support/play.ts"
+
+const SESSION = "ses_http"
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-serve-http-"))
+const db = path.join(dir, "pivot.db")
+const liveDb = path.join(dir, "live.db")
+const events = play({ sessionId: SESSION, turns: 40 })
+const hash = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
+const count = (tag: string) => events.filter((e) => e._tag === tag).length
+
+let server: Serve.Started
+let base: string
+let before: string
+
+/** A raw GET (or other method) with the path sent exactly as given (fetch would normalise `..`). */
+const raw = (method: string, rawPath: string, port = server.port) =>
+  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath }, (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (c) => (body += c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
+const getJson = async (url: string) => {
+  const response = await fetch(`${base}${url}`)
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+beforeAll(async () => {
+  await writeSqlite(db, SESSION, events)
+  before = hash(db)
+  server = await Serve.start({ source: db, port: 0 })
+  base = `http://127.0.0.1:${server.port}`
+})
+
+afterAll(async () => {
+  await server?.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe("pages", () => {
+  it("serves the sessions page and each page of a session as HTML with a strict content security policy", async () => {
+    for (const url of [
+      "/",
+      `/sessions/${SESSION}`,
+      `/sessions/${SESSION}/versions/10`,
+      `/sessions/${SESSION}/diff?from=1&to=20`,
+      `/sessions/${SESSION}/pivots/1`,
+      `/sessions/${SESSION}/events?type=PartCompacted`,
+    ]) {
+      const response = await fetch(`${base}${url}`)
+      expect(response.status, url).toBe(200)
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/)
+      expect(response.headers.get("content-security-policy")).toContain("script-src 'self'")
+      const html = await response.text()
+      expect(html).toContain('<script src="/assets/app.js"></script>')
+      expect(html).not.toContain("<script>")
+    }
+  })
+
+  it("answers an unknown session or version with a 404 page and a malformed one with a 400 page", async () => {
+    const cases: Array<[string, number]> = [
+      ["/sessions/ses_nope", 404],
+      [`/sessions/${SESSION}/versions/${events.length + 1}`, 404],
+      [`/sessions/${SESSION}/pivots/99`, 404],
+      [`/sessions/${SESSION}/pivots/0`, 404],
+      [`/sessions/${SESSION}/versions/abc`, 400],
+      [`/sessions/${SESSION}/versions/-1`, 400],
+      [`/sessions/${SESSION}/diff?from=x`, 400],
+      ["/sessions/bad%20id%3Cscript%3E", 400],
+      ["/no/such/page", 404],
+      [`/sessions/${SESSION}/nothing`, 404],
+    ]
+    for (const [url, status] of cases) {
+      const response = await fetch(`${base}${url}`)
+      expect(response.status, url).toBe(status)
+      const html = await response.text()
+      expect(html, url).toContain(`<h1>${status}</h1>`)
+      expect(html, url).not.toContain("<script>")
+    }
+  })
+
+  it("escapes what it echoes into an error page", async () => {
+    const response = await fetch(`${base}/sessions/${encodeURIComponent("<img src=x>")}`)
+    expect(response.status).toBe(400)
+    const html = await response.text()
+    expect(html).not.toContain("<img src=x>")
+    expect(html).toContain("&#60;img src=x&#62;")
+  })
+})
+
+describe("the JSON API", () => {
+  it("lists the sessions with their figures", async () => {
+    const { status, body } = await getJson("/api/sessions")
+    expect(status).toBe(200)
+    expect(body.sessions).toHaveLength(1)
+    const s = body.sessions[0]
+    expect(s.sessionId).toBe(SESSION)
+    expect(s.events).toBe(events.length)
+    expect(s.messages).toBe(count("UserMessageAdded") + count("AssistantStepRecorded"))
+    expect(s.pivots).toBe(count("SummaryFinished"))
+    expect(s.prunes).toBe(count("PartCompacted"))
+    const lastStep = events.findLast(
+      (e): e is Extract<Events.Event, { _tag: "AssistantStepRecorded" }> =>
+        e._tag === "AssistantStepRecorded" && e.message.summary !== true,
+    )!
+    const t = lastStep.message.tokens
+    expect(s.usage).toBe(t.input + t.output + t.cacheRead + t.cacheWrite)
+  })
+
+  it("answers a session's figures, pivots and event types", async () => {
+    const { body } = await getJson(`/api/sessions/${SESSION}`)
+    expect(body.head).toBe(events.length)
+    expect(body.pivots).toHaveLength(count("SummaryFinished"))
+    const finishedAt = events.flatMap((e, i) => (e._tag === "SummaryFinished" ? [i + 1] : []))
+    expect(body.pivots.map((p: { version: number }) => p.version)).toEqual(finishedAt)
+    for (const tag of new Set(events.map((e) => e._tag))) expect(body.types[tag], tag).toBe(count(tag))
+  })
+
+  it("answers the timeline: one point per model step that reported usage, and every mark", async () => {
+    const { body } = await getJson(`/api/sessions/${SESSION}/timeline`)
+    const steps = events.flatMap((e, i) =>
+      e._tag === "AssistantStepRecorded" && e.message.summary !== true ? [i + 1] : [],
+    )
+    expect(body.points.version).toEqual(steps)
+    expect(body.steps).toBe(steps.length)
+    const { body: range } = await getJson(`/api/sessions/${SESSION}/timeline?from=20&to=60`)
+    expect(range.points.version).toEqual(steps.filter((v) => v >= 20 && v <= 60))
+    expect((await getJson(`/api/sessions/${SESSION}/timeline?from=x`)).status).toBe(400)
+    const kinds = (kind: string) => body.marks.filter((m: { kind: string }) => m.kind === kind).length
+    expect(kinds("pivot")).toBe(count("SummaryFinished"))
+    // A prune's consecutive PartCompacted events are one mark, counting them.
+    const runs = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted").length
+    expect(kinds("prune")).toBe(runs)
+    expect(kinds("prune")).toBeGreaterThan(0)
+    const pruneMarks = body.marks.filter((m: { kind: string }) => m.kind === "prune")
+    expect(pruneMarks.reduce((n: number, m: { count: number }) => n + m.count, 0)).toBe(count("PartCompacted"))
+    expect(kinds("fallback")).toBe(1)
+    expect(kinds("provider-overflow")).toBe(1)
+    expect(kinds("manual-compaction")).toBe(1)
+    for (const mark of body.marks) expect(mark.label.length).toBeGreaterThan(0)
+  })
+
+  it("answers the window at every version with the bytes of the CLI's rendering of the replayed window", async () => {
+    // The reference: a plain fold of the prefix from zero (the CLI's replay must equal it) through ValidWindow.toJson.
+    for (let version = 0; version <= events.length; version += 7) {
+      const response = await fetch(`${base}/api/sessions/${SESSION}/window/${version}/raw`)
+      expect(response.status).toBe(200)
+      expect(await response.text()).toBe(ValidWindow.toJson(Window.messages(Window.fold(events.slice(0, version)))))
+    }
+  })
+
+  it("answers each window entry with its kind, source events and pruned originals", async () => {
+    const { body } = await getJson(`/api/sessions/${SESSION}/window/${events.length}`)
+    const kinds = body.entries.map((e: { kind: string }) => e.kind)
+    expect(kinds).toContain("marker")
+    expect(kinds).toContain("summary")
+    for (const entry of body.entries) expect(entry.eventIds.length).toBeGreaterThan(0)
+    const summary = body.entries.find((e: { kind: string }) => e.kind === "summary")
+    expect(summary.summary.facts).toMatch(/^## Facts \(from the log\)/)
+    // Right after each pivot, the entries marked as the retained tail are exactly its plan's tail.
+    for (const [i, e] of events.entries()) {
+      if (e._tag !== "SummaryFinished") continue
+      const started = events.find((s) => s._tag === "CompactionStarted" && s.markerId === e.markerId)!
+      const { body: after } = await getJson(`/api/sessions/${SESSION}/window/${i + 1}`)
+      const tail = after.entries
+        .filter((x: { kind: string }) => x.kind === "tail")
+        .map((x: { messageId: string }) => x.messageId)
+      expect(tail).toEqual(started._tag === "CompactionStarted" ? started.plan.tail : [])
+    }
+    const pruned = body.entries.flatMap((e: { pruned: Array<{ original: string }> }) => e.pruned)
+    for (const p of pruned) expect(p.original.length).toBeGreaterThan(0)
+  })
+
+  it("keeps the XSS payload as plain data in the JSON", async () => {
+    const version = events.findIndex((e) => JSON.stringify(e).includes("__pwned")) + 1
+    const text = await (await fetch(`${base}/api/sessions/${SESSION}/window/${version}`)).text()
+    expect(text).toContain(JSON.stringify(XSS_PAYLOAD).slice(1, -1))
+  })
+
+  it("diffs two versions: the summary enters, the head leaves", async () => {
+    const { body: session } = await getJson(`/api/sessions/${SESSION}`)
+    const pivot = session.pivots[0]
+    const { status, body } = await getJson(
+      `/api/sessions/${SESSION}/diff?from=${pivot.requestedVersion - 1}&to=${pivot.version}`,
+    )
+    expect(status).toBe(200)
+    expect(
+      body.rows.some(
+        (r: { change: string; sourceMessageId: string }) =>
+          r.change === "entered" && r.sourceMessageId === pivot.summaryId,
+      ),
+    ).toBe(true)
+    expect(body.counts.left).toBeGreaterThan(0)
+    const { body: same } = await getJson(`/api/sessions/${SESSION}/diff?from=9&to=9`)
+    expect(same.counts).toMatchObject({ entered: 0, left: 0, replaced: 0, changed: 0 })
+  })
+
+  it("diffs across a prune: the pruned output is replaced by a placeholder", async () => {
+    const at = events.findIndex((e) => e._tag === "PartCompacted") + 1
+    const { body } = await getJson(`/api/sessions/${SESSION}/diff?from=${at - 1}&to=${at}`)
+    expect(body.counts.replaced).toBeGreaterThan(0)
+  })
+
+  it("reports each pivot: what it replaced, its summary and facts, the summariser or fallback, the tail", async () => {
+    const started = events.filter((e) => e._tag === "CompactionStarted")
+    for (let n = 1; n <= started.length; n++) {
+      const { status, body } = await getJson(`/api/sessions/${SESSION}/pivots/${n}`)
+      expect(status).toBe(200)
+      expect(body.replaced.messages).toBe(started[n - 1]!.plan.head.length)
+      expect(body.tail).toEqual(started[n - 1]!.plan.tail)
+      expect(body.summary.facts).toMatch(/^## Facts/)
+      expect(body.summariser.model).toBe("test/test-model")
+      expect(body.summariser.fallback).toBe(n === 2 ? "failed" : undefined)
+    }
+    expect((await getJson(`/api/sessions/${SESSION}/pivots/${started.length + 1}`)).status).toBe(404)
+  })
+
+  it("pages the event log, filtered by type, never more than 500 at once", async () => {
+    const { body: first } = await getJson(`/api/sessions/${SESSION}/events?offset=0&limit=10`)
+    expect(first.total).toBe(events.length)
+    expect(first.events.map((e: { version: number }) => e.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(first.events[0].data).toEqual(events[0])
+    const { body: prunes } = await getJson(`/api/sessions/${SESSION}/events?type=PartCompacted&offset=2&limit=3`)
+    expect(prunes.total).toBe(count("PartCompacted"))
+    const at = events.flatMap((e, i) => (e._tag === "PartCompacted" ? [i + 1] : []))
+    expect(prunes.events.map((e: { version: number }) => e.version)).toEqual(at.slice(2, 5))
+    const { body: capped } = await getJson(`/api/sessions/${SESSION}/events?limit=100000`)
+    expect(capped.limit).toBe(500)
+    const { body: none } = await getJson(`/api/sessions/${SESSION}/events?type=NoSuchType`)
+    expect(none.total).toBe(0)
+  })
+
+  it("answers unknown and malformed requests with 404 and 400 as JSON", async () => {
+    const cases: Array<[string, number]> = [
+      ["/api/sessions/ses_nope", 404],
+      ["/api/sessions/ses_nope/timeline", 404],
+      [`/api/sessions/${SESSION}/window/${events.length + 1}`, 404],
+      [`/api/sessions/${SESSION}/window/${events.length + 1}/raw`, 404],
+      [`/api/sessions/${SESSION}/window/1.5`, 400],
+      [`/api/sessions/${SESSION}/diff?from=1`, 400],
+      [`/api/sessions/${SESSION}/diff?from=1&to=99999`, 404],
+      [`/api/sessions/${SESSION}/events?type=%3Cb%3E`, 400],
+      [`/api/sessions/${SESSION}/events?offset=-3`, 400],
+      [`/api/sessions/${SESSION}/pivots/x`, 400],
+      ["/api/sessions/%E0%A4%A", 400],
+      ["/api/nothing", 404],
+      [`/api/sessions/${SESSION}/nothing`, 404],
+    ]
+    for (const [url, status] of cases) {
+      const { status: got, body } = await getJson(url)
+      expect(got, url).toBe(status)
+      expect(typeof body.error, url).toBe("string")
+    }
+  })
+})
+
+describe("security", () => {
+  it("answers every method but GET with 405 and Allow: GET", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
+      for (const url of ["/", "/api/sessions", `/api/sessions/${SESSION}/window/3`]) {
+        const response = await raw(method, url)
+        expect(response.status, `${method} ${url}`).toBe(405)
+        expect(response.headers.allow).toBe("GET")
+      }
+  })
+
+  it("serves the bundled assets by name and nothing else", async () => {
+    for (const name of ["app.js", "style.css", "uPlot.iife.min.js", "uPlot.min.css"])
+      expect((await raw("GET", `/assets/${name}`)).status, name).toBe(200)
+    for (const url of [
+      "/assets/../package.json",
+      "/assets/..%2Fpackage.json",
+      "/assets/%2e%2e%2f%2e%2e%2fpackage.json",
+      "/assets/../../../../etc/passwd",
+      "/assets/..\\..\\package.json",
+      "/assets/node_modules/uplot/package.json",
+      "/assets/",
+      "/assets/hasOwnProperty",
+      "/assets/__proto__",
+    ]) {
+      const response = await raw("GET", url)
+      expect(response.status, url).toBe(404)
+      expect(response.body, url).not.toContain('"name"')
+    }
+  })
+
+  it("escapes every HTML special character", () => {
+    expect(Pages.escapeHtml(`<a href="x" onclick='y'>&\`</a>`)).toBe(
+      "&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#96;&#60;/a&#62;",
+    )
+  })
+
+  it("binds 127.0.0.1 by default", () => {
+    expect(server.host).toBe("127.0.0.1")
+    expect(server.token).toBeUndefined()
+  })
+
+  it("needs the token when one is set: 401 without it, the cookie it sets afterwards", async () => {
+    const guarded = await Serve.start({ source: db, port: 0, token: "s3cret-token" })
+    try {
+      const url = `http://127.0.0.1:${guarded.port}`
+      expect((await fetch(`${url}/api/sessions`)).status).toBe(401)
+      expect((await fetch(`${url}/api/sessions?token=wrong-token`)).status).toBe(401)
+      const ok = await fetch(`${url}/api/sessions?token=s3cret-token`)
+      expect(ok.status).toBe(200)
+      const cookie = ok.headers.get("set-cookie")!
+      expect(cookie).toContain("HttpOnly")
+      const viaCookie = await fetch(`${url}/api/sessions`, { headers: { cookie: cookie.split(";")[0]! } })
+      expect(viaCookie.status).toBe(200)
+      const viaBearer = await fetch(`${url}/`, { headers: { authorization: "Bearer s3cret-token" } })
+      expect(viaBearer.status).toBe(200)
+      expect(guarded.url).toContain("?token=s3cret-token")
+    } finally {
+      await guarded.close()
+    }
+  })
+
+  it("generates a token when asked to listen beyond loopback", async () => {
+    const open = await Serve.start({ source: db, port: 0, host: "0.0.0.0" })
+    try {
+      expect(open.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
+      expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions`)).status).toBe(401)
+      expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions?token=${open.token}`)).status).toBe(200)
+    } finally {
+      await open.close()
+    }
+  })
+
+  it("never modifies the store (the file hashes the same after every request above)", () => {
+    expect(hash(db)).toBe(before)
+  })
+})
+
+describe("startup", () => {
+  it("fails clearly on a missing, corrupt or foreign store, a bad export, a bad port or a taken one", async () => {
+    const garbage = path.join(dir, "garbage.db")
+    fs.writeFileSync(garbage, "this is not a database, just text that is long enough to have a header".repeat(10))
+    const badExport = path.join(dir, "bad.json")
+    fs.writeFileSync(badExport, "{}")
+    const cases: Array<[Serve.ServeOptions, RegExp]> = [
+      [{ source: path.join(dir, "missing.db") }, /^no database at .*missing\.db/],
+      [{ source: garbage }, /^cannot open .*garbage\.db: .*not a SQLite database/],
+      [{ source: badExport }, /bad\.json: /],
+      [{ source: db, port: 70000 }, /port must be an integer/],
+      [{ source: db, port: server.port }, /^cannot listen on 127\.0\.0\.1:\d+/],
+      [{ source: db, token: "short" }, /token must be/],
+    ]
+    for (const [options, message] of cases) await expect(Serve.start(options)).rejects.toThrow(message)
+    expect(fs.existsSync(path.join(dir, "missing.db"))).toBe(false)
+  })
+})
+
+describe("sources", () => {
+  it("serves an OpenCode export imported into memory, leaving the file as it was", async () => {
+    const file = path.resolve(import.meta.dirname, "../../opencode/test/fixtures/compaction-tail.json")
+    const bytes = hash(file)
+    const served = await Serve.start({ source: file, port: 0 })
+    try {
+      const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions`)
+      const { sessions } = (await response.json()) as { sessions: Array<{ sessionId: string; events: number }> }
+      expect(sessions).toHaveLength(1)
+      expect(sessions[0]!.events).toBeGreaterThan(0)
+    } finally {
+      await served.close()
+    }
+    expect(hash(file)).toBe(bytes)
+  })
+
+  it("serves a PostgreSQL store read-only (?schema= picks the schema)", async () => {
+    const url = inject("pgUrl")
+    expect(inject("pgError")).toBe("")
+    const schema = `serve_${process.pid}_${Date.now() % 100000}`
+    const small = play({ sessionId: "ses_pg", turns: 12 })
+    await Effect.runPromise(
+      SessionLog.append(
+        "ses_pg",
+        "no-stream",
+        SessionLog.fromEvents("ses_pg", small).map(({ event, meta }) => ({ id: meta.id, event })),
+      ).pipe(Effect.provide(ReadModels.layerPostgres({ url, schema }))),
+    )
+    const served = await Serve.start({ source: `${url}?schema=${schema}`, port: 0 })
+    try {
+      const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions/ses_pg/window/${small.length}/raw`)
+      expect(await response.text()).toBe(ValidWindow.toJson(Window.messages(Window.fold(small))))
+      expect(served.source).not.toContain("password")
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe("live", () => {
+  it("pushes the new head over server-sent events while a writer appends", async () => {
+    const first = play({ sessionId: "ses_live", turns: 6 })
+    await writeSqlite(liveDb, "ses_live", first)
+    const served = await Serve.start({ source: liveDb, port: 0 })
+    const controller = new AbortController()
+    try {
+      const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions/ses_live/live`, {
+        signal: controller.signal,
+      })
+      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      const until = async (pattern: RegExp) => {
+        while (!pattern.test(text)) {
+          const { value, done } = await reader.read()
+          if (done) throw new Error(`the stream ended before ${pattern}: ${text}`)
+          text += decoder.decode(value)
+        }
+      }
+      await until(new RegExp(`data: ${first.length}\\n`))
+      // A writer appends a user message, as an agent would.
+      const next: Events.Event = {
+        _tag: "UserMessageAdded",
+        at: 1_800_000_000_000,
+        message: {
+          role: "user",
+          id: "msg_live_000001" as never,
+          createdAt: 1_800_000_000_000,
+          parts: [{ type: "text", id: "prt_live_000001" as never, text: "one more thing" }],
+        },
+      }
+      await Effect.runPromise(
+        SessionLog.append("ses_live", first.length, [{ id: "evt_live_extra", event: next }]).pipe(
+          Effect.provide(ReadModels.layerSqlite({ filename: liveDb })),
+        ),
+      )
+      await until(new RegExp(`data: ${first.length + 1}\\n`))
+      const { body } = {
+        body: (await (await fetch(`http://127.0.0.1:${served.port}/api/sessions/ses_live`)).json()) as { head: number },
+      }
+      expect(body.head).toBe(first.length + 1)
+    } finally {
+      controller.abort()
+      await served.close()
+    }
+  })
+})

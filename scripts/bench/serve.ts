@@ -1,0 +1,173 @@
+// Benchmark: `pivot serve` on a 100k-event session. Targets: the session's timeline page interactive in ≤ 1 s, and
+// the window at any version served in ≤ 200 ms.
+//
+// The session is played through core's Decider (user turns with a tool call, usage climbing, a prune every 5 turns,
+// a compaction every 25) and written into a SQLite file with the inline read models, as pivot writes. Then a real
+// server is started on it, and:
+//   - timeline API: GET /api/sessions/:id/timeline, the first after start (the server reads and folds the whole
+//     log once) and warm (caught up: one stream-version query);
+//   - page interactive: headless Chromium (Debian's, as the browser tests) opens /sessions/:id and waits until the
+//     chart is drawn with its marks placed (the page's `data-ready`), measured in the page from navigation start;
+//   - window: GET /api/sessions/:id/window/:v (entries, sources, pruned originals) and …/raw (the CLI's bytes) at 40
+//     versions spread over the session plus the head, on a warm server.
+//
+//   node scripts/bench/serve.ts [--events 100000] [--no-browser]
+
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import { Serve } from "@pivot/server"
+import { chromium } from "playwright-core"
+
+// The session generator the viewer's tests use (loaded by path: it belongs to the server package's tests).
+type Play = typeof import("../../packages/server/test/support/play.ts")
+
+const { values } = parseArgs({
+  options: { events: { type: "string", default: "100000" }, "no-browser": { type: "boolean", default: false } },
+})
+const TARGET_EVENTS = Number(values.events)
+const SESSION = "ses_bench_serve"
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const { play, writeSqlite } = (await import(path.join(root, "packages/server/test/support/play.ts"))) as Play
+
+const stats = (samples: Array<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return {
+    median: sorted[Math.floor(sorted.length / 2)]!,
+    p95: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!,
+    max: sorted[sorted.length - 1]!,
+  }
+}
+const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0))
+
+const timed = async (url: string) => {
+  const start = performance.now()
+  const response = await fetch(url)
+  const body = await response.arrayBuffer()
+  if (!response.ok) throw new Error(`${url}: ${response.status}`)
+  return { ms: performance.now() - start, bytes: body.byteLength }
+}
+
+// About 4.1 events per turn: a user message, two steps, a prune every 5 turns and a compaction every 25.
+const events = play({
+  sessionId: SESSION,
+  turns: Math.ceil(TARGET_EVENTS / 4.1),
+  compactEvery: 25,
+  pruneEvery: 5,
+  outputChars: 500,
+})
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
+const db = path.join(dir, "serve.db")
+const rows: Array<[string, string]> = []
+try {
+  const writeStart = performance.now()
+  await writeSqlite(db, SESSION, events)
+  console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
+  const server = await Serve.start({ source: db, port: 0 })
+  const base = `http://127.0.0.1:${server.port}`
+  try {
+    // CPU time as well as wall time: on a shared, loaded machine the wall time mostly measures the wait for a core.
+    const cpuBefore = process.cpuUsage()
+    const cold = await timed(`${base}/api/sessions/${SESSION}/timeline`)
+    const coldCpu = process.cpuUsage(cpuBefore)
+    const warmTimeline: Array<number> = []
+    for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
+    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * events.length)))
+    versions.push(events.length)
+    const windowMs: Array<number> = []
+    const rawMs: Array<number> = []
+    for (const v of versions) {
+      windowMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}`)).ms)
+      rawMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}/raw`)).ms)
+    }
+    const events500 = await timed(`${base}/api/sessions/${SESSION}/events?offset=50000&limit=500`)
+    const w = stats(windowMs)
+    const r = stats(rawMs)
+    const t = stats(warmTimeline)
+    rows.push(["events in the session", events.length.toLocaleString("en-US")])
+    rows.push([
+      "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
+      `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
+    ])
+    rows.push(["timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`])
+    rows.push(["timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`])
+    rows.push([
+      "window at a version, entries JSON (median / p95 / max of 41)",
+      `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
+    ])
+    rows.push([
+      "window at a version, the CLI's bytes (median / p95 / max of 41)",
+      `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
+    ])
+    rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
+
+    if (!values["no-browser"]) {
+      const executablePath = execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim()
+      const context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
+        executablePath,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+        viewport: { width: 1280, height: 860 },
+      })
+      try {
+        const interactive: Array<number> = []
+        const mainThread: Array<number> = []
+        for (let i = 0; i < 5; i++) {
+          // A fresh page each time, so its main-thread counters start at zero.
+          const page = await context.newPage()
+          const cdp = await context.newCDPSession(page)
+          await cdp.send("Performance.enable")
+          await page.goto(`${base}/sessions/${SESSION}`)
+          await page.waitForSelector("body[data-ready='true'], #error", { timeout: 60_000 })
+          const error = await page
+            .locator("#error")
+            .textContent({ timeout: 100 })
+            .catch(() => null)
+          if (error !== null) throw new Error(`the session page failed: ${error}`)
+          interactive.push(Number(await page.getAttribute("body", "data-ready-ms")))
+          const { metrics } = await cdp.send("Performance.getMetrics")
+          mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
+          await page.close()
+        }
+        const p = stats(interactive)
+        rows.push([
+          "session page interactive in Chromium, wall time from navigation (chart + marks drawn; median / max of 5)",
+          `${ms(p.median)} / ${ms(p.max)} ms`,
+        ])
+        const c = stats(mainThread)
+        rows.push([
+          "the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)",
+          `${ms(c.median)} / ${ms(c.max)} ms`,
+        ])
+      } finally {
+        await context.close()
+      }
+    }
+  } finally {
+    await server.close()
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true })
+}
+
+console.log(
+  `load average during the run: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (2 cores)\n`,
+)
+console.log("| what | result |")
+console.log("|---|---:|")
+for (const [what, result] of rows) console.log(`| ${what} | ${result} |`)
