@@ -60,9 +60,15 @@ if [ "$(id -u)" = 0 ]; then chown postgres: "$DIR"; fi
 exec 9>"$DIR.lock"
 flock 9
 
-if [ -f "$DIR/port" ] && as_pg "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
-  url
-  exit 0
+# A running server is reused; its port is read from its own pid file (line 4), never from what an earlier caller
+# meant to start, so a failed or concurrent start cannot leave a stale port behind.
+if as_pg "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
+  running_port="$(sed -n 4p "$DATA/postmaster.pid" 2>/dev/null || true)"
+  if [ -n "$running_port" ]; then
+    echo "$running_port" >"$DIR/port"
+    url
+    exit 0
+  fi
 fi
 
 if [ ! -f "$DATA/PG_VERSION" ]; then
@@ -72,7 +78,6 @@ if [ ! -f "$DATA/PG_VERSION" ]; then
 fi
 
 PORT="$(pick_port)"
-echo "$PORT" >"$DIR/port"
 # fsync off: a throwaway test server trades durability for speed.
 # The server must not inherit the lock (fd 9) or a caller's pipes, or callers would wait for it forever.
 if ! (
@@ -86,4 +91,5 @@ if ! (
   tail -n 30 "$DIR/server.log" >&2 || true
   exit 1
 fi
+echo "$PORT" >"$DIR/port"
 url
