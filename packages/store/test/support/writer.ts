@@ -4,6 +4,8 @@
 //                                        after each acknowledged append (the parent kills it with SIGKILL)
 //   race sqlite <file> <tag> <n>         after a line on stdin, append n batches with read-then-append-exact and retry
 //   race pg <url> <schema> <tag> <n>     on conflict; print a JSON summary { acked, conflicts } at the end
+//   open <tag>                           for each file name read on stdin: open it (typically new), append one
+//                                        event, close it, and print `opened` or `failed <error>`
 
 import * as readline from "node:readline"
 import { Effect, type Layer } from "effect"
@@ -81,14 +83,30 @@ const race = (layer: Layer.Layer<EventStore, ReadError>, tag: string, count: num
     process.stdout.write(`${JSON.stringify({ acked, conflicts })}\n`)
   }).pipe(Effect.provide(layer))
 
+const openEach = (tag: string) =>
+  Effect.promise(async () => {
+    const lines = readline.createInterface({ input: process.stdin })
+    let round = 0
+    for await (const file of lines) {
+      const opened = Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append(STREAM, "any", batch(`${tag}-${round++}`, 1))
+      }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file })))
+      const exit = await Effect.runPromiseExit(opened)
+      process.stdout.write(exit._tag === "Success" ? "opened\n" : `failed ${String(exit.cause)}\n`)
+    }
+  })
+
 const program =
-  mode === "crash"
-    ? crash(args[0]!, args[1]!, Number(args[2]))
-    : mode === "race" && args[0] === "sqlite"
-      ? race(EventStore.layerSqlite({ filename: args[1]! }), args[2]!, Number(args[3]))
-      : mode === "race" && args[0] === "pg"
-        ? race(EventStore.layerPostgres({ url: args[1]!, schema: args[2]! }), args[3]!, Number(args[4]))
-        : Effect.die(new Error(`usage: writer.ts crash|race ... (got ${process.argv.slice(2).join(" ")})`))
+  mode === "open"
+    ? openEach(args[0]!)
+    : mode === "crash"
+      ? crash(args[0]!, args[1]!, Number(args[2]))
+      : mode === "race" && args[0] === "sqlite"
+        ? race(EventStore.layerSqlite({ filename: args[1]! }), args[2]!, Number(args[3]))
+        : mode === "race" && args[0] === "pg"
+          ? race(EventStore.layerPostgres({ url: args[1]!, schema: args[2]! }), args[3]!, Number(args[4]))
+          : Effect.die(new Error(`usage: writer.ts crash|race ... (got ${process.argv.slice(2).join(" ")})`))
 
 Effect.runPromise(program).catch((error) => {
   process.stderr.write(`writer failed: ${error}\n`)
