@@ -185,11 +185,11 @@ export const encodeEvent = (id: string, event: Event): NewEvent => ({
 
 /** Options of `Sessions.layer`. */
 export interface Options {
-  /** Attempts of one command under version conflicts; default 12. */
+  /** Attempts of one command under version conflicts; default 30. */
   readonly maxAttempts?: number | undefined
   /** The wait before the second attempt, doubled for each further one (±20% jitter); default 5 ms. */
   readonly conflictBackoff?: Duration.Input | undefined
-  /** The longest wait between two attempts; default 500 ms. */
+  /** The longest wait between two attempts; default 1 s. */
   readonly maxConflictBackoff?: Duration.Input | undefined
   /** Sessions whose state stays cached (least recently used dropped first); default 1000. */
   readonly cacheSize?: number | undefined
@@ -197,11 +197,11 @@ export interface Options {
 
 /**
  * The waits between attempts after a version conflict: exponential from `conflictBackoff` (default 5 ms), capped at
- * `maxConflictBackoff` (default 500 ms), each scaled by a random factor in [0.8, 1.2] so that writers that collided
+ * `maxConflictBackoff` (default 1 s), each scaled by a random factor in [0.8, 1.2] so that writers that collided
  * do not collide again in step.
  */
 export const conflictSchedule = (options: Pick<Options, "conflictBackoff" | "maxConflictBackoff"> = {}) => {
-  const cap = Duration.fromInputUnsafe(options.maxConflictBackoff ?? Duration.millis(500))
+  const cap = Duration.fromInputUnsafe(options.maxConflictBackoff ?? Duration.seconds(1))
   return Schedule.exponential(options.conflictBackoff ?? Duration.millis(5)).pipe(
     Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap))),
     Schedule.jittered,
@@ -233,7 +233,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
   Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids.Ids
-    const maxAttempts = Math.max(1, options.maxAttempts ?? 12)
+    const maxAttempts = Math.max(1, options.maxAttempts ?? 30)
     const backoff = conflictSchedule(options)
     const cacheSize = Math.max(1, options.cacheSize ?? 1000)
     const cache = new Map<string, State>()
