@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Commands, Events, Ids, type Message } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
-import { EventStore, type NewEvent, WrongExpectedVersion } from "@pivot/store"
+import { EventStore, type NewEvent } from "@pivot/store"
 import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 
