@@ -243,10 +243,14 @@ describe("createPivot: a summariser that falls back says why", () => {
     expect(history[0]?.fallbackError).toMatch(/[Nn]ot implemented/)
     // `pivot inspect` prints the cause with the pivot (the CLI run as a user would, on the same file).
     const bin = Path.join(import.meta.dirname, "../../cli/src/bin.ts")
-    const inspect = spawnSync(process.execPath, [bin, "inspect", "--db", file, "--session", "ses_s"], {
-      encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1" },
-    })
+    const inspect = spawnSync(
+      process.execPath,
+      ["--conditions=@pivot/source", bin, "inspect", "--db", file, "--session", "ses_s"],
+      {
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" },
+      },
+    )
     expect(inspect.stdout).toMatch(/extractive fallback \(failed: .*[Nn]ot implemented.*\)/)
   })
 })

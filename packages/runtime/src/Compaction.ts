@@ -35,6 +35,7 @@ import {
 } from "@pivot/core"
 import { Cause, Clock, Duration, Effect, Exit, Option, Result, Schema } from "effect"
 import type { ModelSpec } from "./Config.ts"
+import { timeBox } from "./internal/timeBox.ts"
 import * as Plugins from "./Plugins.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import type { Command, ExecuteError, SessionsShape, State } from "./Sessions.ts"
@@ -523,8 +524,10 @@ export const make = (deps: {
     | { readonly ok: false; readonly reason: RuntimeEvents.FallbackReason; readonly error: Message.MessageError }
 
   const callSummarizer = (summarizer: SummarizerShape, request: SummaryRequest): Effect.Effect<Attempt> =>
-    Effect.suspend(() => summarizer.summarize(request)).pipe(
-      Effect.timeoutOption(options.summaryTimeout),
+    timeBox(
+      Effect.suspend(() => summarizer.summarize(request)),
+      options.summaryTimeout,
+    ).pipe(
       Effect.exit,
       Effect.map((exit): Attempt => {
         if (Exit.isFailure(exit)) {

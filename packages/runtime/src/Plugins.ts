@@ -18,6 +18,7 @@
  */
 import { Message, ValidWindow } from "@pivot/core"
 import { Cause, Duration, Effect, Exit, Option, Result, Schema, SchemaIssue } from "effect"
+import { timeBox } from "./internal/timeBox.ts"
 import type { PluginHook } from "./RuntimeEvents.ts"
 
 /** What a hook may answer: a value, a promise of one, or an Effect. */
@@ -139,8 +140,8 @@ const invoke = (run: () => unknown): Effect.Effect<unknown, unknown> =>
 
 /**
  * Calls one hook of one plugin under its time limit and validates the answer with `schema` and `check` (a further
- * check answering an error message). Never fails: answers the valid output or why it was ignored. Interrupting the
- * caller interrupts the hook.
+ * check answering an error message). Never fails: answers the valid output or why it was ignored. The time limit
+ * holds even for a hook that ignores interruption (it is abandoned); interrupting the caller interrupts the hook.
  */
 export const call = <S extends Schema.ConstraintDecoder<unknown>>(
   plugin: Plugin,
@@ -152,8 +153,7 @@ export const call = <S extends Schema.ConstraintDecoder<unknown>>(
   const fail = (reason: Failure["reason"], message: string) =>
     Result.fail<Failure>({ plugin: plugin.name, hook, reason, message })
   const timeout = plugin.timeout ?? DEFAULT_TIMEOUT
-  return invoke(run).pipe(
-    Effect.timeoutOption(timeout),
+  return timeBox(invoke(run), timeout).pipe(
     Effect.exit,
     Effect.map((exit): Result.Result<S["Type"], Failure> => {
       if (Exit.isFailure(exit)) {

@@ -1,7 +1,8 @@
 /**
  * The command handler over the event store: load a session (from a cache of its folded state, reading only the events
  * appended since), decide a command with core's Decider, append the events with the exact expected version, and on a
- * version conflict re-read and decide again, a bounded number of times. Per-command cost does not grow with history.
+ * version conflict wait a jittered, growing delay, re-read and decide again on the fresh state, a bounded number of
+ * times. Per-command cost does not grow with history.
  *
  * **Example**
  * ```ts
@@ -20,7 +21,7 @@ import {
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
-import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema } from "effect"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
@@ -211,8 +212,12 @@ export const encodeEvent = (id: string, event: Event, seal = false): NewEvent =>
 
 /** Options of `Sessions.layer`. */
 export interface Options {
-  /** Attempts of one command under version conflicts; default 5. */
+  /** Attempts of one command under version conflicts; default 30. */
   readonly maxAttempts?: number | undefined
+  /** The wait before the second attempt, doubled for each further one (±20% jitter); default 5 ms. */
+  readonly conflictBackoff?: Duration.Input | undefined
+  /** The longest wait between two attempts; default 1 s. */
+  readonly maxConflictBackoff?: Duration.Input | undefined
   /** Sessions whose state stays cached (least recently used dropped first); default 1000. */
   readonly cacheSize?: number | undefined
   /**
@@ -225,6 +230,19 @@ export interface Options {
    * `EventStore.forget` erases them for good; default false.
    */
   readonly encryptAtRest?: boolean | undefined
+}
+
+/**
+ * The waits between attempts after a version conflict: exponential from `conflictBackoff` (default 5 ms), capped at
+ * `maxConflictBackoff` (default 1 s), each scaled by a random factor in [0.8, 1.2] so that writers that collided
+ * do not collide again in step.
+ */
+export const conflictSchedule = (options: Pick<Options, "conflictBackoff" | "maxConflictBackoff"> = {}) => {
+  const cap = Duration.fromInputUnsafe(options.maxConflictBackoff ?? Duration.seconds(1))
+  return Schedule.exponential(options.conflictBackoff ?? Duration.millis(5)).pipe(
+    Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap))),
+    Schedule.jittered,
+  )
 }
 
 /** The command handler's operations. */
@@ -252,7 +270,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
   Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids.Ids
-    const maxAttempts = Math.max(1, options.maxAttempts ?? 5)
+    const maxAttempts = Math.max(1, options.maxAttempts ?? 30)
+    const backoff = conflictSchedule(options)
     const cacheSize = Math.max(1, options.cacheSize ?? 1000)
     const cache = new Map<string, State>()
 
@@ -293,6 +312,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const execute = Effect.fn("Sessions.execute")(function* (sessionId: string, input: Input) {
       const stream = Events.streamName(sessionId)
       let state = cache.get(sessionId) ?? (yield* catchUp(sessionId, initialState))
+      const wait = yield* Schedule.toStepWithSleep(backoff)
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const decision = typeof input === "function" ? input(state) : input
         const decided = decide(
@@ -319,6 +339,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           remember(sessionId, next)
           return { events, state: next }
         }
+        yield* Effect.annotateCurrentSpan("conflicts", attempt)
+        // The schedule never ends (no Done to handle); it only sleeps.
+        if (attempt < maxAttempts) yield* Effect.ignore(wait(undefined))
         state = yield* catchUp(sessionId, state)
       }
       return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })

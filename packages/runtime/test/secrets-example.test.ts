@@ -25,6 +25,9 @@ it("examples/secrets.ts: the key is redacted before recording, the rest erased b
 
 it("examples/secrets.ts runs as a program (node packages/runtime/examples/secrets.ts)", () => {
   const root = path.resolve(import.meta.dirname, "../../..")
-  const out = execFileSync(process.execPath, ["packages/runtime/examples/secrets.ts"], { cwd: root, encoding: "utf8" })
+  const out = execFileSync(process.execPath, ["--conditions=@pivot/source", "packages/runtime/examples/secrets.ts"], {
+    cwd: root,
+    encoding: "utf8",
+  })
   expect(out).toContain("after: user: [ERASED]")
 })

@@ -22,6 +22,7 @@ import { Context, type Duration, Effect, Layer, Queue, Redacted, type Stream } f
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./Event.ts"
+import * as Busy from "./internal/busy.ts"
 import * as Memory from "./internal/memory.ts"
 import * as Seal from "./internal/seal.ts"
 import * as Sql from "./internal/sql.ts"
@@ -172,6 +173,9 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
         yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
         // WAL is switched on only once the schema is verified: switching rewrites the header of a file we may refuse.
         const sql = yield* Effect.mapError(Sqlite.make({ ...client, disableWAL: true }), classify)
+        // Several processes opening a new file at once: the migration and the WAL switch may meet SQLITE_BUSY
+        // without SQLite waiting (see internal/busy.ts); both are idempotent, so they are retried.
+        const whileBusy = Busy.retryWhileBusy(client.busyTimeout ?? "5 seconds")
         const store = yield* Sql.make({
           pageSize,
           pollInterval,
@@ -180,9 +184,9 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           onOpen,
           onAppend,
           onForget,
-        }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql), whileBusy)
         if (options.disableWAL !== true && options.readonly !== true) {
-          yield* Effect.mapError(sql`PRAGMA journal_mode = WAL`, classify)
+          yield* whileBusy(Effect.mapError(sql`PRAGMA journal_mode = WAL`, classify))
         }
         if (options.readonly !== true) {
           yield* Effect.mapError(

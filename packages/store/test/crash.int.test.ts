@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, type RecordedEvent } from "../src/index.ts"
+import { type Ack, random, verify } from "./support/acks.ts"
 import * as Kill from "./support/kill.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
@@ -17,19 +18,6 @@ const LANES = 2 // two files killed in parallel, to fit the time budget on two c
 const STREAM = "session-shared"
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-interface Ack {
-  readonly version: number
-  readonly batch: string
-  readonly size: number
-}
-
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 /** Runs the writer once and kills it: sometimes during start-up, usually a few milliseconds after some acks. */
 const runAndKill = async (file: string, tag: string, seed: number, next: () => number): Promise<ReadonlyArray<Ack>> => {
@@ -49,25 +37,6 @@ const readStream = (file: string): Promise<ReadonlyArray<RecordedEvent>> =>
       return stream
     }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file }))),
   )
-
-/** Everything acknowledged is there, versions have no gaps, ids are unique, and every batch is whole. */
-const verify = (events: ReadonlyArray<RecordedEvent>, acked: ReadonlyArray<Ack>) => {
-  expect(events.map((e) => e.streamVersion)).toEqual(events.map((_, i) => i + 1))
-  expect(new Set(events.map((e) => e.id)).size).toBe(events.length)
-  for (const ack of acked) {
-    expect(ack.version).toBeLessThanOrEqual(events.length)
-    expect(events[ack.version - 1]!.id).toBe(`${ack.batch}-${ack.size - 1}`)
-  }
-  const batches = new Map<string, Array<{ k: number; size: number }>>()
-  for (const event of events) {
-    const data = event.data as { batch: string; size: number; k: number }
-    batches.set(data.batch, [...(batches.get(data.batch) ?? []), { k: data.k, size: data.size }])
-  }
-  for (const [, parts] of batches) {
-    expect(parts.map((p) => p.k)).toEqual(Array.from({ length: parts[0]!.size }, (_, k) => k))
-  }
-  return batches.size
-}
 
 describe("crash safety (SQLite)", () => {
   it(`given a writer SIGKILLed at random points ${KILLS} times, then every acknowledged append survives and no batch is half-written`, async () => {

@@ -1,0 +1,43 @@
+// Several processes executing commands on one session at the same time, on SQLite and PostgreSQL, through the conflict
+// probe (scripts/bench/conflicts.ts): with the default retry policy no command fails, and the stream holds exactly the
+// commands that succeeded. The probe reports the retries; the run counts only if the processes really conflicted.
+
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+
+const probe = fileURLToPath(new URL("../../../scripts/bench/conflicts.ts", import.meta.url))
+
+interface Report {
+  readonly backend: string
+  readonly commands: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly retries: number
+  readonly otherErrors: number
+  readonly storedMatches: boolean
+}
+
+const runProbe = (backend: string): Report => {
+  const out = execFileSync(
+    process.execPath,
+    ["--conditions=@pivot/source", probe, "--backend", backend, "--processes", "4", "--commands", "120"],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  )
+  const line = out.split("\n").find((l) => l.startsWith(`{"backend":"${backend}"`))
+  if (line === undefined) throw new Error(`no report from the probe: ${out}`)
+  return JSON.parse(line)
+}
+
+describe("commands from several processes on one session", () => {
+  for (const backend of ["sqlite", "postgres"]) {
+    it(`given 4 processes × 120 commands on one session (${backend}), then none fails and every success is stored once`, () => {
+      const report = runProbe(backend)
+      expect(report).toMatchObject({ commands: 480, succeeded: 480, failed: 0, otherErrors: 0, storedMatches: true })
+      expect(report.retries).toBeGreaterThan(0)
+    }, 120_000)
+  }
+})

@@ -1,0 +1,224 @@
+// Conflict probe: several processes share one session and each executes commands through `Sessions.execute` as
+// fast as it can, on SQLite (one file) and on PostgreSQL (one schema). Reports the commands that failed with
+// `ConcurrencyConflict`, the retries (appends refused with WrongExpectedVersion) and checks that the stream holds
+// exactly the commands that succeeded.
+//
+//   node scripts/bench/conflicts.ts [--processes 4] [--commands 480] [--backend sqlite,postgres]
+//                                   [--attempts 12] [--backoff 5] [--max-backoff 500]
+//
+// `--attempts 5 --backoff 0` reproduces the policy before issue 12 (five immediate retries). PostgreSQL comes from
+// $PIVOT_PG_URL, else scripts/postgres.sh.
+
+import { execFileSync, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import { Events, Ids } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
+import { EventStore, type ReadError } from "@pivot/store"
+import { Effect, Layer } from "effect"
+
+const { values } = parseArgs({
+  options: {
+    processes: { type: "string", default: "4" },
+    commands: { type: "string", default: "480" },
+    backend: { type: "string", default: "sqlite,postgres" },
+    attempts: { type: "string", default: "30" },
+    backoff: { type: "string", default: "5" },
+    "max-backoff": { type: "string", default: "1000" },
+    child: { type: "string" },
+    target: { type: "string" },
+    tag: { type: "string" },
+  },
+})
+
+const SESSION = "ses_conflict_probe"
+const policy: Sessions.Options = {
+  maxAttempts: Number(values.attempts),
+  conflictBackoff: `${Number(values.backoff)} millis`,
+  maxConflictBackoff: `${Number(values["max-backoff"])} millis`,
+}
+
+const storeLayer = (backend: string, target: string): Layer.Layer<EventStore, ReadError> =>
+  backend === "sqlite"
+    ? EventStore.layerSqlite({ filename: target })
+    : EventStore.layerPostgres({ url: target.split("#")[0]!, schema: target.split("#")[1]! })
+
+/** Counts appends refused for a stale expected version: each one is a retry of `execute`. */
+const counted = (counter: { retries: number }) =>
+  Layer.effect(
+    EventStore,
+    Effect.gen(function* () {
+      const inner = yield* EventStore
+      return {
+        ...inner,
+        append: (stream, expected, events) =>
+          inner.append(stream, expected, events).pipe(
+            Effect.tapError((error) =>
+              Effect.sync(() => {
+                if (error._tag === "WrongExpectedVersion") counter.retries++
+              }),
+            ),
+          ),
+      }
+    }),
+  )
+
+interface ChildReport {
+  readonly ok: number
+  readonly failed: number
+  readonly retries: number
+  readonly otherErrors: ReadonlyArray<string>
+}
+
+const waitForGo = Effect.promise(
+  () =>
+    new Promise<void>((resolve) => {
+      const lines = readline.createInterface({ input: process.stdin })
+      lines.once("line", () => {
+        lines.close()
+        resolve()
+      })
+    }),
+)
+
+/** One process: executes `commands` user messages on the shared session once told to go. */
+const child = (backend: string, target: string, tag: string, commands: number) => {
+  const counter = { retries: 0 }
+  return Effect.gen(function* () {
+    const sessions = yield* Sessions.Sessions
+    yield* sessions.load(SESSION)
+    process.stdout.write("ready\n")
+    yield* waitForGo
+    let ok = 0
+    let failed = 0
+    const otherErrors: Array<string> = []
+    for (let n = 0; n < commands; n++) {
+      const id = `${tag}${String(n).padStart(5, "0")}`
+      const result = yield* Effect.result(
+        sessions.execute(SESSION, {
+          _tag: "AddUserMessage",
+          message: {
+            role: "user",
+            id: Ids.unsafe.message(`msg_${id}`),
+            createdAt: n,
+            parts: [{ type: "text", id: Ids.unsafe.part(`prt_${id}`), text: `message ${n} from ${tag}` }],
+          },
+        }),
+      )
+      if (result._tag === "Success") ok++
+      else if (result.failure._tag === "ConcurrencyConflict") failed++
+      else otherErrors.push(result.failure.message)
+    }
+    const report: ChildReport = { ok, failed, retries: counter.retries, otherErrors }
+    process.stdout.write(`${JSON.stringify(report)}\n`)
+  }).pipe(
+    Effect.provide(
+      Sessions.Sessions.layer(policy).pipe(
+        Layer.provide(Ids.Ids.layer),
+        Layer.provide(counted(counter)),
+        Layer.provide(storeLayer(backend, target)),
+      ),
+    ),
+  )
+}
+
+const spawnChild = (backend: string, target: string, tag: string, commands: number) => {
+  const script = fileURLToPath(import.meta.url)
+  const args = [script, "--child", backend, "--target", target, "--tag", tag, "--commands", String(commands)]
+  args.push("--attempts", values.attempts, "--backoff", values.backoff, "--max-backoff", values["max-backoff"])
+  return spawn(process.execPath, ["--conditions=@pivot/source", ...args], { stdio: ["pipe", "pipe", "inherit"] })
+}
+
+/** Runs the processes against one session and checks the stream against what they acknowledged. */
+const probe = async (backend: string, target: string) => {
+  const processes = Number(values.processes)
+  const commands = Number(values.commands)
+  await Effect.runPromise(
+    Effect.gen(function* () {
+      const sessions = yield* Sessions.Sessions
+      yield* sessions.execute(SESSION, { _tag: "StartSession", sessionId: Ids.unsafe.session(SESSION), at: 0 })
+    }).pipe(
+      Effect.provide(
+        Sessions.Sessions.layer().pipe(Layer.provide(Ids.Ids.layer), Layer.provide(storeLayer(backend, target))),
+      ),
+    ),
+  )
+  const children = Array.from({ length: processes }, (_, i) => spawnChild(backend, target, `p${i}x`, commands))
+  let ready = 0
+  const started = performance.now()
+  const reports = await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<ChildReport>((resolve, reject) => {
+          let report: ChildReport | undefined
+          readline.createInterface({ input: c.stdout! }).on("line", (line) => {
+            if (line === "ready") {
+              if (++ready === processes) for (const each of children) each.stdin!.end("go\n")
+            } else report = JSON.parse(line)
+          })
+          c.on("close", (code) =>
+            code === 0 && report !== undefined
+              ? resolve(report)
+              : reject(new Error(`a probe process failed (${code})`)),
+          )
+        }),
+    ),
+  )
+  const seconds = (performance.now() - started) / 1000
+  const stored = await Effect.runPromise(
+    Effect.gen(function* () {
+      return yield* (yield* EventStore).streamVersion(Events.streamName(SESSION))
+    }).pipe(Effect.provide(storeLayer(backend, target))),
+  )
+  const ok = reports.reduce((sum, r) => sum + r.ok, 0)
+  const failed = reports.reduce((sum, r) => sum + r.failed, 0)
+  const retries = reports.reduce((sum, r) => sum + r.retries, 0)
+  const other = reports.flatMap((r) => r.otherErrors)
+  return {
+    backend,
+    processes,
+    commands: processes * commands,
+    succeeded: ok,
+    failed,
+    retries,
+    otherErrors: other.length,
+    storedMatches: stored === 1 + ok,
+    seconds: Number(seconds.toFixed(1)),
+  }
+}
+
+const pgUrl = () => {
+  const fromEnv = process.env.PIVOT_PG_URL
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv
+  const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../postgres.sh")
+  return execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim()
+}
+
+const main = async () => {
+  if (values.child !== undefined) {
+    await Effect.runPromise(child(values.child, values.target!, values.tag!, Number(values.commands)))
+    return
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-probe-conflicts-"))
+  try {
+    console.log(`policy: ${JSON.stringify(policy)}`)
+    for (const backend of values.backend.split(",")) {
+      const target =
+        backend === "sqlite"
+          ? path.join(dir, "shared.db")
+          : `${pgUrl()}#probe_${process.pid}_${Math.floor(performance.now())}`
+      console.log(JSON.stringify(await probe(backend, target)))
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
