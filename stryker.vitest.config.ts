@@ -1,0 +1,36 @@
+// The Vitest config Stryker runs (`npm run mutate`): only the test projects that exercise the mutated rules.
+// Stryker copies the repository into a sandbox and links node_modules back to the original, where the workspace
+// links (`@pivot/core` …) point at the unmutated sources; the aliases make every import resolve inside the sandbox.
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@pivot/core": source("core"),
+      "@pivot/store": source("store"),
+      "@pivot/runtime": source("runtime"),
+    },
+  },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: "core", root: "packages/core", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "runtime",
+          root: "packages/runtime",
+          testTimeout: 60_000,
+          // The compaction rules' tests; the integration tests (processes, PostgreSQL) add minutes and no coverage
+          // of the mutated rules that these lack.
+          include: ["test/Spec.test.ts", "test/BeyondOpenCode.test.ts"],
+        },
+      },
+    ],
+  },
+})
