@@ -240,3 +240,24 @@ describe("Overflow properties", () => {
     )
   })
 })
+
+describe("Overflow.reaches / detect — the one overflow comparison (boundary `>=`)", () => {
+  it("a count reaches the trigger at trigger, not at trigger − 1; no trigger is never reached", () => {
+    expect(Overflow.reaches(67_999, 68_000)).toBe(false)
+    expect(Overflow.reaches(68_000, 68_000)).toBe(true)
+    expect(Overflow.reaches(68_001, 68_000)).toBe(true)
+    expect(Overflow.reaches(Number.MAX_SAFE_INTEGER, undefined)).toBe(false)
+    expect(Overflow.reaches(0, 0)).toBe(true)
+  })
+  it("detect answers the count and the trigger it reached (context 100k, output 32k → 68_000)", () => {
+    const model = limits(100_000, undefined, 32_000)
+    expect(Overflow.detect({}, tokens(67_999, 0), model)).toBeUndefined()
+    expect(Overflow.detect({}, tokens(60_000, 8_000), model)).toEqual({ tokens: 68_000, trigger: 68_000 })
+    expect(Overflow.detect({}, tokens(68_001, 0), model)).toEqual({ tokens: 68_001, trigger: 68_000 })
+    expect(Overflow.detect({ auto: false }, tokens(1_000_000, 0), model)).toBeUndefined()
+  })
+  it("a context of 0 never triggers, even with an input limit", () => {
+    expect(Overflow.trigger({}, limits(0, 50_000, 0))).toBeUndefined()
+    expect(Overflow.usable({}, limits(0, 50_000, 0))).toBe(0)
+  })
+})
