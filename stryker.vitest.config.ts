@@ -15,6 +15,8 @@ export default defineConfig({
     },
   },
   test: {
+    // Properties try 200 cases each here (1000 in the suite): each one reruns for every mutant it covers.
+    env: { PIVOT_PROPERTY_RUNS: "200" },
     projects: [
       {
         extends: true,

@@ -1,6 +1,8 @@
 import { type Config, type Model, Overflow, Tokens } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { compactionConfigArb as configArb, limitsArb } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 const limits = (context: number, input: number | undefined, output: number): Model.ModelLimits =>
   input === undefined ? { context, output } : { context, input, output }
@@ -193,22 +195,6 @@ describe("Overflow threshold ratio (pivot's addition)", () => {
 })
 
 describe("Overflow properties", () => {
-  // Small values too: tiny windows are where a ratio can round the trigger down to 0.
-  const count = (max: number) => fc.oneof(fc.nat({ max: 1_000 }), fc.nat({ max }))
-  const limitsArb = fc.record({
-    context: count(2_000_000),
-    input: fc.option(count(2_000_000), { nil: undefined }),
-    output: count(200_000),
-  })
-  const configArb = fc.record(
-    {
-      auto: fc.boolean(),
-      reserved: fc.nat({ max: 100_000 }),
-      threshold: fc.double({ min: 0.01, max: 1, noNaN: true }),
-    },
-    { requiredKeys: [] },
-  )
-
   it("the trigger is never above the usable window and never 0", () => {
     fc.assert(
       fc.property(configArb, limitsArb, (config, raw) => {
@@ -218,7 +204,7 @@ describe("Overflow properties", () => {
         expect(at).toBeGreaterThan(0)
         expect(at).toBeLessThanOrEqual(Overflow.usable(config, model))
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 
@@ -236,7 +222,7 @@ describe("Overflow properties", () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

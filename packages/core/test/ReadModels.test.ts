@@ -16,6 +16,7 @@ import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { assistant, id, MODEL, part, started, toolPart, user } from "./support/events.ts"
+import { RUNS } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 type Event = Events.Event
@@ -139,7 +140,7 @@ describe("CompactionHistory", () => {
         )
         expect(history.entries).toHaveLength(events.filter((e) => e._tag === "CompactionRequested").length)
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
@@ -192,7 +193,7 @@ describe("Audit", () => {
           Window.messages(Window.fold(events)).map((m) => m.id),
         )
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
