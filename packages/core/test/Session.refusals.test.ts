@@ -364,6 +364,12 @@ describe("Tokens.fromProvider metadata and Usage", () => {
     expect(
       Tokens.fromProvider({ inputTokens: 100 }, { anthropic: null, vertex: { cacheCreationInputTokens: 4 } }),
     ).toMatchObject({ cacheWrite: 4 })
+    expect(
+      Tokens.fromProvider(
+        { inputTokens: 100 },
+        { anthropic: { cacheCreationInputTokens: null }, vertex: { cacheCreationInputTokens: 6 } },
+      ),
+    ).toMatchObject({ cacheWrite: 6 })
   })
   it("usage ignores summary steps and steps that reported nothing", () => {
     const summary = assistantMessage("s1", "u1", "s", { summary: true, tokens: { ...Tokens.zero, input: 500 } })
