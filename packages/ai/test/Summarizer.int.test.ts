@@ -128,12 +128,12 @@ describe("AiSummarizer over HTTP (loopback OpenAI-compatible server)", () => {
     expect(server?.received).toHaveLength(2)
   })
 
-  it("given a slow stream that ends within the time limit, then the summary is complete", async () => {
-    const started = Date.now()
+  it("given a slow stream that ends within the time limit, then the summary is complete and the request ran to its end", async () => {
     const pieces = ["## Objective\n", "- a\n", "- b\n", "- c\n", "- d"]
-    const exit = await summarize((response) => streamEvents(response, sseAnswer(pieces), 60), { timeout: "4 seconds" })
+    const exit = await summarize((response) => streamEvents(response, sseAnswer(pieces), 60), { timeout: "1 minute" })
     expect(success(exit).text).toBe("## Objective\n- a\n- b\n- c\n- d")
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300)
+    expect(server?.received).toHaveLength(1)
+    expect(server?.received[0]?.closedEarly).toBe(false)
   })
 
   it("given a slow stream that outlasts the time limit, then timeout, and the HTTP request is aborted", async () => {
@@ -146,10 +146,8 @@ describe("AiSummarizer over HTTP (loopback OpenAI-compatible server)", () => {
   })
 
   it("given a server that never answers, then timeout, and the HTTP request is aborted", async () => {
-    const started = Date.now()
     const exit = await summarize(() => {}, { timeout: "200 millis" })
     expect(failure(exit).reason).toBe("timeout")
-    expect(Date.now() - started).toBeLessThan(3_000)
     await expect.poll(() => server?.received[0]?.closedEarly, { timeout: 2_000 }).toBe(true)
   })
 })

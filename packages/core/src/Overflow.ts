@@ -27,17 +27,38 @@ export const usable = (config: CompactionConfig, limits: ModelLimits, cap?: numb
  * "always overflowing".
  */
 export const trigger = (config: CompactionConfig, limits: ModelLimits, cap?: number): number | undefined => {
-  if (config.auto === false || limits.context === 0) return undefined
+  if (config.auto === false) return undefined
+  // A context of 0 (unknown limits) gives a usable window of 0, so it never triggers either.
   const room = usable(config, limits, cap)
   if (room <= 0) return undefined
   return config.threshold === undefined ? room : Math.min(room, Math.max(1, Math.floor(room * config.threshold)))
 }
 
-/** Whether a call's usage means the context is full (spec §2.4; boundary `>=`). */
-export const isOverflow = (config: CompactionConfig, usage: TokenUsage, limits: ModelLimits, cap?: number): boolean => {
-  const at = trigger(config, limits, cap)
-  return at !== undefined && contextCount(usage) >= at
+/** The overflow comparison, the one place it lives (spec §2.4): a count at the trigger already overflows. */
+export const reaches = (count: number, at: number | undefined): at is number =>
+  count >= (at ?? Number.POSITIVE_INFINITY)
+
+/** An overflow found in a call's usage: the context count and the trigger it reached. */
+export interface Detected {
+  readonly tokens: number
+  readonly trigger: number
 }
+
+/** The overflow a call's usage shows, or `undefined` when the context is not full or cannot trigger (spec §2.4). */
+export const detect = (
+  config: CompactionConfig,
+  usage: TokenUsage,
+  limits: ModelLimits,
+  cap?: number,
+): Detected | undefined => {
+  const at = trigger(config, limits, cap)
+  const tokens = contextCount(usage)
+  return reaches(tokens, at) ? { tokens, trigger: at } : undefined
+}
+
+/** Whether a call's usage means the context is full (spec §2.4; boundary `>=`). */
+export const isOverflow = (config: CompactionConfig, usage: TokenUsage, limits: ModelLimits, cap?: number): boolean =>
+  detect(config, usage, limits, cap) !== undefined
 
 /** Whether the limits make auto-compaction impossible (usable window of 0 although the context is known). */
 export const isUnusable = (config: CompactionConfig, limits: ModelLimits, cap?: number): boolean =>

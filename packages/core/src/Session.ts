@@ -27,7 +27,6 @@ import * as Overflow from "./Overflow.ts"
 import * as Prompt from "./Prompt.ts"
 import * as Prune from "./Prune.ts"
 import * as SummaryInput from "./SummaryInput.ts"
-import { contextCount } from "./Tokens.ts"
 import * as Window from "./Window.ts"
 
 /** Where one compaction stands. */
@@ -178,15 +177,15 @@ const recordAssistantStep = (state: State, command: typeof Commands.RecordAssist
   const recorded: Event = { _tag: "AssistantStepRecorded", at: step.completedAt ?? step.createdAt, message: step }
   // Rule A: checked at every finished step with the default output cap; a summary is never checked.
   const config: CompactionConfig = command.config ?? {}
-  const at = command.limits && !step.summary ? Overflow.trigger(config, command.limits) : undefined
-  if (at === undefined || contextCount(step.tokens) < at) return emit(recorded)
+  const overflow = command.limits && !step.summary ? Overflow.detect(config, step.tokens, command.limits) : undefined
+  if (overflow === undefined) return emit(recorded)
   return emit(recorded, {
     _tag: "OverflowDetected",
     at: recorded.at,
     messageId: step.id,
     source: "usage",
-    tokens: contextCount(step.tokens),
-    trigger: at,
+    tokens: overflow.tokens,
+    trigger: overflow.trigger,
   })
 }
 
@@ -224,15 +223,15 @@ const checkOverflow = (state: State, command: typeof Commands.CheckOverflow.Type
   if (state.overflowReported === state.lastFinished) return none
   const last = message(state, state.lastFinished)
   if (last?.role !== "assistant" || last.summary === true) return none
-  const at = Overflow.trigger(command.config, command.limits, command.config.output_token_max)
-  if (at === undefined || contextCount(last.tokens) < at) return none
+  const overflow = Overflow.detect(command.config, last.tokens, command.limits, command.config.output_token_max)
+  if (overflow === undefined) return none
   return emit({
     _tag: "OverflowDetected",
     at: command.at,
     messageId: last.id,
     source: "pre-check",
-    tokens: contextCount(last.tokens),
-    trigger: at,
+    tokens: overflow.tokens,
+    trigger: overflow.trigger,
   })
 }
 

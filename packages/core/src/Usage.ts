@@ -83,7 +83,7 @@ export const report = (state: State, config: CompactionConfig, limits: ModelLimi
   const percent = usable > 0 ? Math.round((tokens / usable) * 1000) / 10 : 0
   const level: Level = state.compacting
     ? "compacting"
-    : trigger !== undefined && tokens >= trigger
+    : Overflow.reaches(tokens, trigger)
       ? "over"
       : trigger !== undefined && tokens >= trigger * WARN_AT
         ? "warn"

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { sessionArb } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 const decode = Schema.decodeUnknownSync(Schema.Array(Message.Message))
 
@@ -25,7 +26,7 @@ describe("test/support/arbitraries sessionArb", () => {
           if (tail !== undefined) expect(ids.indexOf(tail)).toBeLessThan(ids.indexOf(message.id))
         }
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 

@@ -5,6 +5,7 @@ import * as Facts from "../src/Facts.ts"
 import type { AssistantPart, Message, ToolPart, UserMessage } from "../src/Message.ts"
 import * as Prompt from "../src/Prompt.ts"
 import { assistant, marker, partId, sessionArb, summary, tool, user } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 const { summarize } = ExtractiveSummary
 
@@ -342,7 +343,7 @@ describe("ExtractiveSummary properties", () => {
         expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
         expect(summarize(input)).toBe(text)
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 
@@ -365,7 +366,7 @@ describe("ExtractiveSummary properties", () => {
           expect(shown).toEqual(expected.slice(dropped).map(Facts.inline))
         }
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

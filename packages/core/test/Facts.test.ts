@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import * as Facts from "../src/Facts.ts"
 import type { AssistantPart, Message, ToolPart } from "../src/Message.ts"
 import { assistant, partId, tool, user } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 const errored = (
   id: string,
@@ -291,7 +292,7 @@ describe("Facts.parse, merge and withBlock", () => {
       fc.property(factsArb, (value) => {
         expect(Facts.parse(Facts.factsBlock(value, 100_000))).toEqual(value)
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

@@ -1,6 +1,8 @@
 import { type Config, type Model, Overflow, Tokens } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { compactionConfigArb as configArb, limitsArb } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 const limits = (context: number, input: number | undefined, output: number): Model.ModelLimits =>
   input === undefined ? { context, output } : { context, input, output }
@@ -193,22 +195,6 @@ describe("Overflow threshold ratio (pivot's addition)", () => {
 })
 
 describe("Overflow properties", () => {
-  // Small values too: tiny windows are where a ratio can round the trigger down to 0.
-  const count = (max: number) => fc.oneof(fc.nat({ max: 1_000 }), fc.nat({ max }))
-  const limitsArb = fc.record({
-    context: count(2_000_000),
-    input: fc.option(count(2_000_000), { nil: undefined }),
-    output: count(200_000),
-  })
-  const configArb = fc.record(
-    {
-      auto: fc.boolean(),
-      reserved: fc.nat({ max: 100_000 }),
-      threshold: fc.double({ min: 0.01, max: 1, noNaN: true }),
-    },
-    { requiredKeys: [] },
-  )
-
   it("the trigger is never above the usable window and never 0", () => {
     fc.assert(
       fc.property(configArb, limitsArb, (config, raw) => {
@@ -218,7 +204,7 @@ describe("Overflow properties", () => {
         expect(at).toBeGreaterThan(0)
         expect(at).toBeLessThanOrEqual(Overflow.usable(config, model))
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 
@@ -236,7 +222,28 @@ describe("Overflow properties", () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      RUNS,
     )
+  })
+})
+
+describe("Overflow.reaches / detect — the one overflow comparison (boundary `>=`)", () => {
+  it("a count reaches the trigger at trigger, not at trigger − 1; no trigger is never reached", () => {
+    expect(Overflow.reaches(67_999, 68_000)).toBe(false)
+    expect(Overflow.reaches(68_000, 68_000)).toBe(true)
+    expect(Overflow.reaches(68_001, 68_000)).toBe(true)
+    expect(Overflow.reaches(Number.MAX_SAFE_INTEGER, undefined)).toBe(false)
+    expect(Overflow.reaches(0, 0)).toBe(true)
+  })
+  it("detect answers the count and the trigger it reached (context 100k, output 32k → 68_000)", () => {
+    const model = limits(100_000, undefined, 32_000)
+    expect(Overflow.detect({}, tokens(67_999, 0), model)).toBeUndefined()
+    expect(Overflow.detect({}, tokens(60_000, 8_000), model)).toEqual({ tokens: 68_000, trigger: 68_000 })
+    expect(Overflow.detect({}, tokens(68_001, 0), model)).toEqual({ tokens: 68_001, trigger: 68_000 })
+    expect(Overflow.detect({ auto: false }, tokens(1_000_000, 0), model)).toBeUndefined()
+  })
+  it("a context of 0 never triggers, even with an input limit", () => {
+    expect(Overflow.trigger({}, limits(0, 50_000, 0))).toBeUndefined()
+    expect(Overflow.usable({}, limits(0, 50_000, 0))).toBe(0)
   })
 })

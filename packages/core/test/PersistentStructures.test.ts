@@ -3,6 +3,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { PersistentMap } from "../src/internal/PersistentMap.ts"
 import * as Seq from "../src/internal/Seq.ts"
+import { RUNS } from "./support/runs.ts"
 
 type Op = { readonly from: number; readonly key: number; readonly value: number }
 
@@ -27,7 +28,7 @@ describe("PersistentMap", () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
@@ -51,7 +52,7 @@ describe("Seq", () => {
         }
         for (let i = 0; i < versions.length; i++) expect(Seq.toArray(versions[i]!)).toEqual(models[i])
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

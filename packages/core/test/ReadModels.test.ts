@@ -16,6 +16,8 @@ import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { assistant, id, MODEL, part, started, toolPart, user } from "./support/events.ts"
+import * as Reference from "./support/readModels.ts"
+import { RUNS } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 type Event = Events.Event
@@ -139,7 +141,7 @@ describe("CompactionHistory", () => {
         )
         expect(history.entries).toHaveLength(events.filter((e) => e._tag === "CompactionRequested").length)
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
@@ -192,7 +194,7 @@ describe("Audit", () => {
           Window.messages(Window.fold(events)).map((m) => m.id),
         )
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
@@ -232,5 +234,49 @@ describe("CompactionHistory beyond OpenCode", () => {
       redactions: 2,
       continueSkipped: "waiting-for-user",
     })
+  })
+})
+
+describe("read models against their reference models (written apart from their evolve code)", () => {
+  const facts = (entry: CompactionHistory.Entry): Reference.CompactionFacts => ({
+    markerId: entry.markerId,
+    status: entry.status,
+    summaryId: entry.summaryId,
+    tokensBefore: entry.tokensBefore,
+    tokensAfter: entry.tokensAfter,
+  })
+
+  it("usage, the prune index and the compaction history equal the reference on generated sessions", () => {
+    fc.assert(
+      fc.property(generatedArb(), ({ events }) => {
+        const meta = Projection.withMeta(events, (i) => `evt_${i}`)
+        expect(Projection.fold(Usage.projection, meta)).toEqual(Reference.usage(events))
+        expect(Projection.fold(PruneIndex.projection, meta)).toEqual(Reference.pruned(events, (v) => `evt_${v}`))
+        expect(Projection.fold(CompactionHistory.projection, meta).entries.map(facts)).toEqual(
+          Reference.compactions(events),
+        )
+      }),
+      RUNS,
+    )
+  })
+
+  it("the hand-computed session: calls 80k then 12k, one pivot continued, nothing pruned", () => {
+    const events = pivoted()
+    expect(Reference.usage(events)).toEqual({
+      lastCall: { messageId: id("msg_a2"), tokens: 12_000, at: 14 },
+      pivotSinceLastCall: false,
+      compacting: false,
+      calls: 2,
+    })
+    expect(Reference.compactions(events)).toEqual([
+      {
+        markerId: id("msg_c1"),
+        status: "continued",
+        summaryId: id("msg_s1"),
+        tokensBefore: 80_000,
+        tokensAfter: 12_000,
+      },
+    ])
+    expect(Reference.pruned(events, String)).toEqual({ entries: [], tokensFreed: 0 })
   })
 })

@@ -24,6 +24,7 @@ import {
   tool,
   user,
 } from "./support/build.ts"
+import { RUNS } from "./support/runs.ts"
 
 const PNG = "data:image/png;base64,iVBORw0KGgo="
 
@@ -492,7 +493,7 @@ describe("Render properties", () => {
         )
         for (const callId of resultsOf(rendered).keys()) expect(calls.has(callId)).toBe(true)
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 
@@ -509,7 +510,7 @@ describe("Render properties", () => {
               if (result) expect(result.output).toEqual({ type: "text", value: Render.CLEARED_TEXT })
             }
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

@@ -3,9 +3,8 @@ import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Conversation, Events, Message, type MessageId, Render, Session, Window } from "./support/core.ts"
+import { RUNS } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
-
-const RUNS = { numRuns: 1000 }
 
 /**
  * The window computed the slow, obvious way from the whole log: the oracle for the incremental fold. At each pivot
@@ -126,7 +125,7 @@ describe("Window invariants", () => {
               if (p.type === "tool" && p.state.status === "completed" && p.state.compactedAt !== undefined)
                 expect(outputs.get(p.callId)).toEqual({ type: "text", value: Render.CLEARED_TEXT })
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 

@@ -7,6 +7,7 @@ import { isMarker, type Message } from "../src/Message.ts"
 import * as Prompt from "../src/Prompt.ts"
 import * as SummaryInput from "../src/SummaryInput.ts"
 import { assistant, completed, file, id, marker, summary, tool, user } from "./support/build.ts"
+import { RUNS } from "./support/runs.ts"
 
 /** The default fixture model of the test catalogue: usable = 68_000, derived tail budget 8_000. */
 const FIXTURE = { context: 100_000, output: 32_000 }
@@ -360,7 +361,7 @@ describe("SummaryInput properties", () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

@@ -5,6 +5,7 @@ import * as Render from "../src/Render.ts"
 import * as Tail from "../src/Tail.ts"
 import * as Tokens from "../src/Tokens.ts"
 import { assistant, completed, file, id, marker, tool, user } from "./support/build.ts"
+import { RUNS } from "./support/runs.ts"
 
 /** The default fixture model of the test catalogue: usable = 68_000, derived budget 8_000. */
 const FIXTURE = { context: 100_000, output: 32_000 }
@@ -189,11 +190,11 @@ describe("Tail properties", () => {
         if (keep !== undefined) kept++
         if (keep !== undefined && !Tail.turns(history).some((t) => t.start === keep)) split++
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
     // The generator must reach the interesting branches, or the property proves little.
-    expect(kept).toBeGreaterThan(100)
-    expect(split).toBeGreaterThan(10)
+    expect(kept).toBeGreaterThan(RUNS.numRuns / 10)
+    expect(split).toBeGreaterThan(RUNS.numRuns / 100)
   })
 
   it("sizeOf is estimate(JSON.stringify(toModelMessages(messages))) for any messages", () => {
@@ -201,7 +202,7 @@ describe("Tail properties", () => {
       fc.property(historyArb, (history) => {
         expect(Tail.sizeOf(history)).toBe(directSize(history))
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })

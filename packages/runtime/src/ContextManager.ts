@@ -575,7 +575,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
           ? "compacting"
-          : runtime.suspended || (trigger !== undefined && tokens >= trigger)
+          : runtime.suspended || Overflow.reaches(tokens, trigger)
             ? "over"
             : trigger !== undefined && tokens >= trigger * warnAt
               ? "warn"

@@ -154,7 +154,7 @@ describe("bounded compaction", () => {
           expect(out.state.runtime.awaitingContinue).toBeUndefined()
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.PIVOT_PROPERTY_RUNS) || 1000 },
     )
   }, 120_000)
 })

@@ -5,7 +5,7 @@
  * ascending ids (`msg_00000001`…, `prt_00000001`…), ascending timestamps, and each assistant's `parentId` pointing at
  * the user message before it (a summary's at its marker).
  */
-import { Ids, Message, type Tokens } from "@pivot/core"
+import { type Config, Ids, Message, type Model, type Tokens } from "@pivot/core"
 import fc from "fast-check"
 
 type Msg = Message.Message
@@ -127,6 +127,20 @@ const PLACEHOLDER_PART = partId(0)
 /** Tool names the generator draws from; `skill` is the protected one. */
 export const TOOL_NAMES: ReadonlyArray<string> = ["bash", "read", "edit", "grep", "glob", "webfetch", "skill"]
 
+/** OpenCode's prune thresholds (spec §2.14), restated here so generators aim at them without asking the code. */
+export const PROTECT = 40_000
+export const MINIMUM = 20_000
+
+/** Token counts at prune's boundaries: PRUNE_PROTECT and PRUNE_MINIMUM, each − 1, exact and + 1. */
+export const boundaryTokensArb: fc.Arbitrary<number> = fc.constantFrom(
+  PROTECT - 1,
+  PROTECT,
+  PROTECT + 1,
+  MINIMUM - 1,
+  MINIMUM,
+  MINIMUM + 1,
+)
+
 /**
  * A tool output from tiny to ~60k chars. One repeated character keeps generation and shrinking cheap: only the
  * length matters to the estimate.
@@ -138,6 +152,9 @@ export const outputArb: fc.Arbitrary<string> = fc
       { weight: 3, arbitrary: fc.nat({ max: 400 }) },
       { weight: 2, arbitrary: fc.integer({ min: 1_000, max: 16_000 }) },
       { weight: 5, arbitrary: fc.integer({ min: 20_000, max: 60_000 }) },
+      // Exactly at prune's thresholds (in tokens, ×4 chars), and lengths where the chars/4 estimate rounds.
+      { weight: 2, arbitrary: boundaryTokensArb.map((tokens) => tokens * 4) },
+      { weight: 1, arbitrary: fc.constantFrom(0, 1, 2, 3, 5, 6, 7) },
     ),
   )
   .map(([char, length]) => char.repeat(length))
@@ -374,7 +391,7 @@ interface Block {
 
 /** Options of `sessionArb`. */
 export interface SessionOptions {
-  /** Fewest blocks (turns or compactions); default 2. */
+  /** Fewest blocks (turns or compactions); default 0, so empty sessions are generated too. */
   readonly minTurns?: number
   /** Most blocks; default 16. */
   readonly maxTurns?: number
@@ -455,7 +472,7 @@ export const sessionArb = (options: SessionOptions = {}): fc.Arbitrary<ReadonlyA
     options.compactions === false
       ? turn
       : fc.oneof({ weight: 10, arbitrary: turn }, { weight: 1, arbitrary: compactionArb })
-  return fc.array(block, { minLength: options.minTurns ?? 2, maxLength: options.maxTurns ?? 16 }).map((blocks) => {
+  return fc.array(block, { minLength: options.minTurns ?? 0, maxLength: options.maxTurns ?? 16 }).map((blocks) => {
     const flat: Array<Msg> = []
     const tails = new Map<number, number>()
     for (const b of blocks) {
@@ -465,3 +482,132 @@ export const sessionArb = (options: SessionOptions = {}): fc.Arbitrary<ReadonlyA
     return linkTails(renumber(flat), tails)
   })
 }
+
+/**
+ * A session built to land prune's running totals exactly on its thresholds: two turns of old outputs whose newest
+ * outputs sum to PRUNE_PROTECT − 1, exactly or + 1, and whose older outputs sum to PRUNE_MINIMUM − 1, exactly or + 1,
+ * split over one to three parts each; then the two guarded turns. Sometimes the outputs come from `skill`.
+ */
+export const pruneBoundarySessionArb: fc.Arbitrary<ReadonlyArray<Msg>> = fc
+  .record({
+    protectDelta: fc.constantFrom(-1, 0, 1),
+    minimumDelta: fc.constantFrom(-1, 0, 1),
+    newerSplit: fc.array(fc.nat({ max: 39_000 }), { maxLength: 2 }),
+    olderSplit: fc.array(fc.nat({ max: 19_000 }), { maxLength: 2 }),
+    tool: fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom("bash", "read") },
+      { weight: 1, arbitrary: fc.constant("skill") },
+    ),
+    alreadyCompacted: chance(1, 8),
+  })
+  .map(({ protectDelta, minimumDelta, newerSplit, olderSplit, tool, alreadyCompacted }) => {
+    // Sizes (in tokens) that sum to `total`, cut at the given points.
+    const split = (total: number, cuts: ReadonlyArray<number>): ReadonlyArray<number> => {
+      const points = [...new Set(cuts.filter((c) => c > 0 && c < total))].sort((a, b) => a - b)
+      return [...points, total].map((point, i) => point - (i === 0 ? 0 : points[i - 1]!))
+    }
+    const toolOf = (tokens: number, compacted = false): ToolPart => ({
+      type: "tool",
+      id: PLACEHOLDER_PART,
+      callId: "call_0",
+      tool,
+      state: {
+        status: "completed",
+        input: {},
+        output: "x".repeat(tokens * 4),
+        title: tool,
+        ...(compacted ? { compactedAt: 0 } : {}),
+      },
+    })
+    const step = (parts: ReadonlyArray<AssistantPart>): AssistantMessage => ({
+      role: "assistant",
+      id: PLACEHOLDER_MESSAGE,
+      parentId: PLACEHOLDER_MESSAGE,
+      createdAt: 0,
+      model: MODEL,
+      tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+      finish: "tool-calls",
+      parts,
+    })
+    const ask = (text: string): UserMessage => ({
+      role: "user",
+      id: PLACEHOLDER_MESSAGE,
+      createdAt: 0,
+      parts: [{ type: "text", id: PLACEHOLDER_PART, text }],
+    })
+    const older = split(MINIMUM + minimumDelta, olderSplit).map((tokens) => toolOf(tokens))
+    const newer = split(PROTECT + protectDelta, newerSplit).map((tokens) => toolOf(tokens))
+    const history: Array<Msg> = [ask("first")]
+    if (alreadyCompacted) history.push(step([toolOf(30_000, true)]))
+    history.push(step(older), ask("second"), step(newer), ask("third"), step([]), ask("fourth"), step([]))
+    return renumber(history)
+  })
+
+// Small values too: tiny windows are where a ratio can round the trigger down to 0.
+const countArb = (max: number): fc.Arbitrary<number> =>
+  fc.oneof(
+    { weight: 1, arbitrary: fc.constant(0) },
+    { weight: 3, arbitrary: fc.nat({ max: 1_000 }) },
+    {
+      weight: 4,
+      arbitrary: fc.nat({ max }),
+    },
+  )
+
+/**
+ * Model limits from 0-token models (context 0, output 0) through tiny windows to 2M contexts, with and without a
+ * separate input limit.
+ */
+export const limitsArb: fc.Arbitrary<Model.ModelLimits> = fc
+  .record({
+    context: countArb(2_000_000),
+    input: fc.option(countArb(2_000_000), { nil: undefined }),
+    output: countArb(200_000),
+  })
+  .map(({ context, input, output }) => (input === undefined ? { context, output } : { context, input, output }))
+
+/** Compaction config in every shape: each key absent or set, including 0 tails and budgets and an output cap. */
+export const compactionConfigArb: fc.Arbitrary<Config.CompactionConfig> = fc.record(
+  {
+    auto: fc.boolean(),
+    prune: fc.boolean(),
+    reserved: countArb(100_000),
+    tail_turns: fc.nat({ max: 4 }),
+    preserve_recent_tokens: countArb(20_000),
+    output_token_max: fc.integer({ min: 1, max: 64_000 }),
+    threshold: fc.oneof(fc.constant(1), fc.double({ min: 0.01, max: 1, noNaN: true })),
+  },
+  { requiredKeys: [] },
+)
+
+/** Prune options: OpenCode's defaults (absent) or overrides, small ones included, and any set of protected tools. */
+export const pruneOptionsArb: fc.Arbitrary<{
+  readonly protect?: number
+  readonly minimum?: number
+  readonly protectedTools?: ReadonlyArray<string>
+}> = fc.record(
+  {
+    protect: fc.oneof(fc.constant(0), fc.nat({ max: 100 }), fc.nat({ max: 80_000 })),
+    minimum: fc.oneof(fc.constant(0), fc.nat({ max: 100 }), fc.nat({ max: 40_000 })),
+    protectedTools: fc.subarray([...TOOL_NAMES]),
+  },
+  { requiredKeys: [] },
+)
+
+/**
+ * Usage whose context count is exactly `count`, spread over input, output and cache (reasoning, which never counts,
+ * added on top), sometimes as a provider `total`.
+ */
+export const usageOfCountArb = (count: number): fc.Arbitrary<Tokens.TokenUsage> =>
+  fc
+    .record({
+      cuts: fc.tuple(fc.nat({ max: count }), fc.nat({ max: count }), fc.nat({ max: count })),
+      reasoning: fc.nat({ max: 10_000 }),
+      asTotal: chance(1, 4),
+    })
+    .map(({ cuts, reasoning, asTotal }) => {
+      // A total of 0 means "not reported" (the sum counts), so a zero count is spelled as the sum.
+      if (asTotal && count > 0) return { input: 1, output: 0, reasoning, cacheRead: 0, cacheWrite: 0, total: count }
+      const [a, b, c] = [...cuts].sort((x, y) => x - y) as [number, number, number]
+      return { input: a, output: b - a, reasoning, cacheRead: c - b, cacheWrite: count - c }
+    })

@@ -3,6 +3,7 @@ import { Audit, type Events, Usage, Window } from "@pivot/core"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import type fc from "fast-check"
 import { expect } from "vitest"
+import * as Reference from "../../../core/test/support/readModels.ts"
 import { type Generated, generatedArb } from "../../../core/test/support/sessions.ts"
 import { type EventStore, ReadModels, SessionLog } from "../../src/index.ts"
 
@@ -41,10 +42,26 @@ let sessions = 0
 /** A session id no earlier run used (runs share one store). */
 export const freshSession = (prefix = "p") => `ses_${prefix}${process.pid}x${++sessions}`
 
-/** Checks every read model of `sessionId` against the pure fold of its events. */
+/**
+ * Checks every read model of `sessionId` against the pure fold of its events, and usage, the prune index and the
+ * compaction history also against core's reference models (written apart from the `evolve` code both sides run).
+ */
 export const expectReadModelsEqualFold = (sessionId: string, events: ReadonlyArray<Events.Event>) =>
   Effect.gen(function* () {
     const readModels = yield* ReadModels.ReadModels
+    expect(yield* readModels.usage(sessionId)).toEqual(Reference.usage(events))
+    expect(yield* readModels.pruned(sessionId)).toEqual(
+      Reference.pruned(events, (version) => SessionLog.eventId(sessionId, version)),
+    )
+    expect(
+      (yield* readModels.compactions(sessionId)).map((e) => ({
+        markerId: e.markerId,
+        status: e.status,
+        summaryId: e.summaryId,
+        tokensBefore: e.tokensBefore,
+        tokensAfter: e.tokensAfter,
+      })),
+    ).toEqual(Reference.compactions(events))
     const states = ReadModels.foldStates(SessionLog.fromEvents(sessionId, events))
     expect(yield* readModels.window(sessionId)).toEqual(Window.messages(Window.fold(events)))
     expect(yield* readModels.window(sessionId)).toEqual(Window.messages(states.window))

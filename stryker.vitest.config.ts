@@ -1,0 +1,25 @@
+// The Vitest config Stryker runs (`npm run mutate`): only the test projects that exercise the mutated rules.
+// Stryker copies the repository into a sandbox and links node_modules back to the original, where the workspace
+// links (`@pivot/core` …) point at the unmutated sources; the aliases make every import resolve inside the sandbox.
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@pivot/core": source("core"),
+    },
+  },
+  test: {
+    // Properties try 50 cases each here (1000 in the suite): each one reruns for every mutant it covers.
+    env: { PIVOT_PROPERTY_RUNS: "50" },
+    projects: [
+      {
+        extends: true,
+        test: { name: "core", root: "packages/core", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+      },
+    ],
+  },
+})
