@@ -73,5 +73,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const source = JSON.parse(fs.readFileSync(realExportPath(), "utf8")) as Json
   const text = JSON.stringify(scaledExport(source, Number(values.messages)))
   fs.writeFileSync(values.out, text)
-  console.log(`${values.out}: ${Number(values.messages).toLocaleString("en-US")} messages, ${(text.length / 1e6).toFixed(1)} MB`)
+  console.log(
+    `${values.out}: ${Number(values.messages).toLocaleString("en-US")} messages, ${(text.length / 1e6).toFixed(1)} MB`,
+  )
 }

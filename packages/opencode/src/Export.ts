@@ -389,3 +389,32 @@ export const parseExportText = (text: string): Result.Result<unknown, ImportErro
     )
   }
 }
+
+/** The encoding of an export's bytes, when it is not UTF-8: a UTF-16 or UTF-32 byte-order mark, or NUL-interleaved text. Pure. */
+export const foreignEncoding = (bytes: Uint8Array): string | undefined => {
+  const [b0, b1, b2, b3] = bytes
+  if (b0 === 0xff && b1 === 0xfe && b2 === 0 && b3 === 0) return "UTF-32LE (byte-order mark FF FE 00 00)"
+  if (b0 === 0 && b1 === 0 && b2 === 0xfe && b3 === 0xff) return "UTF-32BE (byte-order mark 00 00 FE FF)"
+  if (b0 === 0xff && b1 === 0xfe) return "UTF-16LE (byte-order mark FF FE)"
+  if (b0 === 0xfe && b1 === 0xff) return "UTF-16BE (byte-order mark FE FF)"
+  // Without a mark, UTF-16 JSON shows as ASCII bytes with a NUL after (LE) or before (BE) each.
+  if (bytes.length >= 4 && b0 !== 0 && b1 === 0 && b2 !== 0 && b3 === 0) return "UTF-16LE (no byte-order mark)"
+  if (bytes.length >= 4 && b0 === 0 && b1 !== 0 && b2 === 0 && b3 !== 0) return "UTF-16BE (no byte-order mark)"
+  return undefined
+}
+
+/**
+ * The text of an export file's bytes, which must be UTF-8 (a UTF-8 byte-order mark is allowed). UTF-16 or UTF-32
+ * (what Windows PowerShell's `>` writes) fails naming the encoding found and how to convert it.
+ */
+export const decodeBytes = (bytes: Uint8Array): Result.Result<string, ImportError> => {
+  const foreign = foreignEncoding(bytes)
+  if (foreign !== undefined)
+    return Result.fail(
+      new ImportError({
+        path: "",
+        reason: `the file is ${foreign}, not UTF-8; convert it first, e.g. iconv -f ${foreign.split(" ")[0]} -t UTF-8`,
+      }),
+    )
+  return Result.succeed(new TextDecoder("utf-8").decode(bytes))
+}
