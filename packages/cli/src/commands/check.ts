@@ -5,7 +5,7 @@
  */
 import { DatabaseSync } from "node:sqlite"
 import { ReadModels, Replay, SessionLog } from "@pivot/store"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { Command, Flag } from "effect/cli"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
@@ -14,16 +14,19 @@ import { plural } from "./Text.ts"
 
 const synopsis = "[--db FILE]"
 
-/** SQLite's own check of every page and index, read-only; answers its problems (none when the file is sound). */
-export const integrityProblems = (db: string, max = 20): Array<string> => {
+/**
+ * SQLite's own check of every page and index, read-only: its problems (none when the file is sound), or a failure
+ * when SQLite cannot read the file as a database at all.
+ */
+export const integrityProblems = (db: string, max = 20): Result.Result<Array<string>, string> => {
   let handle: DatabaseSync | undefined
   try {
     handle = new DatabaseSync(db, { readOnly: true })
     const rows = handle.prepare(`PRAGMA integrity_check(${max})`).all()
     const messages = rows.map((row) => String(Object.values(row)[0]))
-    return messages.length === 1 && messages[0] === "ok" ? [] : messages
+    return Result.succeed(messages.length === 1 && messages[0] === "ok" ? [] : messages)
   } catch (error) {
-    return [describe(error)]
+    return Result.fail(describe(error))
   } finally {
     handle?.close()
   }
@@ -50,7 +53,9 @@ export const check: Entry = {
           const io = yield* CliIo
           const db = options.db
           yield* checkReadable(db)
-          const pages = integrityProblems(db)
+          const checked = integrityProblems(db)
+          if (Result.isFailure(checked)) return yield* new CliError({ message: `${db}: ${checked.failure}` })
+          const pages = checked.success
           for (const problem of pages) io.out(`integrity: ${problem}`)
           if (pages.length > 0)
             return yield* new CliError({
