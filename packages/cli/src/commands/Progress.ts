@@ -53,11 +53,13 @@ export const start = (
   let count = 0
   let total = options.total
   let printed = false
+  let printedCount = -1
   const print = (final: boolean) => {
     const text = line(label, unit, count, total, now() - began, tty)
     if (tty) io.errRewrite!(final ? `${text}\n` : text)
     else io.err(text)
     printed = true
+    printedCount = count
   }
   return {
     advance: (n) => {
@@ -72,7 +74,8 @@ export const start = (
       total = n
     },
     done: () => {
-      if (printed || tty) print(true)
+      // The last line shows the final count: printed unless it already is the last thing printed.
+      if (tty || (printed && printedCount !== count)) print(true)
     },
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs"
 import { Tokens } from "@pivot/core"
-import { Export, Import } from "@pivot/opencode"
+import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import { Effect, Option, Result } from "effect"
 import { Argument, Flag } from "effect/cli"
@@ -121,16 +121,26 @@ export const readBytes = (file: string): Effect.Effect<Uint8Array, CliError> =>
  * naming the file and the bad path. Reports progress when `io` asks for it.
  */
 export const importFile = (file: string, io?: Io) =>
-  Effect.gen(function* () {
-    const bytes = yield* readBytes(file)
-    const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "bytes")
-    const text = Export.decodeBytes(bytes)
-    if (Result.isFailure(text)) return yield* failWith(`${file}: ${text.failure.message}`)
-    const result = Import.importText(text.success)
-    decoding.advance(bytes.length)
+  Effect.flatMap(readBytes(file), (bytes) => {
+    const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
+    const result = importBytes(bytes, decoding)
     decoding.done()
-    return Result.isFailure(result) ? yield* failWith(`${file}: ${result.failure.message}`) : result.success
+    return Result.isFailure(result) ? failWith(`${file}: ${result.failure.message}`) : Effect.succeed(result.success)
   })
+
+// Decoded message by message from the bytes (never the whole text and parsed tree at once), then turned into events.
+const importBytes = (
+  bytes: Uint8Array,
+  progress: Progress.Progress,
+): Result.Result<Import.ImportResult, ImportError.ImportError> => {
+  let seen = 0
+  const decoded = Export.decodeExportBytes(bytes, (done, total) => {
+    if (done === 1) progress.total(total)
+    progress.advance(done - seen)
+    seen = done
+  })
+  return Result.isFailure(decoded) ? Result.fail(decoded.failure) : Import.fromExport(decoded.success)
+}
 
 /** Wraps any store or decoding failure as a `CliError` with its one-line message. */
 export const orCliError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, CliError, R> =>

@@ -8,12 +8,14 @@
 import { Events } from "@pivot/core"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { DEFAULT_DB, endpointFrom, run as runDemo } from "../demo/Demo.ts"
 import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"
 
 const synopsis = "[--example FILE] [--json] [--db FILE]"
+
+/** Where the demo stores its sessions (the same as `Demo.DEFAULT_DB`, which is loaded only when the demo runs). */
+const DEFAULT_DB = ".pivot/demo.db"
 
 /** The `demo` command. */
 export const demo: Entry = {
@@ -47,6 +49,8 @@ export const demo: Entry = {
             try: () => Example.load(Option.getOrElse(options.example, () => Example.bundledPath)),
             catch: (error) => new CliError({ message: (error as Error).message }),
           })
+          // The AI SDK and the runtime load only when the demo runs: the other commands start faster and smaller.
+          const { endpointFrom, run: runDemo } = yield* Effect.promise(() => import("../demo/Demo.ts"))
           const outcome = yield* Effect.tryPromise({
             try: () =>
               runDemo({

@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Events } from "@pivot/core"
+import { Events, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -22,6 +22,9 @@ const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Even
   a.every((event, i) => JSON.stringify(Events.encode(event)) === JSON.stringify(Events.encode(b[i]!)))
 
 const synopsis = "<export.json> [--db FILE]"
+
+/** Events per append of an import (all of them in one transaction). */
+const BATCH = 1000
 
 /** The `import` command. */
 export const importCommand: Entry = {
@@ -87,11 +90,23 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
         })
       }
       const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
+      // One transaction (all or nothing), appended in batches so that only one batch is ever encoded and
+      // serialised at a time; the read models are folded as it goes and written once at the end.
       const storing = Progress.start(io, "import: storing", "events", { total: entries.length })
-      yield* SessionLog.append(sessionId, "no-stream", entries)
-      storing.advance(entries.length)
+      yield* readModels.bulk(
+        Effect.forEach(
+          Array.from({ length: Math.ceil(entries.length / BATCH) }, (_, k) => k * BATCH),
+          (from) =>
+            Effect.tap(
+              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, entries.slice(from, from + BATCH)),
+              () => Effect.sync(() => storing.advance(Math.min(BATCH, entries.length - from))),
+            ),
+          { discard: true },
+        ),
+      )
       storing.done()
-      const window = yield* readModels.window(sessionId)
+      // Counted from the events in memory: reading 20k window rows back would cost more than the fold.
+      const window = Window.messages(Window.fold(events))
       const pivots = (yield* readModels.compactions(sessionId)).filter(
         (c) => c.status === "finished" || c.status === "continued",
       )
