@@ -47,7 +47,10 @@ describe("pivot", () => {
   })
 
   it("given a command and --help (or help <command>), then its flags and examples, exit 0", async () => {
-    for (const args of [["window", "--help"], ["help", "window"]]) {
+    for (const args of [
+      ["window", "--help"],
+      ["help", "window"],
+    ]) {
       const { io, out } = capture()
       expect(await run(args, io)).toBe(0)
       const text = out.join("\n")

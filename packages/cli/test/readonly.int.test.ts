@@ -159,7 +159,9 @@ describe("limits on a database", () => {
   })
 
   it("given --from/--to on inspect, then only rows of those stream versions are listed", async () => {
-    const report = JSON.parse((await pivot("inspect", realExport, "--format", "json", "--from", "3", "--to", "4")).stdout)
+    const report = JSON.parse(
+      (await pivot("inspect", realExport, "--format", "json", "--from", "3", "--to", "4")).stdout,
+    )
     expect(report.usage.map((u: { version: number }) => u.version)).toEqual([3, 4])
     expect(report.version).toBe(36)
     const tail = JSON.parse((await pivot("inspect", realExport, "--format", "json", "--tail", "1")).stdout)
@@ -178,7 +180,11 @@ describe("exports in another encoding", () => {
   const text = () => fs.readFileSync(fixture("compaction-tail.json"), "utf8")
   const utf16be = (s: string) => Buffer.from(s, "utf16le").swap16()
   const cases: ReadonlyArray<readonly [string, Buffer, RegExp]> = [
-    ["le-bom", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text(), "utf16le")]), /UTF-16LE \(byte-order mark FF FE\)/],
+    [
+      "le-bom",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text(), "utf16le")]),
+      /UTF-16LE \(byte-order mark FF FE\)/,
+    ],
     ["be-bom", Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(text())]), /UTF-16BE \(byte-order mark FE FF\)/],
     ["le", Buffer.from(text(), "utf16le"), /UTF-16LE \(no byte-order mark\)/],
     ["be", utf16be(text()), /UTF-16BE \(no byte-order mark\)/],

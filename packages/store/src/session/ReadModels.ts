@@ -566,7 +566,8 @@ const makeProjector = (options: Options) => {
       const stream = Events.streamName(sessionId)
       if (deferred !== undefined) {
         const held = deferred.get(sessionId)
-        let folded = held !== undefined && held.version === base ? held.states : yield* statesAt(sql, sessionId, stream, base)
+        let folded =
+          held !== undefined && held.version === base ? held.states : yield* statesAt(sql, sessionId, stream, base)
         for (const r of batch) {
           const decoded = decoder(r)
           if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -880,14 +881,12 @@ const makeService = (
       }).pipe(Effect.withSpan("ReadModels.rebuild")),
     sessions,
     bulk: (effect) =>
-      projector
-        .bulk(sql, effect)
-        .pipe(
-          Effect.catchIf(
-            (error): error is SqlError.SqlError => (error as { _tag?: unknown })?._tag === "SqlError",
-            (error) => Effect.fail(toStoreError(error)),
-          ),
+      projector.bulk(sql, effect).pipe(
+        Effect.catchIf(
+          (error): error is SqlError.SqlError => (error as { _tag?: unknown })?._tag === "SqlError",
+          (error) => Effect.fail(toStoreError(error)),
         ),
+      ),
     tables: (sessionId) =>
       query(
         Effect.gen(function* () {
