@@ -2,7 +2,7 @@
 // messages, ~39 MB at 20,000) into a fresh SQLite file, each run in a fresh process. Reports wall time, CPU time and
 // peak RSS of the whole process (Node, modules and all), median of --runs, for each set of Node flags in --flags.
 //
-//   node scripts/bench/import.ts [--messages 20000] [--runs 3] [--flags "" --flags "--max-semi-space-size=2"]
+//   node scripts/bench/import.ts [--messages 20000] [--runs 3] [--flags= --flags=--max-semi-space-size=2]
 
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
