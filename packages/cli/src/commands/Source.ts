@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import { Tokens } from "@pivot/core"
 import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
-import { Effect, Option, Result } from "effect"
+import { Context, Effect, Option, Result } from "effect"
 import { Argument, Flag } from "effect/cli"
 import { CliError, describe, type Io, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
@@ -226,14 +226,21 @@ export const withSession = <A, R>(
       const sessionId = yield* chooseSession(readModels, db, source.session)
       const head = yield* orCliError(SessionLog.version(sessionId))
       const store = yield* EventStore
-      return yield* use({
+      // The SQL read models answer only when they are current: opened read-only, they cannot catch up (a database
+      // written by the runtime alone has none). Then everything is folded from the log, which gives the same answers.
+      const current = (yield* Effect.exit(readModels.sync(sessionId)))._tag === "Success"
+      const used = use({
         sessionId,
         where: db,
         head,
         log: orCliError(SessionLog.read(sessionId)).pipe(Effect.provideService(EventStore, store)),
-        readModels,
+        readModels: current ? readModels : undefined,
         report: undefined,
       })
+      // Replay asks the read models when they are in context: take them out when they are not current.
+      return yield* current
+        ? used
+        : Effect.updateContext(used, (context) => Context.omit(ReadModels.ReadModels)(context) as typeof context)
     })
     // Opening can fail too (a corrupt file, a database another program made): one line, nothing written.
     return yield* orCliError(Effect.provide(session, openReadOnly(db)))
