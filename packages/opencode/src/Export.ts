@@ -517,12 +517,19 @@ const layout = (bytes: Uint8Array, start: number): Layout | undefined => {
 const decodeMessage = Schema.decodeUnknownResult(MessageWithParts)
 const decodeInfo = Schema.decodeUnknownResult(SessionInfo)
 
-/** The first bad field of one part of an export, its path prefixed with where that part sits. */
-const partError = (prefix: ReadonlyArray<PropertyKey>, input: unknown, issue: SchemaIssue.Issue): ImportError => {
-  const error = toImportError(input, issue)
-  const head = formatPath(prefix)
-  const path = error.path === "" ? head : error.path.startsWith("[") ? `${head}${error.path}` : `${head}.${error.path}`
-  return new ImportError({ path, reason: error.reason })
+/**
+ * The first bad field of one part of an export (its `info`, or one message), judged as if the whole export had been
+ * decoded: the part is placed at `prefix` in a sparse copy of the export, so paths and messages are the same.
+ */
+const partError = (prefix: readonly [string] | readonly [string, number], input: unknown, issue: SchemaIssue.Issue) => {
+  const root: Record<string, unknown> = {}
+  if (prefix.length === 1) root[prefix[0]] = input
+  else {
+    const list: Array<unknown> = []
+    list[prefix[1]] = input
+    root[prefix[0]] = list
+  }
+  return toImportError(root, new SchemaIssue.Pointer(prefix, issue))
 }
 
 /**
