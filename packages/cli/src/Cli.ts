@@ -1,56 +1,112 @@
 /**
- * The `pivot` command line: a small dispatcher from `argv` to a command. `pivot help` prints the usage; no command
- * or an unknown one prints it to standard error and exits with 2.
+ * The `pivot` command line on `effect/cli`: typed flags, `--version`, per-command help with examples, suggestions for
+ * typos and shell completions (`--completions bash|zsh|fish`). `pivot help [command]` is `--help`. Errors are one
+ * line on standard error: wrong usage exits 2 with the usage line, a failure exits 1.
  */
-import { Exit, type Io, UsageError } from "./commands/Command.ts"
+import * as fs from "node:fs"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Cause, Console, Effect, Exit as EffectExit, Layer } from "effect"
+import { CliConfig, CliOutput, Command, GlobalFlag, type HelpDoc } from "effect/cli"
+import { CliIo, Exit, type Io } from "./commands/Command.ts"
 import { all } from "./commands/index.ts"
 
 export type { Io } from "./commands/Command.ts"
 
-/** The usage text: each command's synopsis, with its summary on the next line. */
-export const usage = (): string => {
-  const rows = all.map((command) => [`${command.name} ${command.args}`.trim(), command.summary] as const)
-  rows.push(["help", "show this help (or `pivot <command> --help`)"])
-  return [
-    "pivot: an event-sourced context-window manager for LLM agents",
-    "",
-    "Usage: pivot <command> [options]",
-    "",
-    "Commands:",
-    ...rows.flatMap(([synopsis, summary]) => [`  ${synopsis}`, `      ${summary}`]),
-    "",
-    "Exit codes: 0 success, 1 failure, 2 wrong usage.",
-  ].join("\n")
+/** The version in the CLI package's package.json. */
+export const version: string = (
+  JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+).version
+
+/** The `pivot` command with every subcommand. */
+export const root = Command.make("pivot").pipe(
+  Command.withDescription(
+    "an event-sourced context-window manager for LLM agents. Exit codes: 0 success, 1 failure, 2 wrong usage.",
+  ),
+  Command.withSubcommands(all.map((entry) => entry.command)),
+  Command.withExamples([
+    { command: "pivot demo", description: "a scripted coding-agent session: usage, prunes, pivots" },
+    { command: "pivot import session.json", description: "store an OpenCode export in .pivot/pivot.db" },
+    { command: "pivot inspect --db .pivot/pivot.db --limit 20", description: "a stored session at a glance" },
+    { command: "pivot --completions bash > ~/.pivot-completion.bash", description: "shell completions" },
+  ]),
+)
+
+const synopsisOf = (path: ReadonlyArray<string>): string => {
+  const entry = all.find((e) => e.name === path[1])
+  return entry === undefined ? "pivot <command> [flags]" : `pivot ${entry.name} ${entry.synopsis}`.trimEnd()
 }
 
-/** Runs `pivot` with the arguments after the program name; answers the exit code once the command is done. */
-export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
-  const [name, ...args] = argv
-  if (name === "help" || name === "--help" || name === "-h") {
-    io.out(usage())
-    return Exit.ok
-  }
-  if (name === undefined) {
-    io.err(usage())
-    return Exit.usage
-  }
-  const command = all.find((c) => c.name === name)
-  if (command === undefined) {
-    io.err(`pivot: unknown command "${name}"\n\n${usage()}`)
-    return Exit.usage
-  }
-  if (args.includes("--help") || args.includes("-h")) {
-    io.out(`Usage: pivot ${command.name} ${command.args}\n\n${command.summary}`)
-    return Exit.ok
-  }
-  try {
-    return await command.run(args, io)
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    io.err(`pivot ${command.name}: ${error.message}\nUsage: pivot ${command.name} ${command.args}`)
-    return Exit.usage
-  }
+const oneLine = (error: { readonly message: string; readonly suggestions?: ReadonlyArray<string> }): string => {
+  const first = error.message.split("\n")[0]!.trim()
+  const suggestions = error.suggestions ?? []
+  return suggestions.length === 0 ? first : `${first} (did you mean ${suggestions.join(" or ")}?)`
 }
+
+const plainFormatter = CliOutput.defaultFormatter({ colors: false })
+
+/** Help on standard output when asked for; wrong usage as one line per problem plus the usage line on stderr. */
+const presenter = (io: Io): CliOutput.Presenter => ({
+  present: (event) =>
+    Effect.sync(() => {
+      switch (event._tag) {
+        case "Help": {
+          const text = plainFormatter.formatHelpDoc(event.helpDoc as HelpDoc.HelpDoc)
+          // No command given: the help goes to stderr, and the exit code says wrong usage.
+          if (event.reason === "Requested") io.out(text)
+          else io.err(text)
+          return
+        }
+        case "InvalidInvocation": {
+          const where = event.commandPath.length > 1 ? `pivot ${event.commandPath.slice(1).join(" ")}` : "pivot"
+          for (const error of event.errors) io.err(`${where}: ${oneLine(error as never)}`)
+          io.err(`Usage: ${synopsisOf(event.commandPath)}`)
+          io.err(`Run "${where} --help" for its flags and examples.`)
+          return
+        }
+        case "Version":
+          io.out(`pivot ${event.version}`)
+          return
+      }
+    }),
+})
+
+const consoleOf = (io: Io): Console.Console =>
+  Object.assign(Object.create(globalThis.console), {
+    log: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
+    info: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
+    error: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
+    warn: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
+  }) as Console.Console
+
+/** `pivot help` and `pivot help <command>` are `--help`. */
+const normalize = (argv: ReadonlyArray<string>): ReadonlyArray<string> =>
+  argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
+
+/** Runs `pivot` with the arguments after the program name; answers the exit code. */
+export const main = (argv: ReadonlyArray<string>, io: Io): Effect.Effect<number> =>
+  Command.runWith(root, { version })(normalize(argv)).pipe(
+    Effect.provideService(CliIo, io),
+    Effect.provideService(CliOutput.Presenter, presenter(io)),
+    Effect.provideService(Console.Console, consoleOf(io)),
+    Effect.provide(
+      Layer.mergeAll(
+        NodeServices.layer,
+        CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version, GlobalFlag.Completions] }),
+      ),
+    ),
+    Effect.exit,
+    Effect.map((exit) => {
+      if (EffectExit.isSuccess(exit)) return Exit.ok
+      const error = Cause.squash(exit.cause) as { readonly _tag?: string; readonly code?: number }
+      if (error?._tag === "Reported" && typeof error.code === "number") return error.code
+      if (error?._tag === "ShowHelp") return Exit.usage
+      io.err(`pivot: ${String((error as { message?: unknown })?.message ?? error)}`)
+      return Exit.failure
+    }),
+  )
+
+/** Runs `pivot` as a promise (for tests and embedding); answers the exit code once the command is done. */
+export const run = (argv: ReadonlyArray<string>, io: Io): Promise<number> => Effect.runPromise(main(argv, io))
 
 /** The process's standard streams as an `Io`. */
 export const processIo = (): Io => ({
@@ -59,4 +115,7 @@ export const processIo = (): Io => ({
   isTTY: process.stdout.isTTY === true,
   columns: process.stdout.isTTY === true ? process.stdout.columns : undefined,
   env: process.env,
+  errIsTTY: process.stderr.isTTY === true,
+  progress: true,
+  errRewrite: (text) => process.stderr.write(`\r\x1b[2K${text}`),
 })

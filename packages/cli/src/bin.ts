@@ -2,12 +2,21 @@
 /**
  * The `pivot` command's entry. Installed, `bin.mjs` checks the Node version and loads the compiled `dist/bin.js`; in
  * the repository, `node --conditions=@pivot/source packages/cli/src/bin.ts <command>` runs it from source (`npm start`).
+ * `NodeRuntime.runMain` interrupts the command on Ctrl-C / SIGTERM (closing the database cleanly).
  */
-import { processIo, run } from "./Cli.ts"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Effect } from "effect"
+import { main, processIo } from "./Cli.ts"
 
 // `pivot demo | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
   throw error
 })
-process.exitCode = await run(process.argv.slice(2), processIo())
+NodeRuntime.runMain(
+  Effect.flatMap(main(process.argv.slice(2), processIo()), (code) =>
+    Effect.sync(() => {
+      process.exitCode = code
+    }),
+  ),
+)

@@ -32,13 +32,17 @@ describe("bin", () => {
   it("given this Node, when bin.mjs runs help, then it loads the TypeScript entry and exits 0", () => {
     const result = exec(process.execPath, "bin.mjs", "help")
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain("Usage: pivot <command>")
+    expect(result.stdout).toContain("pivot <subcommand> [flags]")
+    const version = exec(process.execPath, "bin.mjs", "--version")
+    expect(version.status).toBe(0)
+    expect(version.stdout).toMatch(/^pivot \d+\.\d+\.\d+\n$/)
   })
 
   it("given an unknown command, when bin.ts runs, then the exit code is 2", () => {
     const result = exec(process.execPath, "bin.ts", "nope")
     expect(result.status).toBe(2)
-    expect(result.stderr).toContain('unknown command "nope"')
+    expect(result.stderr).toContain('Unknown subcommand "nope"')
+    expect(result.stderr).not.toMatch(/\n\s+at /)
   })
 
   it("given demo --json, when bin.ts runs, then stdout is one decodable event per line", () => {
@@ -57,7 +61,7 @@ describe("bin", () => {
     expect(existsSync(bin)).toBe(true)
     const result = spawnSync(process.execPath, [fromSource, bin, "help"], { encoding: "utf8" })
     expect(result.status).toBe(0)
-    expect(result.stdout).toContain("import <export.json> [--db FILE]")
+    expect(result.stdout).toMatch(/^ {2}import +store an OpenCode session export/m)
   })
 
   it("given no --db, when import and window run in a directory, then they use .pivot/pivot.db there", () => {

@@ -389,3 +389,207 @@ export const parseExportText = (text: string): Result.Result<unknown, ImportErro
     )
   }
 }
+
+/** The encoding of an export's bytes, when it is not UTF-8: a UTF-16 or UTF-32 byte-order mark, or NUL-interleaved text. Pure. */
+export const foreignEncoding = (bytes: Uint8Array): string | undefined => {
+  const [b0, b1, b2, b3] = bytes
+  if (b0 === 0xff && b1 === 0xfe && b2 === 0 && b3 === 0) return "UTF-32LE (byte-order mark FF FE 00 00)"
+  if (b0 === 0 && b1 === 0 && b2 === 0xfe && b3 === 0xff) return "UTF-32BE (byte-order mark 00 00 FE FF)"
+  if (b0 === 0xff && b1 === 0xfe) return "UTF-16LE (byte-order mark FF FE)"
+  if (b0 === 0xfe && b1 === 0xff) return "UTF-16BE (byte-order mark FE FF)"
+  // Without a mark, UTF-16 JSON shows as ASCII bytes with a NUL after (LE) or before (BE) each.
+  if (bytes.length >= 4 && b0 !== 0 && b1 === 0 && b2 !== 0 && b3 === 0) return "UTF-16LE (no byte-order mark)"
+  if (bytes.length >= 4 && b0 === 0 && b1 !== 0 && b2 === 0 && b3 !== 0) return "UTF-16BE (no byte-order mark)"
+  return undefined
+}
+
+/**
+ * The text of an export file's bytes, which must be UTF-8 (a UTF-8 byte-order mark is allowed). UTF-16 or UTF-32
+ * (what Windows PowerShell's `>` writes) fails naming the encoding found and how to convert it.
+ */
+export const decodeBytes = (bytes: Uint8Array): Result.Result<string, ImportError> => {
+  const foreign = foreignEncoding(bytes)
+  if (foreign !== undefined)
+    return Result.fail(
+      new ImportError({
+        path: "",
+        reason: `the file is ${foreign}, not UTF-8; convert it first, e.g. iconv -f ${foreign.split(" ")[0]} -t UTF-8`,
+      }),
+    )
+  return Result.succeed(new TextDecoder("utf-8").decode(bytes))
+}
+
+/** Where the top-level values of an export sit in its bytes: each key's value, and each element of `messages`. */
+interface Layout {
+  readonly values: ReadonlyMap<string, readonly [number, number]>
+  readonly messages: ReadonlyArray<readonly [number, number]>
+  /** Just after the object's closing brace. */
+  readonly end: number
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
+
+/**
+ * Finds the top-level keys of the JSON object starting at `start` and the element spans of its `messages` array, by
+ * one pass over the bytes (strings and nesting tracked, nothing parsed). `undefined` when the bytes are not shaped
+ * like that (then the whole-text parser reports exactly what is wrong).
+ */
+const layout = (bytes: Uint8Array, start: number): Layout | undefined => {
+  const n = bytes.length
+  let i = start
+  const skipSpace = () => {
+    while (i < n && isSpace(bytes[i]!)) i++
+  }
+  const skipString = (): boolean => {
+    i++
+    while (i < n) {
+      const b = bytes[i++]!
+      if (b === BACKSLASH) i++
+      else if (b === QUOTE) return true
+    }
+    return false
+  }
+  // Skips one JSON value; answers false when it runs off the end or meets a stray closing bracket.
+  const skipValue = (): boolean => {
+    skipSpace()
+    if (bytes[i] === QUOTE) return skipString()
+    let depth = 0
+    while (i < n) {
+      const b = bytes[i]!
+      if (b === QUOTE) {
+        if (!skipString()) return false
+        continue
+      }
+      if (b === 0x7b || b === 0x5b) depth++
+      else if (b === 0x7d || b === 0x5d) {
+        if (depth === 0) return true
+        depth--
+        if (depth === 0) {
+          i++
+          return true
+        }
+      } else if (depth === 0 && (b === 0x2c || isSpace(b))) return true
+      i++
+    }
+    return depth === 0
+  }
+  const values = new Map<string, readonly [number, number]>()
+  const messages: Array<readonly [number, number]> = []
+  if (bytes[i] !== 0x7b) return undefined
+  i++
+  for (;;) {
+    skipSpace()
+    if (bytes[i] === 0x7d) return { values, messages, end: i + 1 }
+    if (bytes[i] !== QUOTE) return undefined
+    const keyStart = i
+    if (!skipString()) return undefined
+    const key = new TextDecoder().decode(bytes.subarray(keyStart + 1, i - 1))
+    skipSpace()
+    if (bytes[i] !== 0x3a) return undefined
+    i++
+    skipSpace()
+    const valueStart = i
+    if (key === "messages" && bytes[i] === 0x5b) {
+      i++
+      for (;;) {
+        skipSpace()
+        if (bytes[i] === 0x5d) {
+          i++
+          break
+        }
+        const elementStart = i
+        if (!skipValue()) return undefined
+        messages.push([elementStart, i])
+        skipSpace()
+        if (bytes[i] === 0x2c) i++
+        else if (bytes[i] !== 0x5d) return undefined
+      }
+    } else if (!skipValue()) return undefined
+    values.set(key, [valueStart, i])
+    skipSpace()
+    if (bytes[i] === 0x2c) i++
+    else if (bytes[i] !== 0x7d) return undefined
+  }
+}
+
+const decodeMessage = Schema.decodeUnknownResult(MessageWithParts)
+const decodeInfo = Schema.decodeUnknownResult(SessionInfo)
+
+/**
+ * The first bad field of one part of an export (its `info`, or one message), judged as if the whole export had been
+ * decoded: the part is placed at `prefix` in a sparse copy of the export, so paths and messages are the same.
+ */
+const partError = (prefix: readonly [string] | readonly [string, number], input: unknown, issue: SchemaIssue.Issue) => {
+  const root: Record<string, unknown> = {}
+  if (prefix.length === 1) root[prefix[0]] = input
+  else {
+    const list: Array<unknown> = []
+    list[prefix[1]] = input
+    root[prefix[0]] = list
+  }
+  return toImportError(root, new SchemaIssue.Pointer(prefix, issue))
+}
+
+/**
+ * Decodes an export straight from its bytes, one message at a time: each message is parsed and decoded on its own,
+ * so the whole text and the whole parsed tree never sit in memory next to the decoded export (a 20,000-message export
+ * is ~40 MB of JSON). The same answer as `decodeBytes` + `parseExportText` + `decode`, and the same errors (a JSON
+ * syntax error falls back to the whole-text parser for its line and column). `onMessage` counts progress.
+ */
+export const decodeExportBytes = (
+  bytes: Uint8Array,
+  onMessage: (decoded: number, total: number) => void = () => {},
+): Result.Result<Export, ImportError> => {
+  const slowPath = () => {
+    const text = decodeBytes(bytes)
+    if (Result.isFailure(text)) return Result.fail(text.failure)
+    const parsed = parseExportText(text.success)
+    return Result.isFailure(parsed) ? Result.fail(parsed.failure) : decode(parsed.success)
+  }
+  if (foreignEncoding(bytes) !== undefined) return slowPath()
+  // The JSON starts at the first line whose first non-blank character is `{` (as `parseExportText` reads it).
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+  for (;;) {
+    let j = start
+    while (j < bytes.length && (bytes[j] === 0x20 || bytes[j] === 0x09)) j++
+    if (bytes[j] === 0x7b) {
+      start = j
+      break
+    }
+    const newline = bytes.indexOf(0x0a, j)
+    if (newline < 0) return slowPath()
+    start = newline + 1
+  }
+  const found = layout(bytes, start)
+  const infoSpan = found?.values.get("info")
+  const messagesSpan = found?.values.get("messages")
+  if (found === undefined || infoSpan === undefined || messagesSpan === undefined) return slowPath()
+  // Anything but blanks after the object, or `messages` not an array: the whole-text path says what is wrong.
+  if (bytes[messagesSpan[0]] !== 0x5b) return slowPath()
+  for (let k = found.end; k < bytes.length; k++) if (!isSpace(bytes[k]!)) return slowPath()
+  const utf8 = new TextDecoder("utf-8")
+  const parse = (span: readonly [number, number]): Result.Result<unknown, undefined> => {
+    try {
+      return Result.succeed(JSON.parse(utf8.decode(bytes.subarray(span[0], span[1]))))
+    } catch {
+      return Result.fail(undefined)
+    }
+  }
+  const infoJson = parse(infoSpan)
+  if (Result.isFailure(infoJson)) return slowPath()
+  const info = decodeInfo(infoJson.success)
+  if (Result.isFailure(info)) return Result.fail(partError(["info"], infoJson.success, info.failure.issue))
+  const messages: Array<MessageWithParts> = []
+  for (const [index, span] of found.messages.entries()) {
+    const json = parse(span)
+    if (Result.isFailure(json)) return slowPath()
+    const message = decodeMessage(json.success)
+    if (Result.isFailure(message))
+      return Result.fail(partError(["messages", index], json.success, message.failure.issue))
+    messages.push(message.success)
+    onMessage(index + 1, found.messages.length)
+  }
+  return Result.succeed({ info: info.success, messages })
+}

@@ -1,8 +1,10 @@
 /**
- * What a `pivot` command is: a name, a one-line summary, its usage, and a function from arguments to an exit code
- * (synchronous, or a promise for commands that read a database). Commands talk to the world only through `Io`, so
- * tests run them without a terminal.
+ * What a `pivot` command is: an `effect/cli` command (typed flags and arguments, help with examples) plus its usage
+ * line. Commands talk to the world only through the `CliIo` service, so tests run them without a terminal. Adding a
+ * command is one line in `index.ts`.
  */
+import { Cause, Context, Effect, Schema } from "effect"
+import type { Command as CliCommand } from "effect/cli"
 
 /** Where a command writes, and what it knows about the terminal. */
 export interface Io {
@@ -16,59 +18,65 @@ export interface Io {
   readonly columns: number | undefined
   /** Environment variables (`NO_COLOR`). */
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Whether standard error is a terminal (a redrawn progress bar only then); default false. */
+  readonly errIsTTY?: boolean | undefined
+  /** Whether to report progress of long work on standard error (the real process does; tests need not). */
+  readonly progress?: boolean | undefined
+  /** Rewrites the current standard error line (a progress bar on a terminal); lines are written with `err`. */
+  readonly errRewrite?: ((text: string) => void) | undefined
 }
+
+/** The `Io` of the running command. */
+export class CliIo extends Context.Service<CliIo, Io>()("@pivot/cli/CliIo") {}
 
 /** Exit codes: success, failure, wrong usage. */
 export const Exit = { ok: 0, failure: 1, usage: 2 } as const
 
-/** A `pivot` command. */
-export interface Command {
+/** Wrong usage the flag parser cannot see (e.g. two sources named): one line and the usage, exit 2. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {}
+
+/** A failure the command reports as one line, exit 1. */
+export class CliError extends Schema.TaggedError<CliError>()("CliError", { message: Schema.String }) {}
+
+/** The command has printed what went wrong; the process exits with `code`. */
+export class Reported extends Schema.TaggedError<Reported>()("Reported", { code: Schema.Number }) {}
+
+/** A registered `pivot` command: the `effect/cli` command and its one-line synopsis (for usage errors). */
+export interface Entry {
   readonly name: string
-  /** Arguments in the usage line, e.g. `[--example FILE] [--json]`. */
-  readonly args: string
-  readonly summary: string
-  /** Runs the command with the arguments after its name; answers the exit code. */
-  readonly run: (args: ReadonlyArray<string>, io: Io) => number | Promise<number>
+  /** Arguments in the usage line, e.g. `<export.json> [--db FILE]`. */
+  readonly synopsis: string
+  readonly command: CliCommand.Command<any, any, any, Reported, CliIo>
 }
 
-/** Thrown by argument parsing: the command prints the message and its usage, and exits with `Exit.usage`. */
-export class UsageError extends Error {}
-
-/** What `parseOptions` accepts: options taking a value, boolean flags, and how many positional arguments. */
-export interface OptionSpec {
-  readonly values: ReadonlyArray<string>
-  readonly flags: ReadonlyArray<string>
-  /** Positional arguments allowed (default 0). */
-  readonly positionals?: number | undefined
-}
-
-/** Parsed arguments. */
-export interface Options {
-  readonly values: Readonly<Record<string, string>>
-  readonly flags: ReadonlySet<string>
-  readonly positionals: ReadonlyArray<string>
-}
+/** Any error of the store or the read side, as one line. */
+export const describe = (error: unknown): string =>
+  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error)
+  ).replace(/\s*\n\s*/g, " ")
 
 /**
- * Parses `--name value`, `--name=value`, boolean `--flag` options and up to `positionals` positional arguments;
- * anything else is a `UsageError`.
+ * Runs a command's program: a `CliError` (or any other failure or defect) is printed as ONE line,
+ * `pivot <command>: <what is wrong>`, exit 1; a `UsageError` adds the usage line, exit 2.
  */
-export const parseOptions = (args: ReadonlyArray<string>, spec: OptionSpec): Options => {
-  const values: Record<string, string> = {}
-  const flags = new Set<string>()
-  const positionals: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    const [name, inline] = arg.startsWith("--")
-      ? [arg.slice(2).split("=")[0]!, arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : undefined]
-      : [arg, undefined]
-    if (spec.flags.includes(name) && arg.startsWith("--") && inline === undefined) flags.add(name)
-    else if (spec.values.includes(name) && arg.startsWith("--")) {
-      const value = inline ?? args[++i]
-      if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`)
-      values[name] = value
-    } else if (!arg.startsWith("-") && positionals.length < (spec.positionals ?? 0)) positionals.push(arg)
-    else throw new UsageError(`unknown argument: ${arg}`)
-  }
-  return { values, flags, positionals }
-}
+export const report = <R>(
+  name: string,
+  synopsis: string,
+  program: Effect.Effect<void, unknown, R>,
+): Effect.Effect<void, Reported, R | CliIo> =>
+  Effect.gen(function* () {
+    const io = yield* CliIo
+    const exit = yield* Effect.exit(program)
+    if (exit._tag === "Success") return
+    if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+    const failure = Cause.squash(exit.cause)
+    if (failure instanceof Reported) return yield* failure
+    if (failure instanceof UsageError) {
+      io.err(`pivot ${name}: ${failure.message}`)
+      io.err(`Usage: pivot ${name} ${synopsis}`.trimEnd())
+      return yield* new Reported({ code: Exit.usage })
+    }
+    io.err(`pivot ${name}: ${describe(failure)}`)
+    return yield* new Reported({ code: Exit.failure })
+  })

@@ -6,10 +6,14 @@
  */
 import * as fs from "node:fs"
 import { Tokens } from "@pivot/core"
-import { Import } from "@pivot/opencode"
+import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
-import { Effect, Result, Schema } from "effect"
-import { type Options, UsageError } from "./Command.ts"
+import { Context, Effect, Option, Result } from "effect"
+import { Argument, Flag } from "effect/cli"
+import { CliError, describe, type Io, UsageError } from "./Command.ts"
+import * as Progress from "./Progress.ts"
+
+export { CliError, describe } from "./Command.ts"
 
 /** The database the commands use when `--db` is not given. */
 export const DEFAULT_DB = ".pivot/pivot.db"
@@ -19,38 +23,70 @@ export type Source =
   | { readonly _tag: "Export"; readonly file: string }
   | { readonly _tag: "Database"; readonly db: string; readonly session: string | undefined }
 
-/** The options every audit command takes: `<export.json>` or `--db FILE --session ID`, `--at`, `--format`. */
-export const sourceSpec = { values: ["db", "session", "at", "format"], positionals: 1 } as const
-
-/** The source named by the arguments; a `UsageError` when they name none or two. */
-export const parseSource = (options: Options): Source => {
-  const [file] = options.positionals
-  const db = options.values.db
-  const session = options.values.session
-  if (file !== undefined && (db !== undefined || session !== undefined))
-    throw new UsageError("give an export file or --db/--session, not both")
-  if (file !== undefined) return { _tag: "Export", file }
-  if (db === undefined && session === undefined) throw new UsageError("give an export file, or --db FILE --session ID")
-  return { _tag: "Database", db: db ?? DEFAULT_DB, session }
+/**
+ * A stream version or a count typed on the command line: an integer from 0 to `Number.MAX_SAFE_INTEGER`. Anything
+ * else (a sign, a fraction, an exponent, or digits beyond the safe range, which a float would round) is refused.
+ */
+export const parseCount = (flag: string, text: string): Result.Result<number, string> => {
+  const trimmed = text.trim()
+  const value = Number(trimmed)
+  return /^\d+$/.test(trimmed) && Number.isSafeInteger(value)
+    ? Result.succeed(value)
+    : Result.fail(`an integer from 0 to ${Number.MAX_SAFE_INTEGER} for --${flag}`)
 }
 
-/** `--at VERSION`: a stream version (an integer ≥ 0), or undefined for the newest. */
-export const parseAt = (options: Options): number | undefined => {
-  const at = options.values.at
-  if (at === undefined) return undefined
-  if (!/^\d+$/.test(at)) throw new UsageError(`--at needs a stream version (an integer ≥ 0), got "${at}"`)
-  return Number(at)
+/** An optional integer flag (`--at VERSION`, `--limit N`) parsed by `parseCount`. */
+export const countFlag = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withMetavar(metavar),
+    Flag.withDescription(description),
+    Flag.mapTryCatch(
+      (text) => Result.getOrThrowWith(parseCount(name, text), (message) => new Error(message)),
+      (error) => (error instanceof Error ? error.message : String(error)),
+    ),
+    Flag.optional,
+  )
+
+/** The flags naming a session: `<export.json>` or `--db FILE [--session ID]`. */
+export const sourceFlags = {
+  file: Argument.String("export.json").pipe(
+    Argument.withDescription("an OpenCode export (`opencode export <id>`), read in memory; nothing is written"),
+    Argument.optional,
+  ),
+  db: Flag.String("db").pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB} when --session is given)`),
+    Flag.optional,
+  ),
+  session: Flag.String("session").pipe(
+    Flag.withMetavar("ID"),
+    Flag.withDescription("the session in the database (may be left out when it holds one)"),
+    Flag.optional,
+  ),
 }
 
 /** `--format text|json` (default text). */
-export const parseFormat = (options: Options): "text" | "json" => {
-  const format = options.values.format ?? "text"
-  if (format !== "text" && format !== "json") throw new UsageError(`--format is text or json, got "${format}"`)
-  return format
-}
+export const formatFlag = Flag.Literals("format", ["text", "json"]).pipe(
+  Flag.withDescription("text for people, json for programs"),
+  Flag.withDefault("text" as const),
+)
 
-/** A failure the command reports as one line. */
-export class CliError extends Schema.TaggedError<CliError>()("CliError", { message: Schema.String }) {}
+/** The source named by the arguments; a `UsageError` when they name none or two. */
+export const parseSource = (options: {
+  readonly file: Option.Option<string>
+  readonly db: Option.Option<string>
+  readonly session: Option.Option<string>
+}): Effect.Effect<Source, UsageError> => {
+  const file = Option.getOrUndefined(options.file)
+  const db = Option.getOrUndefined(options.db)
+  const session = Option.getOrUndefined(options.session)
+  if (file !== undefined && (db !== undefined || session !== undefined))
+    return Effect.fail(new UsageError({ message: "give an export file or --db/--session, not both" }))
+  if (file !== undefined) return Effect.succeed({ _tag: "Export", file })
+  if (db === undefined && session === undefined)
+    return Effect.fail(new UsageError({ message: "give an export file, or --db FILE --session ID" }))
+  return Effect.succeed({ _tag: "Database", db: db ?? DEFAULT_DB, session })
+}
 
 /** A session opened for reading. */
 export interface Opened {
@@ -67,19 +103,12 @@ export interface Opened {
   readonly report: Import.ImportReport | undefined
 }
 
-/** Any error of the store or the read side, as one line. */
-export const describe = (error: unknown): string =>
-  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message)
-    : String(error)
-  ).replace(/\s*\n\s*/g, " ")
-
 const failWith = (message: string) => Effect.fail(new CliError({ message }))
 
-/** Reads a file's text; a missing or unreadable file is a `CliError`. */
-export const readText = (file: string): Effect.Effect<string, CliError> =>
+/** Reads a file's bytes; a missing or unreadable file is a `CliError`. */
+export const readBytes = (file: string): Effect.Effect<Uint8Array, CliError> =>
   Effect.try({
-    try: () => fs.readFileSync(file, "utf8"),
+    try: () => fs.readFileSync(file),
     catch: (cause) => {
       const code = (cause as NodeJS.ErrnoException).code
       const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : describe(cause)
@@ -87,12 +116,31 @@ export const readText = (file: string): Effect.Effect<string, CliError> =>
     },
   })
 
-/** Imports an export file's text into pivot's events; an invalid export is a `CliError` naming the bad path. */
-export const importFile = (file: string) =>
-  Effect.flatMap(readText(file), (text) => {
-    const result = Import.importText(text)
+/**
+ * Imports an export file into pivot's events; an invalid export (not UTF-8, not JSON, a bad field) is a `CliError`
+ * naming the file and the bad path. Reports progress when `io` asks for it.
+ */
+export const importFile = (file: string, io?: Io) =>
+  Effect.flatMap(readBytes(file), (bytes) => {
+    const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
+    const result = importBytes(bytes, decoding)
+    decoding.done()
     return Result.isFailure(result) ? failWith(`${file}: ${result.failure.message}`) : Effect.succeed(result.success)
   })
+
+// Decoded message by message from the bytes (never the whole text and parsed tree at once), then turned into events.
+const importBytes = (
+  bytes: Uint8Array,
+  progress: Progress.Progress,
+): Result.Result<Import.ImportResult, ImportError.ImportError> => {
+  let seen = 0
+  const decoded = Export.decodeExportBytes(bytes, (done, total) => {
+    if (done === 1) progress.total(total)
+    progress.advance(done - seen)
+    seen = done
+  })
+  return Result.isFailure(decoded) ? Result.fail(decoded.failure) : Import.fromExport(decoded.success)
+}
 
 /** Wraps any store or decoding failure as a `CliError` with its one-line message. */
 export const orCliError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, CliError, R> =>
@@ -118,6 +166,27 @@ const chooseSession = (readModels: ReadModels.ReadModelsShape, db: string, wante
         : `${db} holds ${ids.length} sessions; choose one with --session (${listed})`,
     )
   })
+
+/**
+ * What a read command checks before opening a database: it exists, is a file, and is not empty. Reading never creates
+ * or migrates a store (a mistyped path would otherwise leave an empty database behind, and an empty file would get
+ * pivot's schema written into it).
+ */
+export const checkReadable = (db: string): Effect.Effect<void, CliError> =>
+  Effect.suspend(() => {
+    let stat: fs.Stats
+    try {
+      stat = fs.statSync(db)
+    } catch {
+      return failWith(`no database at ${db} (import a session with: pivot import <export.json> --db ${db})`)
+    }
+    if (!stat.isFile()) return failWith(`${db} is not a file`)
+    if (stat.size === 0) return failWith(`${db} is empty (0 bytes): not a pivot database`)
+    return Effect.void
+  })
+
+/** A database opened read-only: no migrations, no WAL switch, nothing written (a corrupt file fails, untouched). */
+export const openReadOnly = (db: string) => ReadModels.layerSqlite({ filename: db, readonly: true })
 
 /**
  * Opens the source and runs `use` with the session and an event store holding it (the database's, with its read
@@ -151,25 +220,30 @@ export const withSession = <A, R>(
     }) as Effect.Effect<A, CliError, Exclude<R, EventStore | ReadModels.ReadModels>>
   const db = source.db
   return Effect.gen(function* () {
-    // Reading never creates a database: a mistyped path would otherwise leave an empty one behind.
-    if (!fs.existsSync(db))
-      return yield* failWith(`no database at ${db} (import a session with: pivot import <export.json> --db ${db})`)
+    yield* checkReadable(db)
     const session = Effect.gen(function* () {
       const readModels = yield* ReadModels.ReadModels
       const sessionId = yield* chooseSession(readModels, db, source.session)
       const head = yield* orCliError(SessionLog.version(sessionId))
       const store = yield* EventStore
-      return yield* use({
+      // The SQL read models answer only when they are current: opened read-only, they cannot catch up (a database
+      // written by the runtime alone has none). Then everything is folded from the log, which gives the same answers.
+      const current = (yield* Effect.exit(readModels.sync(sessionId)))._tag === "Success"
+      const used = use({
         sessionId,
         where: db,
         head,
         log: orCliError(SessionLog.read(sessionId)).pipe(Effect.provideService(EventStore, store)),
-        readModels,
+        readModels: current ? readModels : undefined,
         report: undefined,
       })
+      // Replay asks the read models when they are in context: take them out when they are not current.
+      return yield* current
+        ? used
+        : Effect.updateContext(used, (context) => Context.omit(ReadModels.ReadModels)(context) as typeof context)
     })
     // Opening can fail too (a corrupt file, a database another program made): one line, nothing written.
-    return yield* orCliError(Effect.provide(session, ReadModels.layerSqlite({ filename: db })))
+    return yield* orCliError(Effect.provide(session, openReadOnly(db)))
   }) as Effect.Effect<A, CliError, Exclude<R, EventStore | ReadModels.ReadModels>>
 }
 

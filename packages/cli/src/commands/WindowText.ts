@@ -83,11 +83,21 @@ export const format = (
     readonly pruned: PrunedTokens
     /** The ids of the events each message came from (the audit view), to print under it. */
     readonly sources?: ReadonlyMap<string, ReadonlyArray<string>> | undefined
+    /** Print only the model messages numbered `first` to `last` (and the rules and sources among them). */
+    readonly range?: { readonly first: number; readonly last: number } | undefined
   },
 ): Array<string> => {
   const lines = [header]
+  const first = options.range?.first ?? 1
+  const last = options.range?.last ?? Number.POSITIVE_INFINITY
   let n = 0
   for (const message of messages) {
+    const count = Render.renderMessage(message).length
+    // Messages wholly outside the range are skipped without formatting (a window can hold thousands).
+    if (n + count < first || n >= last) {
+      n += count
+      continue
+    }
     const calls = toolCalls(message)
     if (Message.isMarker(message))
       lines.push(
@@ -95,6 +105,7 @@ export const format = (
       )
     for (const model of Render.renderMessage(message)) {
       n++
+      if (n < first || n > last) continue
       const role =
         message.role === "assistant" && message.summary === true && model.role === "assistant" ? "summary" : model.role
       const prefix = `${String(n).padStart(4)}  ${role.padEnd(9)}  ${message.id}  `

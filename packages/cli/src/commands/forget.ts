@@ -4,42 +4,66 @@
  * the read models' plain copies; events, versions, usage and the compaction and prune decisions stay. The library
  * function is `SessionLog.forget`; this file only parses arguments and prints.
  */
-import * as fs from "node:fs"
 import { ReadModels, SessionLog } from "@pivot/store"
-import { Effect } from "effect"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { runProgram } from "./Program.ts"
-import { CliError, orCliError } from "./Source.ts"
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
+import { checkReadable, orCliError } from "./Source.ts"
+
+const synopsis = "--db FILE <session>"
 
 /** The `forget` command. */
-export const forget: Command = {
+export const forget: Entry = {
   name: "forget",
-  args: "--db FILE <session>",
-  summary: "erase a session's encrypted fields for good by deleting its key (crypto-shredding); history stays",
-  run: (args, io) => {
-    const options = parseOptions(args, { values: ["db"], flags: [], positionals: 1 })
-    const db = options.values.db
-    const sessionId = options.positionals[0]
-    if (db === undefined) throw new UsageError("--db FILE is required")
-    if (sessionId === undefined) throw new UsageError("the session to forget is required")
-    const program = Effect.gen(function* () {
-      // Never create a database: forgetting in a mistyped path must not leave an empty store behind.
-      if (!fs.existsSync(db)) return yield* new CliError({ message: `no database at ${db}` })
-      const forgotten = yield* orCliError(
-        Effect.provide(SessionLog.forget(sessionId), ReadModels.layerSqlite({ filename: db })),
-      )
-      io.out(
-        forgotten.keyDeleted
-          ? `forgot session ${sessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`
-          : `session ${sessionId} in ${db} has no key (nothing of it was recorded encrypted, or it was forgotten before); its read models were dropped`,
-      )
-      if (!forgotten.logCleared)
-        io.err(
-          `pivot forget: another connection holds an older snapshot, so the write-ahead log could not be emptied; ` +
-            `run pivot forget again once it has closed`,
-        )
-      return forgotten.logCleared ? Exit.ok : Exit.failure
-    })
-    return runProgram("forget", io, program)
-  },
+  synopsis,
+  command: Command.make(
+    "forget",
+    {
+      session: Argument.String("session").pipe(
+        Argument.withDescription("the session whose encrypted fields to erase"),
+        Argument.optional,
+      ),
+      db: Flag.String("db").pipe(
+        Flag.withMetavar("FILE"),
+        Flag.withDescription("the pivot database (required; it must exist)"),
+        Flag.optional,
+      ),
+    },
+    (options) =>
+      report(
+        "forget",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          if (Option.isNone(options.db)) return yield* new UsageError({ message: "--db FILE is required" })
+          if (Option.isNone(options.session))
+            return yield* new UsageError({ message: "the session to forget is required" })
+          const db = options.db.value
+          const sessionId = options.session.value
+          // Never create a database: forgetting in a mistyped path must not leave an empty store behind.
+          yield* checkReadable(db)
+          const forgotten = yield* orCliError(
+            Effect.provide(SessionLog.forget(sessionId), ReadModels.layerSqlite({ filename: db })),
+          )
+          io.out(
+            forgotten.keyDeleted
+              ? `forgot session ${sessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`
+              : `session ${sessionId} in ${db} has no key (nothing of it was recorded encrypted, or it was forgotten before); its read models were dropped`,
+          )
+          if (!forgotten.logCleared) {
+            io.err(
+              `pivot forget: another connection holds an older snapshot, so the write-ahead log could not be emptied; ` +
+                `run pivot forget again once it has closed`,
+            )
+            return yield* new Reported({ code: Exit.failure })
+          }
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "Erases a session for good without rewriting its history (crypto-shredding): deletes the session's key, so every field recorded encrypted (encryptAtRest, import --encrypt) reads as [ERASED]; events, usage and the compaction and prune decisions stay. Never creates a database.",
+    ),
+    Command.withShortDescription("erase a session's encrypted fields by deleting its key; history stays"),
+    Command.withExamples([{ command: "pivot forget --db .pivot/pivot.db ses_abc", description: "forget one session" }]),
+  ),
 }

@@ -9,80 +9,131 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Events } from "@pivot/core"
+import { Events, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
-import { Effect } from "effect"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { runProgram } from "./Program.ts"
-import { CliError, DEFAULT_DB, describe, importFile, orCliError } from "./Source.ts"
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
+import * as Progress from "./Progress.ts"
+import { DEFAULT_DB, importFile, orCliError } from "./Source.ts"
 import { countByType, num, plural } from "./Text.ts"
 
 const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Event>) =>
   a.length === b.length &&
   a.every((event, i) => JSON.stringify(Events.encode(event)) === JSON.stringify(Events.encode(b[i]!)))
 
+const synopsis = "<export.json> [--db FILE] [--encrypt]"
+
+/** Events per append of an import (all of them in one transaction). */
+const BATCH = 1000
+
 /** The `import` command. */
-export const importCommand: Command = {
+export const importCommand: Entry = {
   name: "import",
-  args: "<export.json> [--db FILE] [--encrypt]",
-  summary: `store an OpenCode session export in a pivot database (default ${DEFAULT_DB}), with its read models`,
-  run: (args, io) => {
-    const options = parseOptions(args, { values: ["db"], flags: ["encrypt"], positionals: 1 })
-    const [file] = options.positionals
-    if (file === undefined) throw new UsageError("give the export file to import")
-    const db = options.values.db ?? DEFAULT_DB
-    const program = Effect.gen(function* () {
-      const imported = yield* importFile(file)
-      const { sessionId, events, report } = imported
-      yield* Effect.try({
-        try: () => fs.mkdirSync(path.dirname(path.resolve(db)), { recursive: true }),
-        catch: (cause) => new CliError({ message: `cannot create the directory of ${db}: ${describe(cause)}` }),
-      })
-      const store = Effect.gen(function* () {
-        const readModels = yield* ReadModels.ReadModels
-        const stored = yield* SessionLog.version(sessionId)
-        if (stored > 0) {
-          const log = yield* SessionLog.read(sessionId)
-          if (
-            sameEvents(
-              log.map((l) => l.event),
-              events,
-            )
-          ) {
-            io.out(`session ${sessionId} is already in ${db} (${plural(stored, "event")}, the same): nothing to import`)
-            return Exit.ok
-          }
-          return yield* new CliError({
-            message: `session ${sessionId} is already in ${db} with ${plural(stored, "event")} that differ from this export (${plural(events.length, "event")}); nothing imported`,
-          })
-        }
-        const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
-        yield* SessionLog.append(sessionId, "no-stream", entries, { seal: options.flags.has("encrypt") })
-        const window = yield* readModels.window(sessionId)
-        const pivots = (yield* readModels.compactions(sessionId)).filter(
-          (c) => c.status === "finished" || c.status === "continued",
-        )
-        const pruned = yield* readModels.pruned(sessionId)
-        io.out(`imported session ${sessionId} into ${db}`)
-        io.out(
-          `  ${plural(events.length, "event")}: ${countByType(events)
-            .map(([type, n]) => `${num(n)} ${type}`)
-            .join(", ")}`,
-        )
-        const dropped = Object.entries(report.dropped)
-        io.out(
-          `  ${plural(report.messages, "message")}, ${plural(report.parts, "part")}` +
-            (dropped.length === 0 ? "" : ` (left out: ${dropped.map(([type, n]) => `${n} ${type}`).join(", ")})`),
-        )
-        io.out(
-          `  window: ${plural(window.length, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
-        )
-        for (const warning of report.warnings) io.out(`  note: ${warning}`)
-        io.out(`next: pivot inspect --db ${db} --session ${sessionId}`)
-        return Exit.ok
-      })
-      return yield* orCliError(Effect.provide(store, ReadModels.layerSqlite({ filename: db })))
-    })
-    return runProgram("import", io, program)
-  },
+  synopsis,
+  command: Command.make(
+    "import",
+    {
+      file: Argument.String("export.json").pipe(
+        Argument.withDescription("the JSON `opencode export <id>` prints"),
+        Argument.optional,
+      ),
+      db: Flag.String("db").pipe(
+        Flag.withMetavar("FILE"),
+        Flag.withDescription(`the pivot database (default ${DEFAULT_DB}; created with its folder when missing)`),
+        Flag.withDefault(DEFAULT_DB),
+      ),
+      encrypt: Flag.Boolean("encrypt").pipe(
+        Flag.withDefault(false),
+        Flag.withDescription("store the session's text encrypted with its own key, so `pivot forget` can erase it"),
+      ),
+    },
+    (options) => report("import", synopsis, run(options)),
+  ).pipe(
+    Command.withDescription(
+      `Stores an OpenCode session export in a pivot database (default ${DEFAULT_DB}), with its read models, and prints the session id and what was stored. All or nothing, and idempotent per session: the same export again is a no-op; a different export of a stored session is refused.`,
+    ),
+    Command.withShortDescription(`store an OpenCode session export in a pivot database (default ${DEFAULT_DB})`),
+    Command.withExamples([
+      {
+        command: "opencode export ses_abc > session.json && pivot import session.json",
+        description: "import a session",
+      },
+      { command: "pivot import session.json --db work/pivot.db", description: "into another database" },
+    ]),
+  ),
 }
+
+const run = (options: { readonly file: Option.Option<string>; readonly db: string; readonly encrypt: boolean }) =>
+  Effect.gen(function* () {
+    const io = yield* CliIo
+    if (Option.isNone(options.file)) return yield* new UsageError({ message: "give the export file to import" })
+    const file = options.file.value
+    const db = options.db
+    const imported = yield* importFile(file, io)
+    const { sessionId, events, report } = imported
+    yield* Effect.try({
+      try: () => fs.mkdirSync(path.dirname(path.resolve(db)), { recursive: true }),
+      catch: (cause) => new CliError({ message: `cannot create the directory of ${db}: ${describe(cause)}` }),
+    })
+    const store = Effect.gen(function* () {
+      const readModels = yield* ReadModels.ReadModels
+      const stored = yield* SessionLog.version(sessionId)
+      if (stored > 0) {
+        const log = yield* SessionLog.read(sessionId)
+        if (
+          sameEvents(
+            log.map((l) => l.event),
+            events,
+          )
+        ) {
+          io.out(`session ${sessionId} is already in ${db} (${plural(stored, "event")}, the same): nothing to import`)
+          return
+        }
+        return yield* new CliError({
+          message: `session ${sessionId} is already in ${db} with ${plural(stored, "event")} that differ from this export (${plural(events.length, "event")}); nothing imported`,
+        })
+      }
+      const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
+      // One transaction (all or nothing), appended in batches so that only one batch is ever encoded and
+      // serialised at a time; the read models are folded as it goes and written once at the end.
+      const storing = Progress.start(io, "import: storing", "events", { total: entries.length })
+      yield* readModels.bulk(
+        Effect.forEach(
+          Array.from({ length: Math.ceil(entries.length / BATCH) }, (_, k) => k * BATCH),
+          (from) =>
+            Effect.tap(
+              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, entries.slice(from, from + BATCH), {
+                seal: options.encrypt,
+              }),
+              () => Effect.sync(() => storing.advance(Math.min(BATCH, entries.length - from))),
+            ),
+          { discard: true },
+        ),
+      )
+      storing.done()
+      // Counted from the events in memory: reading 20k window rows back would cost more than the fold.
+      const window = Window.messages(Window.fold(events))
+      const pivots = (yield* readModels.compactions(sessionId)).filter(
+        (c) => c.status === "finished" || c.status === "continued",
+      )
+      const pruned = yield* readModels.pruned(sessionId)
+      io.out(`imported session ${sessionId} into ${db}`)
+      io.out(
+        `  ${plural(events.length, "event")}: ${countByType(events)
+          .map(([type, n]) => `${num(n)} ${type}`)
+          .join(", ")}`,
+      )
+      const dropped = Object.entries(report.dropped)
+      io.out(
+        `  ${plural(report.messages, "message")}, ${plural(report.parts, "part")}` +
+          (dropped.length === 0 ? "" : ` (left out: ${dropped.map(([type, n]) => `${n} ${type}`).join(", ")})`),
+      )
+      io.out(
+        `  window: ${plural(window.length, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
+      )
+      for (const warning of report.warnings) io.out(`  note: ${warning}`)
+      io.out(`next: pivot inspect --db ${db} --session ${sessionId}`)
+    })
+    return yield* orCliError(Effect.provide(store, ReadModels.layerSqlite({ filename: db })))
+  })

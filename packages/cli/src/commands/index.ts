@@ -1,12 +1,15 @@
-/** Every `pivot` command, in the order `pivot help` lists them. */
-import type { Command } from "./Command.ts"
+/** Every `pivot` command, in the order `pivot --help` lists them. Adding a command is one entry here. */
+
+import type { Entry } from "./Command.ts"
+import { check } from "./check.ts"
 import { demo } from "./demo.ts"
 import { forget } from "./forget.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
 import { prune } from "./prune.ts"
+import { rebuild } from "./rebuild.ts"
 import { serve } from "./serve.ts"
 import { window } from "./window.ts"
 
 /** The commands. */
-export const all: ReadonlyArray<Command> = [demo, importCommand, window, prune, inspect, forget, serve]
+export const all: ReadonlyArray<Entry> = [demo, importCommand, window, prune, inspect, rebuild, check, forget, serve]

@@ -5,9 +5,10 @@
  */
 import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
 import { Effect } from "effect"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { runProgram } from "./Program.ts"
-import { estimateTokens, type Opened, orCliError, parseFormat, parseSource, sourceSpec, withSession } from "./Source.ts"
+import { Command } from "effect/cli"
+import { CliIo, type Entry, report } from "./Command.ts"
+import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
+import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
 import { windowAt } from "./window.ts"
 
@@ -256,25 +257,60 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   return lines
 }
 
+/** The inspection with only the pivots, compactions, pruned outputs and usage rows whose version the limits keep. */
+export const limitInspection = (report: Inspection, limits: Limits): Inspection => ({
+  ...report,
+  pivots: select(report.pivots, (p) => p.at, limits),
+  otherCompactions: select(report.otherCompactions, (c) => c.requestedVersion, limits),
+  pruned: { ...report.pruned, entries: select(report.pruned.entries, (e) => e.version, limits) },
+  usage: select(report.usage, (u) => u.version, limits),
+})
+
+const synopsis =
+  "<export.json | --db FILE --session ID> [--format text|json] [--limit N | --tail N] [--from V] [--to V]"
+
 /** The `inspect` command. */
-export const inspect: Command = {
+export const inspect: Entry = {
   name: "inspect",
-  args: "<export.json | --db FILE --session ID> [--format text|json]",
-  summary: "events, pivots (what each summarised and kept, tokens before → after, --at to replay), prunes, usage",
-  run: (args, io) => {
-    const options = parseOptions(args, { ...sourceSpec, flags: [] })
-    const source = parseSource(options)
-    const format = parseFormat(options)
-    if (options.values.at !== undefined)
-      throw new UsageError("inspect shows the whole session; use window --at VERSION")
-    const program = withSession(source, (opened) =>
+  synopsis,
+  command: Command.make("inspect", { ...sourceFlags, format: formatFlag, ...limitFlags("stream version") }, (options) =>
+    report(
+      "inspect",
+      synopsis,
       Effect.gen(function* () {
-        const report = yield* inspection(opened)
-        if (format === "json") io.out(JSON.stringify(report, null, 2))
-        else for (const line of formatText(report, io.columns ?? 120)) io.out(line)
-        return Exit.ok
+        const io = yield* CliIo
+        const source = yield* parseSource(options)
+        const limits = yield* parseLimits(options)
+        yield* withSession(source, (opened) =>
+          Effect.gen(function* () {
+            const full = yield* inspection(opened)
+            const shown = limitInspection(full, limits)
+            if (options.format === "json") {
+              io.out(JSON.stringify(shown, null, 2))
+              return
+            }
+            for (const line of formatText(shown, io.columns ?? 120)) io.out(line)
+            const notes = [
+              omitted(shown.pivots.length, full.pivots.length, "pivots"),
+              omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
+              omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
+              omitted(shown.usage.length, full.usage.length, "usage rows"),
+            ].filter((note) => note !== undefined)
+            if (notes.length > 0) io.out("")
+            for (const note of notes) io.out(note)
+          }),
+        )
       }),
-    )
-    return runProgram("inspect", io, program)
-  },
+    ),
+  ).pipe(
+    Command.withDescription(
+      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, and context usage over time. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
+    ),
+    Command.withShortDescription("events, pivots (what each summarised and kept, --at to replay), prunes, usage"),
+    Command.withExamples([
+      { command: "pivot inspect session.json", description: "an export at a glance" },
+      { command: "pivot inspect --db .pivot/pivot.db --session ses_abc --tail 30", description: "the latest 30 rows" },
+      { command: "pivot inspect --db .pivot/pivot.db --from 1000 --to 2000 --format json", description: "a range" },
+    ]),
+  ),
 }

@@ -5,53 +5,91 @@
  */
 import { Conversation, Prune } from "@pivot/core"
 import { Replay } from "@pivot/store"
-import { Effect } from "effect"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { runProgram } from "./Program.ts"
-import { orCliError, parseAt, parseFormat, parseSource, sourceSpec, versionOf, withSession } from "./Source.ts"
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { CliIo, type Entry, report, UsageError } from "./Command.ts"
+import { limitFlags, omitted, parseLimits, select } from "./Limits.ts"
+import { countFlag, formatFlag, orCliError, parseSource, sourceFlags, versionOf, withSession } from "./Source.ts"
 import { columns, num, plural } from "./Text.ts"
 
+const synopsis =
+  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
+
 /** The `prune` command. */
-export const prune: Command = {
+export const prune: Entry = {
   name: "prune",
-  args: "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json]",
-  summary: "which old tool outputs a prune would clear now, and the tokens it would free (writes nothing)",
-  run: (args, io) => {
-    const options = parseOptions(args, { ...sourceSpec, flags: ["dry-run"] })
-    const source = parseSource(options)
-    const at = parseAt(options)
-    const format = parseFormat(options)
-    if (!options.flags.has("dry-run"))
-      throw new UsageError("only --dry-run is supported: prune shows what it would clear and writes nothing")
-    const program = withSession(source, (opened) =>
-      Effect.gen(function* () {
-        const version = yield* versionOf(opened, at)
-        const state = yield* orCliError(Replay.stateAt(opened.sessionId, version))
-        const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation))
-        if (format === "json") {
-          io.out(JSON.stringify({ parts: selection.parts.map((p) => p.partId), tokensFreed: selection.tokensFreed }))
-          return Exit.ok
-        }
-        const where = `session ${opened.sessionId} at version ${version} of ${opened.head}`
-        if (selection.parts.length === 0) {
-          io.out(
-            `prune --dry-run, ${where}: nothing to clear (a prune clears old tool outputs only when that frees more ` +
-              `than ${num(Prune.PRUNE_MINIMUM)} tokens beyond the newest ${num(Prune.PRUNE_PROTECT)})`,
+  synopsis,
+  command: Command.make(
+    "prune",
+    {
+      ...sourceFlags,
+      dryRun: Flag.Boolean("dry-run").pipe(
+        Flag.withDescription("required: show what a prune would clear; write nothing"),
+        Flag.withDefault(false),
+      ),
+      at: countFlag("at", "VERSION", "as the session stood right after event VERSION"),
+      format: formatFlag,
+      ...limitFlags("row number"),
+    },
+    (options) =>
+      report(
+        "prune",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          const source = yield* parseSource(options)
+          const limits = yield* parseLimits(options)
+          const at = Option.getOrUndefined(options.at)
+          if (!options.dryRun)
+            return yield* new UsageError({
+              message: "only --dry-run is supported: prune shows what it would clear and writes nothing",
+            })
+          yield* withSession(source, (opened) =>
+            Effect.gen(function* () {
+              const version = yield* versionOf(opened, at)
+              const state = yield* orCliError(Replay.stateAt(opened.sessionId, version))
+              const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation))
+              const parts = select(selection.parts, (_, i) => i + 1, limits)
+              if (options.format === "json") {
+                io.out(JSON.stringify({ parts: parts.map((p) => p.partId), tokensFreed: selection.tokensFreed }))
+                return
+              }
+              const where = `session ${opened.sessionId} at version ${version} of ${opened.head}`
+              if (selection.parts.length === 0) {
+                io.out(
+                  `prune --dry-run, ${where}: nothing to clear (a prune clears old tool outputs only when that frees ` +
+                    `more than ${num(Prune.PRUNE_MINIMUM)} tokens beyond the newest ${num(Prune.PRUNE_PROTECT)})`,
+                )
+                return
+              }
+              io.out(
+                `prune --dry-run, ${where}: would clear ${plural(selection.parts.length, "tool output")}, ` +
+                  `freeing ~${num(selection.tokensFreed)} tokens`,
+              )
+              const rows = [
+                ["part", "tool", "message", "tokens"],
+                ...parts.map((p) => [p.partId, p.tool, p.messageId, num(p.tokens)]),
+              ]
+              for (const line of columns(rows)) io.out(line)
+              const note = omitted(parts.length, selection.parts.length, "tool outputs")
+              if (note !== undefined) io.out(note)
+            }),
           )
-          return Exit.ok
-        }
-        io.out(
-          `prune --dry-run, ${where}: would clear ${plural(selection.parts.length, "tool output")}, ` +
-            `freeing ~${num(selection.tokensFreed)} tokens`,
-        )
-        const rows = [
-          ["part", "tool", "message", "tokens"],
-          ...selection.parts.map((p) => [p.partId, p.tool, p.messageId, num(p.tokens)]),
-        ]
-        for (const line of columns(rows)) io.out(line)
-        return Exit.ok
-      }),
-    )
-    return runProgram("prune", io, program)
-  },
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
+    ),
+    Command.withShortDescription(
+      "which old tool outputs a prune would clear, and the tokens it frees (writes nothing)",
+    ),
+    Command.withExamples([
+      { command: "pivot prune session.json --dry-run", description: "what a prune would clear now" },
+      {
+        command: "pivot prune --db .pivot/pivot.db --dry-run --at 40 --limit 10",
+        description: "at event 40, first 10",
+      },
+    ]),
+  ),
 }

@@ -1,48 +1,75 @@
 /**
  * `pivot serve [store | export.json | postgres://…] [--port N] [--host ADDR] [--token T] [--usable N]`: the read-only
  * web viewer (`@pivot/server`). Binds 127.0.0.1 unless `--host` names another address, which then needs an access
- * token (generated and printed unless given). Runs until interrupted (Ctrl-C).
+ * token (generated and printed unless given). Runs until interrupted (Ctrl-C), then closes the server.
  */
 import { Serve } from "@pivot/server"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { describe } from "./Source.ts"
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
+import { countFlag } from "./Source.ts"
 
-const integer = (value: string | undefined, name: string, max: number): number | undefined => {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`--${name} needs an integer from 0 to ${max}`)
-  return Number(value)
-}
+const synopsis = "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS]"
 
 /** The `serve` command. */
-export const serve: Command = {
+export const serve: Entry = {
   name: "serve",
-  args: "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS]",
-  summary: "a read-only web viewer: sessions, usage timeline, the window at any version, diffs, pivot reports, events",
-  run: async (args, io) => {
-    const options = parseOptions(args, { values: ["port", "host", "token", "usable"], flags: [], positionals: 1 })
-    const port = integer(options.values.port, "port", 65535)
-    const usable = integer(options.values.usable, "usable", Number.MAX_SAFE_INTEGER)
-    let running: Serve.Started
-    try {
-      running = await Serve.start({
-        source: options.positionals[0],
-        port,
-        host: options.values.host,
-        token: options.values.token,
-        usable,
-      })
-    } catch (error) {
-      io.err(`pivot serve: ${describe(error)}`)
-      return Exit.failure
-    }
-    io.out(`pivot serve: ${running.source} on ${running.url}`)
-    if (running.token !== undefined) io.out(`access token: ${running.token} (the address above carries it)`)
-    io.out("read-only; press Ctrl-C to stop")
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve)
-      process.once("SIGTERM", resolve)
-    })
-    await running.close()
-    return Exit.ok
-  },
+  synopsis,
+  command: Command.make(
+    "serve",
+    {
+      source: Argument.String("source").pipe(
+        Argument.withDescription(
+          "a pivot SQLite file (default .pivot/pivot.db), a postgres:// URL or an OpenCode export",
+        ),
+        Argument.optional,
+      ),
+      port: countFlag("port", "N", `the port (default ${Serve.DEFAULT_PORT}; 0 picks a free one)`),
+      host: Flag.String("host").pipe(
+        Flag.withMetavar("ADDR"),
+        Flag.withDescription("the address to bind (default 127.0.0.1); another address requires an access token"),
+        Flag.optional,
+      ),
+      token: Flag.String("token").pipe(
+        Flag.withMetavar("T"),
+        Flag.withDescription("the access token (generated and printed when --host is not loopback)"),
+        Flag.optional,
+      ),
+      usable: countFlag("usable", "TOKENS", "the usable context to draw on the timeline, when known"),
+    },
+    (options) =>
+      report(
+        "serve",
+        synopsis,
+        Effect.scoped(
+          Effect.gen(function* () {
+            const io = yield* CliIo
+            const port = Option.getOrUndefined(options.port)
+            if (port !== undefined && port > 65535)
+              return yield* new UsageError({ message: "--port needs an integer from 0 to 65535" })
+            const running = yield* Serve.serve({
+              source: Option.getOrUndefined(options.source),
+              port,
+              host: Option.getOrUndefined(options.host),
+              token: Option.getOrUndefined(options.token),
+              usable: Option.getOrUndefined(options.usable),
+            }).pipe(Effect.mapError((error) => new CliError({ message: describe(error) })))
+            io.out(`pivot serve: ${running.source} on ${running.url}`)
+            if (running.token !== undefined) io.out(`access token: ${running.token} (the address above carries it)`)
+            io.out("read-only; press Ctrl-C to stop")
+            return yield* Effect.never
+          }),
+        ),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "A read-only web viewer: the sessions, context usage per model step with pivots and prunes marked, the exact window at any version, diffs, pivot reports, the event log, live updates. Binds 127.0.0.1 by default.",
+    ),
+    Command.withShortDescription("a read-only web viewer of a store or an export"),
+    Command.withExamples([
+      { command: "pivot serve .pivot/demo.db", description: "the demo's store on http://127.0.0.1:4319" },
+      { command: "pivot serve session.json --port 0", description: "an OpenCode export, on a free port" },
+      { command: "pivot serve .pivot/pivot.db --host 0.0.0.0", description: "on every address, with a token" },
+    ]),
+  ),
 }

@@ -3,19 +3,20 @@
  * next model call (or of the call after event `VERSION`). `--format json` prints exactly
  * `{ "messages": [ { "sourceMessageId": "<id>", "message": <AI SDK ModelMessage> } ] }`.
  */
-import { Audit, type Message, PruneIndex, ValidWindow, Window } from "@pivot/core"
+import { Audit, PruneIndex, type Render, ValidWindow, Window } from "@pivot/core"
 import { Replay, type SessionLog } from "@pivot/store"
-import { Effect } from "effect"
-import { type Command, Exit, parseOptions, UsageError } from "./Command.ts"
-import { runProgram } from "./Program.ts"
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { CliIo, type Entry, report, UsageError } from "./Command.ts"
+import { isLimited, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {
+  countFlag,
   estimateTokens,
+  formatFlag,
   type Opened,
   orCliError,
-  parseAt,
-  parseFormat,
   parseSource,
-  sourceSpec,
+  sourceFlags,
   versionOf,
   withSession,
 } from "./Source.ts"
@@ -60,41 +61,83 @@ export const sourcesAt = (opened: Opened, version: number) =>
     return new Map(Audit.entries(state).map((e) => [e.message.id as string, e.eventIds]))
   })
 
-/** The window rendered as the JSON the `--format json` output promises. */
-export const windowJson = (messages: ReadonlyArray<Message.Message>) => ValidWindow.toJson(messages)
+/** The window rendered as the JSON the `--format json` output promises (optionally only some of its messages). */
+export const windowJson = (rendered: ReadonlyArray<Render.Rendered>) => JSON.stringify({ messages: rendered }, null, 2)
+
+const synopsis =
+  "<export.json | --db FILE --session ID> [--at VERSION] [--format text|json] [--sources] [--limit N | --tail N] [--from K] [--to K]"
 
 /** The `window` command. */
-export const window: Command = {
+export const window: Entry = {
   name: "window",
-  args: "<export.json | --db FILE --session ID> [--at VERSION] [--format text|json] [--sources]",
-  summary: "the model input of the next model call (or right after event VERSION); --sources: the events behind it",
-  run: (args, io) => {
-    const options = parseOptions(args, { ...sourceSpec, flags: ["sources"] })
-    const source = parseSource(options)
-    const at = parseAt(options)
-    const format = parseFormat(options)
-    const withSources = options.flags.has("sources")
-    if (withSources && format === "json") throw new UsageError("--sources goes with the text format")
-    const program = withSession(source, (opened) =>
-      Effect.gen(function* () {
-        const version = yield* versionOf(opened, at)
-        const messages = yield* windowAt(opened, version)
-        if (format === "json") {
-          io.out(windowJson(messages))
-          return Exit.ok
-        }
-        const rendered = ValidWindow.render(messages)
-        const header =
-          `session ${opened.sessionId} · version ${version} of ${opened.head} · ` +
-          `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +
-          `~${num(estimateTokens(rendered))} tokens`
-        const width = Math.max(80, Math.min(io.columns ?? 120, 200))
-        const pruned = yield* prunedTokens(opened, version)
-        const sources = withSources ? yield* sourcesAt(opened, version) : undefined
-        for (const line of WindowText.format(messages, header, { width, pruned, sources })) io.out(line)
-        return Exit.ok
-      }),
-    )
-    return runProgram("window", io, program)
-  },
+  synopsis,
+  command: Command.make(
+    "window",
+    {
+      ...sourceFlags,
+      at: countFlag("at", "VERSION", "the window right after event VERSION (0 … the session's head)"),
+      format: formatFlag,
+      sources: Flag.Boolean("sources").pipe(
+        Flag.withDefault(false),
+        Flag.withDescription("under each message, the ids of the events it came from (text format)"),
+      ),
+      ...limitFlags("model-message number"),
+    },
+    (options) =>
+      report(
+        "window",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          const source = yield* parseSource(options)
+          const limits = yield* parseLimits(options)
+          const at = Option.getOrUndefined(options.at)
+          if (options.sources && options.format === "json")
+            return yield* new UsageError({ message: "--sources goes with the text format" })
+          yield* withSession(source, (opened) =>
+            Effect.gen(function* () {
+              const version = yield* versionOf(opened, at)
+              const messages = yield* windowAt(opened, version)
+              const rendered = ValidWindow.render(messages)
+              const numbers = select(
+                rendered.map((_, i) => i + 1),
+                (n) => n,
+                limits,
+              )
+              if (options.format === "json") {
+                io.out(windowJson(numbers.map((n) => rendered[n - 1]!)))
+                return
+              }
+              const header =
+                `session ${opened.sessionId} · version ${version} of ${opened.head} · ` +
+                `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +
+                `~${num(estimateTokens(rendered))} tokens`
+              const width = Math.max(80, Math.min(io.columns ?? 120, 200))
+              const pruned = yield* prunedTokens(opened, version)
+              const sources = options.sources ? yield* sourcesAt(opened, version) : undefined
+              const range = isLimited(limits)
+                ? { first: numbers[0] ?? 0, last: numbers[numbers.length - 1] ?? -1 }
+                : undefined
+              for (const line of WindowText.format(messages, header, { width, pruned, sources, range })) io.out(line)
+              const note = omitted(numbers.length, rendered.length, "model messages")
+              if (note !== undefined) io.out(note)
+            }),
+          )
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "The model input of the next model call (or of the call right after event VERSION): one line per model message, a rule where a pivot starts the window, pruned tool outputs marked. --format json prints exactly { messages: [{ sourceMessageId, message }] }.",
+    ),
+    Command.withShortDescription("the model input of the next model call (or right after event VERSION)"),
+    Command.withExamples([
+      { command: "pivot window session.json", description: "the window of an export" },
+      { command: "pivot window --db .pivot/pivot.db --session ses_abc --tail 20", description: "its last 20 messages" },
+      { command: "pivot window --db .pivot/pivot.db --at 120 --format json", description: "replayed after event 120" },
+      {
+        command: "pivot window session.json --sources --from 10 --to 20",
+        description: "messages 10 to 20 and their events",
+      },
+    ]),
+  ),
 }

@@ -34,7 +34,7 @@ import {
   Usage,
   Window,
 } from "@pivot/core"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
 import {
@@ -211,9 +211,9 @@ interface Model {
   readonly delta: (sql: Sql, sessionId: string, prev: States, next: States, event: Event, meta: Meta) => Write
 }
 
-const windowRows = (sessionId: string, state: Window.State, from: number) => {
+const windowRows = (sessionId: string, state: Window.State, from: number, to = state.visible.length) => {
   const rows: Array<Record<string, unknown>> = []
-  for (let i = from; i < state.visible.length; i++) {
+  for (let i = from; i < Math.min(to, state.visible.length); i++) {
     const id = seqAt(state.visible, i)
     rows.push({
       session_id: sessionId,
@@ -229,7 +229,13 @@ const windowModel: Model = {
   name: Window.projection.name,
   version: Window.projection.version,
   clear: clearRows("pivot_rm_window"),
-  write: (sql, sessionId, states) => insertAll(sql, "pivot_rm_window", windowRows(sessionId, states.window, 0)),
+  // In chunks made as they are inserted: a big window's rows (each message as JSON) never exist all at once.
+  write: (sql, sessionId, states) =>
+    Effect.gen(function* () {
+      const window = states.window
+      for (let from = 0; from < window.visible.length; from += CHUNK)
+        yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, window, from, from + CHUNK))
+    }),
   delta: (sql, sessionId, prev, next, event) =>
     Effect.gen(function* () {
       const a = prev.window
@@ -564,6 +570,9 @@ const makeProjector = (options: Options) => {
    * Projects `batch` (the session's events after stream version `base`, in order) inside the caller's transaction:
    * read models whose checkpoint stands at `base` get only the rows that changed, the others are rewritten whole.
    */
+  // While a bulk transaction runs: the sessions it appended to, folded in memory, written once at its end.
+  let deferred: Map<string, { states: States; version: number; position: number }> | undefined
+
   const project = (
     sql: Sql,
     sessionId: string,
@@ -574,17 +583,35 @@ const makeProjector = (options: Options) => {
       const last = batch[batch.length - 1]
       if (last === undefined) return
       const stream = Events.streamName(sessionId)
+      if (deferred !== undefined) {
+        const held = deferred.get(sessionId)
+        let folded =
+          held !== undefined && held.version === base ? held.states : yield* statesAt(sql, sessionId, stream, base)
+        for (const r of batch) {
+          const decoded = decoder(r)
+          if (Result.isFailure(decoded)) return yield* decoded.failure
+          if (decoded.success !== undefined) folded = evolveStates(folded, decoded.success.event, decoded.success.meta)
+        }
+        deferred.set(sessionId, { states: folded, version: last.streamVersion, position: last.position })
+        return
+      }
       const logged = yield* decodeAll(batch)
       const checkpoints = yield* checkpointsOf(sql, sessionId)
       let states = yield* statesAt(sql, sessionId, stream, base)
+      // A new session's first batch (an import) is cheaper written once from the folded state than event by event:
+      // one bulk insert per table instead of a few statements per event. Same rows either way (rebuilt == inline).
+      const bulk = base === 0 && batch.length > 1
       const fresh = models.map((m) => {
         const cp = checkpoints.get(m.name)
+        if (bulk) return false
         return cp === undefined ? base === 0 : cp.projectionVersion === m.version && cp.streamVersion === base
       })
       for (const [i, m] of models.entries()) if (fresh[i] && !checkpoints.has(m.name)) yield* m.clear(sql, sessionId)
+      const anyFresh = fresh.some((f) => f)
       for (const { event, meta } of logged) {
         const next = evolveStates(states, event, meta)
-        for (const [i, m] of models.entries()) if (fresh[i]) yield* m.delta(sql, sessionId, states, next, event, meta)
+        if (anyFresh)
+          for (const [i, m] of models.entries()) if (fresh[i]) yield* m.delta(sql, sessionId, states, next, event, meta)
         states = next
       }
       for (const [i, m] of models.entries())
@@ -596,6 +623,34 @@ const makeProjector = (options: Options) => {
       const done = states
       yield* sql.afterCommit(Effect.sync(() => remember(sessionId, last.streamVersion, done)))
     })
+
+  /**
+   * Runs `effect` in one transaction with projection deferred: appends fold their events in memory only, and at the
+   * end each touched session's read models are written whole, once (an import in batches: no per-event statements).
+   */
+  const bulk = <A, E, R>(sql: Sql, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        if (deferred !== undefined) return yield* effect
+        deferred = new Map()
+        const result = yield* effect
+        for (const [sessionId, held] of deferred) {
+          for (const m of models) {
+            yield* m.clear(sql, sessionId)
+            yield* m.write(sql, sessionId, held.states)
+          }
+          yield* saveCheckpoints(sql, sessionId, held.version, held.position)
+          yield* sql.afterCommit(Effect.sync(() => remember(sessionId, held.version, held.states)))
+        }
+        return result
+      }).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            deferred = undefined
+          }),
+        ),
+      ),
+    )
 
   /** Rewrites every read model of a session from its whole log, inside the caller's transaction. */
   const rewrite = (sql: Sql, sessionId: string): Effect.Effect<number, ProjectError | UnknownSession> =>
@@ -648,7 +703,7 @@ const makeProjector = (options: Options) => {
     })
   }
 
-  return { project, rewrite, onAppend, onForget }
+  return { project, rewrite, onAppend, onForget, bulk }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -692,6 +747,11 @@ export interface ReadModelsShape {
   readonly sessions: Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
   /** The raw rows and checkpoints of a session, as stored (no catching up). */
   readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
+  /**
+   * Runs `effect` (appends through the same store) as ONE transaction, all or nothing, with the read models of the
+   * sessions it appends to folded in memory and written once at the end: how a large import appends in batches.
+   */
+  readonly bulk: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ReadError, R>
 }
 
 /** The read models service. */
@@ -853,6 +913,13 @@ const makeService = (
         return all.length
       }).pipe(Effect.withSpan("ReadModels.rebuild")),
     sessions,
+    bulk: (effect) =>
+      projector.bulk(sql, effect).pipe(
+        Effect.catchIf(
+          (error): error is SqlError.SqlError => (error as { _tag?: unknown })?._tag === "SqlError",
+          (error) => Effect.fail(toStoreError(error)),
+        ),
+      ),
     tables: (sessionId) =>
       query(
         Effect.gen(function* () {
