@@ -121,14 +121,17 @@ const manifests = readdirSync(join(ROOT, "packages"))
 // What the docs may tell a user to install: pivot's packages and what they depend on (`ai`, `effect`, …).
 const packageNames = [...new Set(manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {})]))]
 
-// Whether `pivot COMMAND --help` succeeds: the CLI itself says which commands exist, whatever its help looks like.
-const pivotCommands = new Map<string, boolean>()
+// The commands `pivot --help` lists (its SUBCOMMANDS section), plus `help`: the CLI itself says which exist, so a
+// command the docs name must be one it lists (`pivot nope --help` prints the general help and exits 0).
+let pivotCommands: ReadonlySet<string> | undefined
 const isPivotCommand = (command: string): boolean => {
-  const known = pivotCommands.get(command)
-  if (known !== undefined) return known
-  const exists = spawnSync(process.execPath, [BIN, command, "--help"], { encoding: "utf8" }).status === 0
-  pivotCommands.set(command, exists)
-  return exists
+  if (pivotCommands === undefined) {
+    const help = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" }).stdout ?? ""
+    const section = help.split(/^SUBCOMMANDS$/m)[1] ?? ""
+    const names = [...section.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm)].map((m) => m[1] as string)
+    pivotCommands = new Set(["help", ...names])
+  }
+  return pivotCommands.has(command)
 }
 
 /** Why a shell command is not one the docs may show, or undefined when it is. */
