@@ -4,7 +4,7 @@
 //   - a plain .mjs imports each package;
 //   - a strict NodeNext .ts consumer type-checks against the shipped .d.ts (skipLibCheck false, no
 //     allowImportingTsExtensions), then runs: one real turn on SQLite through the public API;
-//   - `npx pivot --help`, `npx pivot --version` and `npx pivot demo` run;
+//   - `npx pivot --help`, `npx pivot --version` and `npx pivot demo` run, and `npx pivot serve` answers over HTTP;
 // plus what the tarballs hold (compiled code, no tests, no tsconfig) and the bin's message on a too-old Node.
 // Prints one line per check and ends with "consumer check: N passed, N failed"; `--report FILE` also writes the
 // counts as JSON (.ci/run adds them to its total). Plain JavaScript, so it needs no build to start.
@@ -223,6 +223,11 @@ for (const [label, node] of [
     if (r.status !== 0) return describe(r)
     if (!existsSync(db)) return `no database at ${db}`
     return /pivot 1:/.test(r.stdout) ? undefined : `the demo formed no pivot: ${firstLine(r.stdout)}`
+  })
+  check(`${label}: npx pivot serve on the demo's database answers over HTTP`, () => {
+    const db = join(work, `demo-${node === node22 ? "22" : "24"}.db`)
+    const r = exec(node, ["serve.mjs", db], inApp)
+    return r.status === 0 && r.stdout.includes("serve ok") ? undefined : firstLine(r.stdout) || describe(r)
   })
 }
 

@@ -3,9 +3,10 @@ const expected = {
   "@pivot/core": ["Session", "Window", "Events", "Tokens", "Ids"],
   "@pivot/store": ["EventStore", "SqliteClient", "ReadModels"],
   "@pivot/runtime": ["ContextManager", "Sessions", "Config"],
-  "@pivot/ai": ["AiAgent", "AiSummarizer", "Messages"],
+  "@pivot/ai": ["AiAgent", "AiSummarizer", "Messages", "createPivot"],
+  "@pivot/server": ["Serve"],
   "@pivot/opencode": ["Import", "Export"],
-  "@pivot/cli": ["run", "usage"],
+  "@pivot/cli": ["run", "main", "version"],
 }
 let failed = 0
 for (const [name, keys] of Object.entries(expected)) {
