@@ -3,11 +3,20 @@
 import { spawn } from "node:child_process"
 
 const db = process.argv[2]
-const child = spawn("npx", ["--no-install", "pivot", "serve", db, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] })
+// Its own process group, so that stopping it stops the server itself and not only npx.
+const child = spawn("npx", ["--no-install", "pivot", "serve", db, "--port", "0"], {
+  stdio: ["ignore", "pipe", "pipe"],
+  detached: true,
+})
+const stop = () => {
+  try {
+    process.kill(-child.pid, "SIGTERM")
+  } catch {}
+}
 let output = ""
 let answered = false
 const fail = (why) => {
-  child.kill("SIGTERM")
+  stop()
   console.log(`serve FAILED: ${why}; it printed: ${output.split("\n").slice(0, 3).join(" | ")}`)
   process.exit(1)
 }
@@ -27,7 +36,7 @@ child.stdout.on("data", async (chunk) => {
     const api = await fetch(new URL("/api/sessions", url))
     const { sessions } = await api.json()
     if (!Array.isArray(sessions) || sessions.length === 0) return fail("GET /api/sessions listed no session")
-    child.kill("SIGTERM")
+    stop()
     console.log(`serve ok (${sessions.length} session, ${sessions[0].pivots} pivots)`)
     process.exit(0)
   } catch (error) {
