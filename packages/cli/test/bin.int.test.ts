@@ -56,6 +56,24 @@ describe("bin", () => {
     for (const line of lines) expect(() => Events.decode(JSON.parse(line))).not.toThrow()
   })
 
+  it("given import, when bin.mjs runs it in a child Node, then output and exit codes pass through", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-import-"))
+    const db = path.join(dir, "import.db")
+    try {
+      const first = exec(process.execPath, "bin.mjs", "import", realExport, "--db", db)
+      expect(first.status).toBe(0)
+      expect(first.stdout).toContain(`imported session ${realSessionId} into ${db}`)
+      const again = exec(process.execPath, "bin.mjs", "import", realExport, "--db", db)
+      expect(again.status).toBe(0)
+      expect(again.stdout).toContain("nothing to import")
+      const missing = exec(process.execPath, "bin.mjs", "import", path.join(dir, "absent.json"), "--db", db)
+      expect(missing.status).toBe(1)
+      expect(missing.stderr).toContain("cannot read")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it("given the repository's node_modules/.bin/pivot (what npx pivot runs), then help works", () => {
     const bin = path.join(repoRoot, "node_modules/.bin/pivot")
     expect(existsSync(bin)).toBe(true)

@@ -103,6 +103,38 @@ const describe = (value: unknown): string => {
   return typeof value
 }
 
+// The fast check of the common case (every value is plain JSON): no paths are built; findNonJson runs only on failure.
+const isPlainJson = (value: unknown, seen: Set<object>): boolean => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(value)
+    case "object": {
+      if (value === null) return true
+      if (seen.has(value)) return false
+      const isArray = Array.isArray(value)
+      if (!isArray) {
+        const proto = Object.getPrototypeOf(value)
+        if (proto !== Object.prototype && proto !== null) return false
+      }
+      seen.add(value)
+      if (isArray) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], seen)) return false
+      } else {
+        for (const key in value) {
+          if (Object.hasOwn(value, key) && !isPlainJson((value as Record<string, unknown>)[key], seen)) return false
+        }
+      }
+      seen.delete(value)
+      return true
+    }
+    default:
+      return false
+  }
+}
+
 // Finds the first non-JSON value: JSON.stringify would silently drop or rewrite it (undefined, NaN, Date, Map, ...).
 const findNonJson = (value: unknown, path: string, seen: Set<object>): MalformedEvent | undefined => {
   switch (typeof value) {
@@ -163,9 +195,12 @@ export const serializeBatch = (
     if (typeof event.version !== "number" || !Number.isInteger(event.version) || event.version < 1) {
       return fail(".version", `must be an integer ≥ 1, got ${describe(event.version)}`)
     }
-    const badData = findNonJson(event.data, `${at}.data`, new Set())
+    const badData = isPlainJson(event.data, new Set()) ? undefined : findNonJson(event.data, `${at}.data`, new Set())
     if (badData !== undefined) return Result.fail(badData)
-    const badMeta = event.metadata === undefined ? undefined : findNonJson(event.metadata, `${at}.metadata`, new Set())
+    const badMeta =
+      event.metadata === undefined || isPlainJson(event.metadata, new Set())
+        ? undefined
+        : findNonJson(event.metadata, `${at}.metadata`, new Set())
     if (badMeta !== undefined) return Result.fail(badMeta)
     if (event.sealed !== undefined && !isFieldPaths(event.sealed))
       return fail(".sealed", "must be a list of field paths (lists of strings)")
