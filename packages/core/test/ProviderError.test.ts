@@ -511,3 +511,38 @@ describe("ProviderError.isOverflowError and isRetryable over classified errors",
   it("given an error of another name, then it is classified from its message", () =>
     expect(ProviderError.isOverflowError({ name: "TypeError", message: "prompt is too long" } as never)).toBe(true))
 })
+
+describe("ProviderError — the shape of what is stored", () => {
+  it("given no status and no body, then neither key is present on the stored data (not even as undefined)", () => {
+    expect(ProviderError.classify({ message: "boom" })).toStrictEqual({
+      name: "APIError",
+      message: "boom",
+      data: { message: "boom", isRetryable: false },
+    })
+    expect(ProviderError.classify({ message: "prompt is too long" })).toStrictEqual({
+      name: OVERFLOW,
+      message: "prompt is too long",
+      data: { message: "prompt is too long" },
+    })
+  })
+
+  it("given a body object with no message anywhere, then the message falls back without failing", () =>
+    expect(ProviderError.classify({ message: "", statusCode: 500, body: { error: 5 } }).message).toBe("Unknown error"))
+
+  it("given an Error whose message is a non-overflow stream chunk's JSON, then the chunk's code and verdict are used", () => {
+    const thrown = new Error(JSON.stringify({ type: "error", error: { code: "server_error" } }))
+    expect(ProviderError.fromUnknown(thrown)).toStrictEqual({
+      name: "APIError",
+      message: "server_error",
+      data: { message: "server_error", isRetryable: true, responseBody: thrown.message },
+    })
+  })
+
+  it("given an error whose data is not an object, then it is ignored without failing", () =>
+    expect(ProviderError.fromUnknown({ message: "failed", data: "details" }).name).toBe("APIError"))
+
+  it("given a classified overflow whose data claims it is retryable, then it is still never retried", () =>
+    expect(
+      ProviderError.isRetryable({ name: OVERFLOW, message: "prompt is too long", data: { isRetryable: true } }),
+    ).toBe(false))
+})
