@@ -238,6 +238,19 @@ describe("SummaryInput.plan: prior compactions (§2.8 step 5)", () => {
     expect(plan.tailStartId).toBe(id("u1"))
   })
 
+  it("given a finished summary answering a plain user message, then it is no completed pair: nothing is hidden", () => {
+    const stray = summary("s1", "u1", "not a pivot")
+    const window = [user("u1", "work"), stray, user("u2", "more"), marker("c2")]
+    const plan = planOf(window, "c2", { config: { tail_turns: 0 } })
+    expect(plan.previousSummary).toBeUndefined()
+    expect(plan.head).toEqual(ids("u1", "s1", "u2"))
+  })
+
+  it("given no previous summary and no tail, then the plan has neither key (not even as undefined)", () => {
+    const plan = planOf([user("u1", "work"), marker("c1")], "c1", { config: { tail_turns: 0 } })
+    expect(plan).toStrictEqual({ parentId: id("c1"), head: ids("u1"), tail: [] })
+  })
+
   it("given a split that starts at a leftover marker, then the tail starts at the first message after it", () => {
     const unfinished = summary("s1", "c1", "partial", { finish: undefined })
     const window = [
