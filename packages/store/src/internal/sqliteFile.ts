@@ -48,6 +48,27 @@ const readHeader = (path: string): Uint8Array => {
 }
 
 /**
+ * The header judged again under a SQLite read lock (SHARED: no writer is changing the main file meanwhile); `""`
+ * when it is sound then, `undefined` when the lock could not be had (the first judgement stands).
+ */
+const underReadLock = (path: string): string | undefined => {
+  let db: DatabaseSync | undefined
+  try {
+    db = new DatabaseSync(path, { readOnly: true, timeout: 5000 })
+    db.exec("BEGIN")
+    db.prepare("SELECT count(*) FROM sqlite_master").get()
+    const size = fileSize(path) ?? 0
+    const problem = headerProblem(readHeader(path), size, (fileSize(`${path}-wal`) ?? 0) > 32)
+    db.exec("COMMIT")
+    return problem ?? ""
+  } catch {
+    return undefined
+  } finally {
+    db?.close()
+  }
+}
+
+/**
  * Checks `path` without writing to it: a missing or empty file is a new store; otherwise the header must be sound,
  * and a database that has tables must be a pivot store. `integrityCheck` also runs `PRAGMA quick_check` (reads the
  * whole file).
@@ -64,8 +85,11 @@ export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<vo
     } catch (cause) {
       return Effect.fail(new StoreUnavailable({ reason: `cannot read ${path}: ${String(cause)}`, cause }))
     }
-    const problem = headerProblem(header, size, (fileSize(`${path}-wal`) ?? 0) > 32)
-    if (problem !== undefined) return corrupt(problem)
+    let problem = headerProblem(header, size, (fileSize(`${path}-wal`) ?? 0) > 32)
+    // A file shorter than its header says may be one another process is extending right now (a first open writes
+    // the schema through a rollback journal): judge it again while holding a read lock, when the file is whole.
+    if (problem?.startsWith("truncated: the header says") === true) problem = underReadLock(path) ?? problem
+    if (problem !== undefined && problem !== "") return corrupt(problem)
     let db: DatabaseSync | undefined
     try {
       db = new DatabaseSync(path, { readOnly: true, timeout: 5000 })
