@@ -4,24 +4,14 @@
 //   node scripts/bench/scaled-export.ts [--messages N] [--out FILE]
 
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-/** Where the real export is: the vendored fixture if present, else the shared data folder beside the clone. */
-export const realExportPath = (): string => {
-  const root = fileURLToPath(new URL("../../", import.meta.url))
-  const name = "stunning-memory.v1.16.0.export.shape.json"
-  const candidates = [
-    path.join(root, "packages/opencode/test/fixtures/real", name),
-    path.join(root, "packages/opencode/test/fixtures", name),
-    path.resolve(root, "../shared/data/opencode-sessions", name),
-    path.join("/work/shared/data/opencode-sessions", name),
-  ]
-  const found = candidates.find((file) => fs.existsSync(file))
-  if (found === undefined) throw new Error(`the real export is in none of: ${candidates.join(", ")}`)
-  return found
-}
+/** Where the real export is: the vendored fixture (with its provenance note beside it). */
+export const realExportPath = (): string =>
+  fileURLToPath(
+    new URL("../../packages/opencode/test/fixtures/real/stunning-memory.v1.16.0.export.shape.json", import.meta.url),
+  )
 
 type Json = Record<string, unknown>
 
