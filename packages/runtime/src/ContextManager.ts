@@ -39,8 +39,8 @@ import {
 import type { EventStore } from "@pivot/store"
 import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import * as Hud from "./Hud.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import * as Hud from "./Hud.ts"
 import * as Plugins from "./Plugins.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -743,7 +743,11 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             }
             // A model's request is re-judged on the state it is decided on: another writer may have compacted first.
             const executed = yield* sessions.execute(sessionId, (current) =>
-              !byModel ? [create] : declineOf(current) === undefined ? [create, { _tag: "Record", events: [asked] }] : [],
+              !byModel
+                ? [create]
+                : declineOf(current) === undefined
+                  ? [create, { _tag: "Record", events: [asked] }]
+                  : [],
             )
             if (byModel && executed.events.length === 0)
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted

@@ -59,7 +59,8 @@ describe("Hud.level", () => {
         (tokens, usable, a, b) => {
           const [high, critical] = a <= b ? [a, b] : [b, a]
           // tokens ≥ r% of usable ⟺ 100·tokens ≥ r·usable
-          const reference = 100 * tokens >= critical * usable ? "critical" : 100 * tokens >= high * usable ? "high" : "ok"
+          const reference =
+            100 * tokens >= critical * usable ? "critical" : 100 * tokens >= high * usable ? "high" : "ok"
           expect(Hud.level(tokens, usable, { high: high / 100, critical: critical / 100 })).toBe(reference)
         },
       ),
@@ -122,7 +123,9 @@ describe("the HUD in prepare", () => {
     )
     for (const { hud, usage } of out) {
       expect(hud).toBeDefined()
-      expect(hud).toContain(`context: ${usage.tokens.toLocaleString("en-US")} / ${usage.usable.toLocaleString("en-US")}`)
+      expect(hud).toContain(
+        `context: ${usage.tokens.toLocaleString("en-US")} / ${usage.usable.toLocaleString("en-US")}`,
+      )
       expect(hud).toContain(`level ${Hud.level(usage.tokens, usage.usable)}`)
       expect(hud).toContain(`pivots so far: ${usage.pivots}`)
     }
