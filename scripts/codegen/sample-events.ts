@@ -275,4 +275,15 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
       },
     ],
   },
+  {
+    _tag: "CompactionRequestedByModel",
+    at: 1_767_000_011_000,
+    markerId: msg("msg_0000000b0001"),
+    focus: "keep the failing test names",
+  },
+  {
+    _tag: "HudShown",
+    at: 1_767_000_011_500,
+    text: "[pivot context status]\ncontext: 12,000 / 68,000 tokens (17%), level ok\npivots so far: 1; pruned: none",
+  },
 ]

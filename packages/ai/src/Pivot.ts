@@ -19,6 +19,7 @@ import {
   Config,
   ContextManager,
   type ContextManagerShape,
+  type Hud,
   type Options as ManagerOptions,
   type ProviderErrorOutcome,
   type Recorded,
@@ -37,6 +38,7 @@ import type {
 } from "ai"
 import { Cause, Effect, Layer, Logger, ManagedRuntime, Result, Schema } from "effect"
 import * as AiAgent from "./Agent.ts"
+import { type ContextToolSet, contextTools, withHud } from "./ContextTools.ts"
 import * as Messages from "./Messages.ts"
 import * as AiSummarizer from "./Summarizer.ts"
 
@@ -95,6 +97,11 @@ export interface CreateOptions {
   readonly agent?: string | undefined
   /** Where pivot's warnings go (a summary that fell back, …); default `console.warn`. */
   readonly onWarning?: ((message: string) => void) | undefined
+  /**
+   * The usage HUD (opt-in): before each step a short context status is added after your instructions, so the model
+   * knows how full its context is and when to call `context_compact` (see `tools`).
+   */
+  readonly hud?: boolean | Hud.Options | undefined
   /** Further `ContextManager.layer` options (plugins, prune thresholds, time limits, …). */
   readonly manager?: Omit<ManagerOptions, "model" | "compactionModel" | "config"> | undefined
 }
@@ -174,6 +181,8 @@ export interface PivotSession {
   readonly usage: () => Promise<Usage>
   /** The last provider error reported during `run`, with what pivot made of it. */
   readonly lastError: () => ProviderErrorOutcome | undefined
+  /** Tools for the model to steer its own context (`context_compact`): spread them into your `tools`. */
+  readonly tools: ContextToolSet
 }
 
 /** What `createPivot` returns: the handle of its session, other sessions, and `close`. */
@@ -303,6 +312,7 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
         model,
         ...(compactionModel === undefined ? {} : { compactionModel }),
         ...(options.config === undefined ? {} : { config: options.config }),
+        ...(options.hud === undefined ? {} : { hud: options.hud }),
       })
       const withSummarizer =
         summarizerModel === false
@@ -333,9 +343,17 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
       ...rest,
       prepareStep: async (stepOptions: unknown) => {
         const { messages } = await hooks.settings.prepareStep()
-        if (theirPrepare === undefined) return { messages }
-        const theirs = await theirPrepare(isRecord(stepOptions) ? { ...stepOptions, messages } : { messages })
-        return { messages, ...(isRecord(theirs) ? theirs : {}) }
+        const hud = hooks.lastPrepared()?.hud
+        const answered =
+          theirPrepare === undefined
+            ? undefined
+            : await theirPrepare(isRecord(stepOptions) ? { ...stepOptions, messages } : { messages })
+        const theirs = isRecord(answered) ? answered : {}
+        if (hud === undefined) return { messages, ...theirs }
+        // The HUD follows the step's instructions: theirs for this step, else the ones set on the call.
+        const base = theirs.instructions ?? theirs.system ?? rest.instructions ?? rest.system
+        const { system: _system, ...kept } = theirs
+        return { messages, ...kept, instructions: withHud(base, hud) }
       },
       onStepEnd: async (event: AiAgent.StepLike) => {
         await hooks.settings.onStepEnd(event)
@@ -399,6 +417,7 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     recordToolResult: hooks.recordToolResult,
     usage: () => cm((manager) => manager.usage(sessionId)),
     lastError: hooks.lastError,
+    tools: contextTools(runner, sessionId),
   }
 }
 

@@ -44,6 +44,8 @@ export interface Entry {
   readonly budgetedOut?: ReadonlyArray<MessageId>
   /** Secrets redacted on the way to the summariser or from the summary (count of findings). */
   readonly redactions?: number
+  /** Set when the model asked for it (`context_compact`), with its focus note when it gave one. */
+  readonly requestedByModel?: { readonly focus?: string }
 }
 
 /** The history so far. */
@@ -76,6 +78,11 @@ export const evolve = (state: State, event: Event, version: number): State => {
       const next = { ...state, lastCallTokens: tokens }
       return waiting ? updateLast(next, last.markerId, (e) => ({ ...e, tokensAfter: tokens })) : next
     }
+    case "CompactionRequestedByModel":
+      return updateLast(state, event.markerId, (e) => ({
+        ...e,
+        requestedByModel: event.focus === undefined ? {} : { focus: event.focus },
+      }))
     case "CompactionRequested": {
       const part = event.marker.parts.find((p) => p.type === "compaction")
       const entry: Entry = {

@@ -263,6 +263,25 @@ export const AutoContinueSkipped = Schema.TaggedStruct("AutoContinueSkipped", {
   plugin: Schema.optionalKey(Schema.String),
 })
 
+/**
+ * The model asked for a compaction itself (the `context_compact` tool), recorded in the batch that requests it. The
+ * focus note, redacted, reaches the summariser's prompt as a context line; the prompt is recorded as sent.
+ */
+export const CompactionRequestedByModel = Schema.TaggedStruct("CompactionRequestedByModel", {
+  at: Millis,
+  markerId: MessageId,
+  focus: Schema.optionalKey(Schema.String),
+})
+
+/**
+ * The usage HUD the model saw in its system prompt from this point on: recorded when its text changes, so an audit
+ * and a replay show exactly what the model was told about its own context.
+ */
+export const HudShown = Schema.TaggedStruct("HudShown", {
+  at: Millis,
+  text: Schema.String,
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -286,6 +305,8 @@ export const schemas = {
   PluginContributed,
   AutoContinueSkipped,
   SecretsRedactedOnRecord,
+  CompactionRequestedByModel,
+  HudShown,
 } as const
 
 /** Event type names. */
@@ -319,6 +340,8 @@ export const versions: { readonly [K in Type]: number } = {
   PluginContributed: 1,
   AutoContinueSkipped: 1,
   SecretsRedactedOnRecord: 1,
+  CompactionRequestedByModel: 1,
+  HudShown: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -393,4 +416,6 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   PluginContributed: [["context"]],
   AutoContinueSkipped: [],
   SecretsRedactedOnRecord: [],
+  CompactionRequestedByModel: [["focus"]],
+  HudShown: [],
 }

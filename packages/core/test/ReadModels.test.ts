@@ -237,6 +237,21 @@ describe("CompactionHistory beyond OpenCode", () => {
   })
 })
 
+describe("CompactionHistory: compactions the model asked for", () => {
+  it("marks the compaction the request names, with its focus note; a request naming another marker marks nothing", () => {
+    const markerId = id("msg_c1")
+    const base = pivoted().slice(0, 6)
+    const fold = (events: ReadonlyArray<Event>) =>
+      Projection.fold(CompactionHistory.projection, Projection.withMeta(events)).entries
+    const [withFocus] = fold([...base, { _tag: "CompactionRequestedByModel", at: 1, markerId, focus: "the API" }])
+    const [without] = fold([...base, { _tag: "CompactionRequestedByModel", at: 1, markerId }])
+    const [other] = fold([...base, { _tag: "CompactionRequestedByModel", at: 1, markerId: id("msg_zz") }])
+    expect(withFocus?.requestedByModel).toEqual({ focus: "the API" })
+    expect(without?.requestedByModel).toEqual({})
+    expect(other?.requestedByModel).toBeUndefined()
+  })
+})
+
 describe("read models against their reference models (written apart from their evolve code)", () => {
   const facts = (entry: CompactionHistory.Entry): Reference.CompactionFacts => ({
     markerId: entry.markerId,

@@ -85,6 +85,9 @@ export interface Settled {
   readonly continuation?: Continuation | undefined
 }
 
+/** How a model's focus note reads in the summariser's prompt. */
+export const FOCUS_PREFIX = "The model asked for this compaction; focus on: "
+
 /** The share of the compaction model's input room the summariser input may use (estimates are chars / 4). */
 export const INPUT_SAFETY = 0.9
 
@@ -383,7 +386,12 @@ export const make = (deps: {
         promptKinds.push(...r.kinds)
         return r.text
       }
-      const context = contributed.context.map(clean)
+      // A model's focus note (`context_compact`) leads the context lines; redacted like the rest.
+      const focus = state.runtime.inFlight?.markerId === markerId ? state.runtime.inFlight.focus : undefined
+      const context = [
+        ...(focus === undefined || focus === "" ? [] : [`${FOCUS_PREFIX}${focus}`]),
+        ...contributed.context,
+      ].map(clean)
       const replacement = contributed.prompt === undefined ? undefined : clean(contributed.prompt)
       const promptWith = (previousSummary: string | undefined) =>
         replacement === undefined

@@ -23,7 +23,7 @@ import {
   type Config as CoreConfig,
   ExtractiveSummary,
   Ids,
-  type Message,
+  Message,
   type Model,
   type ModelMessage,
   Overflow,
@@ -40,6 +40,7 @@ import type { EventStore } from "@pivot/store"
 import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import * as Hud from "./Hud.ts"
 import * as Plugins from "./Plugins.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -96,6 +97,11 @@ export interface Options {
    * `skill`): for models whose window is too small for those to ever fire.
    */
   readonly prune?: Prune.Options | undefined
+  /**
+   * The usage HUD (opt-in, default off): `prepare` answers a short status block for the system prompt (`Prepared.hud`)
+   * and records it (`HudShown`) whenever its text changes. `true` uses the default levels.
+   */
+  readonly hud?: boolean | Hud.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -197,12 +203,30 @@ export interface Prepared {
    */
   readonly next: "call" | "wait" | "stop"
   readonly usage: Usage
+  /** The usage HUD for the system prompt, when the `hud` option is on. */
+  readonly hud?: string | undefined
 }
+
+/** Who asked for a manual compaction, and what the summary should focus on. */
+export interface CompactRequest {
+  /** `model`: the model asked (the `context_compact` tool); bounded to once per user turn. Default `user`. */
+  readonly requestedBy?: "user" | "model" | undefined
+  /** A note for the summariser's prompt (model requests only), e.g. what must survive the compaction. */
+  readonly focus?: string | undefined
+}
+
+/** Why a model's compaction request was declined: nothing was written. */
+export type CompactDeclined = "compaction-pending" | "once-per-turn" | "nothing-to-compact"
 
 /** A manual compaction's result. */
 export interface Compacted {
   readonly outcome?: Compaction.Outcome | undefined
+  /** Set when a model's request was declined (then nothing was recorded). */
+  readonly declined?: CompactDeclined | undefined
 }
+
+/** The longest focus note kept, in characters; a longer one is cut. */
+export const MAX_FOCUS_CHARS = 2_000
 
 /** A prune's result. */
 export interface Pruned {
@@ -250,8 +274,8 @@ export interface ContextManagerShape {
   ) => Effect.Effect<ProviderErrorOutcome, ContextManagerError>
   /** The model input for the next call, after settling compactions and the overflow pre-check. */
   readonly prepare: (sessionId: string) => Effect.Effect<Prepared, ContextManagerError>
-  /** Compacts now, on demand (manual: no continue message afterwards). */
-  readonly compact: (sessionId: string) => Effect.Effect<Compacted, ContextManagerError>
+  /** Compacts now, on demand (manual: no continue message afterwards); a model's request may be declined. */
+  readonly compact: (sessionId: string, request?: CompactRequest) => Effect.Effect<Compacted, ContextManagerError>
   /** Clears old tool outputs from the model input when pruning is enabled (spec §2.14). */
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
   /** How full the context is, for a HUD. */
@@ -294,6 +318,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     const plugins = options.plugins ?? []
     const limit = Math.max(1, Math.floor(options.maxConsecutiveCompactions ?? 2))
     const warnAt = options.warnAt ?? 0.8
+    const hudOptions = options.hud === true ? {} : options.hud === false ? undefined : options.hud
     const baseConfig = options.config ?? {}
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
@@ -593,6 +618,31 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       }
     }
 
+    const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
+      Hud.render(
+        {
+          tokens: usage.tokens,
+          usable: usage.usable,
+          pivots: usage.pivots,
+          prunedParts: state.runtime.pruned.parts,
+          prunedTokens: state.runtime.pruned.tokens,
+        },
+        hud,
+      )
+
+    /** Why a model's compaction request cannot help now, if it cannot (see `CompactDeclined`). */
+    const declineOf = (state: State): CompactDeclined | undefined => {
+      if (state.session.pending !== undefined || state.runtime.inFlight !== undefined) return "compaction-pending"
+      if (state.runtime.modelCompacted) return "once-per-turn"
+      const conversational = Window.messages(state.session.window).some((m) =>
+        m.role === "assistant"
+          ? m.summary !== true
+          : Message.compactionPartOf(m) === undefined &&
+            !m.parts.some((part) => part.type === "text" && part.metadata?.compaction_continue === true),
+      )
+      return conversational ? undefined : "nothing-to-compact"
+    }
+
     const nextStep = (state: State, messages: ReadonlyArray<Message.Message>): Prepared["next"] => {
       if (state.runtime.suspended && state.runtime.lastCall?.overflow === true) return "stop"
       const last = messages.at(-1)
@@ -640,30 +690,43 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
           }
           // The repair is a no-op on a valid window; it only ever changes a corrupt imported history.
           const messages = ValidWindow.render(transformed.messages)
+          const usage = usageOf(state, settings)
+          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
+          if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
+            const at = yield* Clock.currentTimeMillis
+            yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
+          }
           return {
             messages,
             modelMessages: messages.map((r) => r.message),
             ...(settled === undefined ? {} : { compaction: settled }),
             next: nextStep(state, visible),
-            usage: usageOf(state, settings),
+            usage,
+            ...(hud === undefined ? {} : { hud }),
           } satisfies Prepared
         }),
       )
     })
 
-    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string) {
+    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
       const settings = yield* settingsFor(sessionId)
+      const byModel = request?.requestedBy === "model"
       return yield* locked(
         sessionId,
         Effect.gen(function* () {
           const state = yield* sessions.load(sessionId)
+          if (byModel) {
+            const declined = declineOf(state)
+            if (declined !== undefined) return { declined } satisfies Compacted
+          }
           if (state.session.pending === undefined) {
             const at = yield* Clock.currentTimeMillis
             const markerId = yield* ids.message
             const partId = yield* ids.part
             const last = state.runtime.lastUserId
             const parent = last === undefined ? undefined : Session.message(state.session, last)
-            yield* sessions.execute(sessionId, {
+            const focus = request?.focus?.trim().slice(0, MAX_FOCUS_CHARS)
+            const create: Command = {
               _tag: "CreateCompaction",
               at,
               markerId,
@@ -671,7 +734,23 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               auto: false,
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
-            })
+            }
+            const asked: RuntimeEvents.Event = {
+              _tag: "CompactionRequestedByModel",
+              at,
+              markerId,
+              ...(focus === undefined || focus === "" ? {} : { focus }),
+            }
+            // A model's request is re-judged on the state it is decided on: another writer may have compacted first.
+            const executed = yield* sessions.execute(sessionId, (current) =>
+              !byModel
+                ? [create]
+                : declineOf(current) === undefined
+                  ? [create, { _tag: "Record", events: [asked] }]
+                  : [],
+            )
+            if (byModel && executed.events.length === 0)
+              return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* compaction.settle(sessionId, settings)
           return { outcome: settled.outcome } satisfies Compacted

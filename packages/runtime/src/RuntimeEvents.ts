@@ -21,6 +21,8 @@ const TYPES = [
   "PluginContributed",
   "AutoContinueSkipped",
   "SecretsRedactedOnRecord",
+  "CompactionRequestedByModel",
+  "HudShown",
 ] as const
 
 /** A runtime event type name. */

@@ -19,6 +19,8 @@ export interface InFlight {
   readonly prompt?: string
   /** Head messages budgeted out of the model call. */
   readonly dropped: ReadonlyArray<Ids.MessageId>
+  /** Set when the model asked for this compaction (`context_compact`): its focus note, possibly empty. */
+  readonly focus?: string | undefined
 }
 
 /** The latest model call of the session (not a summary). */
@@ -54,6 +56,12 @@ export interface State {
   readonly failures: number
   /** Extractive fallbacks used. */
   readonly fallbacks: number
+  /** The model asked for a compaction since the newest user message (it may ask once per user turn). */
+  readonly modelCompacted: boolean
+  /** Tool outputs cleared from the model input so far, and the tokens that freed. */
+  readonly pruned: { readonly parts: number; readonly tokens: number }
+  /** The text of the newest `HudShown`. */
+  readonly hud: string | undefined
 }
 
 /** The state of an empty stream. */
@@ -71,6 +79,9 @@ export const initial: State = {
   pivots: 0,
   failures: 0,
   fallbacks: 0,
+  modelCompacted: false,
+  pruned: { parts: 0, tokens: 0 },
+  hud: undefined,
 }
 
 const isRealUser = (message: Message.UserMessage): boolean =>
@@ -94,6 +105,7 @@ export const evolve = (state: State, event: Event): State => {
             suspended: false,
             progressed: false,
             unconfirmed: undefined,
+            modelCompacted: false,
           }
         : { ...state, lastUserId: event.message.id }
     case "TurnReplayed":
@@ -170,6 +182,19 @@ export const evolve = (state: State, event: Event): State => {
       return state.awaitingContinue === event.markerId ? { ...state, awaitingContinue: undefined } : state
     case "CompactionAbandoned":
       return { ...state, suspended: true }
+    case "CompactionRequestedByModel":
+      return {
+        ...state,
+        modelCompacted: true,
+        inFlight:
+          state.inFlight?.markerId === event.markerId
+            ? { ...state.inFlight, focus: event.focus ?? "" }
+            : state.inFlight,
+      }
+    case "PartCompacted":
+      return { ...state, pruned: { parts: state.pruned.parts + 1, tokens: state.pruned.tokens + event.tokens } }
+    case "HudShown":
+      return { ...state, hud: event.text }
     default:
       return state
   }

@@ -6,6 +6,8 @@ export * as Compaction from "./Compaction.ts"
 export * as Config from "./Config.ts"
 /** The service users embed. */
 export * from "./ContextManager.ts"
+/** The usage HUD shown to the model. */
+export * as Hud from "./Hud.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
 /** The runtime's own events (defined in core's catalog). */

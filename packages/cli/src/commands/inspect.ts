@@ -18,6 +18,8 @@ export interface PivotView {
   readonly markerId: string
   readonly summaryId: string
   readonly auto: boolean
+  /** Asked for by the model (`context_compact`), with its focus note when it gave one. */
+  readonly requestedByModel?: { readonly focus?: string } | undefined
   readonly overflow: boolean
   readonly status: string
   /** Replay with `--at` this version to see the window right after the pivot. */
@@ -76,6 +78,7 @@ const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView =>
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
   auto: entry.auto,
+  ...(entry.requestedByModel === undefined ? {} : { requestedByModel: entry.requestedByModel }),
   overflow: entry.overflow,
   status: entry.status,
   at: entry.settledVersion ?? entry.requestedVersion,
@@ -186,7 +189,11 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   lines.push(...columns(Object.entries(report.events).map(([type, n]) => [type, num(n).padStart(6)])))
   lines.push("", report.pivots.length === 0 ? "pivots: none" : `pivots (${report.pivots.length})`)
   for (const p of report.pivots) {
-    const kind = `${p.auto ? "auto" : "manual"}${p.overflow ? ", overflow" : ""}`
+    const asked =
+      p.requestedByModel === undefined
+        ? ""
+        : `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
+    const kind = `${p.auto ? "auto" : "manual"}${asked}${p.overflow ? ", overflow" : ""}`
     const then =
       p.continuation === undefined ? "" : `, then ${p.continuation === "replay" ? "replayed the turn" : "continued"}`
     lines.push(`  #${p.number} ${kind} · finished${then} · replay with --at ${p.at} (before it: --at ${p.before})`)

@@ -1,0 +1,78 @@
+/**
+ * The usage HUD: a short status block pivot adds to the model's system prompt on every step (opt-in), so the model
+ * sees how full its context is and can compact before it overflows (OpenCode users get this from the open-memory
+ * plugin). The text is a pure function of the numbers: the same state always gives the same bytes, and its first line
+ * never changes, so a prompt cache loses no more than the changing numbers force.
+ */
+
+/** The share of the usable window at which the level turns `high`, then `critical`. */
+export interface Levels {
+  /** Default 0.7. */
+  readonly high?: number | undefined
+  /** Default 0.9. */
+  readonly critical?: number | undefined
+}
+
+/** Options of the HUD (`ContextManager` option `hud`). */
+export interface Options extends Levels {
+  /** Whether pruned outputs can be read back (`context_recall`); the HUD says so. Default false. */
+  readonly recall?: boolean | undefined
+}
+
+/** The HUD's level. */
+export type Level = "ok" | "high" | "critical"
+
+/** The default ratios. */
+export const DEFAULT_HIGH = 0.7
+export const DEFAULT_CRITICAL = 0.9
+
+/** The first line of every HUD: the part of the block a prompt cache can always keep. */
+export const HEADER = "[pivot context status]"
+
+/**
+ * The level of `tokens` in a usable window of `usable` tokens: `critical` from `critical × usable` tokens on, `high`
+ * from `high × usable` on, else `ok`. A window of 0 usable tokens is always `critical`.
+ */
+export const level = (tokens: number, usable: number, levels: Levels = {}): Level => {
+  const high = levels.high ?? DEFAULT_HIGH
+  const critical = levels.critical ?? DEFAULT_CRITICAL
+  if (usable <= 0) return "critical"
+  if (tokens >= critical * usable) return "critical"
+  if (tokens >= high * usable) return "high"
+  return "ok"
+}
+
+/** What the HUD shows. */
+export interface Input {
+  readonly tokens: number
+  readonly usable: number
+  readonly pivots: number
+  readonly prunedParts: number
+  readonly prunedTokens: number
+}
+
+const grouped = (n: number): string => Math.max(0, Math.round(n)).toLocaleString("en-US")
+
+/** The HUD text: at most five short lines (well under 150 tokens for any numbers). */
+export const render = (input: Input, options: Options = {}): string => {
+  const lvl = level(input.tokens, input.usable, options)
+  const percent = input.usable > 0 ? Math.min(999, Math.floor((input.tokens / input.usable) * 100)) : 100
+  const pruned =
+    input.prunedParts === 0
+      ? "pruned: none"
+      : `pruned: ${grouped(input.prunedParts)} old tool outputs (${grouped(input.prunedTokens)} tokens)${
+          options.recall === true ? ", recallable with context_recall" : ""
+        }`
+  const lines = [
+    HEADER,
+    `context: ${grouped(input.tokens)} / ${grouped(input.usable)} tokens (${percent}%), level ${lvl}`,
+    `pivots so far: ${grouped(input.pivots)}; ${pruned}`,
+  ]
+  if (lvl !== "ok")
+    lines.push(
+      lvl === "critical"
+        ? "advice: the context is nearly full; call context_compact now (a focus note says what to keep)"
+        : "advice: the context is filling up; call context_compact at a good stopping point",
+    )
+  return lines.join("\n")
+}
