@@ -423,3 +423,12 @@ describe("ValidWindow.replacementViolations: shown twice, or moved", () => {
     ])
   })
 })
+
+describe("ValidWindow.toJson", () => {
+  it("given messages, then the JSON is { messages: the repaired rendering }, indented by two spaces", () => {
+    const messages = [userMessage("x1", "hi"), assistantMessage("x2", "x1", "hello")]
+    const json = ValidWindow.toJson(messages)
+    expect(JSON.parse(json)).toEqual({ messages: ValidWindow.render(messages) })
+    expect(json.split("\n")[1]).toBe('  "messages": [')
+  })
+})
