@@ -366,6 +366,7 @@ describe("ValidWindow.orderViolations: a hand-built pivot that breaks the rules"
     const start = `the window does not start with the pivot ${src("m")}, ${src("s")} (order)`
     expect(lines({ ...good, visible: seq("s", "m", "a1", "x", "u2") })).toEqual([`${src("s")}: ${start}`])
     expect(lines({ ...good, visible: seq("m", "a1", "s", "x", "u2") })).toEqual([`${src("m")}: ${start}`])
+    expect(lines({ ...good, visible: seq("a1", "s", "m", "x", "u2") })).toEqual([`${src("a1")}: ${start}`])
   })
 
   it("given a pivot whose marker is unknown or not a marker, then the marker is named", () => {
