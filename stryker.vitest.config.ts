@@ -1,4 +1,4 @@
-// The Vitest config Stryker runs (`npm run mutate`): only the test projects that exercise the mutated rules.
+// The Vitest config Stryker runs (`npm run mutate`): only the tests that exercise the mutated rules.
 // Stryker copies the repository into a sandbox and links node_modules back to the original, where the workspace
 // links (`@pivot/core` …) point at the unmutated sources; the aliases make every import resolve inside the sandbox.
 import { fileURLToPath } from "node:url"
@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: {
     alias: {
       "@pivot/core": source("core"),
+      "@pivot/runtime": source("runtime"),
     },
   },
   test: {
@@ -19,6 +20,12 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "core", root: "packages/core", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+      },
+      // The runtime's rule functions are tested on their own (Compaction.test.ts); the process manager around them is
+      // tested end to end through stores and a summariser, too slow to rerun for each mutant on a shared machine.
+      {
+        extends: true,
+        test: { name: "runtime", root: "packages/runtime", testTimeout: 60_000, include: ["test/Compaction.test.ts"] },
       },
     ],
   },

@@ -15,7 +15,20 @@ import {
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { assistant, id, MODEL, part, started, toolPart, user } from "./support/events.ts"
+import {
+  assistant,
+  assistantMessage,
+  compactionStarted,
+  id,
+  MODEL,
+  marker,
+  part,
+  started,
+  summaryFinished,
+  toolPart,
+  user,
+  userMessage,
+} from "./support/events.ts"
 import * as Reference from "./support/readModels.ts"
 import { RUNS } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
@@ -143,6 +156,112 @@ describe("CompactionHistory", () => {
       }),
       RUNS,
     )
+  })
+})
+
+describe("CompactionHistory.evolve, event by event", () => {
+  const fold = (...events: ReadonlyArray<Event>) =>
+    events.reduce((state, event, i) => CompactionHistory.evolve(state, event, i + 1), CompactionHistory.initial)
+  const step = (name: string, input: number, extra: Partial<Parameters<typeof assistantMessage>[3]> = {}) =>
+    assistant(name, "u1", "ok", { tokens: heavy(input), ...extra })
+
+  it("given markers with and without auto / overflow, then each entry says which (overflow only when true)", () => {
+    const [manual, auto, overflow, notOverflow] = fold(
+      marker("m1"),
+      marker("m2", true),
+      marker("m3", true, true),
+      marker("m4", true, false),
+    ).entries
+    expect([manual?.auto, manual?.overflow]).toEqual([false, false])
+    expect([auto?.auto, auto?.overflow]).toEqual([true, false])
+    expect([overflow?.auto, overflow?.overflow]).toEqual([true, true])
+    expect([notOverflow?.auto, notOverflow?.overflow]).toEqual([true, false])
+  })
+
+  it("given the last call's tokens, then the next marker records them as tokens before; summaries and 0-token steps do not count", () => {
+    expect(fold(marker("m1")).entries[0]).not.toHaveProperty("tokensBefore")
+    expect(fold(step("a1", 500), marker("m1")).entries[0]?.tokensBefore).toBe(500)
+    expect(fold(step("a1", 500), step("a2", 0), marker("m1")).entries[0]?.tokensBefore).toBe(500)
+    expect(fold(step("a1", 500), step("a2", 900, { summary: true }), marker("m1")).entries[0]?.tokensBefore).toBe(500)
+    expect(fold(step("a1", 500), step("a2", 1), marker("m1")).entries[0]?.tokensBefore).toBe(1)
+  })
+
+  it("given an event for another or an unknown marker, then only that marker's entry changes, and no earlier state is touched", () => {
+    const requested = fold(marker("m1"), marker("m2"))
+    const startedOne = CompactionHistory.evolve(requested, compactionStarted("m1", "s1"), 3)
+    expect(startedOne.entries.map((e) => e.status)).toEqual(["started", "requested"])
+    expect(requested.entries.map((e) => e.status)).toEqual(["requested", "requested"])
+    expect(CompactionHistory.evolve(requested, compactionStarted("zz", "s9"), 3)).toBe(requested)
+  })
+
+  it("given a finished summary, then its text and size are recorded: usage output, else the text's estimate, else 0", () => {
+    const finished = (summary: Event) => fold(marker("m1"), compactionStarted("m1", "s1"), summary).entries[0]
+    const withText = (text: string, output: number) =>
+      finished({
+        _tag: "SummaryFinished",
+        at: 9,
+        markerId: id("msg_m1"),
+        summary: assistantMessage("s1", "m1", text, { summary: true, tokens: { ...Tokens.zero, output } }),
+      })
+    expect(withText("abcdefgh", 7)).toMatchObject({ status: "finished", summary: "abcdefgh", summaryTokens: 7 })
+    expect(withText("abcdefgh", 0)).toMatchObject({ summary: "abcdefgh", summaryTokens: 2 })
+    const empty = withText("   ", 0)
+    expect(empty).not.toHaveProperty("summary")
+    expect(empty?.summaryTokens).toBe(0)
+    expect(finished(summaryFinished("m1", "s1"))?.settledVersion).toBe(3)
+  })
+
+  it("given a failed summary, then its error message is recorded, or 'failed' when it has none", () => {
+    const failed = (error?: { name: string; message: string }) =>
+      fold(marker("m1"), compactionStarted("m1", "s1"), {
+        _tag: "SummaryFailed",
+        at: 9,
+        markerId: id("msg_m1"),
+        summary: assistantMessage("s1", "m1", "", { summary: true, ...(error === undefined ? {} : { error }) }),
+      }).entries[0]
+    expect(failed({ name: "APIError", message: "down" })).toMatchObject({ status: "failed", error: "down" })
+    expect(failed()).toMatchObject({ status: "failed", error: "failed" })
+  })
+
+  it("given a replayed turn or a continue message, then the entry is continued by replay or by continue", () => {
+    const settled = [marker("m1"), compactionStarted("m1", "s1"), summaryFinished("m1", "s1")]
+    const message = userMessage("k1", "continue")
+    const replayed = fold(...settled, {
+      _tag: "TurnReplayed",
+      at: 9,
+      markerId: id("msg_m1"),
+      replayOf: id("msg_u1"),
+      message,
+    })
+    const continued = fold(...settled, { _tag: "ContinueRequested", at: 9, markerId: id("msg_m1"), message })
+    expect(replayed.entries[0]).toMatchObject({ status: "continued", continuation: "replay" })
+    expect(continued.entries[0]).toMatchObject({ status: "continued", continuation: "continue" })
+  })
+
+  it("given the fallback summary, then the reason is recorded, and the summariser's error only when there was one", () => {
+    const used = (error?: { name: string; message: string }) =>
+      fold(marker("m1"), compactionStarted("m1", "s1"), {
+        _tag: "SummaryFallbackUsed",
+        at: 9,
+        markerId: id("msg_m1"),
+        reason: error === undefined ? "empty" : "failed",
+        ...(error === undefined ? {} : { error }),
+      }).entries[0]
+    expect(used({ name: "APIError", message: "down" })).toMatchObject({ fallback: "failed", fallbackError: "down" })
+    const empty = used()
+    expect(empty?.fallback).toBe("empty")
+    expect(empty).not.toHaveProperty("fallbackError")
+  })
+})
+
+describe("Projection.withMeta", () => {
+  it("given bare events, then their metadata is numbered from 1: ids event-1, event-2 …, or from the given naming", () => {
+    const events = [started(), user("u1", "hi")]
+    expect(Projection.withMeta(events).map((e) => e.meta)).toEqual([
+      { id: "event-1", version: 1 },
+      { id: "event-2", version: 2 },
+    ])
+    expect(Projection.withMeta(events, (i) => `e${i}`).map((e) => e.meta.id)).toEqual(["e1", "e2"])
   })
 })
 

@@ -144,6 +144,24 @@ describe("Render: completed tools (§3.7)", () => {
       ],
     })
   })
+  it("given attachments that are not data URLs with base64 after a comma, when rendered, then only the data URL rides in the result", () => {
+    const attachments: Array<FilePart> = [
+      // a comma in a remote URL must not be read as the start of base64 data
+      { ...file("image/png", "remote.png", "https://example.com/a,b.png"), id: Ids.unsafe.part("prt_f1") },
+      // a data URL without a comma has no data
+      { ...file("image/png", "broken.png", "data:image/png;base64"), id: Ids.unsafe.part("prt_f2") },
+      { ...file("image/png", undefined, PNG), id: Ids.unsafe.part("prt_f3") },
+    ]
+    const a = assistant("a1", "u1", [tool("read", completed("Image read", { attachments }))])
+    expect(resultsOf(only([a])).get("call_a1_0")?.output).toStrictEqual({
+      type: "content",
+      value: [
+        { type: "text", text: "Image read" },
+        // no filename key at all when the attachment has none
+        { type: "file", data: { type: "data", data: "iVBORw0KGgo=" }, mediaType: "image/png" },
+      ],
+    })
+  })
 })
 
 describe("Render: unfinished and failed tools (§2.13)", () => {
@@ -172,6 +190,29 @@ describe("Render: unfinished and failed tools (§2.13)", () => {
       { type: "error-text", value: "[Tool execution was interrupted]" },
       { type: "error-text", value: "[Tool execution was interrupted]" },
     ])
+  })
+
+  it("given errored, interrupted and unfinished tools, when rendered, then the call and its results are all there is: no media message follows", () => {
+    const calls = [
+      tool("bash", errored("boom")),
+      tool("bash", errored("Tool execution aborted", { interrupted: true, output: "partial" })),
+      tool("bash", pending()),
+      tool("bash", running()),
+    ]
+    for (const [index, call] of calls.entries()) {
+      const a = assistant("a1", "u1", [call])
+      const output = [
+        { type: "error-text", value: "boom" },
+        { type: "text", value: "partial" },
+        { type: "error-text", value: Render.INTERRUPTED_TEXT },
+        { type: "error-text", value: Render.INTERRUPTED_TEXT },
+      ][index]
+      for (const mediaInToolResults of [true, false])
+        expect(only([a], { mediaInToolResults })).toStrictEqual([
+          { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_a1_0", toolName: "bash", input: {} }] },
+          { role: "tool", content: [{ type: "tool-result", toolCallId: "call_a1_0", toolName: "bash", output }] },
+        ])
+    }
   })
 
   it("given a provider-executed tool, when rendered, then its result sits in the assistant message and no tool message follows", () => {
@@ -326,6 +367,28 @@ describe("Render: messages and parts (§2.13)", () => {
         { type: "text", text: "answer" },
       ],
     })
+  })
+
+  it("given a user file without a filename, when rendered, then its file part has no filename key", () => {
+    expect(only([user("u1", file("image/png", undefined, PNG))])).toStrictEqual([
+      { role: "user", content: [{ type: "file", data: PNG, mediaType: "image/png" }] },
+    ])
+  })
+
+  it("given an assistant whose provider or model alone differs from the target, when rendered, then its reasoning becomes text", () => {
+    const a = assistant("a1", "u1", [reasoning("think")])
+    const asText = [{ role: "assistant", content: [{ type: "text", text: "think" }] }]
+    // the same model id from another provider, and another model of the same provider: both are another model
+    expect(only([a], { model: { providerId: "openai", modelId: MODEL.modelId } })).toEqual(asText)
+    expect(only([a], { model: { providerId: MODEL.providerId, modelId: "claude-other" } })).toEqual(asText)
+    expect(only([a], { model: MODEL })).toEqual([
+      { role: "assistant", content: [{ type: "reasoning", text: "think" }] },
+    ])
+  })
+
+  it("given an assistant with an empty text part, when rendered, then the empty text is not sent", () => {
+    const a = assistant("a1", "u1", [text(""), "answer", text("")])
+    expect(only([a])).toEqual([{ role: "assistant", content: [{ type: "text", text: "answer" }] }])
   })
 
   it("given several messages, when rendered, then each model message names its source and toModelMessages is the same list", () => {

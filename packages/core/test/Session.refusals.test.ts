@@ -4,7 +4,7 @@
  * (docs/testing.md).
  */
 
-import { type Commands, type Events, Prune, Session, Tokens, Usage } from "@pivot/core"
+import { type Commands, type Events, Prompt, Prune, Session, Tokens, Usage } from "@pivot/core"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { assistant, assistantMessage, id, MODEL, part, started, toolPart, user } from "./support/events.ts"
@@ -134,7 +134,7 @@ describe("ReportProviderError", () => {
         message: assistantMessage("a2", "nope", []),
         error: { name: "APIError", message: "down" },
       })
-      .thenFails("UnknownMessage")
+      .thenFails("UnknownMessage", "no parent message msg_nope in this session")
   })
 })
 
@@ -194,6 +194,8 @@ describe("ProcessCompaction", () => {
       .thenMatch(([e]) => {
         expect(e).not.toHaveProperty("pluginContext")
         expect(e?._tag === "CompactionStarted" && e.plan).not.toHaveProperty("previousSummary")
+        // without plugin lines the prompt is the anchor and the template, nothing after them
+        expect(e?._tag === "CompactionStarted" && e.prompt).toBe(`${Prompt.anchor()}\n\n${Prompt.TEMPLATE}`)
       })
   })
   it("a second compaction's plan and prompt carry the previous summary", () => {
@@ -315,10 +317,10 @@ describe("RecordToolResult", () => {
   it("unknown or user message → UnknownMessage; unknown or non-tool part → UnknownPart", () => {
     given(...events)
       .when(record("msg_nope", "prt_t1"))
-      .thenFails("UnknownMessage")
+      .thenFails("UnknownMessage", "no assistant message msg_nope in this session")
     given(...events)
       .when(record("msg_u1", "prt_u1"))
-      .thenFails("UnknownMessage")
+      .thenFails("UnknownMessage", "no assistant message msg_u1 in this session")
     given(...events)
       .when(record("msg_a2", "prt_nope"))
       .thenFails("UnknownPart")

@@ -102,7 +102,7 @@ describe("recording the conversation", () => {
   it("an assistant step whose parent is unknown is refused", () => {
     given(started())
       .when({ _tag: "RecordAssistantStep", message: assistantMessage("a1", "nope") })
-      .thenFails("UnknownMessage")
+      .thenFails("UnknownMessage", "no parent message msg_nope in this session")
   })
   it("R1 given limits {context 20, output 10}, when a step used 100 input tokens, then OverflowDetected (usable 10)", () => {
     const message = assistantMessage("a1", "u1", "after", { tokens: { ...Tokens.zero, input: 100 } })

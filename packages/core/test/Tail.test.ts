@@ -129,6 +129,20 @@ describe("Tail.selectTail (§2.9)", () => {
     expect(Tail.selectTail(history, { tailTurns: 2, budget: exact }).tailStartId).toBe(id("u2"))
     expect(Tail.selectTail(history, { tailTurns: 2, budget: exact - 1 }).tailStartId).toBe(id("u3"))
   })
+
+  it("given a split slice exactly the size of the budget left, when selected, then it is kept (the split boundary is <=)", () => {
+    const history = [
+      user("u1", "older"),
+      user("u2", "x".repeat(4000)),
+      assistant("a2", "u2", [tool("read", completed("y".repeat(4000)))]),
+      assistant("a3", "u2", "short reply"),
+    ]
+    const slice = directSize(history.slice(3))
+    const at = (budget: number) => Tail.selectTail(history, { tailTurns: 1, budget }).tailStartId
+    expect(at(slice - 1)).toBeUndefined()
+    expect(at(slice)).toBe(id("a3"))
+    expect(at(slice + 1)).toBe(id("a3"))
+  })
 })
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -276,3 +276,160 @@ describe("ValidWindow.orderViolations: pivots of any plan", () => {
     expect(ValidWindow.replacementViolations([], [])).toEqual([])
   })
 })
+
+describe("ValidWindow: each violation is one line naming the message, the problem and the rule", () => {
+  const lines = (rendered: ReadonlyArray<Render.Rendered>) =>
+    ValidWindow.inputViolations(rendered).map(ValidWindow.format)
+  const sys = (source: string, content: string) => r(source, { role: "system", content })
+
+  it("given each broken input, then the formatted violations say exactly what is wrong and where", () => {
+    expect(ValidWindow.inputViolations([])).toStrictEqual([
+      { rule: "empty-input", reason: "the model input has no message" },
+    ])
+    expect(lines([])).toEqual(["window: the model input has no message (empty-input)"])
+    expect(lines([t("1", result("c1")), u("2")])).toEqual([
+      `${src("1")}: the input starts with a tool message (first-not-user)`,
+      `${src("1")}: tool result c1 answers no open call before it (orphan-result)`,
+    ])
+    expect(lines([u("1"), a("2", call("c1")), u("3"), t("4", result("c1"))])).toEqual([
+      `${src("2")}: tool call c1 has no result right after its message (unanswered-call)`,
+      `${src("4")}: tool result c1 answers no open call before it (orphan-result)`,
+    ])
+    expect(
+      lines([u("1"), a("2", call("c1")), t("2", result("c1")), u("3"), a("4", call("c1")), t("4", result("c1"))]),
+    ).toEqual([`${src("4")}: tool call id c1 is used twice in the window (duplicate-call)`])
+    expect(lines([u("1"), a("2", call("p1", true), result("p9"))])).toEqual([
+      `${src("2")}: tool result p9 answers no provider-executed call (orphan-result)`,
+      `${src("2")}: provider-executed tool call p1 has no result (unanswered-call)`,
+    ])
+    expect(lines([u("1", ""), t("2")])).toEqual([
+      `${src("1")}: a user message with an empty text part (empty-text)`,
+      `${src("2")}: a tool message with no content (empty-content)`,
+    ])
+  })
+
+  it("given a call in the last message, then it is unanswered: the input ends before its result", () => {
+    expect(lines([u("1"), a("2", call("c1"))])).toEqual([
+      `${src("2")}: tool call c1 has no result right after its message (unanswered-call)`,
+    ])
+  })
+
+  it("given an empty reasoning part, then it is no empty text (only text parts must be non-empty)", () => {
+    expect(lines([u("1"), a("2", { type: "reasoning", text: "" }, { type: "text", text: "x" })])).toEqual([])
+  })
+
+  it("given system messages, then they are skipped: none counts as the first message, and an empty one breaks nothing", () => {
+    expect(lines([sys("0", "rules")])).toEqual([])
+    expect(lines([sys("0", "rules"), u("1")])).toEqual([])
+    expect(lines([sys("0", ""), u("1")])).toEqual([])
+    // the repair keeps the system message first and puts the history start after it
+    const input = [sys("0", "rules"), a("1", { type: "text", text: "x" })]
+    expect(ValidWindow.repair(input).rendered).toEqual([
+      sys("0", "rules"),
+      u("1", ValidWindow.HISTORY_START_TEXT),
+      a("1", { type: "text", text: "x" }),
+    ])
+  })
+
+  it("given a valid input, then the repair hands back the very same list (nothing is copied)", () => {
+    const input = [u("1"), a("2", call("c1")), t("2", result("c1"))]
+    expect(ValidWindow.repair(input).rendered).toBe(input)
+  })
+
+  it("given a provider-executed call answered in its own message, when another rule is repaired, then the pair is kept as it is", () => {
+    const input = [a("1", call("p1", true), result("p1"), { type: "text", text: "x" })]
+    expect(ValidWindow.repair(input).rendered).toEqual([u("1", ValidWindow.HISTORY_START_TEXT), ...input])
+  })
+})
+
+describe("ValidWindow.orderViolations: a hand-built pivot that breaks the rules", () => {
+  const lines = (state: Window.State) => ValidWindow.orderViolations(state).map(ValidWindow.format)
+  const seq = (...names: ReadonlyArray<string>) => ({ length: names.length, buffer: names.map(src) })
+  // marker m answered by summary s, a1 kept as tail, u2 after the marker: the window is m, s, a1, u2
+  const good = Window.fold([
+    started(),
+    user("u1", "one"),
+    assistant("a1", "u1"),
+    marker("m"),
+    assistant("x", "m"),
+    compactionStarted("m", "s", { tail: [src("a1")] }),
+    summaryFinished("m", "s"),
+    user("u2", "two"),
+  ])
+
+  it("given the window as folded, then it breaks nothing", () => {
+    expect(Window.messages(good).map((m) => m.id)).toEqual([src("m"), src("s"), src("a1"), src("x"), src("u2")])
+    expect(lines(good)).toEqual([])
+  })
+
+  it("given a window whose first or second message is not the pivot's, then it is named", () => {
+    const start = `the window does not start with the pivot ${src("m")}, ${src("s")} (order)`
+    expect(lines({ ...good, visible: seq("s", "m", "a1", "x", "u2") })).toEqual([`${src("s")}: ${start}`])
+    expect(lines({ ...good, visible: seq("m", "a1", "s", "x", "u2") })).toEqual([`${src("m")}: ${start}`])
+    expect(lines({ ...good, visible: seq("a1", "s", "m", "x", "u2") })).toEqual([`${src("a1")}: ${start}`])
+  })
+
+  it("given a pivot whose marker is unknown or not a marker, then the marker is named", () => {
+    const line = (name: string) => `${src(name)}: the pivot's marker is not a compaction marker (pivot)`
+    expect(lines({ ...good, pivot: { markerId: src("zz"), summaryId: src("s") } })).toContain(line("zz"))
+    expect(lines({ ...good, pivot: { markerId: src("u1"), summaryId: src("s") } })).toContain(line("u1"))
+  })
+
+  it("given a pivot whose summary is unknown, no summary, or another marker's, then the summary is named", () => {
+    const line = (name: string) =>
+      `${src(name)}: the pivot's summary is not a finished, error-free summary of its marker (pivot)`
+    const withSummary = (name: string) =>
+      lines({ ...good, pivot: { markerId: src("m"), summaryId: src(name) }, visible: seq("m", name) })
+    expect(withSummary("zz")).toContain(line("zz"))
+    // x answers the marker but is an ordinary assistant message
+    expect(withSummary("x")).toContain(line("x"))
+    const other = Window.fold([
+      ...[started(), user("u1", "one"), marker("m"), compactionStarted("m", "s"), summaryFinished("m", "s")],
+      ...[user("u2", "two"), marker("m2"), compactionStarted("m2", "s2"), summaryFinished("m2", "s2")],
+    ])
+    const crossed = { ...other, pivot: { markerId: src("m2"), summaryId: src("s") }, visible: seq("m2", "s", "s2") }
+    expect(ValidWindow.orderViolations(crossed).map(ValidWindow.format)).toEqual([line("s")])
+  })
+
+  it("given a message never recorded, shown twice, or shown before one recorded earlier, then each is named", () => {
+    expect(lines({ ...good, visible: seq("m", "s", "a1", "zz", "x", "u2") })).toEqual([
+      `${src("zz")}: the window shows a message that was never recorded (order)`,
+    ])
+    expect(lines({ ...good, visible: seq("m", "s", "a1", "a1", "x", "u2") })).toEqual([
+      `${src("a1")}: the window shows this message twice (order)`,
+    ])
+    expect(lines({ ...good, visible: seq("m", "s", "x", "a1", "u2") })).toEqual([
+      `${src("a1")}: recorded before ${src("x")}, but shown after it (order)`,
+    ])
+    expect(lines({ ...good, visible: seq("m", "s", "a1", "x") })).toEqual([
+      `${src("u2")}: recorded after the pivot's marker but not shown (missing)`,
+    ])
+  })
+})
+
+describe("ValidWindow.replacementViolations: shown twice, or moved", () => {
+  const original = [userMessage("x1", "a"), userMessage("x2", "b"), userMessage("x3", "c")]
+  const [x1, x2, x3] = original as [(typeof original)[0], (typeof original)[0], (typeof original)[0]]
+
+  it("given a message shown twice, then it is named once as shown twice and not as moved", () => {
+    expect(ValidWindow.replacementViolations(original, [x1, x1, x2])).toStrictEqual([
+      { rule: "order", messageId: x1.id, reason: "the replacement shows this message twice" },
+    ])
+  })
+
+  it("given a new message between two reordered ones, then the move is still found", () => {
+    const added = userMessage("n1", "new")
+    expect(ValidWindow.replacementViolations(original, [x2, added, x1, x3])).toStrictEqual([
+      { rule: "order", messageId: x1.id, reason: "the replacement moves this message before one it followed" },
+    ])
+  })
+})
+
+describe("ValidWindow.toJson", () => {
+  it("given messages, then the JSON is { messages: the repaired rendering }, indented by two spaces", () => {
+    const messages = [userMessage("x1", "hi"), assistantMessage("x2", "x1", "hello")]
+    const json = ValidWindow.toJson(messages)
+    expect(JSON.parse(json)).toEqual({ messages: ValidWindow.render(messages) })
+    expect(json.split("\n")[1]).toBe('  "messages": [')
+  })
+})

@@ -174,3 +174,44 @@ describe("Window: pivot's fixes of OpenCode defects (spec §2.11 notes)", () => 
     expect(visibleIds(events)).toEqual(ids("c1", "s1", "u2", "u3"))
   })
 })
+
+describe("Window: pivots at their edges", () => {
+  it("given a finished summary answering an id never recorded, then no pivot forms and the summary keeps its place", () => {
+    const window = Window.fold([started(), user("u1", "one"), summaryFinished("zz", "s")])
+    expect(window.pivot).toBeUndefined()
+    expect(Window.messages(window).map((m) => m.id)).toEqual(ids("u1", "s"))
+  })
+
+  it("given a summary finished without a started compaction (no plan), then the pivot keeps no tail", () => {
+    expect(visibleIds([started(), user("u1", "one"), marker("m"), summaryFinished("m", "s")])).toEqual(ids("m", "s"))
+  })
+
+  it("given a tail naming a message an earlier pivot hid, then it stays hidden (the tail only keeps visible messages)", () => {
+    const events = [
+      started(),
+      user("u1", "one"),
+      marker("m1"),
+      compactionStarted("m1", "s1", { tail: [] }),
+      summaryFinished("m1", "s1"),
+      user("u2", "two"),
+      marker("m2"),
+      compactionStarted("m2", "s2", { tail: ids("u1", "u2") }),
+      summaryFinished("m2", "s2"),
+    ]
+    expect(visibleIds(events.slice(0, 6))).toEqual(ids("m1", "s1", "u2"))
+    expect(visibleIds(events)).toEqual(ids("m2", "s2", "u2"))
+  })
+
+  it("given an event that changes no message, then the window state is the same object", () => {
+    const state = Window.fold([started(), user("u1", "one")])
+    const overflow: Events.Event = {
+      _tag: "OverflowDetected",
+      at: 5,
+      messageId: id("msg_u1"),
+      source: "usage",
+      tokens: 10,
+      trigger: 5,
+    }
+    expect(Window.evolve(state, overflow)).toBe(state)
+  })
+})

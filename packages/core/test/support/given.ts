@@ -43,9 +43,13 @@ export const given = (...events: ReadonlyArray<Event>) => {
           return Session.fold(emitted, state)
         },
         thenNothing: () => expect(events()).toEqual([]),
-        thenFails: (tag: string) => {
+        /** Asserts the command is refused with this error tag (and, when given, this one-line message). */
+        thenFails: (tag: string, message?: string) => {
           expect(Result.isFailure(decision)).toBe(true)
-          if (Result.isFailure(decision)) expect(decision.failure._tag).toBe(tag)
+          if (Result.isFailure(decision)) {
+            expect(decision.failure._tag).toBe(tag)
+            if (message !== undefined) expect(decision.failure.message).toBe(message)
+          }
         },
       }
     },
