@@ -9,6 +9,7 @@
 import { Ids } from "@pivot/core"
 import { Result, Schema, SchemaIssue } from "effect"
 import { formatPath, ImportError } from "./ImportError.ts"
+import * as FastMessage from "./internal/fastMessage.ts"
 
 const Millis = Schema.Finite
 const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -585,10 +586,15 @@ export const decodeExportBytes = (
   for (const [index, span] of found.messages.entries()) {
     const json = parse(span)
     if (Result.isFailure(json)) return slowPath()
-    const message = decodeMessage(json.success)
-    if (Result.isFailure(message))
-      return Result.fail(partError(["messages", index], json.success, message.failure.issue))
-    messages.push(message.success)
+    // The hand-written decoder first (the schema's value, proven by a property test); the schema when it is unsure.
+    const fast = FastMessage.decodeMessage(json.success) as MessageWithParts | undefined
+    if (fast !== undefined) messages.push(fast)
+    else {
+      const message = decodeMessage(json.success)
+      if (Result.isFailure(message))
+        return Result.fail(partError(["messages", index], json.success, message.failure.issue))
+      messages.push(message.success)
+    }
     onMessage(index + 1, found.messages.length)
   }
   return Result.succeed({ info: info.success, messages })

@@ -100,7 +100,10 @@ export const makeDecoder = (options: DecoderOptions = {}): Decoder => {
   const decode = Upcast.makeDecoder({ schemas: { ...options.foreign, ...coreSchemas }, upcasters: options.upcasters })
   return (recorded) => {
     if (isEncodedHere(recorded))
-      return Result.succeed({ event: recorded.data as Event, meta: { id: recorded.id, version: recorded.streamVersion } })
+      return Result.succeed({
+        event: recorded.data as Event,
+        meta: { id: recorded.id, version: recorded.streamVersion },
+      })
     const undecodable = (reason: UndecodableReason, detail: string) =>
       Result.fail(
         new UndecodableEvent({
