@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Events, Window } from "@pivot/core"
+import { Events } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -94,26 +94,24 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
           message: `session ${sessionId} is already in ${db} with ${plural(stored, "event")} that differ from this export (${plural(events.length, "event")}); nothing imported`,
         })
       }
-      const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
       // One transaction (all or nothing), appended in batches so that only one batch is ever encoded and
-      // serialised at a time; the read models are folded as it goes and written once at the end.
-      const storing = Progress.start(io, "import: storing", "events", { total: entries.length })
+      // serialised at a time (its entries made as it goes, ids as `SessionLog.fromEvents` numbers them); the read
+      // models are folded as it goes and written once at the end.
+      const storing = Progress.start(io, "import: storing", "events", { total: events.length })
+      const batch = (from: number) =>
+        events.slice(from, from + BATCH).map((event, i) => ({ id: SessionLog.eventId(sessionId, from + i + 1), event }))
       yield* readModels.bulk(
         Effect.forEach(
-          Array.from({ length: Math.ceil(entries.length / BATCH) }, (_, k) => k * BATCH),
+          Array.from({ length: Math.ceil(events.length / BATCH) }, (_, k) => k * BATCH),
           (from) =>
             Effect.tap(
-              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, entries.slice(from, from + BATCH), {
-                seal: options.encrypt,
-              }),
-              () => Effect.sync(() => storing.advance(Math.min(BATCH, entries.length - from))),
+              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, batch(from), { seal: options.encrypt }),
+              () => Effect.sync(() => storing.advance(Math.min(BATCH, events.length - from))),
             ),
           { discard: true },
         ),
       )
       storing.done()
-      // Counted from the events in memory: reading 20k window rows back would cost more than the fold.
-      const window = Window.messages(Window.fold(events))
       const pivots = (yield* readModels.compactions(sessionId)).filter(
         (c) => c.status === "finished" || c.status === "continued",
       )
@@ -130,7 +128,7 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
           (dropped.length === 0 ? "" : ` (left out: ${dropped.map(([type, n]) => `${n} ${type}`).join(", ")})`),
       )
       io.out(
-        `  window: ${plural(window.length, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
+        `  window: ${plural(report.window, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
       )
       for (const warning of report.warnings) io.out(`  note: ${warning}`)
       io.out(`next: pivot inspect --db ${db} --session ${sessionId}`)
