@@ -36,14 +36,15 @@ const record = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 4 })
 const extra = fc.dictionary(fc.constantFrom("extra", "zz", "sessionID2", "state2"), json, { maxKeys: 2 })
 
 /** A record with the required keys always and the others sometimes, plus unknown extra keys. */
-const struct = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T, required: ReadonlyArray<keyof T>) =>
-  fc
-    .tuple(fc.record(fields, { requiredKeys: required as Array<keyof T> }), extra, fc.boolean())
-    .map(([value, more, reversed]) => {
-      const merged: Record<string, unknown> = { ...more, ...value }
-      // Key order of the input must not matter.
-      return reversed ? Object.fromEntries(Object.entries(merged).reverse()) : merged
-    })
+const struct = <T extends Record<string, fc.Arbitrary<unknown>>>(
+  fields: T,
+  required: ReadonlyArray<keyof T & string>,
+) =>
+  fc.tuple(fc.record(fields, { requiredKeys: [...required] }), extra, fc.boolean()).map(([value, more, reversed]) => {
+    const merged: Record<string, unknown> = { ...more, ...value }
+    // Key order of the input must not matter.
+    return reversed ? Object.fromEntries(Object.entries(merged).reverse()) : merged
+  })
 
 const tokens = struct(
   {
