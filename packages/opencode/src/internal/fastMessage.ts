@@ -12,8 +12,8 @@
 type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
-const isFinite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
-const isCount = (value: unknown): value is number => isFinite(value) && value >= 0
+const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
+const isCount = (value: unknown): value is number => isFiniteNumber(value) && value >= 0
 
 const ID_BODY = /^[0-9A-Za-z_-]+$/
 const isId = (prefix: string, value: unknown): value is string =>
@@ -92,7 +92,7 @@ const filePart = (part: unknown): Json => {
 const times = (value: unknown, keys: ReadonlyArray<string>): Json => {
   if (!isObject(value)) throw unsure
   const out: Json = {}
-  for (const key of keys) optional(out, value, key, isFinite)
+  for (const key of keys) optional(out, value, key, isFiniteNumber)
   return out
 }
 
@@ -159,7 +159,7 @@ const part = (value: unknown): Json => {
     case "step-finish":
       string(out, value, "reason")
       if (value.tokens !== undefined) out.tokens = tokens(value.tokens)
-      optional(out, value, "cost", isFinite)
+      optional(out, value, "cost", isFiniteNumber)
       return out
     case "compaction":
       out.auto = need(isBoolean(value.auto), value.auto)
@@ -180,7 +180,7 @@ const info = (value: unknown): Json => {
   optional(out, value, "sessionID", isString)
   out.role = value.role
   const time = value.time
-  if (!isObject(time) || !isFinite(time.created)) throw unsure
+  if (!isObject(time) || !isFiniteNumber(time.created)) throw unsure
   if (value.role === "user") {
     out.time = { created: time.created }
     optional(out, value, "agent", isString)
@@ -197,14 +197,14 @@ const info = (value: unknown): Json => {
   if (value.role !== "assistant") throw unsure
   out.parentID = need(isId("msg_", value.parentID), value.parentID)
   const t: Json = { created: time.created }
-  optional(t, time, "completed", isFinite)
+  optional(t, time, "completed", isFiniteNumber)
   out.time = t
   string(out, value, "providerID")
   string(out, value, "modelID")
   optional(out, value, "variant", isString)
   optional(out, value, "mode", isString)
   optional(out, value, "agent", isString)
-  optional(out, value, "cost", isFinite)
+  optional(out, value, "cost", isFiniteNumber)
   out.tokens = tokens(value.tokens)
   optional(out, value, "finish", isString)
   const error = value.error

@@ -71,7 +71,7 @@ describe("SessionLog", () => {
   it("property: for generated sessions, the decoder's fast path equals the schema decoder on every event", () => {
     fc.assert(
       fc.property(sessionArb(30), (session) => {
-        session.events.forEach((event, i) => fastEqualsSchema(event, i + 1))
+        for (const [i, event] of session.events.entries()) fastEqualsSchema(event, i + 1)
       }),
       { numRuns: 60 },
     )
