@@ -16,6 +16,11 @@ process.emitWarning = function (warning, ...rest) {
   if (String(warning).startsWith("SQLite is an experimental feature")) return
   return emitWarning.call(this, warning, ...rest)
 }
+// Node keeps the compiled code of pivot's modules on disk between runs (its compile cache, in the system's temporary
+// folder, as TypeScript's own command does): every command starts ~0.1 s sooner. NODE_DISABLE_COMPILE_CACHE=1 turns
+// it off.
+const { enableCompileCache } = await import("node:module")
+enableCompileCache?.()
 // An import decodes and appends a big export in short-lived batches: a small young generation keeps the peak RSS
 // near the live data (~300 MB instead of ~470 MB for a 39 MB export). V8 takes that size only at start-up, so the
 // import runs in a child Node with the flag (the variable marks the child); its exit code becomes ours.
