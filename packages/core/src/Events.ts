@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
+import { encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
 
@@ -337,6 +338,10 @@ const encoders: Record<string, (event: Event) => Encoded> = Object.fromEntries(
 
 /** Encodes an event to JSON-safe data (what the union's encoder gives; its error when the event is not valid). */
 export const encode = (event: Event): Encoded => {
+  // The message events (nearly all of a session) by hand, as the schema would (internal/fastEncode.ts); the rest,
+  // and anything that encoder is unsure of, by the schema.
+  const fast = encodeMessageEvent(event)
+  if (fast !== undefined) return fast as Encoded
   const tag: unknown = typeof event === "object" && event !== null ? event._tag : undefined
   const own = typeof tag === "string" && Object.hasOwn(encoders, tag) ? encoders[tag] : undefined
   if (own !== undefined) {
