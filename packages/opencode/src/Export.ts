@@ -443,14 +443,24 @@ const layout = (bytes: Uint8Array, start: number): Layout | undefined => {
   const skipSpace = () => {
     while (i < n && isSpace(bytes[i]!)) i++
   }
+  // The closing quote is the next quote not escaped, i.e. after an even run of backslashes; found with the native
+  // indexOf, as strings are most of an export's bytes.
   const skipString = (): boolean => {
-    i++
-    while (i < n) {
-      const b = bytes[i++]!
-      if (b === BACKSLASH) i++
-      else if (b === QUOTE) return true
+    let from = i + 1
+    for (;;) {
+      const quote = bytes.indexOf(QUOTE, from)
+      if (quote < 0) {
+        i = n
+        return false
+      }
+      let backslashes = 0
+      while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++
+      if (backslashes % 2 === 0) {
+        i = quote + 1
+        return true
+      }
+      from = quote + 1
     }
-    return false
   }
   // Skips one JSON value; answers false when it runs off the end or meets a stray closing bracket.
   const skipValue = (): boolean => {
