@@ -1,9 +1,10 @@
 // Import benchmark: `pivot import` of a large OpenCode export (the real export's conversation scaled to --messages
 // messages, ~39 MB at 20,000) into a fresh SQLite file, each run in a fresh process running the compiled CLI as the
-// installed `pivot` does (scripts/bench/import-child.mjs): the Node flags `bin.mjs` gives an import (`packages/cli/src/importFlags.mjs`) and Node's
-// compile cache (warmed by a first, unmeasured run). Reports, median of --runs for each set of Node flags in --flags
-// (default: the installed command's): wall time from process start to the end (start-up and module loading
-// included), CPU time (user + system, all threads) and peak RSS of the whole process. Build first (`npm run build`).
+// installed `pivot` does (scripts/bench/import-child.mjs): with the Node flags `bin.mjs` gives an import
+// (`packages/cli/src/importFlags.mjs`) and Node's compile cache (warmed by a first, unmeasured run). Reports, median
+// of --runs for each set of Node flags in --flags (default: the installed command's): wall time from process start to
+// the end (start-up and module loading included), CPU time (user + system, all threads) and peak RSS of the whole
+// process. Build first (`npm run build`).
 //
 //   node scripts/bench/import.ts [--messages 20000] [--runs 5] [--flags= --flags=--max-semi-space-size=16]
 
