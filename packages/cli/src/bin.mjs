@@ -16,16 +16,20 @@ process.emitWarning = function (warning, ...rest) {
   if (String(warning).startsWith("SQLite is an experimental feature")) return
   return emitWarning.call(this, warning, ...rest)
 }
-// An import decodes and appends a big export in short-lived batches: a small young generation keeps the peak RSS
-// near the live data (~300 MB instead of ~470 MB for a 39 MB export). V8 takes that size only at start-up, so the
-// import runs in a child Node with the flag (the variable marks the child); its exit code becomes ours.
+// Node keeps the compiled code of pivot's modules on disk between runs (its compile cache, in the system's temporary
+// folder, as TypeScript's own command does): every command starts ~0.1 s sooner. NODE_DISABLE_COMPILE_CACHE=1 turns
+// it off.
+const { enableCompileCache } = await import("node:module")
+enableCompileCache?.()
+// An import decodes and appends a big export: it runs in a child Node started with the flags that keep its peak
+// memory low (importFlags.mjs; V8 takes them only at start-up). The variable marks the child; its exit code is ours.
 if (process.argv[2] === "import" && process.env.PIVOT_IMPORT_CHILD === undefined) {
   const { spawnSync } = await import("node:child_process")
-  const result = spawnSync(
-    process.execPath,
-    ["--max-semi-space-size=4", ...process.execArgv, ...process.argv.slice(1)],
-    { stdio: "inherit", env: { ...process.env, PIVOT_IMPORT_CHILD: "1" } },
-  )
+  const { IMPORT_NODE_FLAGS } = await import("./importFlags.mjs")
+  const result = spawnSync(process.execPath, [...IMPORT_NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, PIVOT_IMPORT_CHILD: "1" },
+  })
   process.exit(result.status ?? 1)
 }
 await import("@pivot/cli/bin")

@@ -4,12 +4,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Serve } from "@pivot/server"
 import { afterAll, describe, expect, it } from "vitest"
+import { DEFAULT_PORT } from "../src/commands/serve.ts"
 import { fixture, pivot, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("pivot serve", () => {
+  it("names the server's own default port in its help (the command does not load the server to say it)", () => {
+    expect(DEFAULT_PORT).toBe(Serve.DEFAULT_PORT)
+  })
+
   it("fails in one line on a missing database, and writes nothing", async () => {
     const db = path.join(dir, "missing.db")
     const result = await pivot("serve", db, "--port", "0")

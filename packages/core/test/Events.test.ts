@@ -2,7 +2,10 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Events } from "@pivot/core"
+import { Schema } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { generatedArb } from "./support/sessions.ts"
 
 const dir = join(import.meta.dirname, "fixtures/events")
 const fixtures = readdirSync(dir).filter((f) => f.endsWith(".json"))
@@ -25,5 +28,47 @@ describe("golden event fixtures", () => {
     const json = JSON.parse(readFileSync(join(dir, "PartCompacted.v1.json"), "utf8"))
     expect(() => Events.decode({ ...json, tokens: "many" })).toThrow(/tokens/)
     expect(() => Events.decode({ ...json, _tag: "PartDeleted" })).toThrow()
+  })
+})
+
+// `Events.encode` goes straight to the event's own type's schema; the reference is the union's encoder.
+describe("Events.encode", () => {
+  const union = Schema.encodeSync(Events.Event)
+  const sameAsUnion = (event: Events.Event) => {
+    const encoded = Events.encode(event)
+    expect(encoded).toStrictEqual(union(event))
+    expect(JSON.stringify(encoded)).toBe(JSON.stringify(union(event)))
+  }
+
+  it("given every golden fixture, then it encodes what the union's encoder does", () => {
+    for (const file of fixtures) sameAsUnion(Events.decode(JSON.parse(readFileSync(join(dir, file), "utf8"))))
+  })
+
+  it("property: on the events of generated sessions, it encodes what the union's encoder does", () => {
+    fc.assert(
+      fc.property(generatedArb(30), (generated) => {
+        for (const event of generated.events) sameAsUnion(event)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it("given an invalid event, then it fails with the union's error", () => {
+    const json = JSON.parse(readFileSync(join(dir, "PartCompacted.v1.json"), "utf8"))
+    for (const bad of [
+      { ...json, tokens: "many" },
+      { ...json, _tag: "PartDeleted" },
+      { ...json, _tag: "constructor" },
+    ]) {
+      const reference = (() => {
+        try {
+          union(bad)
+        } catch (error) {
+          return (error as Error).message
+        }
+        throw new Error("the union encoded an invalid event")
+      })()
+      expect(() => Events.encode(bad)).toThrow(reference)
+    }
   })
 })

@@ -28,6 +28,8 @@ export interface ImportReport {
   readonly messages: number
   /** Parts imported. */
   readonly parts: number
+  /** Messages in the imported session's window (what the model sees next), from the planner's own fold. */
+  readonly window: number
   /** Parts left out, by part type (types pivot does not model, or parts on a role that cannot hold them). */
   readonly dropped: Readonly<Record<string, number>>
   /** What did not carry over exactly, one sentence each (including each entry of `repaired`). */
@@ -493,7 +495,14 @@ export const fromExport = (exported: Export.Export): Result.Result<ImportResult,
   return Result.succeed({
     sessionId,
     events,
-    report: { messages: sorted.success.length, parts: partCount, dropped, warnings, repaired },
+    report: {
+      messages: sorted.success.length,
+      parts: partCount,
+      window: state.window.visible.length,
+      dropped,
+      warnings,
+      repaired,
+    },
   })
 }
 

@@ -69,6 +69,9 @@ describe("compaction with tail_start_id and a finished summary (compaction-tail.
     expect(Session.compaction(state, "msg_08" as never)?.status).toBe("continued")
     expect(state.pending).toBeUndefined()
     expect(state.window.pivot).toEqual({ markerId: "msg_08", summaryId: "msg_09" })
+    // The report counts the pivoted window, not the whole conversation.
+    expect(result.report.window).toBe(Window.messages(state.window).length)
+    expect(result.report.window).toBeLessThan(result.report.messages)
   })
 
   it("the continue message is the synthetic text OpenCode wrote, and the window renders the marker's question", () => {

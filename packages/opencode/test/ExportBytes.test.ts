@@ -65,6 +65,16 @@ describe("decodeExportBytes", () => {
       (i) => text.slice(0, Math.floor((text.length * (i % 100)) / 100)),
       (i) => `${text}${i % 2 === 0 ? "\n  \n" : " trailing"}`,
       (i) => JSON.stringify({ messages: raw.messages.slice(0, i % 3), info: raw.info }),
+      (i) => {
+        // Strings ending in runs of backslashes and escaped quotes: where each string ends must still be found.
+        const copy = structuredClone(raw)
+        const tricky = `${"\\".repeat(i % 5)}"${"\\".repeat((i >> 3) % 4)}`
+        for (const message of copy.messages)
+          for (const part of message.parts)
+            if (part.type === "text") part.text = `${part.text.slice(0, i % 7)}${tricky}`
+        copy.info.title = tricky
+        return JSON.stringify(copy, null, i % 2)
+      },
       () => JSON.stringify({ info: raw.info, messages: {} }),
       () => JSON.stringify({ info: raw.info }),
     ]
@@ -74,6 +84,28 @@ describe("decodeExportBytes", () => {
         expect(streamed(bytes)).toEqual(wholeText(bytes))
       }),
       { numRuns: 150 },
+    )
+  })
+
+  it("property: strings ending in runs of backslashes or escaped quotes are still read message by message", () => {
+    const raw = JSON.parse(readFileSync(realExportPath, "utf8"))
+    fc.assert(
+      fc.property(fc.nat(4), fc.nat(3), fc.boolean(), (before, after, quoted) => {
+        const tricky = `${"\\".repeat(before)}${quoted ? '"' : ""}${"\\".repeat(after)}`
+        const copy = structuredClone(raw)
+        for (const message of copy.messages)
+          for (const part of message.parts) if (part.type === "text") part.text = `${part.text.slice(0, 3)}${tricky}`
+        copy.info.title = tricky
+        const bytes = new TextEncoder().encode(JSON.stringify(copy))
+        let progressed = 0
+        // Progress is reported only when the bytes are split into messages (never on the whole-text fallback).
+        const decoded = Export.decodeExportBytes(bytes, (done) => {
+          progressed = done
+        })
+        expect(progressed).toBe(copy.messages.length)
+        expect(Result.isSuccess(decoded) && decoded.success).toEqual(Result.getOrThrow(wholeText(bytes)))
+      }),
+      { numRuns: 40 },
     )
   })
 

@@ -31,6 +31,7 @@ describe("imports of generated exports without compaction", () => {
         const dropped = Object.values(result.report.dropped).reduce((a, b) => a + b, 0)
         expect(result.report.parts + dropped).toBe(raw.messages.flatMap((m) => m.parts).length)
         expect(result.report.messages).toBe(raw.messages.length)
+        expect(result.report.window).toBe(raw.messages.length)
         // Only a history the window must repair is reported (an empty first user message, an assistant first).
         expect(result.report.warnings).toEqual(
           result.report.repaired.map((v) => `window: ${ValidWindow.format(v)}; repaired before it is sent`),

@@ -33,7 +33,7 @@ describe("what real exports do", () => {
     const b = imported(reverseKeys(idsLast))
     expect(Object.keys((reverseKeys(idsLast) as typeof idsLast).messages[0]!.info)[0]).toBe("id")
     expect(JSON.stringify(b.events)).toBe(JSON.stringify(a.events))
-    expect(a.report).toEqual({ messages: 3, parts: 7, dropped: {}, warnings: [], repaired: [] })
+    expect(a.report).toEqual({ messages: 3, parts: 7, window: 3, dropped: {}, warnings: [], repaired: [] })
   })
 
   it("given messages out of order in the array, then they are imported in id order (ids sort chronologically)", () => {

@@ -103,8 +103,12 @@ const describe = (value: unknown): string => {
   return typeof value
 }
 
-// The fast check of the common case (every value is plain JSON): no paths are built; findNonJson runs only on failure.
-const isPlainJson = (value: unknown, seen: Set<object>): boolean => {
+/** How deep the fast check goes; a deeper value (or a cycle, which is endlessly deep) gets the full check. */
+const FAST_DEPTH = 64
+
+// The fast check of the common case (every value is plain JSON, nested less than FAST_DEPTH): no paths are built and
+// no set of visited objects kept (a cycle shows as too deep); findNonJson runs only when it answers false.
+const isPlainJson = (value: unknown, depth: number): boolean => {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -113,21 +117,16 @@ const isPlainJson = (value: unknown, seen: Set<object>): boolean => {
       return Number.isFinite(value)
     case "object": {
       if (value === null) return true
-      if (seen.has(value)) return false
-      const isArray = Array.isArray(value)
-      if (!isArray) {
-        const proto = Object.getPrototypeOf(value)
-        if (proto !== Object.prototype && proto !== null) return false
+      if (depth >= FAST_DEPTH) return false
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false
+        return true
       }
-      seen.add(value)
-      if (isArray) {
-        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], seen)) return false
-      } else {
-        for (const key in value) {
-          if (Object.hasOwn(value, key) && !isPlainJson((value as Record<string, unknown>)[key], seen)) return false
-        }
+      const proto = Object.getPrototypeOf(value)
+      if (proto !== Object.prototype && proto !== null) return false
+      for (const key in value) {
+        if (Object.hasOwn(value, key) && !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
       }
-      seen.delete(value)
       return true
     }
     default:
@@ -195,10 +194,10 @@ export const serializeBatch = (
     if (typeof event.version !== "number" || !Number.isInteger(event.version) || event.version < 1) {
       return fail(".version", `must be an integer ≥ 1, got ${describe(event.version)}`)
     }
-    const badData = isPlainJson(event.data, new Set()) ? undefined : findNonJson(event.data, `${at}.data`, new Set())
+    const badData = isPlainJson(event.data, 0) ? undefined : findNonJson(event.data, `${at}.data`, new Set())
     if (badData !== undefined) return Result.fail(badData)
     const badMeta =
-      event.metadata === undefined || isPlainJson(event.metadata, new Set())
+      event.metadata === undefined || isPlainJson(event.metadata, 0)
         ? undefined
         : findNonJson(event.metadata, `${at}.metadata`, new Set())
     if (badMeta !== undefined) return Result.fail(badMeta)

@@ -110,6 +110,28 @@ describe("serializeBatch", () => {
     })
   })
 
+  it("accepts a value nested deeper than the fast check goes, and still finds a cycle that deep", () => {
+    let deep: unknown = "leaf"
+    for (let i = 0; i < 500; i++) deep = i % 2 === 0 ? [deep] : { d: deep }
+    expect(Result.isSuccess(serializeBatch([{ id: "e", type: "T", version: 1, data: deep }]))).toBe(true)
+    const bottom: Record<string, unknown> = {}
+    let top: Record<string, unknown> = bottom
+    for (let i = 0; i < 100; i++) top = { d: top }
+    bottom.back = top
+    const result = serializeBatch([{ id: "e", type: "T", version: 1, data: top }])
+    expect(Result.isFailure(result) && result.failure).toMatchObject({
+      _tag: "MalformedEvent",
+      message: "circular reference",
+    })
+    // A bad value below the fast check's depth is named as anywhere else.
+    let bad: unknown = Number.NaN
+    for (let i = 0; i < 80; i++) bad = [bad]
+    const failed = serializeBatch([{ id: "e", type: "T", version: 1, data: bad }])
+    expect(Result.isFailure(failed) && failed.failure).toMatchObject({
+      path: `events[0].data${"[0]".repeat(80)}`,
+    })
+  })
+
   it("accepts a shared (non-circular) object referenced twice", () => {
     const shared = { x: 1 }
     const result = serializeBatch([{ id: "e", type: "T", version: 1, data: { a: shared, b: shared } }])

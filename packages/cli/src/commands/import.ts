@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Events, Window } from "@pivot/core"
+import { Events } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -70,8 +70,15 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
     if (Option.isNone(options.file)) return yield* new UsageError({ message: "give the export file to import" })
     const file = options.file.value
     const db = options.db
-    const imported = yield* importFile(file, io)
-    const { sessionId, events, report } = imported
+    // The planned events in an array of our own, each let go once it is stored (the read models keep the stored
+    // payloads), so two copies of a big session's events never stay alive together; counted first, for the summary.
+    const { sessionId, report, events, total, counts } = yield* Effect.map(importFile(file, io), (imported) => ({
+      sessionId: imported.sessionId,
+      report: imported.report,
+      events: [...imported.events] as Array<Events.Event | undefined>,
+      total: imported.events.length,
+      counts: countByType(imported.events),
+    }))
     yield* Effect.try({
       try: () => fs.mkdirSync(path.dirname(path.resolve(db)), { recursive: true }),
       catch: (cause) => new CliError({ message: `cannot create the directory of ${db}: ${describe(cause)}` }),
@@ -84,53 +91,53 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
         if (
           sameEvents(
             log.map((l) => l.event),
-            events,
+            events as ReadonlyArray<Events.Event>,
           )
         ) {
           io.out(`session ${sessionId} is already in ${db} (${plural(stored, "event")}, the same): nothing to import`)
           return
         }
         return yield* new CliError({
-          message: `session ${sessionId} is already in ${db} with ${plural(stored, "event")} that differ from this export (${plural(events.length, "event")}); nothing imported`,
+          message: `session ${sessionId} is already in ${db} with ${plural(stored, "event")} that differ from this export (${plural(total, "event")}); nothing imported`,
         })
       }
-      const entries = SessionLog.fromEvents(sessionId, events).map(({ event, meta }) => ({ id: meta.id, event }))
       // One transaction (all or nothing), appended in batches so that only one batch is ever encoded and
-      // serialised at a time; the read models are folded as it goes and written once at the end.
-      const storing = Progress.start(io, "import: storing", "events", { total: entries.length })
+      // serialised at a time (its entries made as it goes, ids as `SessionLog.fromEvents` numbers them); the read
+      // models are folded as it goes and written once at the end.
+      const storing = Progress.start(io, "import: storing", "events", { total })
+      const batch = (from: number) => {
+        const entries: Array<{ readonly id: string; readonly event: Events.Event }> = []
+        for (let i = from; i < Math.min(from + BATCH, total); i++) {
+          entries.push({ id: SessionLog.eventId(sessionId, i + 1), event: events[i]! })
+          events[i] = undefined
+        }
+        return entries
+      }
       yield* readModels.bulk(
         Effect.forEach(
-          Array.from({ length: Math.ceil(entries.length / BATCH) }, (_, k) => k * BATCH),
+          Array.from({ length: Math.ceil(total / BATCH) }, (_, k) => k * BATCH),
           (from) =>
             Effect.tap(
-              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, entries.slice(from, from + BATCH), {
-                seal: options.encrypt,
-              }),
-              () => Effect.sync(() => storing.advance(Math.min(BATCH, entries.length - from))),
+              SessionLog.append(sessionId, from === 0 ? "no-stream" : from, batch(from), { seal: options.encrypt }),
+              () => Effect.sync(() => storing.advance(Math.min(BATCH, total - from))),
             ),
           { discard: true },
         ),
       )
       storing.done()
-      // Counted from the events in memory: reading 20k window rows back would cost more than the fold.
-      const window = Window.messages(Window.fold(events))
       const pivots = (yield* readModels.compactions(sessionId)).filter(
         (c) => c.status === "finished" || c.status === "continued",
       )
       const pruned = yield* readModels.pruned(sessionId)
       io.out(`imported session ${sessionId} into ${db}`)
-      io.out(
-        `  ${plural(events.length, "event")}: ${countByType(events)
-          .map(([type, n]) => `${num(n)} ${type}`)
-          .join(", ")}`,
-      )
+      io.out(`  ${plural(total, "event")}: ${counts.map(([type, n]) => `${num(n)} ${type}`).join(", ")}`)
       const dropped = Object.entries(report.dropped)
       io.out(
         `  ${plural(report.messages, "message")}, ${plural(report.parts, "part")}` +
           (dropped.length === 0 ? "" : ` (left out: ${dropped.map(([type, n]) => `${n} ${type}`).join(", ")})`),
       )
       io.out(
-        `  window: ${plural(window.length, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
+        `  window: ${plural(report.window, "message")} · ${plural(pivots.length, "pivot")} · ${plural(pruned.entries.length, "pruned output")}`,
       )
       for (const warning of report.warnings) io.out(`  note: ${warning}`)
       io.out(`next: pivot inspect --db ${db} --session ${sessionId}`)

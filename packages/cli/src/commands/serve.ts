@@ -3,11 +3,13 @@
  * web viewer (`@pivot/server`). Binds 127.0.0.1 unless `--host` names another address, which then needs an access
  * token (generated and printed unless given). Runs until interrupted (Ctrl-C), then closes the server.
  */
-import { Serve } from "@pivot/server"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag } from "./Source.ts"
+
+/** The port `pivot serve` binds when `--port` is not given (`Serve.DEFAULT_PORT`; a test keeps them equal). */
+export const DEFAULT_PORT = 4319
 
 const synopsis = "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS]"
 
@@ -24,7 +26,7 @@ export const serve: Entry = {
         ),
         Argument.optional,
       ),
-      port: countFlag("port", "N", `the port (default ${Serve.DEFAULT_PORT}; 0 picks a free one)`),
+      port: countFlag("port", "N", `the port (default ${DEFAULT_PORT}; 0 picks a free one)`),
       host: Flag.String("host").pipe(
         Flag.withMetavar("ADDR"),
         Flag.withDescription("the address to bind (default 127.0.0.1); another address requires an access token"),
@@ -47,6 +49,8 @@ export const serve: Entry = {
             const port = Option.getOrUndefined(options.port)
             if (port !== undefined && port > 65535)
               return yield* new UsageError({ message: "--port needs an integer from 0 to 65535" })
+            // Loaded only when serving: the web server's modules cost every other command ~0.3 s of start-up.
+            const { Serve } = yield* Effect.promise(() => import("@pivot/server"))
             const running = yield* Serve.serve({
               source: Option.getOrUndefined(options.source),
               port,

@@ -75,10 +75,35 @@ const detailOf = (error: Upcast.DecodeError): string => {
   }
 }
 
+/**
+ * Payloads `toNewEvent` encoded in this process. Core's event schemas have no transformations, so decoding an
+ * encoder's output gives back that same value: a decoder handed one of these objects (an append's own payloads,
+ * which the store passes to its hook as given) can take it as the event without running the schema again. Held
+ * weakly: a payload is forgotten with its batch.
+ */
+const encodedHere = new WeakSet<object>()
+
+/**
+ * Whether `recorded` carries a payload `toNewEvent` made here, at its type's current version (no upcasting to do): its
+ * data then IS the decoded event (a property test checks that `Events.decode` gives the same value for every type).
+ */
+const isEncodedHere = (recorded: RecordedEvent): boolean =>
+  typeof recorded.data === "object" &&
+  recorded.data !== null &&
+  encodedHere.has(recorded.data) &&
+  Object.hasOwn(coreSchemas, recorded.type) &&
+  (recorded.data as Event)._tag === recorded.type &&
+  recorded.version === coreSchemas[recorded.type]!.version
+
 /** Builds a decoder for many events (the schemas and upcasters are indexed once). */
 export const makeDecoder = (options: DecoderOptions = {}): Decoder => {
   const decode = Upcast.makeDecoder({ schemas: { ...options.foreign, ...coreSchemas }, upcasters: options.upcasters })
   return (recorded) => {
+    if (isEncodedHere(recorded))
+      return Result.succeed({
+        event: recorded.data as Event,
+        meta: { id: recorded.id, version: recorded.streamVersion },
+      })
     const undecodable = (reason: UndecodableReason, detail: string) =>
       Result.fail(
         new UndecodableEvent({
@@ -125,11 +150,13 @@ export interface WriteOptions {
 /** A core event as an event to append, stamped with its type and current schema version. */
 export const toNewEvent = (event: Event, id: string, metadata?: unknown, options: WriteOptions = {}): NewEvent => {
   const sealed = options.seal === true ? Events.sensitive[event._tag] : []
+  const data = Events.encode(event)
+  encodedHere.add(data)
   return {
     id,
     type: event._tag,
     version: Events.versions[event._tag],
-    data: Events.encode(event),
+    data,
     ...(metadata === undefined ? {} : { metadata }),
     ...(sealed.length > 0 ? { sealed } : {}),
   }

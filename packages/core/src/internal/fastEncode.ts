@@ -1,0 +1,282 @@
+/**
+ * A hand-written encoder for the events that carry a whole message (`UserMessageAdded`, `AssistantStepRecorded`):
+ * nearly every event of a long session, and the bulk of an import's encoding time through the generic schema
+ * interpreter. It accepts only what the schema accepts and builds the very value the schema's encoder builds (the
+ * declared keys in the schema's order, records copied, unknown values shared); anything it is unsure of (another
+ * event type, a key present with `undefined`, a class instance, a bad value) answers `undefined`, and the schema
+ * encodes it or names what is wrong. `test/FastEncode.property.test.ts` checks it against the schema.
+ */
+
+type Obj = Record<string, unknown>
+
+/** A failure: the schema judges the event instead. */
+const unsure: unique symbol = Symbol("unsure")
+
+const isPlainObject = (value: unknown): value is Obj => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
+const isCount = (value: unknown): value is number => isFiniteNumber(value) && value >= 0
+const isString = (value: unknown): value is string => typeof value === "string"
+const isBoolean = (value: unknown): value is boolean => typeof value === "boolean"
+
+const ID_BODY = /^[0-9A-Za-z_-]+$/
+const isId = (prefix: string) => (value: unknown) =>
+  typeof value === "string" && value.startsWith(prefix) && ID_BODY.test(value.slice(prefix.length))
+const isPartId = isId("prt_")
+const isMessageId = isId("msg_")
+
+const object = (value: unknown): Obj => {
+  if (!isPlainObject(value)) throw unsure
+  return value
+}
+
+const required = (out: Obj, from: Obj, key: string, ok: (value: unknown) => boolean) => {
+  const value = from[key]
+  if (!ok(value)) throw unsure
+  out[key] = value
+}
+
+/** An optional key: absent is fine; present (even as `undefined`) it must pass `ok`. */
+const optional = (out: Obj, from: Obj, key: string, ok: (value: unknown) => boolean) => {
+  const value = from[key]
+  if (value === undefined) {
+    if (Object.hasOwn(from, key)) throw unsure
+    return
+  }
+  if (!ok(value)) throw unsure
+  out[key] = value
+}
+
+// Schema.Record(Schema.String, Schema.Unknown): a fresh object with the same keys, values shared. Only plain
+// objects whose own keys are all enumerable strings (what JSON and object literals make).
+const record = (value: unknown): Obj => {
+  const from = object(value)
+  const keys = Object.keys(from)
+  if (Object.getOwnPropertyNames(from).length !== keys.length || Object.getOwnPropertySymbols(from).length > 0)
+    throw unsure
+  const out: Obj = {}
+  for (const key of keys) {
+    if (key === "__proto__") throw unsure
+    out[key] = from[key]
+  }
+  return out
+}
+const optionalWith = (out: Obj, from: Obj, key: string, encode: (value: unknown) => unknown) => {
+  const value = from[key]
+  if (value === undefined) {
+    if (Object.hasOwn(from, key)) throw unsure
+    return
+  }
+  out[key] = encode(value)
+}
+
+const tokenUsage = (value: unknown): Obj => {
+  const from = object(value)
+  const out: Obj = {}
+  required(out, from, "input", isCount)
+  required(out, from, "output", isCount)
+  required(out, from, "reasoning", isCount)
+  required(out, from, "cacheRead", isCount)
+  required(out, from, "cacheWrite", isCount)
+  optional(out, from, "total", isCount)
+  return out
+}
+
+const modelRef = (value: unknown): Obj => {
+  const from = object(value)
+  const out: Obj = {}
+  required(out, from, "providerId", isString)
+  required(out, from, "modelId", isString)
+  optional(out, from, "variant", isString)
+  return out
+}
+
+const typed = (from: Obj): Obj => {
+  const out: Obj = { type: from.type }
+  required(out, from, "id", isPartId)
+  return out
+}
+
+const textPart = (from: Obj): Obj => {
+  const out = typed(from)
+  required(out, from, "text", isString)
+  optional(out, from, "synthetic", isBoolean)
+  optional(out, from, "ignored", isBoolean)
+  optionalWith(out, from, "metadata", record)
+  return out
+}
+
+const filePart = (value: unknown): Obj => {
+  const from = object(value)
+  if (from.type !== "file") throw unsure
+  const out = typed(from)
+  required(out, from, "mime", isString)
+  optional(out, from, "filename", isString)
+  required(out, from, "url", isString)
+  return out
+}
+
+const toolState = (value: unknown): Obj => {
+  const from = object(value)
+  const out: Obj = { status: from.status, input: record(from.input) }
+  switch (from.status) {
+    case "pending":
+      return out
+    case "running":
+      optional(out, from, "title", isString)
+      optional(out, from, "startedAt", isFiniteNumber)
+      return out
+    case "completed":
+      required(out, from, "output", isString)
+      optional(out, from, "title", isString)
+      optionalWith(out, from, "metadata", record)
+      optionalWith(out, from, "attachments", (list) => {
+        if (!Array.isArray(list)) throw unsure
+        return list.map(filePart)
+      })
+      optional(out, from, "startedAt", isFiniteNumber)
+      optional(out, from, "endedAt", isFiniteNumber)
+      optional(out, from, "compactedAt", isFiniteNumber)
+      return out
+    case "error":
+      required(out, from, "error", isString)
+      optionalWith(out, from, "metadata", record)
+      optional(out, from, "startedAt", isFiniteNumber)
+      optional(out, from, "endedAt", isFiniteNumber)
+      return out
+    default:
+      throw unsure
+  }
+}
+
+const userPart = (value: unknown): Obj => {
+  const from = object(value)
+  switch (from.type) {
+    case "text":
+      return textPart(from)
+    case "file":
+      return filePart(from)
+    case "compaction": {
+      const out = typed(from)
+      required(out, from, "auto", isBoolean)
+      optional(out, from, "overflow", isBoolean)
+      optional(out, from, "tailStartId", isMessageId)
+      return out
+    }
+    case "subtask": {
+      const out = typed(from)
+      required(out, from, "prompt", isString)
+      required(out, from, "description", isString)
+      required(out, from, "agent", isString)
+      return out
+    }
+    default:
+      throw unsure
+  }
+}
+
+const assistantPart = (value: unknown): Obj => {
+  const from = object(value)
+  switch (from.type) {
+    case "text":
+      return textPart(from)
+    case "reasoning": {
+      const out = typed(from)
+      required(out, from, "text", isString)
+      return out
+    }
+    case "tool": {
+      const out = typed(from)
+      required(out, from, "callId", isString)
+      required(out, from, "tool", isString)
+      out.state = toolState(from.state)
+      optional(out, from, "providerExecuted", isBoolean)
+      return out
+    }
+    case "step-start":
+      return typed(from)
+    case "step-finish": {
+      const out = typed(from)
+      required(out, from, "reason", isString)
+      optionalWith(out, from, "tokens", tokenUsage)
+      return out
+    }
+    case "file":
+      return filePart(from)
+    default:
+      throw unsure
+  }
+}
+
+const parts = (value: unknown, part: (value: unknown) => Obj): Array<Obj> => {
+  if (!Array.isArray(value)) throw unsure
+  const out: Array<Obj> = new Array(value.length)
+  for (let i = 0; i < value.length; i++) out[i] = part(value[i])
+  return out
+}
+
+const userMessage = (value: unknown): Obj => {
+  const from = object(value)
+  if (from.role !== "user") throw unsure
+  const out: Obj = { role: "user" }
+  required(out, from, "id", isMessageId)
+  required(out, from, "createdAt", isFiniteNumber)
+  optional(out, from, "agent", isString)
+  optionalWith(out, from, "model", modelRef)
+  optional(out, from, "system", isString)
+  out.parts = parts(from.parts, userPart)
+  return out
+}
+
+const messageError = (value: unknown): Obj => {
+  const from = object(value)
+  const out: Obj = {}
+  required(out, from, "name", isString)
+  required(out, from, "message", isString)
+  // Schema.Unknown: any value, `undefined` included, when the key is there.
+  if (Object.hasOwn(from, "data")) out.data = from.data
+  else if (from.data !== undefined) throw unsure
+  return out
+}
+
+const assistantMessage = (value: unknown): Obj => {
+  const from = object(value)
+  if (from.role !== "assistant") throw unsure
+  const out: Obj = { role: "assistant" }
+  required(out, from, "id", isMessageId)
+  required(out, from, "parentId", isMessageId)
+  required(out, from, "createdAt", isFiniteNumber)
+  optional(out, from, "completedAt", isFiniteNumber)
+  out.model = modelRef(from.model)
+  optional(out, from, "agent", isString)
+  optional(out, from, "mode", isString)
+  out.tokens = tokenUsage(from.tokens)
+  optional(out, from, "cost", isFiniteNumber)
+  optional(out, from, "finish", isString)
+  optionalWith(out, from, "error", messageError)
+  optional(out, from, "summary", isBoolean)
+  out.parts = parts(from.parts, assistantPart)
+  return out
+}
+
+/**
+ * The encoded form of a `UserMessageAdded` or `AssistantStepRecorded` event, as `Schema.encode` of its schema gives
+ * it; `undefined` for any other event, or when the schema must judge it.
+ */
+export const encodeMessageEvent = (event: unknown): unknown => {
+  try {
+    if (!isPlainObject(event)) return undefined
+    const tag = event._tag
+    if (tag !== "UserMessageAdded" && tag !== "AssistantStepRecorded") return undefined
+    const out: Obj = { _tag: tag }
+    required(out, event, "at", isFiniteNumber)
+    out.message = tag === "UserMessageAdded" ? userMessage(event.message) : assistantMessage(event.message)
+    return out
+  } catch (error) {
+    if (error === unsure) return undefined
+    throw error
+  }
+}

@@ -1,0 +1,233 @@
+// The hand-written encoder of message events (`internal/fastEncode.ts`) against its reference, the schema's encoder
+// (`Schema.encodeSync(Events.Event)`): whenever it answers, the schema encodes the same event to the same value, keys
+// in the same order; on valid message events it always answers. Generated events reach every part type and tool
+// state, optional keys present and absent, extra keys, edge numbers; corrupted ones add `undefined` values, wrong
+// types and class instances.
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Events } from "@pivot/core"
+import { Schema } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { encodeMessageEvent } from "../src/internal/fastEncode.ts"
+import { generatedArb } from "./support/sessions.ts"
+
+const union = Schema.encodeSync(Events.Event)
+
+/** Compares the fast encoder with the schema's on `event`; answers whether the fast one answered. */
+const agrees = (event: unknown): boolean => {
+  const fast = encodeMessageEvent(event)
+  if (fast === undefined) return false
+  let reference: unknown
+  try {
+    reference = union(event as Events.Event)
+  } catch (error) {
+    throw new Error(`the fast encoder accepted what the schema refuses: ${error}`)
+  }
+  expect(fast).toStrictEqual(reference)
+  expect(JSON.stringify(fast)).toBe(JSON.stringify(reference))
+  return true
+}
+
+const id = (prefix: string) => fc.stringMatching(/^[0-9A-Za-z_-]{1,6}$/).map((body) => `${prefix}_${body}`)
+const finite = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0, 1e21))
+const count = fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), fc.constant(-0))
+const json = fc.jsonValue({ maxDepth: 2 })
+const record = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 4 })
+const extra = fc.dictionary(fc.constantFrom("extra", "zz", "messageId"), json, { maxKeys: 2 })
+
+/** The required keys always, the others sometimes, plus extra keys the encoder drops. */
+const struct = <T extends Record<string, fc.Arbitrary<unknown>>>(
+  fields: T,
+  required: ReadonlyArray<keyof T & string>,
+) =>
+  fc.tuple(fc.record(fields, { requiredKeys: [...required] }), extra, fc.boolean()).map(([value, more, reversed]) => {
+    const merged: Record<string, unknown> = { ...more, ...value }
+    return reversed ? Object.fromEntries(Object.entries(merged).reverse()) : merged
+  })
+
+const tokens = struct(
+  { input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count, total: count },
+  ["input", "output", "reasoning", "cacheRead", "cacheWrite"],
+)
+const model = struct({ providerId: fc.string(), modelId: fc.string(), variant: fc.string() }, ["providerId", "modelId"])
+const file = struct(
+  { type: fc.constant("file"), id: id("prt"), mime: fc.string(), filename: fc.string(), url: fc.string() },
+  ["type", "id", "mime", "url"],
+)
+const text = struct(
+  {
+    type: fc.constant("text"),
+    id: id("prt"),
+    text: fc.string(),
+    synthetic: fc.boolean(),
+    ignored: fc.boolean(),
+    metadata: record,
+  },
+  ["type", "id", "text"],
+)
+const state = fc.oneof(
+  struct({ status: fc.constant("pending"), input: record }, ["status", "input"]),
+  struct({ status: fc.constant("running"), input: record, title: fc.string(), startedAt: finite }, ["status", "input"]),
+  struct(
+    {
+      status: fc.constant("completed"),
+      input: record,
+      output: fc.string(),
+      title: fc.string(),
+      metadata: record,
+      attachments: fc.array(file, { maxLength: 2 }),
+      startedAt: finite,
+      endedAt: finite,
+      compactedAt: finite,
+    },
+    ["status", "input", "output"],
+  ),
+  struct(
+    {
+      status: fc.constant("error"),
+      input: record,
+      error: fc.string(),
+      metadata: record,
+      startedAt: finite,
+      endedAt: finite,
+    },
+    ["status", "input", "error"],
+  ),
+)
+const userPart = fc.oneof(
+  text,
+  file,
+  struct(
+    {
+      type: fc.constant("compaction"),
+      id: id("prt"),
+      auto: fc.boolean(),
+      overflow: fc.boolean(),
+      tailStartId: id("msg"),
+    },
+    ["type", "id", "auto"],
+  ),
+  struct(
+    { type: fc.constant("subtask"), id: id("prt"), prompt: fc.string(), description: fc.string(), agent: fc.string() },
+    ["type", "id", "prompt", "description", "agent"],
+  ),
+)
+const assistantPart = fc.oneof(
+  text,
+  file,
+  struct({ type: fc.constant("reasoning"), id: id("prt"), text: fc.string() }, ["type", "id", "text"]),
+  struct(
+    {
+      type: fc.constant("tool"),
+      id: id("prt"),
+      callId: fc.string(),
+      tool: fc.string(),
+      state,
+      providerExecuted: fc.boolean(),
+    },
+    ["type", "id", "callId", "tool", "state"],
+  ),
+  struct({ type: fc.constant("step-start"), id: id("prt") }, ["type", "id"]),
+  struct({ type: fc.constant("step-finish"), id: id("prt"), reason: fc.string(), tokens }, ["type", "id", "reason"]),
+)
+const user = struct(
+  {
+    role: fc.constant("user"),
+    id: id("msg"),
+    createdAt: finite,
+    agent: fc.string(),
+    model,
+    system: fc.string(),
+    parts: fc.array(userPart, { maxLength: 4 }),
+  },
+  ["role", "id", "createdAt", "parts"],
+)
+const assistant = struct(
+  {
+    role: fc.constant("assistant"),
+    id: id("msg"),
+    parentId: id("msg"),
+    createdAt: finite,
+    completedAt: finite,
+    model,
+    agent: fc.string(),
+    mode: fc.string(),
+    tokens,
+    cost: finite,
+    finish: fc.string(),
+    error: struct({ name: fc.string(), message: fc.string(), data: json }, ["name", "message"]),
+    summary: fc.boolean(),
+    parts: fc.array(assistantPart, { maxLength: 5 }),
+  },
+  ["role", "id", "parentId", "createdAt", "model", "tokens", "parts"],
+)
+const messageEvent = fc.oneof(
+  struct({ _tag: fc.constant("UserMessageAdded"), at: finite, message: user }, ["_tag", "at", "message"]),
+  struct({ _tag: fc.constant("AssistantStepRecorded"), at: finite, message: assistant }, ["_tag", "at", "message"]),
+)
+
+class Boxed {
+  readonly value = 1
+}
+const containers = (value: unknown, out: Array<Record<string, unknown>> = []) => {
+  if (typeof value === "object" && value !== null) {
+    out.push(value as Record<string, unknown>)
+    for (const child of Object.values(value)) containers(child, out)
+  }
+  return out
+}
+/** A valid event broken in one place: a key removed, or a value replaced (by JSON, `undefined` or an instance). */
+const corrupted = fc
+  .tuple(messageEvent, fc.nat(), fc.nat(), fc.oneof(json, fc.constantFrom(undefined, "delete", "instance")))
+  .map(([valid, where, which, replacement]) => {
+    const copy = JSON.parse(JSON.stringify(valid))
+    const all = containers(copy)
+    const target = all[where % all.length]!
+    const keys = Object.keys(target)
+    if (keys.length === 0) return copy
+    const key = keys[which % keys.length]!
+    if (replacement === "delete" && !Array.isArray(target)) delete target[key]
+    else target[key] = replacement === "instance" ? new Boxed() : replacement
+    return copy
+  })
+
+describe("the fast message-event encoder", () => {
+  it("property: on every valid message event it answers, and answers what the schema's encoder answers", () => {
+    fc.assert(
+      fc.property(messageEvent, (event) => {
+        expect(agrees(JSON.parse(JSON.stringify(event)))).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("property: on an event broken in one place, whenever it answers, the schema encodes it to the same value", () => {
+    let refused = 0
+    fc.assert(
+      fc.property(corrupted, (event) => {
+        if (!agrees(event)) refused++
+      }),
+      { numRuns: 1000 },
+    )
+    expect(refused).toBeGreaterThan(100)
+  })
+
+  it("property: on the events of generated sessions, it answers every message event as the schema does", () => {
+    fc.assert(
+      fc.property(generatedArb(30), (generated) => {
+        for (const event of generated.events)
+          expect(agrees(event)).toBe(event._tag === "UserMessageAdded" || event._tag === "AssistantStepRecorded")
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it("given the golden fixtures, it answers the two message events as the schema does and leaves the rest to it", () => {
+    const dir = join(import.meta.dirname, "fixtures/events")
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const event = Events.decode(JSON.parse(readFileSync(join(dir, file), "utf8")))
+      expect(agrees(event)).toBe(event._tag === "UserMessageAdded" || event._tag === "AssistantStepRecorded")
+    }
+  })
+})
