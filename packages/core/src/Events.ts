@@ -263,6 +263,26 @@ export const AutoContinueSkipped = Schema.TaggedStruct("AutoContinueSkipped", {
   plugin: Schema.optionalKey(Schema.String),
 })
 
+/**
+ * The model re-read context through the `context_recall` tool: the original of a pruned output or summary by id, or
+ * ranked snippets for a query. Records what was asked, which ids came back (none: a miss), and how big the answer was.
+ */
+export const ContextRecalled = Schema.TaggedStruct("ContextRecalled", {
+  at: Millis,
+  /** The recall id asked for (a part id or a summary's message id). */
+  id: Schema.optionalKey(Schema.String),
+  /** The search asked for; free text, so sensitive. */
+  query: Schema.optionalKey(Schema.String),
+  /** Where in the original the answer starts (a paged recall by id). */
+  offset: Schema.optionalKey(Count),
+  /** The ids the answer gave back, best first; empty when nothing matched. */
+  found: Schema.Array(Schema.String),
+  /** Characters of the answer the model got. */
+  chars: Count,
+  /** Whether the answer was cut at the size bound. */
+  truncated: Schema.Boolean,
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -286,6 +306,7 @@ export const schemas = {
   PluginContributed,
   AutoContinueSkipped,
   SecretsRedactedOnRecord,
+  ContextRecalled,
 } as const
 
 /** Event type names. */
@@ -319,6 +340,7 @@ export const versions: { readonly [K in Type]: number } = {
   PluginContributed: 1,
   AutoContinueSkipped: 1,
   SecretsRedactedOnRecord: 1,
+  ContextRecalled: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -393,4 +415,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   PluginContributed: [["context"]],
   AutoContinueSkipped: [],
   SecretsRedactedOnRecord: [],
+  ContextRecalled: [["query"]],
 }

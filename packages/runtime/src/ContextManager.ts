@@ -36,11 +36,12 @@ import {
   ValidWindow,
   Window,
 } from "@pivot/core"
-import type { EventStore } from "@pivot/store"
+import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 import { type Command, type Event, type ExecuteError, Sessions, type State } from "./Sessions.ts"
@@ -96,6 +97,12 @@ export interface Options {
    * `skill`): for models whose window is too small for those to ever fire.
    */
   readonly prune?: Prune.Options | undefined
+  /**
+   * Recall (opt-in, default off): each pruned output's placeholder names its recall id
+   * (`[Old tool result content cleared — recall id: prt_…]`) for a model given the `context_recall` tool, and
+   * `recall` answers with a bound on its size. Off, the placeholder is OpenCode's exact text (`recall` still works).
+   */
+  readonly recall?: boolean | Recall.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -256,6 +263,14 @@ export interface ContextManagerShape {
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
   /** How full the context is, for a HUD. */
   readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
+  /**
+   * `context_recall`: the original of a pruned output or summary by its recall id, or ranked snippets for a query
+   * (full-text search on a SQL store, a scan on memory); bounded, and recorded as `ContextRecalled`.
+   */
+  readonly recall: (
+    sessionId: string,
+    request: Recall.Request,
+  ) => Effect.Effect<Recall.Recalled, ContextManagerError | Recall.RecallError>
 }
 
 /** The context manager. */
@@ -295,6 +310,10 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     const limit = Math.max(1, Math.floor(options.maxConsecutiveCompactions ?? 2))
     const warnAt = options.warnAt ?? 0.8
     const baseConfig = options.config ?? {}
+    const recallOptions = typeof options.recall === "object" ? options.recall : {}
+    const renderOptions: Render.Options =
+      options.recall === undefined || options.recall === false ? {} : { recallIds: true }
+    const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
 
@@ -639,7 +658,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             })
           }
           // The repair is a no-op on a valid window; it only ever changes a corrupt imported history.
-          const messages = ValidWindow.render(transformed.messages)
+          const messages = ValidWindow.render(transformed.messages, renderOptions)
           return {
             messages,
             modelMessages: messages.map((r) => r.message),
@@ -706,7 +725,14 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
+    const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
+    const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
+      yield* settingsFor(sessionId)
+      return yield* recallIn(sessionId, request)
+    })
+
     return {
+      recall,
       start,
       recordUserMessage,
       recordAssistantStep,

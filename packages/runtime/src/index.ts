@@ -8,6 +8,8 @@ export * as Config from "./Config.ts"
 export * from "./ContextManager.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
+/** `context_recall`: re-reading pruned outputs and summaries, recorded. */
+export * as Recall from "./Recall.ts"
 /** The runtime's own events (defined in core's catalog). */
 export * as RuntimeEvents from "./RuntimeEvents.ts"
 /** The runtime's fold beside core's session state. */
