@@ -275,4 +275,12 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
       },
     ],
   },
+  {
+    _tag: "ContextRecalled",
+    at: 1_767_000_014_000,
+    id: "prt_0000000a0005",
+    found: ["prt_0000000a0005"],
+    chars: 1_840,
+    truncated: false,
+  },
 ]

@@ -21,6 +21,7 @@ import {
   type ContextManagerShape,
   type Options as ManagerOptions,
   type ProviderErrorOutcome,
+  type Recall,
   type Recorded,
   type Usage,
   type UserMessageInput,
@@ -174,6 +175,8 @@ export interface PivotSession {
   readonly usage: () => Promise<Usage>
   /** The last provider error reported during `run`, with what pivot made of it. */
   readonly lastError: () => ProviderErrorOutcome | undefined
+  /** `context_recall` for this session (what `RecallTool.tool(handle)` calls): an original by id, or a search. */
+  readonly recall: (request: Recall.Request) => Promise<Recall.Recalled>
 }
 
 /** What `createPivot` returns: the handle of its session, other sessions, and `close`. */
@@ -399,6 +402,7 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     recordToolResult: hooks.recordToolResult,
     usage: () => cm((manager) => manager.usage(sessionId)),
     lastError: hooks.lastError,
+    recall: (request) => cm((manager) => manager.recall(sessionId, request)),
   }
 }
 

@@ -158,11 +158,12 @@ export const bound = (text: string, maxChars: number, offset = 0): Bounded => {
   const max = Math.max(1, Math.floor(maxChars))
   let end = Math.min(text.length, from + max)
   // Keep a surrogate pair whole: end before a high surrogate whose low half would be cut off.
-  if (end < text.length && end > from + 1 && isHighSurrogate(text.charCodeAt(end - 1))) end--
+  if (end < text.length && end > from + 1 && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--
   return { text: text.slice(from, end), truncated: end < text.length, end }
 }
 
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
 /** The line that ends a cut answer: how much was shown and how to read on. */
 export const truncationNote = (id: string, b: Bounded, total: number): string =>
