@@ -14,7 +14,7 @@
  * ```
  */
 import { ContextManager, type Recall } from "@pivot/runtime"
-import { jsonSchema, type Tool, tool as aiTool } from "ai"
+import { tool as aiTool, jsonSchema, type Tool } from "ai"
 import { Effect } from "effect"
 
 /** The tool's name, as the model sees it. */

@@ -86,11 +86,16 @@ export interface Hit {
   readonly chars: number
 }
 
-/** A document's score for some terms: how many of its words are one of them (0: it does not match). */
+/**
+ * A document's score for some terms: how many of its words are one of them, damped by its length
+ * (`matches / (1 + ln words)`, PostgreSQL's `ts_rank_cd` normalisation 1), so a short document that repeats a term
+ * outranks a long one that mentions it once. 0: it does not match.
+ */
 export const score = (document: Document, queryTerms: ReadonlyArray<string>): number => {
+  const all = words(document.text)
   let n = 0
-  for (const w of words(document.text)) if (queryTerms.includes(w)) n++
-  return n
+  for (const w of all) if (queryTerms.includes(w)) n++
+  return n === 0 ? 0 : n / (1 + Math.log(all.length))
 }
 
 /** A plain excerpt of a text around the first word that is one of the terms (whitespace runs folded to one space). */
@@ -109,7 +114,7 @@ export const snippet = (text: string, queryTerms: ReadonlyArray<string>): string
 }
 
 /**
- * The scan: the documents matching any term of the query, best first (score, then newest id first), at most `limit`.
+ * The scan: the documents matching any term of the query, best first (`score`, then newest id first), at most `limit`.
  * The memory store's search, and the reference the SQL searches are tested against for which documents match.
  */
 export const search = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Hit> => {

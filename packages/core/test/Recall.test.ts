@@ -84,17 +84,29 @@ describe("search (the scan)", () => {
     expect(Recall.terms(many).at(-1)).toBe(`w${Recall.MAX_TERMS - 1}`)
   })
 
-  it("ranks by how many words match, ties newest id first, and leaves out documents with no match", () => {
+  it("ranks by matching words damped by length, ties newest id first, and leaves out documents with no match", () => {
     expect(Recall.search(docs, "config").map((h) => h.id)).toEqual(["msg_3", "prt_1"])
-    expect(Recall.search(docs, "loader").map((h) => h.id)).toEqual(["prt_2", "prt_1", "msg_3"])
+    expect(Recall.search(docs, "loader").map((h) => h.id)).toEqual(["prt_1", "prt_2", "msg_3"])
     expect(Recall.search(docs, "config loader").map((h) => h.id)).toEqual(["msg_3", "prt_1", "prt_2"])
     expect(Recall.search(docs, "config loader", 1).map((h) => h.id)).toEqual(["msg_3"])
+    // Equal matches: the shorter document first; equal scores: the newer id first.
+    const twins = [
+      { id: "prt_a", kind: "output" as const, messageId: "msg_a", text: "alpha beta" },
+      { id: "prt_b", kind: "output" as const, messageId: "msg_b", text: "alpha beta" },
+      { id: "prt_c", kind: "output" as const, messageId: "msg_c", text: "alpha beta gamma" },
+    ]
+    expect(Recall.search(twins, "alpha").map((h) => h.id)).toEqual(["prt_b", "prt_a", "prt_c"])
     expect(Recall.search(docs, "absent")).toEqual([])
     expect(Recall.search(docs, "?!")).toEqual([])
   })
 
   it("a hit carries a snippet around its first match and the size of the whole document", () => {
-    const long = { id: "prt_9", kind: "output" as const, messageId: "msg_9", text: `${"a ".repeat(200)}needle${" b".repeat(200)}` }
+    const long = {
+      id: "prt_9",
+      kind: "output" as const,
+      messageId: "msg_9",
+      text: `${"a ".repeat(200)}needle${" b".repeat(200)}`,
+    }
     const [hit] = Recall.search([long], "needle")
     expect(hit?.snippet).toContain("needle")
     expect(hit?.snippet.startsWith("…")).toBe(true)
@@ -105,8 +117,11 @@ describe("search (the scan)", () => {
 
   it("answers name each hit's id; no hit answers that nothing matched", () => {
     const answer = Recall.answerHits("loader", Recall.search(docs, "loader"))
-    expect(answer.split("\n")[0]).toBe('3 matches for "loader", best first (pass an id to context_recall for the full text):')
-    expect(answer).toContain("1. id prt_2 (output of bash, 35 chars): npm test: 3 failing tests in loader")
+    expect(answer.split("\n")[0]).toBe(
+      '3 matches for "loader", best first (pass an id to context_recall for the full text):',
+    )
+    expect(answer).toContain("1. id prt_1 (output of read, 35 chars): The config loader reads config.json")
+    expect(answer).toContain("2. id prt_2 (output of bash, 35 chars): npm test: 3 failing tests in loader")
     expect(answer).toContain("3. id msg_3 (summary,")
     expect(Recall.answerHits("zzz", [])).toBe('No pruned output or earlier summary matches "zzz".')
   })
@@ -115,15 +130,24 @@ describe("search (the scan)", () => {
 describe("the size bound", () => {
   it("at the bound's edges: max − 1 and max fit whole, max + 1 is cut with a note naming the offset to read on", () => {
     const max = 10
-    expect(Recall.answerOriginal("prt_1", "x".repeat(max - 1), max)).toMatchObject({ truncated: false, answer: "x".repeat(9) })
-    expect(Recall.answerOriginal("prt_1", "x".repeat(max), max)).toMatchObject({ truncated: false, answer: "x".repeat(10) })
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max - 1), max)).toMatchObject({
+      truncated: false,
+      answer: "x".repeat(9),
+    })
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max), max)).toMatchObject({
+      truncated: false,
+      answer: "x".repeat(10),
+    })
     const cut = Recall.answerOriginal("prt_1", "x".repeat(max + 1), max)
     expect(cut.truncated).toBe(true)
     expect(cut.text).toBe("x".repeat(max))
     expect(cut.answer).toBe(
       `${"x".repeat(max)}\n[Recall truncated: showed characters up to 10 of 11; call context_recall with id prt_1 and offset 10 for more]`,
     )
-    expect(Recall.answerOriginal("prt_1", "x".repeat(max + 1), max, 10)).toMatchObject({ truncated: false, answer: "x" })
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max + 1), max, 10)).toMatchObject({
+      truncated: false,
+      answer: "x",
+    })
   })
 
   it("never splits a surrogate pair (the slice ends before it instead)", () => {
@@ -137,7 +161,15 @@ describe("the size bound", () => {
     const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.oneof(fc.constant("😀"), fc.constant("a"), fc.constant("\n"), fc.string({ unit: "binary", maxLength: 1 })), maxLength: 80 }),
+        fc.string({
+          unit: fc.oneof(
+            fc.constant("😀"),
+            fc.constant("a"),
+            fc.constant("\n"),
+            fc.string({ unit: "binary", maxLength: 1 }),
+          ),
+          maxLength: 80,
+        }),
         fc.integer({ min: 1, max: 20 }),
         (text, max) => {
           // The reference: pages are consecutive, at most `max` long, at least `max − 1` unless last, and a page

@@ -814,7 +814,7 @@ export interface ReadModelsShape {
   readonly origin: (sessionId: string, version: number) => Effect.Effect<number, ReadModelError>
   /**
    * The session's recallable documents (pruned outputs, summaries) matching any word of `query`, best first (FTS5
-   * `bm25` on SQLite, `ts_rank_cd` on PostgreSQL; ties newest id first), at most `limit`.
+   * `bm25` on SQLite, `ts_rank_cd` normalised by length on PostgreSQL; ties newest id first), at most `limit`.
    */
   readonly recall: (
     sessionId: string,
@@ -998,7 +998,7 @@ const makeService = (
         Effect.map(
           sql.onDialectOrElse({
             pg: () =>
-              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${terms.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q) DESC, doc_id DESC LIMIT ${limit}`,
+              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${terms.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
             // Terms are letters and digits only, so quoting each makes a valid FTS5 query whatever the model typed.
             orElse: () =>
               sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${terms.map((t) => `"${t}"`).join(" OR ")} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
