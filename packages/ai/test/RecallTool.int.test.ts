@@ -171,7 +171,10 @@ describe("context_recall through createPivot and a ToolLoopAgent", () => {
       const id = /recall id: (prt_[^\]]+)\]/.exec(JSON.stringify(prepared.modelMessages))![1]!
       const recallTool = yield* RecallTool.make(session.sessionId)
       const call = (input: RecallTool.Input) =>
-        Effect.promise(async () => recallTool.execute!(input, { toolCallId: "t", messages: [], context: undefined }) as Promise<string>)
+        Effect.promise(
+          async () =>
+            recallTool.execute!(input, { toolCallId: "t", messages: [], context: undefined }) as Promise<string>,
+        )
       return {
         byTool: yield* call({ id }),
         byHandle: yield* Effect.promise(() => session.recall({ id })),
