@@ -589,7 +589,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const reported = runtime.lastCall !== undefined && !sincePivot && runtime.lastCall.tokens > 0
       const tokens = reported
         ? runtime.lastCall!.tokens
-        : Tokens.estimate(JSON.stringify(Window.render(state.session.window).map((r) => r.message))) +
+        : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
           (options.overheadTokens ?? 0)
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
