@@ -174,7 +174,10 @@ const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
 export const truncationNote = (id: string, b: Bounded, total: number): string =>
   `\n[Recall truncated: showed characters up to ${b.end} of ${total}; call context_recall with id ${id} and offset ${b.end} for more]`
 
-/** The tool result of a recall by id that found its document: the original (bounded), plus the note when cut. */
+/**
+ * The tool result of a recall by id that found its document: the original (bounded), plus the note when cut; an
+ * offset at or past the end of a non-empty original answers where the end is instead of an empty text.
+ */
 export const answerOriginal = (
   id: string,
   text: string,
@@ -182,20 +185,44 @@ export const answerOriginal = (
   offset = 0,
 ): Bounded & { readonly answer: string } => {
   const b = bound(text, maxChars, offset)
+  if (offset > 0 && offset >= text.length)
+    return {
+      ...b,
+      answer: `[Recall: offset ${offset} is at or past the end of ${id}, which has ${text.length} characters]`,
+    }
   return { ...b, answer: b.truncated ? `${b.text}${truncationNote(id, b, text.length)}` : b.text }
 }
 
-/** The tool result of a query: one block per hit, best first, each naming the id to recall. */
+const hitLine = (h: Hit, i: number) =>
+  `${i + 1}. id ${h.id} (${h.kind === "output" ? `output of ${h.tool ?? "a tool"}` : "summary"}, ${h.chars} chars): ${h.snippet}`
+
+/** The tool result of a query: a header, then one line per hit, best first, each naming the id to recall. */
 export const answerHits = (query: string, hits: ReadonlyArray<Hit>): string =>
   hits.length === 0
     ? noMatch(query)
     : [
         `${hits.length} match${hits.length === 1 ? "" : "es"} for ${JSON.stringify(query)}, best first (pass an id to context_recall for the full text):`,
-        ...hits.map(
-          (h, i) =>
-            `${i + 1}. id ${h.id} (${h.kind === "output" ? `output of ${h.tool ?? "a tool"}` : "summary"}, ${h.chars} chars): ${h.snippet}`,
-        ),
+        ...hits.map(hitLine),
       ].join("\n")
+
+/**
+ * `answerHits` within `maxChars`: the best hits whose whole lines fit (the rest left out, and said so), so every id
+ * shown is whole; cut as text only when not even the best hit fits.
+ */
+export const answerHitsWithin = (
+  query: string,
+  hits: ReadonlyArray<Hit>,
+  maxChars: number,
+): { readonly answer: string; readonly shown: ReadonlyArray<Hit>; readonly truncated: boolean } => {
+  const full = answerHits(query, hits)
+  if (full.length <= maxChars) return { answer: full, shown: hits, truncated: false }
+  for (let n = hits.length - 1; n >= 1; n--) {
+    const answer = `${answerHits(query, hits.slice(0, n))}\n[${hits.length - n} more match${hits.length - n === 1 ? "" : "es"} left out at the size bound]`
+    if (answer.length <= maxChars) return { answer, shown: hits.slice(0, n), truncated: true }
+  }
+  const cut = bound(full, maxChars)
+  return { answer: `${cut.text}\n[Recall truncated at ${maxChars} characters]`, shown: [], truncated: true }
+}
 
 /** The tool result of a query that matched nothing. */
 export const noMatch = (query: string): string =>

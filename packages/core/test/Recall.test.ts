@@ -115,6 +115,29 @@ describe("search (the scan)", () => {
     expect(hit?.chars).toBe(long.text.length)
   })
 
+  it("within a bound: all hits at the full length, one fewer at length − 1, a plain cut when no hit fits", () => {
+    const hits = Recall.search(docs, "loader")
+    const full = Recall.answerHits("loader", hits)
+    expect(Recall.answerHitsWithin("loader", hits, full.length)).toEqual({
+      answer: full,
+      shown: hits,
+      truncated: false,
+    })
+    const shorter = Recall.answerHitsWithin("loader", hits, full.length - 1)
+    expect(shorter.shown.map((h) => h.id)).toEqual(["prt_1", "prt_2"])
+    expect(shorter.truncated).toBe(true)
+    expect(shorter.answer.length).toBeLessThanOrEqual(full.length - 1)
+    expect(shorter.answer).toBe(
+      `${Recall.answerHits("loader", hits.slice(0, 2))}\n[1 more match left out at the size bound]`,
+    )
+    const tiny = Recall.answerHitsWithin("loader", hits, 20)
+    expect(tiny).toEqual({
+      answer: `${full.slice(0, 20)}\n[Recall truncated at 20 characters]`,
+      shown: [],
+      truncated: true,
+    })
+  })
+
   it("answers name each hit's id; no hit answers that nothing matched", () => {
     const answer = Recall.answerHits("loader", Recall.search(docs, "loader"))
     expect(answer.split("\n")[0]).toBe(
@@ -148,6 +171,17 @@ describe("the size bound", () => {
       truncated: false,
       answer: "x",
     })
+  })
+
+  it("an offset at the end or past it says where the end is; an empty original comes back empty", () => {
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 2)).toMatchObject({ answer: "c", truncated: false })
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 3).answer).toBe(
+      "[Recall: offset 3 is at or past the end of prt_1, which has 3 characters]",
+    )
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 4).answer).toBe(
+      "[Recall: offset 4 is at or past the end of prt_1, which has 3 characters]",
+    )
+    expect(Recall.answerOriginal("prt_1", "", 10).answer).toBe("")
   })
 
   it("never splits a surrogate pair (the slice ends before it instead)", () => {

@@ -94,13 +94,8 @@ export const make = (
         search === undefined
           ? Recall.search(Recall.documents(Conversation.messages(state.session.window.conversation)), query!, limit)
           : Recall.hitsOf(yield* search(sessionId, query!, limit), query!)
-      const full = Recall.answerHits(query!, hits)
-      const cut = Recall.bound(full, maxChars)
-      answer = {
-        text: cut.truncated ? `${cut.text}\n[Recall truncated at ${maxChars} characters]` : full,
-        found: hits.map((h) => h.id),
-        truncated: cut.truncated,
-      }
+      const within = Recall.answerHitsWithin(query!, hits, maxChars)
+      answer = { text: within.answer, found: within.shown.map((h) => h.id), truncated: within.truncated }
     }
     const at = yield* Clock.currentTimeMillis
     yield* sessions.execute(sessionId, {

@@ -167,6 +167,25 @@ describe.each(stores)("recall on %s", (_, makeStore) => {
     expect(events.slice(1).every((e) => e.offset !== undefined && e.offset > 0)).toBe(true)
   })
 
+  it("given a bound, then a query's answer keeps the best hits that fit whole and says how many were left out", async () => {
+    const out = await runWith(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* scenario()
+        return yield* cm.recall(SESSION, { query: "config" })
+      }),
+      { recall: { maxChars: 400 } },
+      makeStore(),
+    )
+    expect(out.truncated).toBe(true)
+    expect(out.found).toHaveLength(1)
+    expect(out.text.length).toBeLessThanOrEqual(400)
+    expect(out.text.split("\n")[0]).toBe(
+      '1 match for "config", best first (pass an id to context_recall for the full text):',
+    )
+    expect(out.text.endsWith("\n[1 more match left out at the size bound]")).toBe(true)
+  })
+
   it("given a query, then the matching pruned outputs and summaries come back ranked with their ids", async () => {
     const out = await runWith(
       Effect.gen(function* () {
