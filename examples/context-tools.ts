@@ -49,7 +49,7 @@ const result = await pivot.run("Rewrite the parser", (turn) =>
     ...pivot.wrap({
       model,
       instructions: "You are a careful engineer.",
-      tools: { read, ...pivot.tools }, // context_compact
+      tools: { read, ...pivot.tools }, // context_compact, context_recall
       stopWhen: stepCountIs(5),
     }),
     ...turn,

@@ -3,6 +3,7 @@ import { type Events, Ids } from "@pivot/core"
 
 const msg = Ids.unsafe.message
 const prt = Ids.unsafe.part
+const ses = Ids.unsafe.session
 const model = { providerId: "anthropic", modelId: "claude-sonnet-4-5" }
 const usage = { input: 41_200, output: 830, reasoning: 120, cacheRead: 38_000, cacheWrite: 1_100 }
 
@@ -285,5 +286,19 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     _tag: "HudShown",
     at: 1_767_000_011_500,
     text: "[pivot context status]\ncontext: 12,000 / 68,000 tokens (17%), level ok\npivots so far: 1; pruned: none",
+  },
+  {
+    _tag: "ContextRecalled",
+    at: 1_767_000_014_000,
+    id: "prt_0000000a0005",
+    found: ["prt_0000000a0005"],
+    chars: 1_840,
+    truncated: false,
+  },
+  {
+    _tag: "SessionForked",
+    at: 1_767_000_015_000,
+    parent: ses("ses_0000000000parent"),
+    parentVersion: 12,
   },
 ]

@@ -1,7 +1,8 @@
 /**
  * Tools that let the model see and steer its own context, as AI SDK `tool()` definitions bound to one session:
- * `context_compact` (compact now, optionally saying what to keep). Add them to your agent's `tools`; the usage HUD
- * (the `hud` option) tells the model when to use them.
+ * `context_compact` (compact now, optionally saying what to keep) and `context_recall` (the exact original of what was
+ * pruned or summarised, or a search of it; see `RecallTool`). Add them to your agent's `tools`; the usage HUD (the
+ * `hud` option) tells the model when to compact, and `recall: true` makes placeholders name their recall ids.
  *
  * **Example**
  * ```ts
@@ -13,6 +14,7 @@ import { ContextManager } from "@pivot/runtime"
 import { jsonSchema, type Tool, tool } from "ai"
 import { Effect } from "effect"
 import type { Runner } from "./Agent.ts"
+import * as RecallTool from "./RecallTool.ts"
 
 /** The input of `context_compact`. */
 export interface CompactInput {
@@ -23,6 +25,7 @@ export interface CompactInput {
 /** The tools `contextTools` answers (a type, not an interface, so it is an AI SDK `ToolSet` as it is). */
 export type ContextToolSet = {
   readonly context_compact: Tool<CompactInput, string>
+  readonly context_recall: Tool<RecallTool.Input, string>
 }
 
 /** What `context_compact` tells the model when its request was declined. */
@@ -73,6 +76,7 @@ export const contextTools = (runner: Runner, sessionId: string): ContextToolSet 
           ),
         ),
     }),
+    context_recall: RecallTool.tool({ recall: (request) => cm((manager) => manager.recall(sessionId, request)) }),
   }
 }
 

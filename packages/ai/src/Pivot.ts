@@ -22,6 +22,7 @@ import {
   type Hud,
   type Options as ManagerOptions,
   type ProviderErrorOutcome,
+  type Recall,
   type Recorded,
   type Usage,
   type UserMessageInput,
@@ -183,6 +184,13 @@ export interface PivotSession {
   readonly lastError: () => ProviderErrorOutcome | undefined
   /** Tools for the model to steer its own context (`context_compact`): spread them into your `tools`. */
   readonly tools: ContextToolSet
+  /**
+   * Forks this session at `at` (default: now) into a new session named `into`, whose window there is this one's at
+   * that version; this session is unchanged. Answers the new session's handle.
+   */
+  readonly fork: (into: string, options?: { readonly at?: number | undefined }) => Promise<PivotSession>
+  /** `context_recall` for this session (what `RecallTool.tool(handle)` calls): an original by id, or a search. */
+  readonly recall: (request: Recall.Request) => Promise<Recall.Recalled>
 }
 
 /** What `createPivot` returns: the handle of its session, other sessions, and `close`. */
@@ -418,6 +426,12 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     usage: () => cm((manager) => manager.usage(sessionId)),
     lastError: hooks.lastError,
     tools: contextTools(runner, sessionId),
+    fork: async (into, forkOptions) => {
+      const childId = orThrow(sessionIdOf(into))
+      await cm((manager) => manager.fork(sessionId, { into: childId, at: forkOptions?.at }))
+      return open(runner, into, childId, agent)
+    },
+    recall: (request) => cm((manager) => manager.recall(sessionId, request)),
   }
 }
 

@@ -13,5 +13,7 @@ export * as Messages from "./Messages.ts"
 export * as Pivot from "./Pivot.ts"
 /** Opens pivot for an AI SDK agent in one call (see `Pivot.createPivot`). */
 export { createPivot } from "./Pivot.ts"
+/** The `context_recall` tool: the model re-reads pruned outputs and summaries, by id or by search. */
+export * as RecallTool from "./RecallTool.ts"
 /** The `Summarizer` port over any AI SDK `LanguageModel`. */
 export * as AiSummarizer from "./Summarizer.ts"

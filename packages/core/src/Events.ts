@@ -283,6 +283,37 @@ export const HudShown = Schema.TaggedStruct("HudShown", {
   text: Schema.String,
 })
 
+/**
+ * The model re-read context through the `context_recall` tool: the original of a pruned output or summary by id, or
+ * ranked snippets for a query. Records what was asked, which ids came back (none: a miss), and how big the answer was.
+ */
+export const ContextRecalled = Schema.TaggedStruct("ContextRecalled", {
+  at: Millis,
+  /** The recall id asked for (a part id or a summary's message id). */
+  id: Schema.optionalKey(Schema.String),
+  /** The search asked for; free text, so sensitive. */
+  query: Schema.optionalKey(Schema.String),
+  /** Where in the original the answer starts (a paged recall by id). */
+  offset: Schema.optionalKey(Count),
+  /** The ids the answer gave back, best first; empty when nothing matched. */
+  found: Schema.Array(Schema.String),
+  /** Characters of the answer the model got. */
+  chars: Count,
+  /** Whether the answer was cut at the size bound. */
+  truncated: Schema.Boolean,
+})
+
+/**
+ * This session was forked from another: its events up to here are copies of the parent's first `parentVersion`
+ * events (the parent's `SessionStarted` naming this session instead), so its window here is the parent's window at
+ * that version. The parent is unchanged; from here on both evolve independently.
+ */
+export const SessionForked = Schema.TaggedStruct("SessionForked", {
+  at: Millis,
+  parent: SessionId,
+  parentVersion: Count,
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -308,6 +339,8 @@ export const schemas = {
   SecretsRedactedOnRecord,
   CompactionRequestedByModel,
   HudShown,
+  ContextRecalled,
+  SessionForked,
 } as const
 
 /** Event type names. */
@@ -343,6 +376,8 @@ export const versions: { readonly [K in Type]: number } = {
   SecretsRedactedOnRecord: 1,
   CompactionRequestedByModel: 1,
   HudShown: 1,
+  ContextRecalled: 1,
+  SessionForked: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -441,4 +476,6 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   SecretsRedactedOnRecord: [],
   CompactionRequestedByModel: [["focus"]],
   HudShown: [],
+  ContextRecalled: [["query"]],
+  SessionForked: [],
 }

@@ -29,6 +29,11 @@ export interface Options {
    * results move into a user message that follows the assistant's messages.
    */
   readonly mediaInToolResults?: boolean | undefined
+  /**
+   * Name each pruned output's recall id in its placeholder (`clearedText`), for a model given the `context_recall`
+   * tool. Off by default: the placeholder is then OpenCode's exact text.
+   */
+  readonly recallIds?: boolean | undefined
 }
 
 /** One model message and the stored message it was rendered from. */
@@ -41,8 +46,26 @@ export interface Rendered {
 export const MARKER_TEXT = "What did we do so far?"
 /** The text a subtask part shows the model. */
 export const SUBTASK_TEXT = "The following tool was executed by the user"
-/** The output of a tool call whose result was pruned. */
+/** The output of a tool call whose result was pruned (OpenCode's exact text). */
 export const CLEARED_TEXT = "[Old tool result content cleared]"
+// With recall on, the placeholder keeps OpenCode's words and names the id before the closing bracket.
+const RECALL_PREFIX = `${CLEARED_TEXT.slice(0, -1)} — recall id: `
+
+/**
+ * The placeholder of a pruned output: `CLEARED_TEXT`, or with recall on, the same words naming the id the model passes
+ * to `context_recall`: `[Old tool result content cleared — recall id: prt_…]`.
+ */
+export const clearedText = (recallId?: string | undefined): string =>
+  recallId === undefined ? CLEARED_TEXT : `${RECALL_PREFIX}${recallId}]`
+
+/** Whether a tool output is a pruned output's placeholder (with or without a recall id). */
+export const isClearedText = (text: string): boolean => text === CLEARED_TEXT || recallIdOf(text) !== undefined
+
+/** The recall id a placeholder names, if it names one. */
+export const recallIdOf = (text: string): string | undefined =>
+  text.startsWith(RECALL_PREFIX) && text.endsWith("]") && text.length > RECALL_PREFIX.length + 1
+    ? text.slice(RECALL_PREFIX.length, -1)
+    : undefined
 /** The error result of a tool call left pending or running. */
 export const INTERRUPTED_TEXT = "[Tool execution was interrupted]"
 /** The first line of the user message that carries tool-result media for providers that cannot take it inline. */
@@ -116,7 +139,9 @@ const toolOutput = (
   switch (state.status) {
     case "completed": {
       const compacted = state.compactedAt !== undefined
-      const text = compacted ? CLEARED_TEXT : truncateOutput(state.output, options.toolOutputMaxChars)
+      const text = compacted
+        ? clearedText(options.recallIds === true ? part.id : undefined)
+        : truncateOutput(state.output, options.toolOutputMaxChars)
       const attachments = compacted || options.stripMedia ? [] : (state.attachments ?? [])
       const inline = options.mediaInToolResults === false
       const media = inline ? attachments.filter((a) => isMedia(a.mime)) : []

@@ -36,15 +36,24 @@ import {
   ValidWindow,
   Window,
 } from "@pivot/core"
-import type { EventStore } from "@pivot/store"
+import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
-import { type Command, type Event, type ExecuteError, Sessions, type State } from "./Sessions.ts"
+import {
+  type Command,
+  type Event,
+  type ExecuteError,
+  type ForkError,
+  type Forked,
+  Sessions,
+  type State,
+} from "./Sessions.ts"
 import { Summarizer } from "./Summarizer.ts"
 
 /** What can be overridden for one session. */
@@ -102,6 +111,12 @@ export interface Options {
    * and records it (`HudShown`) whenever its text changes. `true` uses the default levels.
    */
   readonly hud?: boolean | Hud.Options | undefined
+  /**
+   * Recall (opt-in, default off): each pruned output's placeholder names its recall id
+   * (`[Old tool result content cleared — recall id: prt_…]`) for a model given the `context_recall` tool, and
+   * `recall` answers with a bound on its size. Off, the placeholder is OpenCode's exact text (`recall` still works).
+   */
+  readonly recall?: boolean | Recall.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -246,6 +261,7 @@ export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("In
 /** Any failure of a ContextManager operation. */
 export type ContextManagerError =
   | ExecuteError
+  | ForkError
   | ImpossibleLimits
   | InvalidSessionId
   | SummaryInput.CompactionParentNotUser
@@ -280,6 +296,22 @@ export interface ContextManagerShape {
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
   /** How full the context is, for a HUD. */
   readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
+  /**
+   * `context_recall`: the original of a pruned output or summary by its recall id, or ranked snippets for a query
+   * (full-text search on a SQL store, a scan on memory); bounded, and recorded as `ContextRecalled`.
+   */
+  readonly recall: (
+    sessionId: string,
+    request: Recall.Request,
+  ) => Effect.Effect<Recall.Recalled, ContextManagerError | Recall.RecallError>
+  /**
+   * Forks a session at `at` (default: now) into the new session `into`, whose window there equals the parent's at
+   * that version; the parent is unchanged and both evolve independently (spec F8). Writes nothing on any error.
+   */
+  readonly fork: (
+    sessionId: string,
+    options: { readonly into: string; readonly at?: number | undefined },
+  ) => Effect.Effect<Forked, ContextManagerError>
 }
 
 /** The context manager. */
@@ -318,8 +350,17 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     const plugins = options.plugins ?? []
     const limit = Math.max(1, Math.floor(options.maxConsecutiveCompactions ?? 2))
     const warnAt = options.warnAt ?? 0.8
-    const hudOptions = options.hud === true ? {} : options.hud === false ? undefined : options.hud
+    const recallOn = options.recall !== undefined && options.recall !== false
+    // The HUD says pruned outputs are recallable when the placeholders name their recall ids.
+    const hudOptions =
+      options.hud === undefined || options.hud === false
+        ? undefined
+        : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
     const baseConfig = options.config ?? {}
+    const recallOptions = typeof options.recall === "object" ? options.recall : {}
+    const renderOptions: Render.Options =
+      options.recall === undefined || options.recall === false ? {} : { recallIds: true }
+    const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
 
@@ -595,7 +636,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const reported = runtime.lastCall !== undefined && !sincePivot && runtime.lastCall.tokens > 0
       const tokens = reported
         ? runtime.lastCall!.tokens
-        : Tokens.estimate(JSON.stringify(Window.render(state.session.window).map((r) => r.message))) +
+        : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
           (options.overheadTokens ?? 0)
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
@@ -689,7 +730,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             })
           }
           // The repair is a no-op on a valid window; it only ever changes a corrupt imported history.
-          const messages = ValidWindow.render(transformed.messages)
+          const messages = ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(state, settings)
           const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
@@ -780,12 +821,28 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return { parts, tokens } satisfies Pruned
     })
 
+    const fork = Effect.fn("ContextManager.fork")(function* (
+      sessionId: string,
+      forkOptions: { readonly into: string; readonly at?: number | undefined },
+    ) {
+      yield* settingsFor(sessionId)
+      yield* settingsFor(forkOptions.into)
+      return yield* sessions.fork(sessionId, forkOptions.into, forkOptions.at)
+    })
+
     const usage = Effect.fn("ContextManager.usage")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
+    const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
+    const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
+      yield* settingsFor(sessionId)
+      return yield* recallIn(sessionId, request)
+    })
+
     return {
+      recall,
       start,
       recordUserMessage,
       recordAssistantStep,
@@ -795,6 +852,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       compact,
       prune,
       usage,
+      fork,
     } satisfies ContextManagerShape
   })
 

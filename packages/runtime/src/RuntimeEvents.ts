@@ -1,6 +1,6 @@
 /**
  * The runtime's own events — bounded compaction, budgeted summariser input, the extractive fallback, secret
- * redaction, plugin outcomes, the auto-continue decision — as a view over core's one event catalog (`Events`), where
+ * redaction, plugin outcomes, the auto-continue decision, the model's recalls — as a view over core's one event catalog (`Events`), where
  * they are defined. The runtime records them directly (they are observations, not Decider decisions).
  */
 import { Events } from "@pivot/core"
@@ -23,6 +23,8 @@ const TYPES = [
   "SecretsRedactedOnRecord",
   "CompactionRequestedByModel",
   "HudShown",
+  "ContextRecalled",
+  "SessionForked",
 ] as const
 
 /** A runtime event type name. */

@@ -129,6 +129,47 @@ export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>
   }
 }
 
+/** `fork`: the session to fork has no events. */
+export class ForkSourceMissing extends Schema.TaggedError<ForkSourceMissing>()("ForkSourceMissing", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `cannot fork session ${this.sessionId}: it has no events (check the id with pivot inspect)`
+  }
+}
+
+/** `fork`: the version to fork at is not one the session has. */
+export class ForkVersionOutOfRange extends Schema.TaggedError<ForkVersionOutOfRange>()("ForkVersionOutOfRange", {
+  sessionId: Schema.String,
+  at: Schema.Number,
+  version: Schema.Number,
+}) {
+  override get message(): string {
+    return `cannot fork session ${this.sessionId} at version ${this.at}: it has versions 1 to ${this.version}`
+  }
+}
+
+/** `fork`: the session to fork into already has events. */
+export class ForkTargetExists extends Schema.TaggedError<ForkTargetExists>()("ForkTargetExists", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `cannot fork into session ${this.sessionId}: it already exists; choose another name`
+  }
+}
+
+/** Why a fork failed. */
+export type ForkError = LoadError | ForkSourceMissing | ForkVersionOutOfRange | ForkTargetExists | AppendError
+
+/** What `fork` did. */
+export interface Forked {
+  readonly sessionId: string
+  readonly parent: string
+  readonly parentVersion: number
+  /** Events the child starts with: the parent's first `parentVersion`, then its `SessionForked`. */
+  readonly version: number
+}
+
 /** A stored event cannot be read: unknown type, a newer schema version than this program, or malformed data. */
 export class UndecodableEvent extends Schema.TaggedError<UndecodableEvent>()("UndecodableEvent", {
   sessionId: Schema.String,
@@ -256,6 +297,11 @@ export interface SessionsShape {
     sessionId: string,
     options?: { readonly to?: number | undefined },
   ) => Effect.Effect<ReadonlyArray<Event>, LoadError>
+  /**
+   * Forks `parentId` at version `at` (default: its current version) into the new session `childId`: the child's
+   * stream starts with copies of the parent's first `at` events, then `SessionForked`. Writes nothing on any error.
+   */
+  readonly fork: (parentId: string, childId: string, at?: number | undefined) => Effect.Effect<Forked, ForkError>
 }
 
 /** The command handler over the event store. */
@@ -358,5 +404,27 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return yield* decodeAll(sessionId, recorded)
     })
 
-    return { execute, load, events } satisfies SessionsShape
+    const fork = Effect.fn("Sessions.fork")(function* (parentId: string, childId: string, at?: number) {
+      const head = yield* store.streamVersion(Events.streamName(parentId))
+      if (head === 0) return yield* new ForkSourceMissing({ sessionId: parentId })
+      const version = at ?? head
+      if (!Number.isSafeInteger(version) || version < 1 || version > head)
+        return yield* new ForkVersionOutOfRange({ sessionId: parentId, at: version, version: head })
+      if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
+        return yield* new ForkTargetExists({ sessionId: childId })
+      const inherited = yield* events(parentId, { to: version })
+      const forkedAt = yield* Clock.currentTimeMillis
+      const copies: Array<Event> = [
+        ...inherited.map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
+        { _tag: "SessionForked", at: forkedAt, parent: parentId as Ids.SessionId, parentVersion: version },
+      ]
+      const encoded: Array<NewEvent> = []
+      for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
+      yield* store
+        .append(Events.streamName(childId), 0, encoded)
+        .pipe(Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))))
+      return { sessionId: childId, parent: parentId, parentVersion: version, version: copies.length } satisfies Forked
+    })
+
+    return { execute, load, events, fork } satisfies SessionsShape
   })

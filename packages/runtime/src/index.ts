@@ -10,6 +10,8 @@ export * from "./ContextManager.ts"
 export * as Hud from "./Hud.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
+/** `context_recall`: re-reading pruned outputs and summaries, recorded. */
+export * as Recall from "./Recall.ts"
 /** The runtime's own events (defined in core's catalog). */
 export * as RuntimeEvents from "./RuntimeEvents.ts"
 /** The runtime's fold beside core's session state. */

@@ -29,7 +29,7 @@ const resultText = (
   pruned: PrunedTokens,
 ): string => {
   const output = result.output
-  if (output.type === "text" && output.value === Render.CLEARED_TEXT) {
+  if (output.type === "text" && Render.isClearedText(output.value)) {
     const part = calls.get(result.toolCallId)
     const tokens = part === undefined ? undefined : pruned.get(part.id)
     const what = part === undefined ? "" : ` ${part.id}`

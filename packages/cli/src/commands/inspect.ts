@@ -1,7 +1,7 @@
 /**
  * `pivot inspect <export.json | --db FILE --session ID> [--format text|json]`: a session at a glance for an audit —
  * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
- * `--at` version to replay it), compactions that formed no pivot, the prune index, and context usage over time.
+ * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
 import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
 import { Effect } from "effect"
@@ -71,6 +71,15 @@ export interface Inspection {
     }>
   }
   readonly usage: ReadonlyArray<{ readonly version: number; readonly messageId: string; readonly tokens: number }>
+  /** What the model re-read through `context_recall`: by id or by query, what came back, how big, whether cut. */
+  readonly recalls: ReadonlyArray<{
+    readonly version: number
+    readonly id: string | undefined
+    readonly query: string | undefined
+    readonly found: ReadonlyArray<string>
+    readonly chars: number
+    readonly truncated: boolean
+  }>
 }
 
 const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView => ({
@@ -108,7 +117,17 @@ export const inspection = (opened: Opened) =>
     let history = CompactionHistory.initial
     let pruned = PruneIndex.projection.initial
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
+    const recalls: Array<Inspection["recalls"][number]> = []
     for (const { event, meta } of log) {
+      if (event._tag === "ContextRecalled")
+        recalls.push({
+          version: meta.version,
+          id: event.id,
+          query: event.query,
+          found: event.found,
+          chars: event.chars,
+          truncated: event.truncated,
+        })
       conversation = Conversation.evolve(conversation, event)
       history = CompactionHistory.evolve(history, event, meta.version)
       pruned = PruneIndex.projection.evolve(pruned, event, meta)
@@ -162,6 +181,7 @@ export const inspection = (opened: Opened) =>
         })),
       },
       usage,
+      recalls,
     }
     return result
   })
@@ -261,6 +281,21 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   }
   for (const p of pivotsAt) rows.push([`v${p.at}`, `── pivot #${p.number}`, "", ""])
   lines.push(...columns(rows))
+  // Only sessions whose model had the context_recall tool have this section.
+  if (report.recalls.length > 0) {
+    lines.push("", `recalls (${report.recalls.length}: what the model re-read through context_recall)`)
+    lines.push(
+      ...columns([
+        ["version", "asked", "found", "chars"],
+        ...report.recalls.map((r) => [
+          String(r.version),
+          r.id ?? `query ${JSON.stringify(excerpt(r.query ?? "", 40))}`,
+          r.found.length === 0 ? "nothing" : r.found.length === 1 ? r.found[0]! : `${r.found.length} ids`,
+          `${num(r.chars)}${r.truncated ? " (cut)" : ""}`,
+        ]),
+      ]),
+    )
+  }
   return lines
 }
 
@@ -271,6 +306,7 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
   otherCompactions: select(report.otherCompactions, (c) => c.requestedVersion, limits),
   pruned: { ...report.pruned, entries: select(report.pruned.entries, (e) => e.version, limits) },
   usage: select(report.usage, (u) => u.version, limits),
+  recalls: select(report.recalls, (r) => r.version, limits),
 })
 
 const synopsis =
@@ -302,6 +338,7 @@ export const inspect: Entry = {
               omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
               omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
               omitted(shown.usage.length, full.usage.length, "usage rows"),
+              omitted(shown.recalls.length, full.recalls.length, "recalls"),
             ].filter((note) => note !== undefined)
             if (notes.length > 0) io.out("")
             for (const note of notes) io.out(note)
@@ -311,7 +348,7 @@ export const inspect: Entry = {
     ),
   ).pipe(
     Command.withDescription(
-      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, and context usage over time. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
+      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
     ),
     Command.withShortDescription("events, pivots (what each summarised and kept, --at to replay), prunes, usage"),
     Command.withExamples([

@@ -4,7 +4,9 @@
  *
  * - `window`: one row per message the model sees, in order (the stored message as JSON);
  * - `usage`: one row per session; `compactions`: one row per compaction; `pruned`: one row per pruned output;
- * - `audit`: one row per (message, event) pair: the events each message came from.
+ * - `audit`: one row per (message, event) pair: the events each message came from;
+ * - `recall`: one row per recallable document (a pruned output, a finished summary) with its text, searched in full
+ *   text by `context_recall`: an FTS5 table on SQLite, a `tsvector` GIN index on PostgreSQL.
  *
  * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
  * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
@@ -31,6 +33,7 @@ import {
   type Message,
   type Projection,
   PruneIndex,
+  Recall,
   Usage,
   Window,
 } from "@pivot/core"
@@ -178,10 +181,37 @@ const createTables = Effect.gen(function* () {
 )`
 })
 
+// The recall documents: on SQLite an FTS5 table holding them (its other columns unindexed; `secure-delete` so a
+// forgotten session's words leave the full-text index too, ADR 0006), on PostgreSQL a table with a GIN index over
+// `to_tsvector('simple', body)`. Both tokenise words without stemming, as the memory scan (`Recall.words`) does.
+const createRecallIndex = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        yield* sql`CREATE TABLE pivot_rm_recall (
+  session_id TEXT NOT NULL,
+  doc_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  tool TEXT,
+  body TEXT NOT NULL,
+  PRIMARY KEY (session_id, doc_id)
+)`
+        yield* sql`CREATE INDEX pivot_rm_recall_body ON pivot_rm_recall USING GIN (to_tsvector('simple', body))`
+      }),
+    orElse: () =>
+      Effect.gen(function* () {
+        yield* sql`CREATE VIRTUAL TABLE pivot_rm_recall USING fts5(session_id UNINDEXED, doc_id UNINDEXED, kind UNINDEXED, message_id UNINDEXED, tool UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 0')`
+        yield* sql`INSERT INTO pivot_rm_recall (pivot_rm_recall, rank) VALUES ('secure-delete', 1)`
+      }),
+  })
+})
+
 /** Creates the read-model tables (append-only migrations in their own table, `pivot_rm_migrations`). */
 export const migrate = Migrator.make({})({
   table: "pivot_rm_migrations",
-  loader: Migrator.fromRecord({ "1_create_read_models": createTables }),
+  loader: Migrator.fromRecord({ "1_create_read_models": createTables, "2_recall_index": createRecallIndex }),
 })
 
 type Sql = SqlClient.SqlClient
@@ -389,8 +419,48 @@ const auditModel: Model = {
   },
 }
 
+const recallRows = (sessionId: string, docs: ReadonlyArray<Recall.Document>) =>
+  docs.map((doc) => ({
+    session_id: sessionId,
+    doc_id: doc.id,
+    kind: doc.kind,
+    message_id: doc.messageId,
+    tool: doc.tool ?? null,
+    body: doc.text,
+  }))
+
+/** The recall index's projection: its documents are a function of the conversation (`Recall.documents`). */
+export const recallProjection = { name: "recall", version: 1 } as const
+
+const recallModel: Model = {
+  name: recallProjection.name,
+  version: recallProjection.version,
+  clear: clearRows("pivot_rm_recall"),
+  write: (sql, sessionId, states) =>
+    insertAll(
+      sql,
+      "pivot_rm_recall",
+      recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation))),
+    ),
+  // A prune or a summary changes the documents of the messages the event names: rewrite those messages' rows.
+  delta: (sql, sessionId, prev, next, event) =>
+    Effect.gen(function* () {
+      for (const id of new Set(touchedIds(event))) {
+        const before = Conversation.get(prev.window.conversation, id)
+        const after = Conversation.get(next.window.conversation, id)
+        if (before === after || after === undefined) continue
+        const was = before === undefined ? [] : Recall.documentsOf(before)
+        const now = Recall.documentsOf(after)
+        if (was.length === 0 && now.length === 0) continue
+        if (was.length > 0)
+          yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
+        yield* insertAll(sql, "pivot_rm_recall", recallRows(sessionId, now))
+      }
+    }),
+}
+
 /** The read models, in the order they are written. */
-const models: ReadonlyArray<Model> = [windowModel, usageModel, historyModel, prunedModel, auditModel]
+const models: ReadonlyArray<Model> = [windowModel, usageModel, historyModel, prunedModel, auditModel, recallModel]
 
 /** The read models' names and projection versions. */
 export const names: ReadonlyArray<{ readonly name: string; readonly version: number }> = models.map((m) => ({
@@ -719,6 +789,7 @@ export interface Tables {
   readonly compactions: ReadonlyArray<unknown>
   readonly pruned: ReadonlyArray<unknown>
   readonly audit: ReadonlyArray<unknown>
+  readonly recall: ReadonlyArray<unknown>
   readonly checkpoints: ReadonlyArray<Checkpoint>
 }
 
@@ -741,6 +812,15 @@ export interface ReadModelsShape {
    * by the latest pivot at or before `version` was added (1 when there is none). See `Replay.windowAt`.
    */
   readonly origin: (sessionId: string, version: number) => Effect.Effect<number, ReadModelError>
+  /**
+   * The session's recallable documents (pruned outputs, summaries) matching any word of `query`, best first (FTS5
+   * `bm25` on SQLite, `ts_rank_cd` normalised by length on PostgreSQL; ties newest id first), at most `limit`.
+   */
+  readonly recall: (
+    sessionId: string,
+    query: string,
+    limit: number,
+  ) => Effect.Effect<ReadonlyArray<Recall.Document>, ReadModelError>
   /** Replays the log into the read models of one session, or of every session; answers how many were rebuilt. */
   readonly rebuild: (target: string | { readonly all: true }) => Effect.Effect<number, ReadModelError>
   /** Every session in the store with its stream version. */
@@ -758,6 +838,14 @@ export interface ReadModelsShape {
 export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
 
 const parse = <A>(text: string): A => JSON.parse(text) as A
+
+interface RecallRow {
+  readonly doc_id: string
+  readonly kind: string
+  readonly message_id: string
+  readonly tool: string | null
+  readonly body: string
+}
 
 const makeService = (
   sql: Sql,
@@ -902,6 +990,32 @@ const makeService = (
           return found === ids.length ? origin : 1
         }),
       ),
+    recall: (sessionId, query, limit) => {
+      const terms = Recall.terms(query)
+      if (terms.length === 0 || limit <= 0) return Effect.map(sync(sessionId), () => [])
+      return synced(
+        sessionId,
+        Effect.map(
+          sql.onDialectOrElse({
+            pg: () =>
+              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${terms.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
+            // Terms are letters and digits only, so quoting each makes a valid FTS5 query whatever the model typed.
+            orElse: () =>
+              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${terms.map((t) => `"${t}"`).join(" OR ")} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
+          }),
+          (rows) =>
+            rows.map(
+              (row): Recall.Document => ({
+                id: row.doc_id,
+                kind: row.kind === "summary" ? "summary" : "output",
+                messageId: row.message_id,
+                ...(row.tool === null ? {} : { tool: row.tool }),
+                text: row.body,
+              }),
+            ),
+        ),
+      )
+    },
     rebuild: (target) =>
       Effect.gen(function* () {
         if (typeof target === "string") {
@@ -933,10 +1047,12 @@ const makeService = (
             yield* sql`SELECT seq, message_id, part_id, tokens, event_id, stream_version, entry FROM pivot_rm_pruned WHERE session_id = ${sessionId} ORDER BY seq`
           const audit =
             yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
+          const recall =
+            yield* sql`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
           const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
             a.model.localeCompare(b.model),
           )
-          return { window, usage, compactions, pruned, audit, checkpoints }
+          return { window, usage, compactions, pruned, audit, recall, checkpoints }
         }),
       ) as Effect.Effect<Tables, ReadError>,
   }

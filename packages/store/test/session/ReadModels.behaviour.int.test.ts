@@ -66,6 +66,7 @@ describe("read models (SQLite)", () => {
           "compaction-history",
           "prune-index",
           "audit",
+          "recall",
         ])
       }),
     )

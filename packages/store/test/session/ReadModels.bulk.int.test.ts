@@ -86,7 +86,15 @@ describe("ReadModels.bulk (SQLite)", () => {
       }) as Effect.Effect<{ version: number; tables: ReadModels.Tables }, unknown, Stores>,
     )
     expect(after.version).toBe(0)
-    expect(after.tables).toEqual({ window: [], usage: [], compactions: [], pruned: [], audit: [], checkpoints: [] })
+    expect(after.tables).toEqual({
+      window: [],
+      usage: [],
+      compactions: [],
+      pruned: [],
+      audit: [],
+      recall: [],
+      checkpoints: [],
+    })
     // The store is usable afterwards, inline as before.
     await inlineThenBulk(generated, generated.batches.length)
   })

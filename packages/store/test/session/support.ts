@@ -1,5 +1,5 @@
 // Helpers for the session tests: generated sessions appended step by step, and a store kept open across runs.
-import { Audit, type Events, Usage, Window } from "@pivot/core"
+import { Audit, Conversation, type Events, Recall, Usage, Window } from "@pivot/core"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import type fc from "fast-check"
 import { expect } from "vitest"
@@ -72,7 +72,27 @@ export const expectReadModelsEqualFold = (sessionId: string, events: ReadonlyArr
     expect(yield* readModels.compactions(sessionId)).toEqual(states.history.entries)
     expect(yield* readModels.pruned(sessionId)).toEqual(states.pruned)
     expect(yield* readModels.audit(sessionId)).toEqual(Audit.entries(states.audit))
+    // The recall index holds exactly the fold's recallable documents (rows compared as a set: SQL collations differ).
+    const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    const rows = (yield* readModels.tables(sessionId)).recall as ReadonlyArray<RecallRow>
+    expect(
+      rows
+        .map((r) => ({ id: r.doc_id, kind: r.kind, messageId: r.message_id, tool: r.tool ?? undefined, text: r.body }))
+        .sort(byId),
+    ).toEqual(
+      Recall.documents(Conversation.messages(states.window.conversation))
+        .map((d) => ({ id: d.id, kind: d.kind, messageId: d.messageId, tool: d.tool, text: d.text }))
+        .sort(byId),
+    )
   })
+
+interface RecallRow {
+  readonly doc_id: string
+  readonly kind: string
+  readonly message_id: string
+  readonly tool: string | null
+  readonly body: string
+}
 
 /** The store layer type the helpers run in. */
 export type Stores = EventStore | ReadModels.ReadModels

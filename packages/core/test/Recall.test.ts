@@ -1,0 +1,233 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as Recall from "../src/Recall.ts"
+import * as Render from "../src/Render.ts"
+import { assistant, completed, summary, tool, user } from "./support/build.ts"
+import { RUNS } from "./support/runs.ts"
+
+const pruned = (name: string, output: string, toolName = "bash") =>
+  assistant(name, "u1", [tool(toolName, completed(output, { compactedAt: 1 }))])
+
+const outputOf = (messages: ReturnType<typeof Render.toModelMessages>): string => {
+  for (const m of messages)
+    if (m.role === "tool") for (const part of m.content) if (part.output.type === "text") return part.output.value
+  throw new Error("no tool result")
+}
+
+describe("the placeholder of a pruned output (one home: Render.clearedText)", () => {
+  it("given recall off (the default), then the placeholder is OpenCode's exact text", () => {
+    expect(outputOf(Render.toModelMessages([pruned("a1", "secret plans")]))).toBe("[Old tool result content cleared]")
+    expect(outputOf(Render.toModelMessages([pruned("a1", "x")], { recallIds: false }))).toBe(Render.CLEARED_TEXT)
+  })
+
+  it("given recall on, then the placeholder names the part id, which recallIdOf reads back", () => {
+    const text = outputOf(Render.toModelMessages([pruned("a1", "secret plans")], { recallIds: true }))
+    expect(text).toBe("[Old tool result content cleared — recall id: prt_a1_0]")
+    expect(Render.recallIdOf(text)).toBe("prt_a1_0")
+    expect(Render.isClearedText(text)).toBe(true)
+    expect(Render.isClearedText(Render.CLEARED_TEXT)).toBe(true)
+    expect(Render.recallIdOf(Render.CLEARED_TEXT)).toBeUndefined()
+    expect(Render.isClearedText("[Old tool result content cleared — recall id: ]")).toBe(false)
+    expect(Render.isClearedText("secret plans")).toBe(false)
+  })
+
+  it("given recall on, then an output that is not pruned renders unchanged", () => {
+    const a = assistant("a1", "u1", [tool("bash", completed("kept"))])
+    expect(outputOf(Render.toModelMessages([a], { recallIds: true }))).toBe("kept")
+  })
+})
+
+describe("recallable documents", () => {
+  it("are pruned completed outputs (by part id) and finished summaries (by message id); nothing else", () => {
+    const messages = [
+      user("u1", "hello"),
+      assistant("a1", "u1", [
+        tool("read", completed("file body", { compactedAt: 5 })),
+        tool("bash", completed("still visible")),
+      ]),
+      summary("s1", "m1", "what we did"),
+      summary("s2", "m2", "failed", { error: { name: "UnknownError", message: "boom" } }),
+      summary("s3", "m3", "unfinished", { finish: undefined }),
+    ]
+    expect(Recall.documents(messages)).toEqual([
+      { id: "prt_a1_0", kind: "output", messageId: "msg_a1", tool: "read", text: "file body" },
+      { id: "msg_s1", kind: "summary", messageId: "msg_s1", text: "what we did" },
+    ])
+  })
+
+  it("recall ids have the shape prt_… or msg_…", () => {
+    expect(["prt_a1_0", "msg_s1", "prt_0000000a0005"].map(Recall.isRecallId)).toEqual([true, true, true])
+    expect(["", "prt_", "ses_1", "prt_a b", "PRT_1", `prt_${"x".repeat(65)}`].map(Recall.isRecallId)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
+  })
+})
+
+describe("search (the scan)", () => {
+  const docs: Array<Recall.Document> = [
+    { id: "prt_1", kind: "output", messageId: "msg_1", tool: "read", text: "The config loader reads config.json" },
+    { id: "prt_2", kind: "output", messageId: "msg_2", tool: "bash", text: "npm test: 3 failing tests in loader" },
+    { id: "msg_3", kind: "summary", messageId: "msg_3", text: "We fixed the Config loader; config config" },
+    { id: "prt_4", kind: "output", messageId: "msg_4", tool: "bash", text: "nothing relevant" },
+  ]
+
+  it("terms are the query's words, lowercased, once each, at most MAX_TERMS", () => {
+    expect(Recall.terms("Config, config! loader-v2 ü")).toEqual(["config", "loader", "v2", "ü"])
+    expect(Recall.terms("  --- !!")).toEqual([])
+    const many = Array.from({ length: Recall.MAX_TERMS + 1 }, (_, i) => `w${i}`).join(" ")
+    expect(Recall.terms(many)).toHaveLength(Recall.MAX_TERMS)
+    expect(Recall.terms(many).at(-1)).toBe(`w${Recall.MAX_TERMS - 1}`)
+  })
+
+  it("ranks by matching words damped by length, ties newest id first, and leaves out documents with no match", () => {
+    expect(Recall.search(docs, "config").map((h) => h.id)).toEqual(["msg_3", "prt_1"])
+    expect(Recall.search(docs, "loader").map((h) => h.id)).toEqual(["prt_1", "prt_2", "msg_3"])
+    expect(Recall.search(docs, "config loader").map((h) => h.id)).toEqual(["msg_3", "prt_1", "prt_2"])
+    expect(Recall.search(docs, "config loader", 1).map((h) => h.id)).toEqual(["msg_3"])
+    // Equal matches: the shorter document first; equal scores: the newer id first.
+    const twins = [
+      { id: "prt_a", kind: "output" as const, messageId: "msg_a", text: "alpha beta" },
+      { id: "prt_b", kind: "output" as const, messageId: "msg_b", text: "alpha beta" },
+      { id: "prt_c", kind: "output" as const, messageId: "msg_c", text: "alpha beta gamma" },
+    ]
+    expect(Recall.search(twins, "alpha").map((h) => h.id)).toEqual(["prt_b", "prt_a", "prt_c"])
+    expect(Recall.search(docs, "absent")).toEqual([])
+    expect(Recall.search(docs, "?!")).toEqual([])
+  })
+
+  it("a hit carries a snippet around its first match and the size of the whole document", () => {
+    const long = {
+      id: "prt_9",
+      kind: "output" as const,
+      messageId: "msg_9",
+      text: `${"a ".repeat(200)}needle${" b".repeat(200)}`,
+    }
+    const [hit] = Recall.search([long], "needle")
+    expect(hit?.snippet).toContain("needle")
+    expect(hit?.snippet.startsWith("…")).toBe(true)
+    expect(hit?.snippet.endsWith("…")).toBe(true)
+    expect(hit?.snippet.length).toBeLessThanOrEqual(Recall.SNIPPET_CHARS + 2)
+    expect(hit?.chars).toBe(long.text.length)
+  })
+
+  it("within a bound: all hits at the full length, one fewer at length − 1, a plain cut when no hit fits", () => {
+    const hits = Recall.search(docs, "loader")
+    const full = Recall.answerHits("loader", hits)
+    expect(Recall.answerHitsWithin("loader", hits, full.length)).toEqual({
+      answer: full,
+      shown: hits,
+      truncated: false,
+    })
+    const shorter = Recall.answerHitsWithin("loader", hits, full.length - 1)
+    expect(shorter.shown.map((h) => h.id)).toEqual(["prt_1", "prt_2"])
+    expect(shorter.truncated).toBe(true)
+    expect(shorter.answer.length).toBeLessThanOrEqual(full.length - 1)
+    expect(shorter.answer).toBe(
+      `${Recall.answerHits("loader", hits.slice(0, 2))}\n[1 more match left out at the size bound]`,
+    )
+    const tiny = Recall.answerHitsWithin("loader", hits, 20)
+    expect(tiny).toEqual({
+      answer: `${full.slice(0, 20)}\n[Recall truncated at 20 characters]`,
+      shown: [],
+      truncated: true,
+    })
+  })
+
+  it("answers name each hit's id; no hit answers that nothing matched", () => {
+    const answer = Recall.answerHits("loader", Recall.search(docs, "loader"))
+    expect(answer.split("\n")[0]).toBe(
+      '3 matches for "loader", best first (pass an id to context_recall for the full text):',
+    )
+    expect(answer).toContain("1. id prt_1 (output of read, 35 chars): The config loader reads config.json")
+    expect(answer).toContain("2. id prt_2 (output of bash, 35 chars): npm test: 3 failing tests in loader")
+    expect(answer).toContain("3. id msg_3 (summary,")
+    expect(Recall.answerHits("zzz", [])).toBe('No pruned output or earlier summary matches "zzz".')
+  })
+})
+
+describe("the size bound", () => {
+  it("at the bound's edges: max − 1 and max fit whole, max + 1 is cut with a note naming the offset to read on", () => {
+    const max = 10
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max - 1), max)).toMatchObject({
+      truncated: false,
+      answer: "x".repeat(9),
+    })
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max), max)).toMatchObject({
+      truncated: false,
+      answer: "x".repeat(10),
+    })
+    const cut = Recall.answerOriginal("prt_1", "x".repeat(max + 1), max)
+    expect(cut.truncated).toBe(true)
+    expect(cut.text).toBe("x".repeat(max))
+    expect(cut.answer).toBe(
+      `${"x".repeat(max)}\n[Recall truncated: showed characters up to 10 of 11; call context_recall with id prt_1 and offset 10 for more]`,
+    )
+    expect(Recall.answerOriginal("prt_1", "x".repeat(max + 1), max, 10)).toMatchObject({
+      truncated: false,
+      answer: "x",
+    })
+  })
+
+  it("an offset at the end or past it says where the end is; an empty original comes back empty", () => {
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 2)).toMatchObject({ answer: "c", truncated: false })
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 3).answer).toBe(
+      "[Recall: offset 3 is at or past the end of prt_1, which has 3 characters]",
+    )
+    expect(Recall.answerOriginal("prt_1", "abc", 10, 4).answer).toBe(
+      "[Recall: offset 4 is at or past the end of prt_1, which has 3 characters]",
+    )
+    expect(Recall.answerOriginal("prt_1", "", 10).answer).toBe("")
+  })
+
+  it("never splits a surrogate pair (the slice ends before it instead)", () => {
+    expect(Recall.bound("ab😀c", 3)).toEqual({ text: "ab", truncated: true, end: 2 })
+    expect(Recall.bound("ab😀c", 4)).toEqual({ text: "ab😀", truncated: true, end: 4 })
+    expect(Recall.bound("ab😀c", 3, 2)).toEqual({ text: "😀c", truncated: false, end: 5 })
+  })
+
+  it("property: paging with the offset each answer names gives back the original exactly, each page within the bound", () => {
+    const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff
+    const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constant("😀"),
+            fc.constant("a"),
+            fc.constant("\n"),
+            fc.string({ unit: "binary", maxLength: 1 }),
+          ),
+          maxLength: 80,
+        }),
+        fc.integer({ min: 1, max: 20 }),
+        (text, max) => {
+          // The reference: pages are consecutive, at most `max` long, at least `max − 1` unless last, and a page
+          // boundary never falls inside a well-formed pair when a page can hold two units.
+          const pages: Array<string> = []
+          let offset = 0
+          while (offset < text.length) {
+            const b = Recall.bound(text, max, offset)
+            expect(b.text.length).toBeGreaterThan(0)
+            expect(b.text.length).toBeLessThanOrEqual(max)
+            expect(b.end).toBe(offset + b.text.length)
+            expect(b.truncated).toBe(b.end < text.length)
+            if (b.truncated) {
+              expect(b.text.length).toBeGreaterThanOrEqual(max - 1)
+              if (max > 1) expect(isHigh(text.charCodeAt(b.end - 1)) && isLow(text.charCodeAt(b.end))).toBe(false)
+            }
+            pages.push(b.text)
+            offset = b.end
+          }
+          expect(pages.join("")).toBe(text)
+          if (text.length <= max) expect(Recall.bound(text, max)).toEqual({ text, truncated: false, end: text.length })
+        },
+      ),
+      RUNS,
+    )
+  })
+})

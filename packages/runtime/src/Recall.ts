@@ -1,0 +1,117 @@
+/**
+ * `context_recall` in the runtime: reads the session (and, on a SQL store, its full-text read model), answers with
+ * core's `Recall` rules, and records a `ContextRecalled` event so an audit shows what the model re-read.
+ *
+ * What is written: a recall that reached the session's data is recorded, hit or miss (`found: []` for an unknown id or
+ * a query that matched nothing: the model's attempt is part of the audit). Input that is not a recall — no id of the
+ * right shape, a query without a word, a negative offset — and a session that never started write nothing.
+ */
+import { Conversation, Recall } from "@pivot/core"
+import type { ReadModels } from "@pivot/store"
+import { Clock, Effect } from "effect"
+import type { ExecuteError, SessionsShape } from "./Sessions.ts"
+
+/** What the model asks: an id (from a placeholder or a search result), or a query. */
+export interface Request {
+  /** The recall id: a pruned output's part id or a summary's message id. Wins over `query` when both are given. */
+  readonly id?: string | undefined
+  /** Words to search the pruned outputs and summaries for. */
+  readonly query?: string | undefined
+  /** With `id`: where to start in the original (to read on after a truncated answer). */
+  readonly offset?: number | undefined
+}
+
+/** The answer: the tool result text, and what it gave back. */
+export interface Recalled {
+  /** The tool result for the model. */
+  readonly text: string
+  /** The ids the answer gave back, best first (empty: a miss or bad input). */
+  readonly found: ReadonlyArray<string>
+  /** Whether the answer was cut at `maxChars`. */
+  readonly truncated: boolean
+  /** Whether a `ContextRecalled` event was recorded. */
+  readonly recorded: boolean
+}
+
+/** Settings of recall (`ContextManager` option `recall`). */
+export interface Options {
+  /** The most characters one answer gives; default `Recall.DEFAULT_MAX_CHARS`. */
+  readonly maxChars?: number | undefined
+  /** The most hits a query answers; default `Recall.DEFAULT_LIMIT`. */
+  readonly limit?: number | undefined
+}
+
+/** A full-text search over a session's recallable documents, best first (the SQL read model's). */
+export type Search = (
+  sessionId: string,
+  query: string,
+  limit: number,
+) => Effect.Effect<ReadonlyArray<Recall.Document>, ReadModels.ReadModelError>
+
+/** Why a recall failed (the store, never the model's input). */
+export type RecallError = ExecuteError | ReadModels.ReadModelError
+
+const unrecorded = (text: string): Recalled => ({ text, found: [], truncated: false, recorded: false })
+
+/**
+ * The recall operation over a session handler, searching with `search` when given (a SQL store) and by scanning the
+ * folded conversation otherwise (the memory store).
+ */
+export const make = (
+  sessions: SessionsShape,
+  search: Search | undefined,
+  options: Options = {},
+): ((sessionId: string, request: Request) => Effect.Effect<Recalled, RecallError>) => {
+  const maxChars = Math.max(1, Math.floor(options.maxChars ?? Recall.DEFAULT_MAX_CHARS))
+  const limit = Math.max(1, Math.floor(options.limit ?? Recall.DEFAULT_LIMIT))
+
+  return Effect.fn("Recall.recall")(function* (sessionId: string, request: Request) {
+    const id = typeof request.id === "string" && request.id.trim() !== "" ? request.id.trim() : undefined
+    const query = typeof request.query === "string" ? request.query : undefined
+    const offset = request.offset ?? 0
+    if (id === undefined && query === undefined) return unrecorded(Recall.malformed("neither an id nor a query"))
+    if (id !== undefined && !Recall.isRecallId(id))
+      return unrecorded(Recall.malformed(`${JSON.stringify(id.slice(0, 80))} is not a recall id`))
+    if (!Number.isInteger(offset) || offset < 0)
+      return unrecorded(Recall.malformed(`offset ${String(offset)} is not a whole number ≥ 0`))
+    if (id === undefined && Recall.terms(query!).length === 0)
+      return unrecorded(Recall.malformed("the query has no word to search for"))
+
+    const state = yield* sessions.load(sessionId)
+    if (state.session.sessionId === undefined)
+      return unrecorded(id === undefined ? Recall.noMatch(query!) : Recall.unknownId(id))
+
+    let answer: Omit<Recalled, "recorded">
+    if (id !== undefined) {
+      const doc = Recall.documents(Conversation.messages(state.session.window.conversation)).find((d) => d.id === id)
+      if (doc === undefined) answer = { text: Recall.unknownId(id), found: [], truncated: false }
+      else {
+        const original = Recall.answerOriginal(id, doc.text, maxChars, offset)
+        answer = { text: original.answer, found: [id], truncated: original.truncated }
+      }
+    } else {
+      const hits =
+        search === undefined
+          ? Recall.search(Recall.documents(Conversation.messages(state.session.window.conversation)), query!, limit)
+          : Recall.hitsOf(yield* search(sessionId, query!, limit), query!)
+      const within = Recall.answerHitsWithin(query!, hits, maxChars)
+      answer = { text: within.answer, found: within.shown.map((h) => h.id), truncated: within.truncated }
+    }
+    const at = yield* Clock.currentTimeMillis
+    yield* sessions.execute(sessionId, {
+      _tag: "Record",
+      events: [
+        {
+          _tag: "ContextRecalled",
+          at,
+          ...(id === undefined ? { query: query! } : { id }),
+          ...(id !== undefined && offset > 0 ? { offset } : {}),
+          found: answer.found,
+          chars: answer.text.length,
+          truncated: answer.truncated,
+        },
+      ],
+    })
+    return { ...answer, recorded: true } satisfies Recalled
+  })
+}
