@@ -4,6 +4,7 @@ import type { Entry } from "./Command.ts"
 import { check } from "./check.ts"
 import { demo } from "./demo.ts"
 import { forget } from "./forget.ts"
+import { fork } from "./fork.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
 import { prune } from "./prune.ts"
@@ -12,4 +13,15 @@ import { serve } from "./serve.ts"
 import { window } from "./window.ts"
 
 /** The commands. */
-export const all: ReadonlyArray<Entry> = [demo, importCommand, window, prune, inspect, rebuild, check, forget, serve]
+export const all: ReadonlyArray<Entry> = [
+  demo,
+  importCommand,
+  window,
+  prune,
+  inspect,
+  fork,
+  rebuild,
+  check,
+  forget,
+  serve,
+]

@@ -47,6 +47,8 @@ export interface PivotView {
 /** Everything `inspect` reports. */
 export interface Inspection {
   readonly sessionId: string
+  /** Where the session was forked from, oldest ancestor first (empty for a session that was not forked). */
+  readonly lineage: ReadonlyArray<{ readonly session: string; readonly version: number }>
   readonly title: string | undefined
   readonly source: string
   readonly version: number
@@ -150,8 +152,12 @@ export const inspection = (opened: Opened) =>
       (e): e is Extract<Events.Event, { _tag: "SessionStarted" }> => e._tag === "SessionStarted",
     )
     const all = Conversation.messages(conversation)
+    const lineage = events.flatMap((e) =>
+      e._tag === "SessionForked" ? [{ session: e.parent, version: e.parentVersion }] : [],
+    )
     const result: Inspection = {
       sessionId: opened.sessionId,
+      lineage,
       title: started?.title,
       source: opened.where,
       version: opened.head,
@@ -201,6 +207,10 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
       `${plural(report.messages.user + report.messages.assistant, "message")} ` +
       `(${num(report.messages.user)} user, ${num(report.messages.assistant)} assistant)`,
   )
+  if (report.lineage.length > 0)
+    lines.push(
+      `forked from ${report.lineage.map((l) => `${l.session} at version ${l.version}`).join(" → ")} → this session`,
+    )
   lines.push(
     `window now: ${plural(report.window.messages, "stored message")} → ` +
       `${plural(report.window.modelMessages, "model message")} · ~${num(report.window.tokens)} tokens`,

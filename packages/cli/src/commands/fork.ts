@@ -1,0 +1,91 @@
+/**
+ * `pivot fork --db FILE <session> --into NAME [--at VERSION] [--encrypt]`: forks a stored session into a new one
+ * whose window at the fork is the parent's at VERSION (default: its newest); the parent is unchanged (spec F8). The
+ * library function is `ContextManager.fork` (`Sessions.fork`); this file only parses arguments and prints.
+ */
+import { Ids } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
+import { ReadModels } from "@pivot/store"
+import { Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { CliIo, type Entry, report, UsageError } from "./Command.ts"
+import { checkReadable, countFlag, orCliError } from "./Source.ts"
+
+const synopsis = "--db FILE <session> --into NAME [--at VERSION] [--encrypt]"
+
+/** The `fork` command. */
+export const fork: Entry = {
+  name: "fork",
+  synopsis,
+  command: Command.make(
+    "fork",
+    {
+      session: Argument.String("session").pipe(Argument.withDescription("the session to fork"), Argument.optional),
+      db: Flag.String("db").pipe(
+        Flag.withMetavar("FILE"),
+        Flag.withDescription("the pivot database (required; it must exist)"),
+        Flag.optional,
+      ),
+      into: Flag.String("into").pipe(
+        Flag.withMetavar("NAME"),
+        Flag.withDescription("the new session: an id (ses_…) or any name, mapped as createPivot maps names"),
+        Flag.optional,
+      ),
+      at: countFlag("at", "VERSION", "fork the session as it stood right after event VERSION (default: now)"),
+      encrypt: Flag.Boolean("encrypt").pipe(
+        Flag.withDescription("store the child's text encrypted with its own key (see pivot forget)"),
+        Flag.withDefault(false),
+      ),
+    },
+    (options) =>
+      report(
+        "fork",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          if (Option.isNone(options.db)) return yield* new UsageError({ message: "--db FILE is required" })
+          if (Option.isNone(options.session))
+            return yield* new UsageError({ message: "the session to fork is required" })
+          if (Option.isNone(options.into))
+            return yield* new UsageError({ message: "--into NAME is required (the new session's id or name)" })
+          const db = options.db.value
+          const parent = options.session.value
+          const child = Ids.sessionIdOf(options.into.value)
+          if (child === undefined)
+            return yield* new UsageError({
+              message: `--into ${JSON.stringify(options.into.value)} cannot name a session: 1 to ${Ids.MAX_SESSION_NAME} characters, not blank, no control characters`,
+            })
+          // Never create a database: a fork needs a stored parent.
+          yield* checkReadable(db)
+          const layer = Sessions.Sessions.layer({ encryptAtRest: options.encrypt }).pipe(
+            Layer.provide(Ids.Ids.layer),
+            Layer.provide(ReadModels.layerSqlite({ filename: db })),
+          )
+          const forked = yield* orCliError(
+            Effect.provide(
+              Effect.flatMap(Sessions.Sessions, (sessions) =>
+                sessions.fork(parent, child, Option.getOrUndefined(options.at)),
+              ),
+              layer,
+            ),
+          )
+          io.out(
+            `forked session ${forked.parent} at version ${forked.parentVersion} into ${forked.sessionId} ` +
+              `(${forked.version} events: the parent's first ${forked.parentVersion}, then SessionForked); ` +
+              `the parent is unchanged`,
+          )
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "Forks a stored session into a new one: the child starts with copies of the parent's events up to VERSION (default: all), then a SessionForked event naming its parent, so its window there is the parent's window at VERSION; the parent is unchanged and both go on independently. Never creates a database.",
+    ),
+    Command.withShortDescription("fork a session at a version into a new session"),
+    Command.withExamples([
+      {
+        command: "pivot fork --db .pivot/pivot.db ses_abc --into try-another-fix --at 120",
+        description: "fork ses_abc as it stood after event 120",
+      },
+    ]),
+  ),
+}
