@@ -43,7 +43,10 @@ const MESSAGE_EVENTS = new Set([
   "ContinueRequested",
 ])
 
-/** The prefix of the history holding at least `messages` stored messages, cut where nothing is outstanding. */
+/**
+ * The prefix holding at least `messages` stored messages, extended to the step just before the next compaction: the
+ * fullest window of that pivot cycle, where a rebuild that reads back to the last pivot has the most to read.
+ */
 const prefixOf = (history: ReadonlyArray<RecordedEvent>, messages: number) => {
   let seen = 0
   let at = history.length
@@ -54,7 +57,11 @@ const prefixOf = (history: ReadonlyArray<RecordedEvent>, messages: number) => {
       break
     }
   }
-  return settledPrefix(history, at)
+  const next = history.findIndex((e, i) => i >= at && e.type === "CompactionRequested")
+  if (next === -1) return settledPrefix(history, at)
+  let end = next - 1
+  while (end > at && history[end]!.type !== "AssistantStepRecorded") end--
+  return history.slice(0, end + 1)
 }
 
 const decoded = (events: ReadonlyArray<RecordedEvent>): Array<Events.Event> =>
@@ -207,7 +214,8 @@ const pivotTurn = (events: ReadonlyArray<RecordedEvent>) =>
       samples.push((performance.now() - t0) * 1000)
     }
     samples.sort((a, b) => a - b)
-    return percentile(samples, 0.5)
+    const window = (yield* cm.prepare(SESSION)).messages.length
+    return { median: percentile(samples, 0.5), window }
   }).pipe(Effect.provide(runtime(EventStore.layerMemory(), Ids.Ids.layer)))
 
 const main = async () => {
@@ -217,9 +225,9 @@ const main = async () => {
     `history: ${history.length} events, ${history.filter((e) => e.type === "SummaryFinished").length} pivots, generated in ${((performance.now() - g0) / 1000).toFixed(1)} s; median of ${TURNS} turns per cell\n`,
   )
   console.log(
-    "| stored messages | pivot `prepare` µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs | OpenCode-style rebuild µs | × pruneMessages | × trimMessages | × OpenCode-style |",
+    "| stored messages | window messages | pivot `prepare` µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs | OpenCode-style rebuild µs | × pruneMessages | × trimMessages | × OpenCode-style |",
   )
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   let lastTrim: { readonly micros: number; readonly messages: number } | undefined
   for (const size of SIZES) {
     const prefix = prefixOf(history, size)
@@ -255,10 +263,10 @@ const main = async () => {
     const rebuild = openCodeTurn(db)
     const openCode = await time(rebuild)
     db.close()
-    const x = (peer: number) => `×${(peer / pivot).toFixed(0)}`
+    const x = (peer: number) => `×${(peer / pivot.median).toFixed(0)}`
     const trimCell = trimRan ? trim.toFixed(0) : `≈${trim.toExponential(1)} (extrapolated, not run)`
     console.log(
-      `| ${messages.length} | ${pivot.toFixed(0)} | ${prune.toFixed(0)} | ${trimCell} | ${openCode.toFixed(0)} | ${x(prune)} | ${x(trim)} | ${x(openCode)} |`,
+      `| ${messages.length} | ${pivot.window} | ${pivot.median.toFixed(0)} | ${prune.toFixed(0)} | ${trimCell} | ${openCode.toFixed(0)} | ${x(prune)} | ${x(trim)} | ${x(openCode)} |`,
     )
   }
 }
