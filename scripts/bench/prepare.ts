@@ -14,92 +14,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { Events, Ids, Tokens, Window } from "@pivot/core"
-import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore, type NewEvent, type RecordedEvent } from "@pivot/store"
-import { Effect, Layer } from "effect"
+import { Ids, Window } from "@pivot/core"
+import { EventStore, type RecordedEvent } from "@pivot/store"
+import { Effect, type Layer } from "effect"
+import { generate, load, percentile, runtime, SESSION, services, settledPrefix, turn } from "./support/agentLoop.ts"
 
 const { values } = parseArgs({ options: { turns: { type: "string", default: "300" } } })
 const TURNS = Number(values.turns)
 const SIZES = [1_000, 10_000, 100_000]
-const SESSION = "ses_bench"
-const MODEL = { ref: { providerId: "bench", modelId: "bench" }, limits: { context: 24_000, output: 4_000 } }
-const OVERHEAD = 2_000
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-prepare-"))
-
-const runtime = (store: Layer.Layer<EventStore, unknown>, ids: Layer.Layer<Ids.Ids>) =>
-  ContextManager.layer({ model: MODEL }).pipe(Layer.provide(ids), Layer.provideMerge(store))
-
-const services = Effect.all({ cm: ContextManager, sessions: Sessions.Sessions })
-
-/** One turn of the loop: a request, a tool-using step and a closing step; `usage` says what each step reports. */
-const turn = (i: number, usage: (window: Window.State) => number, timed?: (micros: number) => void) =>
-  Effect.gen(function* () {
-    const { cm, sessions } = yield* services
-    yield* cm.recordUserMessage(SESSION, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
-    const t0 = performance.now()
-    yield* cm.prepare(SESSION)
-    timed?.((performance.now() - t0) * 1000)
-    const tokens = usage((yield* sessions.load(SESSION)).session.window)
-    yield* cm.recordAssistantStep(SESSION, {
-      parts: [
-        { type: "text", text: "Reading the file." },
-        {
-          type: "tool",
-          callId: `call_${i}`,
-          tool: "read",
-          state: {
-            status: "completed",
-            input: { filePath: `src/module${i % 40}.ts` },
-            output: `export const value${i} = ${i}\n`.repeat(20),
-          },
-        },
-      ],
-      usage: { ...Tokens.zero, input: tokens },
-      finish: "tool-calls",
-    })
-    yield* cm.prepare(SESSION)
-    yield* cm.recordAssistantStep(SESSION, {
-      parts: [{ type: "text", text: `Fixed module ${i}.` }],
-      usage: { ...Tokens.zero, input: tokens },
-      finish: "stop",
-    })
-  })
-
-const windowTokens = (window: Window.State) =>
-  Tokens.estimate(JSON.stringify(Window.render(window).map((r) => r.message))) + OVERHEAD
-
-/** The history: the loop run until `count` events, as recorded. */
-const generate = (count: number) =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    for (let i = 0; (yield* store.streamVersion(Events.streamName(SESSION))) < count; i++) yield* turn(i, windowTokens)
-    return yield* store.read(Events.streamName(SESSION))
-  }).pipe(Effect.provide(runtime(EventStore.layerMemory(), Ids.Ids.layerSequential)))
-
-/** The first prefix of at least `size` events that leaves no compaction outstanding. */
-const settledPrefix = (recorded: ReadonlyArray<RecordedEvent>, size: number): ReadonlyArray<RecordedEvent> => {
-  let state = Sessions.initialState
-  for (let i = 0; i < recorded.length; i++) {
-    const decoded = Sessions.decodeEvent(SESSION, recorded[i]!)
-    if (decoded._tag === "Failure") throw new Error(decoded.failure.message)
-    state = Sessions.evolve(state, decoded.success)
-    const settled = state.session.pending === undefined && state.runtime.awaitingContinue === undefined
-    if (i + 1 >= size && settled && recorded[i]!.type === "AssistantStepRecorded") return recorded.slice(0, i + 1)
-  }
-  return recorded
-}
-
-const load = (events: ReadonlyArray<RecordedEvent>) =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const batch: Array<NewEvent> = events.map((e) => ({ id: e.id, type: e.type, version: e.version, data: e.data }))
-    for (let at = 0; at < batch.length; at += 2_000)
-      yield* store.append(Events.streamName(SESSION), at, batch.slice(at, at + 2_000))
-  })
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
 const measure = (events: ReadonlyArray<RecordedEvent>, store: Layer.Layer<EventStore, unknown>) =>
   Effect.gen(function* () {
