@@ -296,8 +296,25 @@
         ),
       ),
     )
+    const lineage =
+      session.lineage.length === 0
+        ? ""
+        : el(
+            "p",
+            { class: "lineage", id: "lineage" },
+            "forked from ",
+            ...session.lineage.flatMap((l, i) => [
+              i === 0 ? "" : " → ",
+              el(
+                "a",
+                { href: `/sessions/${enc(l.session)}/versions/${l.version}` },
+                `${l.session} at version ${l.version}`,
+              ),
+            ]),
+          )
     main.replaceChildren(
       el("h1", {}, session.title ?? sessionId),
+      lineage,
       figures,
       el(
         "p",

@@ -55,6 +55,8 @@ export interface Summary {
   readonly usage: number | undefined
   /** The newest `at` of its events (ms since the epoch), when any has one. */
   readonly lastActivity: number | undefined
+  /** Where the session was forked from, oldest ancestor first (`SessionForked`); empty when it was not forked. */
+  readonly lineage: ReadonlyArray<{ readonly session: string; readonly version: number }>
 }
 
 /** The folded view of a session (mutable arrays, appended to as events arrive; owned by one `SessionView`). */
@@ -77,6 +79,8 @@ export interface State {
   readonly tails: Map<string, ReadonlyArray<string>>
   /** Each finished summary's version and the window fold's origin from then on (`Replay.originOfPivot`). */
   readonly origins: Array<{ readonly version: number; readonly origin: number }>
+  /** The sessions it was forked from, oldest first. */
+  readonly lineage: Array<{ readonly session: string; readonly version: number }>
 }
 
 /** The view of a session before its first event. */
@@ -95,6 +99,7 @@ export const make = (sessionId: string): State => ({
   added: new Map(),
   tails: new Map(),
   origins: [],
+  lineage: [],
 })
 
 const markOf = (
@@ -153,6 +158,9 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
   switch (event._tag) {
     case "SessionStarted":
       state.title = event.title
+      break
+    case "SessionForked":
+      state.lineage.push({ session: event.parent, version: event.parentVersion })
       break
     case "UserMessageAdded":
       state.messages++
@@ -261,4 +269,5 @@ export const summary = (state: State): Summary => ({
   prunes: state.prunes,
   usage: state.steps[state.steps.length - 1]?.total,
   lastActivity: state.lastActivity,
+  lineage: state.lineage,
 })

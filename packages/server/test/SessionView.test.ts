@@ -1,6 +1,6 @@
 // The viewer's incremental fold against independent references: the window it replays from its tracked origin equals
 // the window folded from zero, at every version of sessions played with varied shapes (including the empty one).
-import { Window } from "@pivot/core"
+import { type Events, Ids, Window } from "@pivot/core"
 import { Replay, SessionLog } from "@pivot/store"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -75,5 +75,23 @@ describe("SessionView", () => {
     expect(summary.pivots).toBe(events.filter((e) => e._tag === "SummaryFinished").length)
     expect(summary.prunes).toBe(events.filter((e) => e._tag === "PartCompacted").length)
     expect(SessionView.summary(SessionView.make("ses_empty"))).toMatchObject({ events: 0, messages: 0, pivots: 0 })
+  })
+
+  it("names a forked session's lineage, oldest ancestor first; a session never forked has none", () => {
+    const events = play({ sessionId: "ses_fig", turns: 2 })
+    const forked: ReadonlyArray<Events.Event> = [
+      ...events,
+      { _tag: "SessionForked", at: 1, parent: Ids.unsafe.session("ses_a"), parentVersion: 3 },
+      { _tag: "SessionForked", at: 2, parent: Ids.unsafe.session("ses_b"), parentVersion: events.length + 1 },
+    ]
+    const view = SessionView.make("ses_c")
+    for (const { event, meta } of SessionLog.fromEvents("ses_c", forked)) SessionView.evolve(view, event, meta)
+    expect(SessionView.summary(view).lineage).toEqual([
+      { session: "ses_a", version: 3 },
+      { session: "ses_b", version: events.length + 1 },
+    ])
+    const plain = SessionView.make("ses_fig")
+    for (const { event, meta } of SessionLog.fromEvents("ses_fig", events)) SessionView.evolve(plain, event, meta)
+    expect(SessionView.summary(plain).lineage).toEqual([])
   })
 })
