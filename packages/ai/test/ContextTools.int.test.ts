@@ -11,7 +11,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { ContextTools, createPivot, type Pivot } from "../src/index.ts"
-import type { GenerateResult } from "./support/Mock.ts"
+import { answer, type GenerateResult } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const dirs: Array<string> = []
@@ -27,16 +27,6 @@ const open = async (options: Omit<Pivot.CreateOptions, "store">) => {
   opened.push(pivot)
   return pivot
 }
-
-const answer = (content: GenerateResult["content"], unified: "stop" | "tool-calls", input: number): GenerateResult => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 10, text: 10, reasoning: 0 },
-  },
-  warnings: [],
-})
 
 /** A model answering from a script; it records every prompt it was sent. */
 const scripted = (...steps: ReadonlyArray<GenerateResult>) => {

@@ -10,7 +10,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createPivot, Pivot } from "../src/index.ts"
-import { finish, type GenerateResult, streamModel, textParts } from "./support/Mock.ts"
+import { answer, finish, type GenerateResult, streamModel, textParts } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const dirs: Array<string> = []
@@ -29,16 +29,6 @@ const open = async (options: Pivot.CreateOptions) => {
   opened.push(pivot)
   return pivot
 }
-
-const answer = (content: GenerateResult["content"], unified: "stop" | "tool-calls", input = 1_000): GenerateResult => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 10, text: 10, reasoning: 0 },
-  },
-  warnings: [],
-})
 
 /** A session model answering from a script, one entry per call; it records the messages it was sent. */
 const scripted = (...steps: ReadonlyArray<GenerateResult>) => {

@@ -12,6 +12,7 @@ import {
   captured,
   lastOf,
   layer,
+  prepare,
   run,
   SESSION,
   SPEC,
@@ -21,19 +22,9 @@ import {
   textOf,
   tool,
   used,
+  user,
   windowOf,
 } from "./support/harness.ts"
-
-const user = (text: string) =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    return yield* cm.recordUserMessage(SESSION, { text })
-  })
-
-const prepare = Effect.gen(function* () {
-  const { cm } = yield* services
-  return yield* cm.prepare(SESSION)
-})
 
 const tagsOf = Effect.gen(function* () {
   const { sessions } = yield* services

@@ -8,18 +8,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { RUNS } from "../../core/test/support/runs.ts"
-import { captured, run, SESSION, services, step, stub, tool, used } from "./support/harness.ts"
-
-const user = (text: string) =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    return yield* cm.recordUserMessage(SESSION, { text })
-  })
-
-const prepare = Effect.gen(function* () {
-  const { cm } = yield* services
-  return yield* cm.prepare(SESSION)
-})
+import { captured, prepare, run, SESSION, services, step, stub, tool, used, user } from "./support/harness.ts"
 
 const events = Effect.gen(function* () {
   const { sessions } = yield* services

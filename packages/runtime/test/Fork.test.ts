@@ -9,16 +9,10 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { RUNS } from "../../core/test/support/runs.ts"
-import { run, SESSION, services, step } from "./support/harness.ts"
+import { run, SESSION, services, step, user } from "./support/harness.ts"
 
 const CHILD = "ses_child"
 const windowJson = (state: Sessions.State) => ValidWindow.toJson(Window.messages(state.session.window))
-
-const user = (text: string, sessionId = SESSION) =>
-  Effect.gen(function* () {
-    const { cm } = yield* services
-    return yield* cm.recordUserMessage(sessionId, { text })
-  })
 
 const versionOf = (sessionId: string) =>
   Effect.gen(function* () {

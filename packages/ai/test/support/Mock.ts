@@ -97,3 +97,18 @@ export const request = (overrides: Partial<Runtime.SummaryRequest> = {}): Runtim
     ...overrides,
   }
 }
+
+/** A generated step: `content`, finished as `unified`, reporting `input` context tokens and 10 output tokens. */
+export const answer = (
+  content: GenerateResult["content"],
+  unified: "stop" | "tool-calls",
+  input = 1_000,
+): GenerateResult => ({
+  content,
+  finishReason: { unified, raw: unified },
+  usage: {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
+    outputTokens: { total: 10, text: 10, reasoning: 0 },
+  },
+  warnings: [],
+})

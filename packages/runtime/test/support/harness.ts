@@ -82,6 +82,19 @@ export const run = <A, E>(
 /** The context manager and the sessions handler. */
 export const services = Effect.all({ cm: ContextManager, sessions: Sessions.Sessions })
 
+/** Records a user message (in `SESSION` unless another session is named). */
+export const user = (text: string, sessionId: string = SESSION) =>
+  Effect.gen(function* () {
+    const { cm } = yield* services
+    return yield* cm.recordUserMessage(sessionId, { text })
+  })
+
+/** The model input of `SESSION`'s next call. */
+export const prepare = Effect.gen(function* () {
+  const { cm } = yield* services
+  return yield* cm.prepare(SESSION)
+})
+
 /** The session's window messages (model order). */
 export const windowOf = (state: Sessions.State): ReadonlyArray<Message.Message> => Window.messages(state.session.window)
 
