@@ -396,7 +396,7 @@ describe("ExtractiveSummary.midTask", () => {
   it("given a last step with no finish, then it was still working; given no conversation, it was not", () => {
     expect(answered(undefined)).toBe(true)
     expect(ExtractiveSummary.midTask([])).toBe(false)
-    expect(ExtractiveSummary.midTask([marker(1, 0)])).toBe(false)
+    expect(ExtractiveSummary.midTask([marker(1)])).toBe(false)
   })
 
   it("given an unanswered user request, then it was working; a summary after it does not count as an answer", () => {
