@@ -370,3 +370,183 @@ describe("ExtractiveSummary properties", () => {
     )
   })
 })
+
+describe("ExtractiveSummary.midTask", () => {
+  const text = (id: string, t: string): AssistantPart => ({ type: "text", id: partId(id), text: t })
+  const answered = (finish: string | undefined) =>
+    ExtractiveSummary.midTask([
+      user(1, "go"),
+      assistant(2, 1, [text("t", "done")], finish === undefined ? {} : { finish }),
+    ])
+
+  it.each(["tool-calls", "tool_calls", "tool_use", "length", "max_tokens", "unknown"])(
+    "given a last step that finished with %s, then the assistant was still working",
+    (finish) => {
+      expect(answered(finish)).toBe(true)
+    },
+  )
+
+  it.each(["stop", "end_turn", "content-filter"])(
+    "given a last step that finished with %s, then it was not",
+    (finish) => {
+      expect(answered(finish)).toBe(false)
+    },
+  )
+
+  it("given a last step with no finish, then it was still working; given no conversation, it was not", () => {
+    expect(answered(undefined)).toBe(true)
+    expect(ExtractiveSummary.midTask([])).toBe(false)
+    expect(ExtractiveSummary.midTask([marker(1)])).toBe(false)
+  })
+
+  it("given an unanswered user request, then it was working; a summary after it does not count as an answer", () => {
+    expect(ExtractiveSummary.midTask([user(1, "go")])).toBe(true)
+    expect(ExtractiveSummary.midTask([user(1, "go"), summary(2, 1, "the summary")])).toBe(true)
+  })
+
+  it("given a last step with a pending or running call, then it was working even when it finished with stop", () => {
+    for (const status of ["pending", "running"] as const) {
+      const open: ToolPart = {
+        type: "tool",
+        id: partId(`prt_${status}`),
+        callId: status,
+        tool: "bash",
+        state: { status, input: { command: "make" } },
+      }
+      expect(ExtractiveSummary.midTask([user(1, "go"), assistant(2, 1, [open], { finish: "stop" })])).toBe(true)
+    }
+  })
+
+  it("given a failed last step, then it was working unless the failure was an abort (any case)", () => {
+    const failed = (name: string) =>
+      ExtractiveSummary.midTask([user(1, "go"), assistant(2, 1, [], { error: { name, message: "x" }, finish: "stop" })])
+    expect(failed("APIError")).toBe(true)
+    expect(failed("MessageAbortedError")).toBe(false)
+    expect(failed("USER_ABORT")).toBe(false)
+  })
+})
+
+describe("ExtractiveSummary: what counts as a request", () => {
+  const userWith = (parts: UserMessage["parts"]): UserMessage => ({ ...user(1, "x"), parts })
+
+  it("synthetic and ignored text parts are not the user's words; a subtask and attached media are", () => {
+    const text = summarize({
+      head: [
+        userWith([
+          { type: "text", id: partId("a"), text: "Hidden", synthetic: true },
+          { type: "text", id: partId("b"), text: "Ignored", ignored: true },
+          { type: "text", id: partId("c"), text: "Fix the parser" },
+          { type: "subtask", id: partId("d"), agent: "explore", description: "find the tests", prompt: "p" },
+        ]),
+      ],
+    })
+    expect(section(text, "## Objective")).toEqual(["- Fix the parser Subtask for explore: find the tests"])
+  })
+
+  it("a request of only a synthetic continue text, or only blanks, is no request", () => {
+    const text = summarize({
+      head: [user(1, Prompt.CONTINUE_TEXT), user(2, "   "), user(3, Prompt.continueText(true))],
+    })
+    expect(section(text, "## Objective")).toEqual(["(none)"])
+  })
+
+  it("a one-sentence request states no constraint; the sentences of a longer one that state a rule are details", () => {
+    expect(section(summarize({ head: [user(1, "Never touch the API.")] }), "## Important Details")).toEqual(["(none)"])
+    const text = summarize({
+      head: [user(1, "Add a flag. You must keep the defaults. It is blue! Prefer small commits?\nAvoid new deps")],
+    })
+    expect(section(text, "## Important Details")).toEqual([
+      "- You must keep the defaults.",
+      "- Prefer small commits?",
+      "- Avoid new deps",
+    ])
+  })
+})
+
+describe("ExtractiveSummary: a previous summary's sections under other names", () => {
+  it.each([
+    ["Goal", "## Objective"],
+    ["Task", "## Objective"],
+    ["Aim", "## Objective"],
+    ["Accomplished", "### Completed"],
+    ["Done", "### Completed"],
+    ["Finished", "### Completed"],
+    ["In progress", "### Active"],
+    ["Current work", "### Active"],
+    ["Blockers", "### Blocked"],
+    ["Blocking", "### Blocked"],
+    ["Relevant files", "## Relevant Files"],
+    ["Key files", "## Relevant Files"],
+    ["Notes", "## Important Details"],
+  ])("a section headed %s is read as %s", (name, heading) => {
+    const text = summarize({ head: [], previousSummary: `## ${name}\n- the remembered line\n` })
+    expect(section(text, heading)).toContain("- the remembered line")
+  })
+
+  it("next steps are kept only while nothing new happened", () => {
+    const previousSummary = "## Next steps\n1. Deploy the fix\n"
+    expect(section(summarize({ head: [], previousSummary }), "## Next Move")).toEqual(["1. Deploy the fix"])
+    expect(section(summarize({ head: fixHead, previousSummary }), "## Next Move")).toEqual([
+      ExtractiveSummary.WAIT_FOR_USER,
+    ])
+  })
+
+  it("(none) lines, more-lines, bullets and numbering are dropped from what is kept", () => {
+    const previousSummary = "## Important Details\n- (none)\n- … and 3 more\n* starred\n2) numbered\n+ plus\n"
+    expect(section(summarize({ head: [], previousSummary }), "## Important Details")).toEqual([
+      "- starred",
+      "- numbered",
+      "- plus",
+    ])
+  })
+})
+
+describe("ExtractiveSummary: failures in the work state", () => {
+  it("a failed edit is blocked as the tool of the path; an interrupted call is not a failure", () => {
+    const failedEdit: ToolPart = {
+      type: "tool",
+      id: partId("prt_e"),
+      callId: "e",
+      tool: "edit",
+      state: { status: "error", input: { filePath: "src/a.ts" }, error: "oldString not found\nmore" },
+    }
+    const interrupted: ToolPart = {
+      type: "tool",
+      id: partId("prt_i"),
+      callId: "i",
+      tool: "bash",
+      state: { status: "error", input: { command: "make" }, error: "stopped", metadata: { interrupted: true } },
+    }
+    const text = summarize({
+      head: [user(1, "go"), assistant(2, 1, [failedEdit, interrupted], { finish: "tool-calls" })],
+    })
+    expect(section(text, "### Blocked")).toEqual(["- edit of `src/a.ts` failed: oldString not found"])
+    expect(section(text, "### Active")).toEqual(["- `make` was started and did not finish"])
+  })
+
+  it("a failed command names its last output line; a failed command with no output names none", () => {
+    const text = summarize({
+      head: [
+        user(1, "go"),
+        assistant(2, 1, [bash("1", "make a", "line one\nthe last line\n\n  ", 2), bash("2", "make b", "", 3)], {
+          finish: "tool-calls",
+        }),
+      ],
+    })
+    expect(section(text, "### Blocked")).toEqual([
+      "- `make a` failed (exit 2): the last line",
+      "- `make b` failed (exit 3)",
+    ])
+  })
+
+  it("a blocker of the previous summary stays until the tail shows its command succeed", () => {
+    const previousSummary = "## Blocked\n- `npm test` failed (exit 1): boom\n"
+    const still = summarize({ head: [], previousSummary })
+    expect(section(still, "### Blocked")).toEqual(["- `npm test` failed (exit 1): boom"])
+    const fixed = summarize({
+      head: [user(1, "go"), assistant(2, 1, [bash("1", "npm test", "ok", 0)], { finish: "stop" })],
+      previousSummary,
+    })
+    expect(section(fixed, "### Blocked")).toEqual(["(none)"])
+  })
+})

@@ -296,3 +296,253 @@ describe("Facts.parse, merge and withBlock", () => {
     )
   })
 })
+
+describe("Facts: the tool names, input keys and bounds it reads by", () => {
+  const one = (part: ToolPart) => Facts.facts([assistant(1, 0, [part])])
+
+  it.each([...Facts.READ_TOOLS])("given a completed %s call, then its path is a file read", (name) => {
+    expect(one(tool(1, name, "x", { input: { path: "a.ts" } })).filesRead).toEqual(["a.ts"])
+  })
+
+  it.each([...Facts.EDIT_TOOLS])("given a completed %s call, then its path is a file edited", (name) => {
+    expect(one(tool(1, name, "x", { input: { filePath: "a.ts" } })).filesEdited).toEqual(["a.ts"])
+  })
+
+  it.each([...Facts.COMMAND_TOOLS])("given a completed %s call, then its command is a command run", (name) => {
+    expect(one(tool(1, name, "x", { input: { command: "make" } })).commands).toEqual([
+      { command: "make", failed: false },
+    ])
+  })
+
+  it("given a tool of none of the three kinds, then it adds nothing", () => {
+    expect(one(tool(1, "webfetch", "x", { input: { path: "a.ts", command: "make" } }))).toEqual(Facts.empty)
+  })
+
+  it.each(["filePath", "file_path", "path", "file", "filename", "target"])(
+    "given the path under %s, then it is read",
+    (key) => {
+      expect(one(tool(1, "read", "x", { input: { [key]: "  src/a.ts  " } })).filesRead).toEqual(["src/a.ts"])
+    },
+  )
+
+  it.each(["command", "cmd", "script"])("given the command under %s, then it is read", (key) => {
+    expect(one(tool(1, "bash", "x", { input: { [key]: " ls -la " } })).commands[0]?.command).toBe("ls -la")
+  })
+
+  it("given a blank path key, then the next key is read; given only blanks, nothing", () => {
+    expect(one(tool(1, "read", "x", { input: { filePath: "   ", path: "b.ts" } })).filesRead).toEqual(["b.ts"])
+    expect(one(tool(1, "read", "x", { input: { filePath: " " } })).filesRead).toEqual([])
+  })
+
+  it.each(["exit", "exitCode", "exit_code", "code"])("given the exit code under %s, then it is the outcome", (key) => {
+    const c = one(tool(1, "bash", "x", { input: { command: "make" }, metadata: { [key]: 2 } })).commands[0]
+    expect(c).toEqual({ command: "make", failed: true, exitCode: 2 })
+  })
+
+  it("given exit 0, then the command passed; a non-integer exit code is no exit code", () => {
+    expect(one(tool(1, "bash", "x", { input: { command: "a" }, metadata: { exit: 0 } })).commands[0]).toEqual({
+      command: "a",
+      failed: false,
+      exitCode: 0,
+    })
+    expect(one(tool(1, "bash", "x", { input: { command: "a" }, metadata: { exit: 1.5 } })).commands[0]).toEqual({
+      command: "a",
+      failed: false,
+    })
+    expect(one(tool(1, "bash", "x", { input: { command: "a" }, metadata: { exit: "1" } })).commands[0]).toEqual({
+      command: "a",
+      failed: false,
+    })
+  })
+
+  it("given an edit by patch text under patchText, patch or diff, then every touched path is edited", () => {
+    for (const key of ["patchText", "patch", "diff"])
+      expect(one(tool(1, "patch", "x", { input: { [key]: "+++ b/x.ts\n+++ y.ts" } })).filesEdited).toEqual([
+        "x.ts",
+        "y.ts",
+      ])
+  })
+
+  it("given a path of MAX_ENTRY_CHARS − 1, MAX_ENTRY_CHARS and + 1 characters, then only the longest is cut, to MAX_ENTRY_CHARS", () => {
+    const of = (n: number) => one(tool(1, "read", "x", { input: { path: "p".repeat(n) } })).filesRead[0]!.length
+    expect(of(Facts.MAX_ENTRY_CHARS - 1)).toBe(Facts.MAX_ENTRY_CHARS - 1)
+    expect(of(Facts.MAX_ENTRY_CHARS)).toBe(Facts.MAX_ENTRY_CHARS)
+    expect(of(Facts.MAX_ENTRY_CHARS + 1)).toBe(Facts.MAX_ENTRY_CHARS)
+    const command = (n: number) =>
+      one(tool(1, "bash", "x", { input: { command: "c".repeat(n) } })).commands[0]!.command.length
+    expect(command(Facts.MAX_ENTRY_CHARS + 1)).toBe(Facts.MAX_ENTRY_CHARS)
+    expect(command(Facts.MAX_ENTRY_CHARS)).toBe(Facts.MAX_ENTRY_CHARS)
+  })
+
+  it("given MAX_ENTRIES and MAX_ENTRIES + 1 distinct paths, then all are kept, then the oldest is dropped", () => {
+    const reads = (n: number) =>
+      Facts.facts([
+        assistant(
+          1,
+          0,
+          Array.from({ length: n }, (_, i) => tool(`r${i}`, "read", "x", { input: { path: `f${i}` } })),
+        ),
+      ]).filesRead
+    expect(reads(Facts.MAX_ENTRIES)).toHaveLength(Facts.MAX_ENTRIES)
+    expect(reads(Facts.MAX_ENTRIES)[0]).toBe("f0")
+    expect(reads(Facts.MAX_ENTRIES + 1)).toHaveLength(Facts.MAX_ENTRIES)
+    expect(reads(Facts.MAX_ENTRIES + 1)[0]).toBe("f1")
+  })
+
+  it("given a failed tool, then its error names the tool and its first line; an interrupted one is no error", () => {
+    const failed = one(errored("e1", "read", { path: "a.ts" }, "\n\n  No   such\tfile \nsecond line"))
+    expect(failed.errors).toEqual(["read: No such file"])
+    expect(one(errored("e2", "read", { path: "a.ts" }, "stopped", { interrupted: true })).errors).toEqual([])
+    expect(one(errored("e3", "read", { path: "a.ts" }, "stopped", { interrupted: false })).errors).toEqual([
+      "read: stopped",
+    ])
+  })
+
+  it("given a model error, then it is listed by name and first line; a name with abort in any case is not", () => {
+    const withError = (name: string) =>
+      Facts.facts([assistant(1, 0, [], { error: { name, message: "went wrong\nmore" } })]).errors
+    expect(withError("APIError")).toEqual(["APIError: went wrong"])
+    expect(withError("MessageAbortedError")).toEqual([])
+    expect(withError("ABORT")).toEqual([])
+  })
+})
+
+describe("Facts: text helpers at their bounds", () => {
+  it("firstLine: a line of max − 1, max and max + 1 characters; the first non-blank line, spaces collapsed", () => {
+    expect(Facts.firstLine("a".repeat(9), 10)).toBe("a".repeat(9))
+    expect(Facts.firstLine("a".repeat(10), 10)).toBe("a".repeat(10))
+    expect(Facts.firstLine("a".repeat(11), 10)).toBe(`${"a".repeat(9)}…`)
+    expect(Facts.firstLine("\n \n  x   y  \nz")).toBe("x y")
+    expect(Facts.firstLine("")).toBe("")
+    // Only the first 4 × max characters are read.
+    expect(Facts.firstLine(`${" ".repeat(35)}\nlate`, 10)).toBe("late") // 40 characters: read whole
+    expect(Facts.firstLine(`${" ".repeat(36)}\nlate`, 10)).toBe("lat") // 41: the first 40
+    expect(Facts.firstLine(`${" ".repeat(40)}\nlate`, 10)).toBe("")
+  })
+
+  it("code: a text of max − 1, max and max + 1 characters; backticks inside and at the edges", () => {
+    expect(Facts.code("a".repeat(4), 5)).toBe("`aaaa`")
+    expect(Facts.code("a".repeat(5), 5)).toBe("`aaaaa`")
+    expect(Facts.code("a".repeat(6), 5)).toBe("`aaaa…`")
+    expect(Facts.code("a`b")).toBe("``a`b``")
+    expect(Facts.code("a``b`")).toBe("``` a``b` ```")
+    expect(Facts.code("`a")).toBe("`` `a ``")
+    expect(Facts.code("x\r\n  y")).toBe("`x ⏎ y`")
+  })
+
+  it("inline: each kind of line break becomes ⏎, with the spaces around it", () => {
+    expect(Facts.inline("a \n b\rc\u2028d\u2029e\r\nf")).toBe("a ⏎ b ⏎ c ⏎ d ⏎ e ⏎ f")
+    expect(Facts.inline("no break")).toBe("no break")
+  })
+
+  it("newestWithin: each line kept must leave room for the more-line the older ones would need", () => {
+    const lines = ["- a", "- bb", "- ccc"]
+    // "- ccc" needs 6 plus 15 for "- … and 2 more\n"; then "- bb" needs 5 more plus 15; "- a" needs 4 and no more-line.
+    expect(Facts.newestWithin(lines, 26)).toEqual(lines)
+    expect(Facts.newestWithin(lines, 25)).toEqual([Facts.moreLine(2), "- ccc"])
+    expect(Facts.newestWithin(lines, 21)).toEqual([Facts.moreLine(2), "- ccc"])
+    expect(Facts.newestWithin(lines, 20)).toEqual([Facts.moreLine(3)])
+    expect(Facts.newestWithin(lines, 0)).toEqual([Facts.moreLine(3)])
+    expect(Facts.newestWithin([], 0)).toEqual([])
+    expect(Facts.moreLine(2)).toBe("- … and 2 more")
+  })
+
+  it("patchPaths: a moved file, /dev/null and blank paths", () => {
+    expect(Facts.patchPaths("*** Move to: new.ts\n+++ /dev/null\n+++ b/ \n*** Delete File: old.ts")).toEqual([
+      "new.ts",
+      "old.ts",
+    ])
+    expect(Facts.patchPaths("*** Update File: a.ts")).toEqual(["a.ts"])
+    expect(Facts.patchPaths("*** Update File: a.ts")).toEqual(["a.ts"])
+  })
+
+  it("targetOf: a command for command tools, else a path, else the first patched path", () => {
+    expect(Facts.targetOf(tool(1, "bash", "x", { input: { command: "ls", path: "p" } }))).toBe("ls")
+    expect(Facts.targetOf(tool(1, "read", "x", { input: { command: "ls", path: "p" } }))).toBe("p")
+    expect(Facts.targetOf(tool(1, "patch", "x", { input: { patch: "+++ b/q.ts" } }))).toBe("q.ts")
+    expect(Facts.targetOf(tool(1, "patch", "x", { input: {} }))).toBeUndefined()
+  })
+})
+
+describe("Facts: the block's parse and strip at their edges", () => {
+  it("parse reads a negative exit code and an ok command, and stops at the next ## heading", () => {
+    const block = [
+      Facts.HEADING,
+      "### Files read",
+      "- `a.ts`",
+      "### Files edited",
+      "(none)",
+      "### Commands",
+      "- `make` — failed (exit -2)",
+      "- `ls` — ok",
+      "## Next",
+      "- `ignored.ts`",
+    ].join("\n")
+    expect(Facts.parse(`summary\n\n${block}`)).toEqual({
+      filesRead: ["a.ts"],
+      filesEdited: [],
+      commands: [
+        { command: "make", failed: true, exitCode: -2 },
+        { command: "ls", failed: false },
+      ],
+      errors: [],
+    })
+  })
+
+  it("strip keeps the text before the block and the section after it; a summary without a block is unchanged", () => {
+    expect(Facts.strip(`Intro.\n\n${Facts.HEADING}\n### Files read\n(none)\n## Notes\nkeep`)).toBe(
+      "Intro.\n\n## Notes\nkeep",
+    )
+    expect(Facts.strip(`Intro.  \n\n${Facts.HEADING}\n### Files read\n(none)`)).toBe("Intro.")
+    expect(Facts.strip("No block.")).toBe("No block.")
+    expect(Facts.withBlock("", Facts.empty)).toBe(Facts.factsBlock(Facts.empty))
+    expect(Facts.withBlock("Body", Facts.empty)).toBe(`Body\n\n${Facts.factsBlock(Facts.empty)}`)
+  })
+})
+
+describe("Facts.factsBlock: the budget, exactly", () => {
+  // The block's room is maxChars minus the headings (68 characters with their line breaks) and three "(none)" lines
+  // (21): at maxChars 1,089 the room is 1,000, so files read get 300 characters, files edited 300, commands 400.
+  const commands: ReadonlyArray<Facts.Command> = Array.from({ length: 10 }, (_, i) => ({
+    command: `cmd-${String(i).padStart(2, "0")}-${"x".repeat(23)}`, // a 39-character line: 400 with the breaks
+    failed: false,
+  }))
+  const read = Array.from({ length: 10 }, (_, i) => `path-${String(i).padStart(2, "0")}-${"y".repeat(17)}`) // 29 + 1
+  const facts: Facts.Facts = { filesRead: read, filesEdited: [], commands, errors: [] }
+
+  it("given lists that fill their shares exactly, then at 1,089 characters nothing is left out, at 1,088 one entry of each", () => {
+    expect(Facts.HEADING.length + Facts.SUBHEADINGS.reduce((n, h) => n + h.length + 1, 0)).toBe(68)
+    const fits = Facts.factsBlock(facts, 1_089)
+    expect(fits).not.toContain("more")
+    expect(fits).toBe(Facts.factsBlock(facts, 1_000_000))
+    const tight = Facts.factsBlock(facts, 1_088).split("\n")
+    expect(tight.filter((l) => l === Facts.moreLine(1))).toHaveLength(2)
+    expect(tight).not.toContain(`- ${Facts.code(read[0]!)}`)
+    expect(tight).toContain(`- ${Facts.code(read[1]!)}`)
+    expect(Facts.factsBlock(facts, 1_088).length).toBeLessThanOrEqual(1_088)
+  })
+})
+
+describe("Facts.parse and strip: the lines they skip", () => {
+  it("an indented entry is not an entry; a command line without an outcome is a command that did not fail", () => {
+    const block = [Facts.HEADING, "### Files read", "  - `indented.ts`", "### Commands", "- `odd` trailing text"].join(
+      "\n",
+    )
+    expect(Facts.parse(block)).toEqual({
+      filesRead: [],
+      filesEdited: [],
+      commands: [{ command: "odd", failed: false }],
+      errors: [],
+    })
+  })
+
+  it("an entry before any sub-heading is ignored; the last of two blocks is the one read", () => {
+    const first = Facts.factsBlock({ ...Facts.empty, filesRead: ["old.ts"] })
+    const second = [Facts.HEADING, "- `stray.ts`", "### Files read", "- `new.ts`"].join("\n")
+    expect(Facts.parse(`${first}\n\ntext\n\n${second}`).filesRead).toEqual(["new.ts"])
+  })
+
+  it("strip keeps a summary's leading spaces", () => {
+    expect(Facts.strip(`  Intro.\n\n${Facts.HEADING}\n(none)`)).toBe("  Intro.")
+  })
+})

@@ -366,7 +366,7 @@ describe("CompactionHistory: compactions the model asked for", () => {
     const [without] = fold([...base, { _tag: "CompactionRequestedByModel", at: 1, markerId }])
     const [other] = fold([...base, { _tag: "CompactionRequestedByModel", at: 1, markerId: id("msg_zz") }])
     expect(withFocus?.requestedByModel).toEqual({ focus: "the API" })
-    expect(without?.requestedByModel).toEqual({})
+    expect(without?.requestedByModel).toStrictEqual({})
     expect(other?.requestedByModel).toBeUndefined()
   })
 })

@@ -29,6 +29,10 @@ describe("the placeholder of a pruned output (one home: Render.clearedText)", ()
     expect(Render.recallIdOf(Render.CLEARED_TEXT)).toBeUndefined()
     expect(Render.isClearedText("[Old tool result content cleared — recall id: ]")).toBe(false)
     expect(Render.isClearedText("secret plans")).toBe(false)
+    // Both ends must match, and an id of one character is the shortest there is.
+    expect(Render.recallIdOf("[Old tool result content cleared — recall id: prt_x")).toBeUndefined()
+    expect(Render.recallIdOf("an output that ends like one]")).toBeUndefined()
+    expect(Render.recallIdOf("[Old tool result content cleared — recall id: x]")).toBe("x")
   })
 
   it("given recall on, then an output that is not pruned renders unchanged", () => {
