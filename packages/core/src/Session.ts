@@ -20,6 +20,7 @@ import {
 } from "./Errors.ts"
 import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId, PartId, SessionId } from "./Ids.ts"
+import type * as BloomFilter from "./internal/BloomFilter.ts"
 import type { AssistantMessage, Message, UserMessage, UserPart } from "./Message.ts"
 import { attachedPlaceholder, isMedia } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
@@ -54,6 +55,14 @@ export interface State {
   readonly lastFinished: MessageId | undefined
   /** The message the latest `OverflowDetected` was about, so the same overflow is reported once. */
   readonly overflowReported: MessageId | undefined
+  /** Messages a live state no longer holds (`Retention.retain`); absent on a state folded from the events alone. */
+  readonly retired?: Retired | undefined
+}
+
+/** What `Retention.retain` dropped from a live state: how many messages, and a filter of their ids. */
+export interface Retired {
+  readonly count: number
+  readonly ids: BloomFilter.BloomFilter
 }
 
 /** The state of a stream with no events. */

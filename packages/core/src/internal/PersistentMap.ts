@@ -30,6 +30,17 @@ export class PersistentMap<K, V> {
     return new PersistentMap<K, V>(new Map(), 0)
   }
 
+  /** A map of the given entries (a later entry for a key wins). */
+  static fromEntries<K, V>(entries: Iterable<readonly [K, V]>): PersistentMap<K, V> {
+    const map = new Map<K, V>(entries)
+    return new PersistentMap<K, V>(map, map.size)
+  }
+
+  /** The entries of this version, in the order their keys were first set (O(n)). */
+  entries(): Array<[K, V]> {
+    return [...this.reroot().entries()]
+  }
+
   /** Makes this version the one holding the shared `Map`, and returns it. */
   private reroot(): Map<K, V> {
     if (this.data instanceof Map) return this.data

@@ -1,0 +1,108 @@
+/**
+ * Bounded live state: what a long-lived session must keep in memory, and dropping the rest.
+ *
+ * A fold from the events keeps every message ever recorded. Once a pivot has formed, most of them can never be seen
+ * by a rule again: the window starts at the pivot, pruning stops at the newest summary, and a compaction plans from
+ * the window. `retain` keeps every message from the oldest one any rule can still reach, and remembers the ids of the
+ * dropped ones in a Bloom filter, so a command that names one of them (a retried old message, a late tool result
+ * for an old step) is recognised and decided on the whole log instead (`mayNeedHistory`).
+ *
+ * Reachable: the visible messages, the newest finished step, the message of the latest overflow report, the turn
+ * the latest pivot may still replay, and any ids the caller names (the runtime's own pointers). Nothing is dropped
+ * while a compaction is pending or before the first pivot.
+ */
+import { HashMap } from "effect"
+import type * as Commands from "./Commands.ts"
+import * as Conversation from "./Conversation.ts"
+import type { Event } from "./Events.ts"
+import type { MessageId } from "./Ids.ts"
+import * as BloomFilter from "./internal/BloomFilter.ts"
+import { PersistentMap } from "./internal/PersistentMap.ts"
+import * as Seq from "./internal/Seq.ts"
+import type { Message } from "./Message.ts"
+import * as Session from "./Session.ts"
+
+/** Messages the state no longer holds (0 for a state folded from the events alone). */
+export const retiredCount = (state: Session.State): number => state.retired?.count ?? 0
+
+/** The ids a rule may still look up on this state. */
+const reachable = (state: Session.State, keep: Iterable<MessageId | undefined>): Set<MessageId> => {
+  const ids = new Set<MessageId>(Seq.toArray(state.window.visible))
+  const add = (id: MessageId | undefined) => {
+    if (id !== undefined) ids.add(id)
+  }
+  add(state.lastFinished)
+  add(state.overflowReported)
+  const pivot = state.window.pivot
+  if (pivot !== undefined) {
+    const latest = Session.compaction(state, pivot.markerId)
+    if (latest !== undefined && latest.status !== "continued") add(latest.plan?.replayOf)
+  }
+  for (const id of keep) add(id)
+  return ids
+}
+
+/**
+ * The state without the messages no rule can reach (see the module comment); the same state when there is nothing
+ * to drop. Windows, decisions on anything but a dropped message, and later folds are unchanged.
+ */
+export const retain = (state: Session.State, keep: Iterable<MessageId | undefined> = []): Session.State => {
+  if (state.window.pivot === undefined || state.pending !== undefined) return state
+  const conversation = state.window.conversation
+  const needed = reachable(state, keep)
+  let missing = 0
+  for (const id of needed) if (!Conversation.has(conversation, id)) missing++
+  let remaining = needed.size - missing
+  let horizon = conversation.order.length
+  while (remaining > 0 && horizon > 0) {
+    horizon--
+    if (needed.has(Seq.get(conversation.order, horizon)!)) remaining--
+  }
+  if (horizon === 0) return state
+  const all = Seq.toArray(conversation.order)
+  const dropped = all.slice(0, horizon)
+  const kept = all.slice(horizon)
+  const keptSet = new Set(kept)
+  const isKept = (_: unknown, markerId: MessageId) => keptSet.has(markerId)
+  return {
+    ...state,
+    window: {
+      ...state.window,
+      conversation: {
+        messages: PersistentMap.fromEntries(
+          kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
+        ),
+        order: Seq.fromIterable(kept),
+      },
+      plans: HashMap.filter(state.window.plans, isKept),
+    },
+    compactions: HashMap.filter(state.compactions, isKept),
+    retired: {
+      count: retiredCount(state) + dropped.length,
+      ids: BloomFilter.add(state.retired?.ids ?? BloomFilter.empty, dropped),
+    },
+  }
+}
+
+/** Whether the message with this id may be one `retain` dropped (false: it certainly is not). */
+export const mayBeRetired = (state: Session.State, id: MessageId): boolean =>
+  state.retired !== undefined && BloomFilter.mightContain(state.retired.ids, id)
+
+/**
+ * Whether a decision taken on a retained state may differ from one on the whole log, so that it must be taken
+ * again on the whole log: the state dropped messages, and the command was refused (it may name a dropped message)
+ * or its events add a message whose id may be a dropped one (a retry of an old message).
+ */
+export const mayNeedHistory = (
+  state: Session.State,
+  _command: Commands.Command,
+  decided: { readonly refused: boolean; readonly events: ReadonlyArray<Event> },
+): boolean => {
+  if (state.retired === undefined) return false
+  if (decided.refused) return true
+  for (const event of decided.events) {
+    const added = Conversation.addedMessage(event)
+    if (added !== undefined && mayBeRetired(state, added.id)) return true
+  }
+  return false
+}

@@ -1,0 +1,114 @@
+/**
+ * Bounded live state: a state that dropped unreachable messages (`Retention.retain`), and its snapshot, behave as
+ * the fold of the whole log — same window, same decisions once `mayNeedHistory` sends the doubtful ones to the whole
+ * log, same state after more events. The reference is the plain fold from the first event.
+ */
+import { Result } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { type Commands, Retention, Session, StateSnapshot, Window } from "./support/core.ts"
+import { RUNS } from "./support/runs.ts"
+import { generatedArb } from "./support/sessions.ts"
+
+/** What anyone can observe of a state, apart from which old messages it holds. */
+const observe = (state: Session.State) => ({
+  sessionId: state.sessionId,
+  version: state.version,
+  pending: state.pending,
+  lastFinished: state.lastFinished,
+  overflowReported: state.overflowReported,
+  pivot: state.window.pivot,
+  window: Window.messages(state.window),
+  rendered: Window.render(state.window),
+})
+
+const outcome = (decision: ReturnType<typeof Session.decide>) =>
+  Result.isSuccess(decision) ? { events: decision.success } : { refused: decision.failure._tag }
+
+/** Decides as the runtime does on a live state: on the whole log when the live decision is in doubt. */
+const decideLive = (command: Commands.Command, live: Session.State, whole: Session.State) => {
+  const decided = Session.decide(command, live)
+  const doubt = Retention.mayNeedHistory(live, command, {
+    refused: Result.isFailure(decided),
+    events: Result.isSuccess(decided) ? decided.success : [],
+  })
+  return doubt ? Session.decide(command, whole) : decided
+}
+
+const roundTrip = (state: Session.State) =>
+  StateSnapshot.decode(JSON.parse(JSON.stringify(StateSnapshot.encode(state))))
+
+describe("Retention and snapshots", () => {
+  it("a live state retained at any points decides, renders and folds as the whole log", () => {
+    let dropped = 0
+    let doubted = 0
+    fc.assert(
+      fc.property(
+        generatedArb(60),
+        fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+        fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
+        ({ steps, state }, retainAt, retries) => {
+          let live = Session.initialState
+          for (const [i, step] of steps.entries()) {
+            expect(outcome(decideLive(step.command, live, step.before))).toEqual({ events: step.events })
+            // A retry of an earlier command (an old message sent again): decided as on the whole log.
+            const earlier = steps[retries[i % retries.length]! % (i + 1)]!
+            expect(outcome(decideLive(earlier.command, live, step.before))).toEqual(
+              outcome(Session.decide(earlier.command, step.before)),
+            )
+            if (live.retired !== undefined && Result.isFailure(Session.decide(earlier.command, live))) doubted++
+            live = Session.fold(step.events, live)
+            if (retainAt[i % retainAt.length]) live = Retention.retain(live)
+            expect(observe(live)).toEqual(observe(Session.fold(step.events, step.before)))
+          }
+          expect(observe(live)).toEqual(observe(state))
+          if (Retention.retiredCount(live) > 0) dropped++
+          // Retaining is canonical: however often it ran, the result is what one retain of the whole log gives (once
+          // nothing is pending, as retain waits for a pending compaction to settle).
+          if (state.pending === undefined)
+            expect(StateSnapshot.encode(Retention.retain(live))).toEqual(StateSnapshot.encode(Retention.retain(state)))
+        },
+      ),
+      RUNS,
+    )
+    // The generator reaches the interesting cases: states that dropped messages, and commands decided again.
+    expect(dropped).toBeGreaterThan(0)
+    expect(doubted).toBeGreaterThan(0)
+  })
+
+  it("snapshot of a retained state at any version + the events after it ≡ the fold from zero", () => {
+    fc.assert(
+      fc.property(generatedArb(60), fc.nat(), ({ events, state }, cut) => {
+        const at = cut % (events.length + 1)
+        const snapshot = roundTrip(Retention.retain(Session.fold(events.slice(0, at))))
+        expect(snapshot.version).toBe(at)
+        const resumed = Session.fold(events.slice(at), snapshot)
+        expect(observe(resumed)).toEqual(observe(state))
+        if (state.pending === undefined)
+          expect(StateSnapshot.encode(Retention.retain(resumed))).toEqual(StateSnapshot.encode(Retention.retain(state)))
+      }),
+      RUNS,
+    )
+  })
+
+  it("retain drops nothing before the first pivot nor while a compaction is pending", () => {
+    fc.assert(
+      fc.property(generatedArb(60), ({ steps }) => {
+        for (const { before } of steps) {
+          if (before.window.pivot === undefined || before.pending !== undefined)
+            expect(Retention.retain(before)).toBe(before)
+        }
+      }),
+      RUNS,
+    )
+  })
+
+  it("a snapshot of another format or of the wrong shape is refused", () => {
+    const encoded = StateSnapshot.encode(Session.initialState)
+    expect(() => StateSnapshot.decode({ ...encoded, format: StateSnapshot.FORMAT + 1 })).toThrow(/format/)
+    expect(() => StateSnapshot.decode({ ...encoded, messages: "x" })).toThrow(/messages/)
+    expect(() => StateSnapshot.decode({ ...encoded, visible: ["msg_x"] })).toThrow(/not held/)
+    expect(() => StateSnapshot.decode(null)).toThrow(/object/)
+    expect(observe(roundTrip(Session.initialState))).toEqual(observe(Session.initialState))
+  })
+})
