@@ -12,7 +12,6 @@
  * while a compaction is pending or before the first pivot.
  */
 import { HashMap } from "effect"
-import type * as Commands from "./Commands.ts"
 import * as Conversation from "./Conversation.ts"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
@@ -95,7 +94,6 @@ export const mayBeRetired = (state: Session.State, id: MessageId): boolean =>
  */
 export const mayNeedHistory = (
   state: Session.State,
-  _command: Commands.Command,
   decided: { readonly refused: boolean; readonly events: ReadonlyArray<Event> },
 ): boolean => {
   if (state.retired === undefined) return false

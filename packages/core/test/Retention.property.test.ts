@@ -28,7 +28,7 @@ const outcome = (decision: ReturnType<typeof Session.decide>) =>
 /** Decides as the runtime does on a live state: on the whole log when the live decision is in doubt. */
 const decideLive = (command: Commands.Command, live: Session.State, whole: Session.State) => {
   const decided = Session.decide(command, live)
-  const doubt = Retention.mayNeedHistory(live, command, {
+  const doubt = Retention.mayNeedHistory(live, {
     refused: Result.isFailure(decided),
     events: Result.isSuccess(decided) ? decided.success : [],
   })

@@ -6,7 +6,7 @@
  * a query that matched nothing: the model's attempt is part of the audit). Input that is not a recall — no id of the
  * right shape, a query without a word, a negative offset — and a session that never started write nothing.
  */
-import { Conversation, Recall } from "@pivot/core"
+import { Conversation, Recall, Retention } from "@pivot/core"
 import type { ReadModels } from "@pivot/store"
 import { Clock, Effect } from "effect"
 import type { ExecuteError, SessionsShape } from "./Sessions.ts"
@@ -81,9 +81,14 @@ export const make = (
     if (state.session.sessionId === undefined)
       return unrecorded(id === undefined ? Recall.noMatch(query!) : Recall.unknownId(id))
 
+    // A live state may have dropped old messages (bounded memory): recall reads them from the whole log then.
+    const needsHistory =
+      Retention.retiredCount(state.session) > 0 &&
+      (id === undefined ? search === undefined : !Conversation.has(state.session.window.conversation, id as never))
+    const all = needsHistory ? (yield* sessions.history(sessionId)).session : state.session
     let answer: Omit<Recalled, "recorded">
     if (id !== undefined) {
-      const doc = Recall.documents(Conversation.messages(state.session.window.conversation)).find((d) => d.id === id)
+      const doc = Recall.documents(Conversation.messages(all.window.conversation)).find((d) => d.id === id)
       if (doc === undefined) answer = { text: Recall.unknownId(id), found: [], truncated: false }
       else {
         const original = Recall.answerOriginal(id, doc.text, maxChars, offset)
@@ -92,7 +97,7 @@ export const make = (
     } else {
       const hits =
         search === undefined
-          ? Recall.search(Recall.documents(Conversation.messages(state.session.window.conversation)), query!, limit)
+          ? Recall.search(Recall.documents(Conversation.messages(all.window.conversation)), query!, limit)
           : Recall.hitsOf(yield* search(sessionId, query!, limit), query!)
       const within = Recall.answerHitsWithin(query!, hits, maxChars)
       answer = { text: within.answer, found: within.shown.map((h) => h.id), truncated: within.truncated }

@@ -84,6 +84,18 @@ export const initial: State = {
   hud: undefined,
 }
 
+/** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
+export const FORMAT = 1
+
+/** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
+export const decode = (raw: unknown): State => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
+  const state = { ...initial, ...(raw as Partial<State>) }
+  for (const key of ["streak", "pivots", "failures", "fallbacks"] as const)
+    if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
+  return state
+}
+
 const isRealUser = (message: Message.UserMessage): boolean =>
   Message.compactionPartOf(message) === undefined &&
   !message.parts.some((part) => part.type === "text" && part.metadata?.compaction_continue === true)

@@ -11,13 +11,15 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { type Commands, Events, Ids, Redaction, Session } from "@pivot/core"
+import { type Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
   type NewEvent,
   type ReadError,
   type RecordedEvent,
+  Snapshot,
+  type StoredSnapshot,
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
@@ -271,6 +273,86 @@ export interface Options {
    * `EventStore.forget` erases them for good; default false.
    */
   readonly encryptAtRest?: boolean | undefined
+  /**
+   * Snapshots of each session's state, so a restart resumes from the latest one and the events after it instead of
+   * folding the whole log: one every `every` events (default 1000) and one after each pivot (`atPivots`, default
+   * true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
+   * their sealed text in plain).
+   */
+  readonly snapshots?: false | { readonly every?: number | undefined; readonly atPivots?: boolean | undefined } | undefined
+  /**
+   * Keep each live state bounded by its window: after a pivot, messages no rule can reach are dropped from memory
+   * (`Retention.retain`) and read from the store when a command names one; default true.
+   */
+  readonly boundedMemory?: boolean | undefined
+}
+
+/** Why a stored snapshot was not used (the state is then folded from the events; nothing is lost). */
+export type SnapshotRejection = "format" | "checksum" | "unreadable" | "session" | "beyond-stream"
+
+/** The warning logged when a snapshot is not used. */
+export const snapshotWarning = (sessionId: string, reason: SnapshotRejection, detail: string): string =>
+  `session ${sessionId}: snapshot ignored (${reason}: ${detail}); folding the events instead`
+
+const fingerprint = (text: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return (h >>> 0).toString(16).padStart(8, "0")
+}
+
+/**
+ * The name of the snapshot format this program writes and reads: the state encoding's version and a fingerprint of
+ * the event catalog's schema versions, so that a snapshot folded before an event schema (and its upcaster) changed
+ * is not trusted.
+ */
+export const SNAPSHOT_FORMAT = `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${fingerprint(
+  Events.types.map((type) => `${type}:${Events.versions[type]}`).join(","),
+)}`
+
+/** Encodes a state for a snapshot. */
+export const encodeSnapshot = (state: State): string =>
+  JSON.stringify({ session: StateSnapshot.encode(state.session), runtime: state.runtime })
+
+/** Decodes a snapshot's data, or says why it cannot be used. */
+export const decodeSnapshot = (
+  sessionId: string,
+  stored: StoredSnapshot,
+  format: string = SNAPSHOT_FORMAT,
+): Result.Result<State, { readonly reason: SnapshotRejection; readonly detail: string }> => {
+  if (stored.format !== format)
+    return Result.fail({ reason: "format", detail: `written as ${stored.format}, this program reads ${format}` })
+  if (!Snapshot.intact(stored))
+    return Result.fail({ reason: "checksum", detail: `the data of version ${stored.version} does not match its checksum` })
+  try {
+    const raw = JSON.parse(stored.data) as { session: unknown; runtime: RuntimeState.State }
+    const session = StateSnapshot.decode(raw.session)
+    if (session.version !== stored.version)
+      return Result.fail({ reason: "unreadable", detail: `state of version ${session.version} stored as ${stored.version}` })
+    if (session.sessionId !== sessionId)
+      return Result.fail({ reason: "session", detail: `it is a state of session ${String(session.sessionId)}` })
+    if (typeof raw.runtime !== "object" || raw.runtime === null) throw new Error("no runtime state")
+    return Result.succeed({ session, runtime: RuntimeState.decode(raw.runtime) })
+  } catch (error) {
+    return Result.fail({ reason: "unreadable", detail: error instanceof Error ? error.message : String(error) })
+  }
+}
+
+/** The ids the runtime's own state points at: a live state keeps these messages (see `Retention.retain`). */
+const runtimeIds = (runtime: RuntimeState.State): Array<Ids.MessageId | undefined> => [
+  runtime.unconfirmed,
+  runtime.inFlight?.markerId,
+  runtime.inFlight?.lastReal,
+  runtime.awaitingContinue,
+  runtime.awaitingLastReal,
+  runtime.lastReal,
+  runtime.lastUserId,
+  runtime.lastCall?.messageId,
+]
+
+/** The state without the messages no rule can reach; see `Retention.retain`. */
+export const retain = (state: State): State => {
+  const session = Retention.retain(state.session, runtimeIds(state.runtime))
+  return session === state.session ? state : { session, runtime: state.runtime }
 }
 
 /**
@@ -292,6 +374,11 @@ export interface SessionsShape {
   readonly execute: (sessionId: string, input: Input) => Effect.Effect<Executed, ExecuteError>
   /** The session's current state (catching up with events appended elsewhere). */
   readonly load: (sessionId: string) => Effect.Effect<State, LoadError>
+  /**
+   * The session's whole state folded from its first event, messages a live state dropped included (for reads of
+   * old messages, such as recall); costs a read of the whole stream.
+   */
+  readonly history: (sessionId: string) => Effect.Effect<State, LoadError>
   /** The session's events, decoded, up to stream version `to` (inclusive) when given. */
   readonly events: (
     sessionId: string,
@@ -320,13 +407,22 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const backoff = conflictSchedule(options)
     const cacheSize = Math.max(1, options.cacheSize ?? 1000)
     const cache = new Map<string, State>()
+    const bounded = options.boundedMemory !== false
+    const snapshotting = options.snapshots !== false && options.encryptAtRest !== true
+    const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 1000)
+    const snapshotAtPivots = options.snapshots === false ? false : options.snapshots?.atPivots !== false
+    // The version of each cached session's latest snapshot (written or resumed from).
+    const snapshotAt = new Map<string, number>()
 
     const remember = (sessionId: string, state: State) => {
       cache.delete(sessionId)
       cache.set(sessionId, state)
       if (cache.size > cacheSize) {
         const oldest = cache.keys().next()
-        if (!oldest.done) cache.delete(oldest.value)
+        if (!oldest.done) {
+          cache.delete(oldest.value)
+          snapshotAt.delete(oldest.value)
+        }
       }
     }
 
@@ -346,35 +442,115 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       Effect.gen(function* () {
         const recorded = yield* store.read(Events.streamName(sessionId), { from: from.session.version + 1 })
         if (recorded.length === 0) return from
-        const state = fold(yield* decodeAll(sessionId, recorded), from)
+        let state = fold(yield* decodeAll(sessionId, recorded), from)
+        if (bounded && recorded.some((r) => r.type === "SummaryFinished")) state = retain(state)
         remember(sessionId, state)
         return state
       })
 
+    /** The whole state from the first event (nothing dropped); not cached. */
+    const history = Effect.fn("Sessions.history")(function* (sessionId: string) {
+      const recorded = yield* store.read(Events.streamName(sessionId))
+      return fold(yield* decodeAll(sessionId, recorded))
+    })
+
+    /** The latest snapshot's state, when it can be trusted; a warning says why one is not used. */
+    const fromSnapshot = (sessionId: string) =>
+      Effect.gen(function* () {
+        const stream = Events.streamName(sessionId)
+        const stored = yield* store.readSnapshot(stream)
+        if (stored === undefined) return undefined
+        const decoded = decodeSnapshot(sessionId, stored)
+        let rejection = Result.isFailure(decoded) ? decoded.failure : undefined
+        if (rejection === undefined) {
+          const head = yield* store.streamVersion(stream)
+          if (stored.version > head)
+            rejection = { reason: "beyond-stream", detail: `version ${stored.version}, the stream has ${head} events` }
+        }
+        if (rejection !== undefined) {
+          yield* Effect.logWarning(snapshotWarning(sessionId, rejection.reason, rejection.detail))
+          return undefined
+        }
+        snapshotAt.set(sessionId, stored.version)
+        return Result.getOrThrow(decoded)
+      })
+
+    /** A session not in the cache: from its latest snapshot and the events after it, or from its first event. */
+    const resume = (sessionId: string) =>
+      Effect.gen(function* () {
+        const start = snapshotting ? yield* fromSnapshot(sessionId) : undefined
+        const state = yield* catchUp(sessionId, start ?? initialState)
+        if (state === initialState || !bounded || start !== undefined) return state
+        // Folded from the first event: drop what no rule can reach before caching it.
+        const kept = retain(state)
+        remember(sessionId, kept)
+        return kept
+      })
+
+    /** Writes a snapshot when one is due; a failure is logged, never the caller's (snapshots are an optimisation). */
+    const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) =>
+      Effect.gen(function* () {
+        if (!snapshotting) return state
+        const last = snapshotAt.get(sessionId) ?? 0
+        const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
+        if (!pivoted && state.session.version - last < snapshotEvery) return state
+        const kept = bounded ? retain(state) : state
+        const written = yield* store
+          .writeSnapshot(Events.streamName(sessionId), {
+            version: kept.session.version,
+            format: SNAPSHOT_FORMAT,
+            data: encodeSnapshot(kept),
+          })
+          .pipe(
+            Effect.as(true),
+            Effect.catch((error) =>
+              Effect.as(Effect.logWarning(`session ${sessionId}: snapshot not written (${error.message})`), false),
+            ),
+          )
+        if (written) snapshotAt.set(sessionId, kept.session.version)
+        return kept
+      })
+
     const load = Effect.fn("Sessions.load")(function* (sessionId: string) {
-      return yield* catchUp(sessionId, cache.get(sessionId) ?? initialState)
+      const cached = cache.get(sessionId)
+      return yield* cached === undefined ? resume(sessionId) : catchUp(sessionId, cached)
     })
 
     const execute = Effect.fn("Sessions.execute")(function* (sessionId: string, input: Input) {
       const stream = Events.streamName(sessionId)
-      let state = cache.get(sessionId) ?? (yield* catchUp(sessionId, initialState))
+      let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const decision = typeof input === "function" ? input(state) : input
-        const decided = decide(
-          state,
-          decision,
-          options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined,
-        )
+        const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
+        let decided = decide(state, decision, redactAt)
+        let onWhole = false
         if (Result.isFailure(decided)) {
           // A refusal on a possibly stale cache: refuse only on the freshest state.
           const fresh = yield* catchUp(sessionId, state)
-          if (fresh === state) return yield* decided.failure
-          state = fresh
-          continue
+          if (fresh !== state) {
+            state = fresh
+            continue
+          }
         }
-        const { events, state: next } = decided.success
+        // A live state that dropped old messages decides again on the whole log when the decision may involve one.
+        if (
+          Retention.mayNeedHistory(state.session, {
+            refused: Result.isFailure(decided),
+            events: Result.isSuccess(decided) ? decided.success.events : [],
+          })
+        ) {
+          const whole = yield* history(sessionId)
+          if (whole.session.version === state.session.version) {
+            decided = decide(whole, decision, redactAt)
+            onWhole = true
+          }
+        }
+        if (Result.isFailure(decided)) return yield* decided.failure
+        const { events } = decided.success
         if (events.length === 0) return { events, state }
+        // The next live state is the current one advanced (the whole log's state, if decided there, is not kept).
+        let next = onWhole ? fold(events, state) : decided.success.state
         const encoded: Array<NewEvent> = []
         for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
         const appended = yield* store.append(stream, state.session.version, encoded).pipe(
@@ -382,6 +558,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),
         )
         if (appended) {
+          if (bounded && events.some((e) => e._tag === "SummaryFinished")) next = retain(next)
+          next = yield* snapshotIfDue(sessionId, next, events)
           remember(sessionId, next)
           return { events, state: next }
         }
@@ -426,5 +604,5 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return { sessionId: childId, parent: parentId, parentVersion: version, version: copies.length } satisfies Forked
     })
 
-    return { execute, load, events, fork } satisfies SessionsShape
+    return { execute, load, history, events, fork } satisfies SessionsShape
   })

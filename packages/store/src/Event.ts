@@ -249,3 +249,23 @@ export const prepareAppend = (
   if (!Array.isArray(events)) return Result.fail(new MalformedEvent({ path: "events", message: "must be an array" }))
   return serializeBatch(events)
 }
+
+/**
+ * A snapshot to store: a checkpoint of a stream's folded state at a stream version, in a format named by the writer.
+ * An optimisation only: readers check it and fall back to the events.
+ */
+export interface NewSnapshot {
+  /** The stream version the state stands at (events 1..version folded). */
+  readonly version: number
+  /** The writer's name for the state's format; a reader ignores a snapshot of a format it does not know. */
+  readonly format: string
+  /** The state, as text (JSON). */
+  readonly data: string
+}
+
+/** A snapshot as stored: the checksum is the SHA-256 of `data` taken when it was written. */
+export interface StoredSnapshot extends NewSnapshot {
+  readonly stream: string
+  readonly checksum: string
+  readonly recordedAt: number
+}

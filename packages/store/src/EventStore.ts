@@ -21,7 +21,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, type Duration, Effect, Layer, Queue, Redacted, type Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
-import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./Event.ts"
+import type { AppendResult, ExpectedVersion, NewEvent, NewSnapshot, RecordedEvent, StoredSnapshot } from "./Event.ts"
 import * as Busy from "./internal/busy.ts"
 import * as Memory from "./internal/memory.ts"
 import * as Seal from "./internal/seal.ts"
@@ -72,6 +72,13 @@ export interface EventStoreShape {
    * (events, versions and positions stay). A later sealed append gives the stream a new key.
    */
   readonly forget: (stream: string) => Effect.Effect<Forgotten, ReadError>
+  /**
+   * Stores a snapshot of the stream's folded state, replacing the stream's previous one, with a checksum of its data.
+   * Snapshots are an optimisation beside the events, never a source of truth: `forget` deletes them.
+   */
+  readonly writeSnapshot: (stream: string, snapshot: NewSnapshot) => Effect.Effect<void, ReadError>
+  /** The stream's latest snapshot as stored (check it with `Snapshot.intact`), if any. */
+  readonly readSnapshot: (stream: string) => Effect.Effect<StoredSnapshot | undefined, ReadError>
 }
 
 /** What `forget` did. */

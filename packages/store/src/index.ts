@@ -17,6 +17,8 @@ export * as Replay from "./session/Replay.ts"
 export * from "./session/SessionError.ts"
 /** A session's core events in the store: encoding, the upcasting decoder, read and append. */
 export * as SessionLog from "./session/SessionLog.ts"
+/** Snapshot integrity: the checksum written beside each snapshot and the check before trusting one. */
+export * as Snapshot from "./Snapshot.ts"
 /** pivot's `SqlClient` over `node:sqlite`, shaped like `@effect/sql-sqlite-node`. */
 export * as SqliteClient from "./sqlite/SqliteClient.ts"
 /** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */

@@ -1,7 +1,7 @@
 // The EventStore contract: one suite, run against every backend by the `*.int.test.ts` files.
 import { Clock, Context, Effect, Fiber, Layer, Result, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { EventStore, type NewEvent, type ReadError, type RecordedEvent } from "../src/index.ts"
+import { EventStore, type NewEvent, type ReadError, type RecordedEvent, Snapshot } from "../src/index.ts"
 
 /** One empty store of a backend; `open()` connects to it (again: two opens are two connections to one store). */
 export interface StoreHandle {
@@ -641,6 +641,45 @@ export const contract = (backend: Backend): void => {
             const bad = { ...ev("a"), sealed: [["note", 3]] } as unknown as NewEvent
             const error = yield* failsAndWritesNothing(Effect.void, store.append("s", "any", [bad]))
             expect(error._tag).toBe("MalformedEvent")
+          }),
+        ))
+    })
+
+    describe("snapshots", () => {
+      it("given snapshots written, then the latest of each stream is read back with its checksum; other streams have none", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            expect(yield* store.readSnapshot("s")).toBeUndefined()
+            yield* atTime(1_000)(store.writeSnapshot("s", { version: 3, format: "f/1", data: '{"a":1}' }))
+            yield* atTime(2_000)(store.writeSnapshot("s", { version: 7, format: "f/2", data: '{"a":2}' }))
+            yield* store.writeSnapshot("t", { version: 1, format: "f/1", data: "[]" })
+            const latest = yield* store.readSnapshot("s")
+            expect(latest).toEqual({
+              stream: "s",
+              version: 7,
+              format: "f/2",
+              data: '{"a":2}',
+              checksum: Snapshot.checksum('{"a":2}'),
+              recordedAt: 2_000,
+            })
+            expect(Snapshot.intact(latest!)).toBe(true)
+            expect(Snapshot.intact({ ...latest!, data: '{"a":3}' })).toBe(false)
+            expect((yield* store.readSnapshot("t"))?.version).toBe(1)
+            expect(yield* store.readSnapshot("u")).toBeUndefined()
+          }),
+        ))
+
+      it("given a forgotten stream, then its snapshot is gone and other streams keep theirs", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [{ ...ev("a", { note: "secret" }), sealed: [["note"]] }])
+            yield* store.writeSnapshot("s", { version: 1, format: "f/1", data: '{"note":"secret"}' })
+            yield* store.writeSnapshot("t", { version: 1, format: "f/1", data: "{}" })
+            yield* store.forget("s")
+            expect(yield* store.readSnapshot("s")).toBeUndefined()
+            expect(yield* store.readSnapshot("t")).toBeDefined()
           }),
         ))
     })

@@ -1,10 +1,17 @@
 // The in-memory event store: the reference behaviour of the contract, and a fast store for tests. Payloads go
 // through JSON like every other backend, so a caller mutating an object after appending changes nothing stored.
 import { Clock, Effect, Result, SubscriptionRef } from "effect"
-import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
+import {
+  type AppendResult,
+  expectedVersionMatches,
+  prepareAppend,
+  type RecordedEvent,
+  type StoredSnapshot,
+} from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
 import { DuplicateEventId, WrongExpectedVersion } from "../StoreError.ts"
 import * as Paging from "./paging.ts"
+import * as Snapshot from "../Snapshot.ts"
 import * as Seal from "./seal.ts"
 
 /** Options of the memory store. */
@@ -28,6 +35,8 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
     const ticks = yield* SubscriptionRef.make(0)
     // The key table: one data key per stream with sealed fields; `forget` deletes the entry.
     const keys = new Map<string, Seal.StreamKey>()
+    // The latest snapshot of each stream.
+    const snapshots = new Map<string, StoredSnapshot>()
 
     const parse = (event: Stored): RecordedEvent => ({
       ...event,
@@ -104,7 +113,16 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
           const to = Math.min(events.length, options?.to ?? events.length)
           return recorded(from > to ? [] : events.slice(from - 1, to))
         }).pipe(Effect.withSpan("EventStore.read")),
-      forget: (stream) => Effect.sync(() => ({ keyDeleted: keys.delete(stream), logCleared: true })),
+      forget: (stream) =>
+        Effect.sync(() => {
+          snapshots.delete(stream)
+          return { keyDeleted: keys.delete(stream), logCleared: true }
+        }),
+      writeSnapshot: (stream, snapshot) =>
+        Effect.map(Clock.currentTimeMillis, (recordedAt) => {
+          snapshots.set(stream, { ...snapshot, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
+        }),
+      readSnapshot: (stream) => Effect.sync(() => snapshots.get(stream)),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),

@@ -7,7 +7,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const migrationsTable = "pivot_migrations"
 
 /** The id of the newest migration this version of pivot knows. */
-export const latestMigration = 2
+export const latestMigration = 3
 
 /** The columns `pivot_events` must have; a table without them is not a pivot store. */
 export const eventColumns = [
@@ -80,8 +80,33 @@ const createKeys = Effect.gen(function* () {
   })
 })
 
+/** The table of snapshots: the latest checkpoint of each stream's folded state (an optimisation, see Snapshot.ts). */
+export const snapshotsTable = "pivot_snapshots"
+
+const createSnapshots = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () => sql`CREATE TABLE pivot_snapshots (
+  stream TEXT PRIMARY KEY,
+  stream_version INTEGER NOT NULL,
+  format TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  data TEXT NOT NULL,
+  recorded_at BIGINT NOT NULL
+)`,
+    orElse: () => sql`CREATE TABLE pivot_snapshots (
+  stream TEXT PRIMARY KEY,
+  stream_version INTEGER NOT NULL,
+  format TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  data TEXT NOT NULL,
+  recorded_at INTEGER NOT NULL
+) STRICT`,
+  })
+})
+
 /** Applies the pending migrations; safe to run from several processes at once. */
 export const run = Migrator.make({})({
   table: migrationsTable,
-  loader: Migrator.fromRecord({ "1_create_events": createEvents, "2_create_keys": createKeys }),
+  loader: Migrator.fromRecord({ "1_create_events": createEvents, "2_create_keys": createKeys, "3_create_snapshots": createSnapshots }),
 })

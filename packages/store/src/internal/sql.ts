@@ -13,6 +13,7 @@ import {
 } from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
+import * as Snapshot from "../Snapshot.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
 
@@ -370,6 +371,7 @@ export const make = (
               const rows = yield* sql<{
                 readonly stream: string
               }>`DELETE FROM pivot_keys WHERE stream = ${stream} RETURNING stream`
+              yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${stream}`
               if (options.onForget !== undefined) yield* options.onForget(sql, stream)
               return rows.length > 0
             }),
@@ -385,6 +387,41 @@ export const make = (
       streamVersion: (stream) =>
         streamHead(stream).pipe(
           Effect.map((head) => head.version),
+          Effect.mapError(toStoreError),
+        ),
+      writeSnapshot: (stream, snapshot) =>
+        Effect.gen(function* () {
+          const row = {
+            stream,
+            stream_version: snapshot.version,
+            format: snapshot.format,
+            checksum: Snapshot.checksum(snapshot.data),
+            data: snapshot.data,
+            recorded_at: yield* Clock.currentTimeMillis,
+          }
+          yield* sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`
+        }).pipe(Effect.mapError(toStoreError)),
+      readSnapshot: (stream) =>
+        sql<{
+          readonly stream_version: number | string
+          readonly format: string
+          readonly checksum: string
+          readonly data: string
+          readonly recorded_at: number | string
+        }>`SELECT stream_version, format, checksum, data, recorded_at FROM pivot_snapshots WHERE stream = ${stream}`.pipe(
+          Effect.map((rows) => {
+            const row = rows[0]
+            return row === undefined
+              ? undefined
+              : {
+                  stream,
+                  version: Number(row.stream_version),
+                  format: row.format,
+                  checksum: row.checksum,
+                  data: row.data,
+                  recordedAt: Number(row.recorded_at),
+                }
+          }),
           Effect.mapError(toStoreError),
         ),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
