@@ -279,7 +279,10 @@ export interface Options {
    * true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
    * their sealed text in plain).
    */
-  readonly snapshots?: false | { readonly every?: number | undefined; readonly atPivots?: boolean | undefined } | undefined
+  readonly snapshots?:
+    | false
+    | { readonly every?: number | undefined; readonly atPivots?: boolean | undefined }
+    | undefined
   /**
    * Keep each live state bounded by its window: after a pivot, messages no rule can reach are dropped from memory
    * (`Retention.retain`) and read from the store when a command names one; default true.
@@ -301,13 +304,20 @@ const fingerprint = (text: string): string => {
 }
 
 /**
- * The name of the snapshot format this program writes and reads: the state encoding's version and a fingerprint of
- * the event catalog's schema versions, so that a snapshot folded before an event schema (and its upcaster) changed
+ * The name of a snapshot format: the state encoding's version and a fingerprint of the event catalog's schema
+ * versions (this program's by default), so that a snapshot folded before an event schema (and its upcaster) changed
  * is not trusted.
  */
-export const SNAPSHOT_FORMAT = `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${fingerprint(
-  Events.types.map((type) => `${type}:${Events.versions[type]}`).join(","),
-)}`
+export const snapshotFormat = (versions: { readonly [type: string]: number } = Events.versions): string =>
+  `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${fingerprint(
+    Object.keys(versions)
+      .sort()
+      .map((type) => `${type}:${versions[type]}`)
+      .join(","),
+  )}`
+
+/** The snapshot format of this program (see `snapshotFormat`). */
+export const SNAPSHOT_FORMAT = snapshotFormat()
 
 /** Encodes a state for a snapshot. */
 export const encodeSnapshot = (state: State): string =>
@@ -322,12 +332,18 @@ export const decodeSnapshot = (
   if (stored.format !== format)
     return Result.fail({ reason: "format", detail: `written as ${stored.format}, this program reads ${format}` })
   if (!Snapshot.intact(stored))
-    return Result.fail({ reason: "checksum", detail: `the data of version ${stored.version} does not match its checksum` })
+    return Result.fail({
+      reason: "checksum",
+      detail: `the data of version ${stored.version} does not match its checksum`,
+    })
   try {
     const raw = JSON.parse(stored.data) as { session: unknown; runtime: RuntimeState.State }
     const session = StateSnapshot.decode(raw.session)
     if (session.version !== stored.version)
-      return Result.fail({ reason: "unreadable", detail: `state of version ${session.version} stored as ${stored.version}` })
+      return Result.fail({
+        reason: "unreadable",
+        detail: `state of version ${session.version} stored as ${stored.version}`,
+      })
     if (session.sessionId !== sessionId)
       return Result.fail({ reason: "session", detail: `it is a state of session ${String(session.sessionId)}` })
     if (typeof raw.runtime !== "object" || raw.runtime === null) throw new Error("no runtime state")

@@ -6,7 +6,8 @@
 export * from "./Event.ts"
 /** The `EventStore` service and its layers. */
 export * from "./EventStore.ts"
-
+/** Snapshot integrity: the checksum written beside each snapshot and the check before trusting one. */
+export * as Snapshot from "./Snapshot.ts"
 /** The store's typed failures. */
 export * from "./StoreError.ts"
 /** The SQL read models (window, usage, compactions, prune index, audit), inline, checkpointed and rebuildable. */
@@ -17,8 +18,6 @@ export * as Replay from "./session/Replay.ts"
 export * from "./session/SessionError.ts"
 /** A session's core events in the store: encoding, the upcasting decoder, read and append. */
 export * as SessionLog from "./session/SessionLog.ts"
-/** Snapshot integrity: the checksum written beside each snapshot and the check before trusting one. */
-export * as Snapshot from "./Snapshot.ts"
 /** pivot's `SqlClient` over `node:sqlite`, shaped like `@effect/sql-sqlite-node`. */
 export * as SqliteClient from "./sqlite/SqliteClient.ts"
 /** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */

@@ -9,9 +9,9 @@ import {
   type StoredSnapshot,
 } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
+import * as Snapshot from "../Snapshot.ts"
 import { DuplicateEventId, WrongExpectedVersion } from "../StoreError.ts"
 import * as Paging from "./paging.ts"
-import * as Snapshot from "../Snapshot.ts"
 import * as Seal from "./seal.ts"
 
 /** Options of the memory store. */

@@ -108,5 +108,9 @@ const createSnapshots = Effect.gen(function* () {
 /** Applies the pending migrations; safe to run from several processes at once. */
 export const run = Migrator.make({})({
   table: migrationsTable,
-  loader: Migrator.fromRecord({ "1_create_events": createEvents, "2_create_keys": createKeys, "3_create_snapshots": createSnapshots }),
+  loader: Migrator.fromRecord({
+    "1_create_events": createEvents,
+    "2_create_keys": createKeys,
+    "3_create_snapshots": createSnapshots,
+  }),
 })

@@ -4,6 +4,7 @@ import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "ef
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
+import * as Snapshot from "../Snapshot.ts"
 import {
   DuplicateEventId,
   type MalformedEvent,
@@ -13,7 +14,6 @@ import {
 } from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
-import * as Snapshot from "../Snapshot.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
 
