@@ -3,10 +3,12 @@
  * the latest snapshot and the events after it has the state a fold from the first event gives; bad snapshots are
  * ignored with a warning and nothing is lost; deleting every snapshot changes no result.
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { fileURLToPath } from "node:url"
 import { Events, Ids, Retention } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore, type StoredSnapshot } from "@pivot/store"
@@ -14,6 +16,7 @@ import { Effect, Layer, Logger, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { type Generated, run as generate, generatedArb } from "../../core/test/support/sessions.ts"
+import { runAndKill } from "../../store/test/support/kill.ts"
 
 const SESSION = "ses_generated"
 const stream = Events.streamName(SESSION)
@@ -96,7 +99,11 @@ describe("snapshots through Sessions", () => {
           const reads: Array<number> = []
           const spy: Store = {
             ...store,
-            read: (s, o) => Effect.suspend(() => (reads.push(o?.from ?? 1) ? store.read(s, o) : store.read(s, o))),
+            read: (s, o) =>
+              Effect.andThen(
+                Effect.sync(() => reads.push(o?.from ?? 1)),
+                store.read(s, o),
+              ),
           }
           const resumed = await withHandler(spy, options, (sessions) => sessions.load(SESSION))
           expect(resumed.warnings).toEqual([])
@@ -280,8 +287,31 @@ describe("bad snapshots are ignored with a warning, and the state is folded from
   })
 })
 
-import { createHash } from "node:crypto"
-
 const sha256 = (data: string) => createHash("sha256").update(data).digest("hex")
 const decodeAll = (recorded: ReadonlyArray<import("@pivot/store").RecordedEvent>) =>
   Result.all(recorded.map((r) => Sessions.decodeEvent(SESSION, r)))
+
+describe("a process killed while writing snapshots", () => {
+  it("leaves every acknowledged event intact, and a fresh handler resumes to the fold from zero without a warning (6 kills)", async () => {
+    const writer = fileURLToPath(new URL("./support/snapshottingWriter.ts", import.meta.url))
+    for (let round = 0; round < 6; round++) {
+      const filename = path.join(dir, `killed-${round}.db`)
+      const acks = await runAndKill([writer, filename], { acks: 5 + round * 40, delay: (round * 13) % 17 }, 60_000)
+      const acked = Number(acks.at(-1)?.[0] ?? 0)
+      const out = await withHandler(
+        EventStore.layerSqlite({ filename }),
+        { snapshots: { every: 1 } },
+        (sessions, store) =>
+          Effect.all({
+            state: sessions.load(SESSION),
+            events: sessions.events(SESSION),
+            snapshot: store.readSnapshot(stream),
+          }),
+      )
+      expect(out.warnings).toEqual([])
+      expect(out.value.events.length).toBeGreaterThanOrEqual(acked)
+      expect(out.value.snapshot?.version ?? 0).toBeGreaterThan(0)
+      expect(observe(out.value.state)).toEqual(observe(Sessions.fold(out.value.events)))
+    }
+  }, 180_000)
+})
