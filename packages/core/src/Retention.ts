@@ -4,8 +4,8 @@
  * A fold from the events keeps every message ever recorded. Once a pivot has formed, most of them can never be seen
  * by a rule again: the window starts at the pivot, pruning stops at the newest summary, and a compaction plans from
  * the window. `retain` keeps every message from the oldest one any rule can still reach, and remembers the ids of the
- * dropped ones in a Bloom filter, so a command that names one of them (a retried old message, a late tool result
- * for an old step) is recognised and decided on the whole log instead (`mayNeedHistory`).
+ * dropped ones (the greatest id of their ascending run, and a Bloom filter of any others), so a command that names
+ * one of them (a retried old message, a late tool result for an old step) is recognised and decided on the whole log instead (`mayNeedHistory`).
  *
  * Reachable: the visible messages, the newest finished step, the message of the latest overflow report, the turn
  * the latest pivot may still replay, and any ids the caller names (the runtime's own pointers). Nothing is dropped
@@ -76,16 +76,26 @@ export const retain = (state: Session.State, keep: Iterable<MessageId | undefine
       plans: HashMap.filter(state.window.plans, isKept),
     },
     compactions: HashMap.filter(state.compactions, isKept),
-    retired: {
-      count: retiredCount(state) + dropped.length,
-      ids: BloomFilter.add(state.retired?.ids ?? BloomFilter.empty, dropped),
-    },
+    retired: retire(state.retired, dropped),
   }
 }
 
+const retire = (retired: Session.Retired | undefined, dropped: ReadonlyArray<MessageId>): Session.Retired => {
+  let below = retired?.below
+  let ids = retired?.ids ?? BloomFilter.empty
+  let i = 0
+  // The ascending run goes on while no id went into the filter and each id is greater than the last.
+  if (ids.count === 0) while (i < dropped.length && (below === undefined || dropped[i]! > below)) below = dropped[i++]!
+  if (i < dropped.length) ids = BloomFilter.add(ids, dropped.slice(i))
+  return { count: (retired?.count ?? 0) + dropped.length, below, ids }
+}
+
 /** Whether the message with this id may be one `retain` dropped (false: it certainly is not). */
-export const mayBeRetired = (state: Session.State, id: MessageId): boolean =>
-  state.retired !== undefined && BloomFilter.mightContain(state.retired.ids, id)
+export const mayBeRetired = (state: Session.State, id: MessageId): boolean => {
+  const retired = state.retired
+  if (retired === undefined) return false
+  return (retired.below !== undefined && id <= retired.below) || BloomFilter.mightContain(retired.ids, id)
+}
 
 /**
  * Whether a decision taken on a retained state may differ from one on the whole log, so that it must be taken

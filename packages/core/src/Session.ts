@@ -59,9 +59,16 @@ export interface State {
   readonly retired?: Retired | undefined
 }
 
-/** What `Retention.retain` dropped from a live state: how many messages, and a filter of their ids. */
+/**
+ * What `Retention.retain` dropped from a live state: how many messages, and where their ids are. Ids are sortable
+ * in creation order, so while the dropped ids ascend they are all ≤ `below` and nothing more is kept; ids dropped
+ * after one broke that order go into a Bloom filter.
+ */
 export interface Retired {
   readonly count: number
+  /** The greatest id dropped while they ascended (undefined: none). */
+  readonly below: MessageId | undefined
+  /** The ids dropped after one did not ascend. */
   readonly ids: BloomFilter.BloomFilter
 }
 

@@ -30,7 +30,11 @@ export interface Encoded {
   readonly plans: ReadonlyArray<readonly [string, CompactionPlan]>
   readonly pivot: { readonly markerId: string; readonly summaryId: string } | null
   readonly compactions: ReadonlyArray<Session.Compaction>
-  readonly retired: { readonly count: number; readonly ids: BloomFilter.Encoded } | null
+  readonly retired: {
+    readonly count: number
+    readonly below: string | null
+    readonly ids: BloomFilter.Encoded
+  } | null
 }
 
 /** Encodes a state. O(messages held). */
@@ -47,7 +51,9 @@ export const encode = (state: Session.State): Encoded => ({
   pivot: state.window.pivot ?? null,
   compactions: [...HashMap.values(state.compactions)],
   retired:
-    state.retired === undefined ? null : { count: state.retired.count, ids: BloomFilter.encode(state.retired.ids) },
+    state.retired === undefined
+      ? null
+      : { count: state.retired.count, below: state.retired.below ?? null, ids: BloomFilter.encode(state.retired.ids) },
 })
 
 /** Why encoded data was refused. */
@@ -88,6 +94,14 @@ export const decode = (data: unknown): Session.State => {
     pending: idOrUndefined(e.pending),
     lastFinished: idOrUndefined(e.lastFinished),
     overflowReported: idOrUndefined(e.overflowReported),
-    ...(e.retired === null ? {} : { retired: { count: e.retired.count, ids: BloomFilter.decode(e.retired.ids) } }),
+    ...(e.retired === null
+      ? {}
+      : {
+          retired: {
+            count: e.retired.count,
+            below: idOrUndefined(e.retired.below),
+            ids: BloomFilter.decode(e.retired.ids),
+          },
+        }),
   }
 }

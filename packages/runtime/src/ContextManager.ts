@@ -95,6 +95,17 @@ export interface Options {
    * for good. Applies to `ContextManager.layer`'s own `Sessions`; with `layerWithSessions`, set it on `Sessions.layer`.
    */
   readonly encryptAtRest?: boolean | undefined
+  /**
+   * Snapshots of each session's state, so a restart reads the latest one and the events after it (default: every
+   * 1000 events and after each pivot; `false`: none). See `Sessions.Options.snapshots`; applies to `layer`'s own
+   * `Sessions`.
+   */
+  readonly snapshots?: SessionsOptions["snapshots"]
+  /**
+   * Keep each live session's state bounded by its window, reading older messages from the store when needed
+   * (default true). See `Sessions.Options.boundedMemory`; applies to `layer`'s own `Sessions`.
+   */
+  readonly boundedMemory?: boolean | undefined
   /** Append the facts block to every summary; default true. */
   readonly factsBlock?: boolean | undefined
   /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
@@ -327,7 +338,12 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
   ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
     Layer.effect(ContextManager, make(options)).pipe(
       Layer.provideMerge(
-        Sessions.layer({ redactOnRecord: options.redactOnRecord, encryptAtRest: options.encryptAtRest }),
+        Sessions.layer({
+          redactOnRecord: options.redactOnRecord,
+          encryptAtRest: options.encryptAtRest,
+          snapshots: options.snapshots,
+          boundedMemory: options.boundedMemory,
+        }),
       ),
     )
 
