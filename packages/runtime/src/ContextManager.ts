@@ -52,6 +52,7 @@ import {
   type ForkError,
   type Forked,
   Sessions,
+  type Options as SessionsOptions,
   type State,
 } from "./Sessions.ts"
 import { Summarizer } from "./Summarizer.ts"
