@@ -98,7 +98,7 @@ export interface Options {
   readonly encryptAtRest?: boolean | undefined
   /**
    * Snapshots of each session's state, so a restart reads the latest one and the events after it (default: every
-   * 1000 events and after each pivot; `false`: none). See `Sessions.Options.snapshots`; applies to `layer`'s own
+   * 200 events and after each pivot; `false`: none). See `Sessions.Options.snapshots`; applies to `layer`'s own
    * `Sessions`.
    */
   readonly snapshots?: SessionsOptions["snapshots"]

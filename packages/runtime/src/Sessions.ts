@@ -275,7 +275,7 @@ export interface Options {
   readonly encryptAtRest?: boolean | undefined
   /**
    * Snapshots of each session's state, so a restart resumes from the latest one and the events after it instead of
-   * folding the whole log: one every `every` events (default 1000) and one after each pivot (`atPivots`, default
+   * folding the whole log: one every `every` events (default 200: a restart reads at most that many events after it) and one after each pivot (`atPivots`, default
    * true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
    * their sealed text in plain).
    */
@@ -425,7 +425,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const cache = new Map<string, State>()
     const bounded = options.boundedMemory !== false
     const snapshotting = options.snapshots !== false && options.encryptAtRest !== true
-    const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 1000)
+    const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 200)
     const snapshotAtPivots = options.snapshots === false ? false : options.snapshots?.atPivots !== false
     // The version of each cached session's latest snapshot (written or resumed from).
     const snapshotAt = new Map<string, number>()

@@ -1,0 +1,143 @@
+// A long session made quickly, for benchmarks that need up to a million events: the agent loop's shape (a request,
+// a tool step with a ~600-character output, a closing step; a prune every 8 turns; a manual compaction every 30
+// turns, so the window stays bounded) decided by core's Decider directly and appended in batches, without running
+// the runtime for every event.
+import { Events, Ids, Session } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
+import type { NewEvent, RecordedEvent } from "@pivot/store"
+import { Effect, Result } from "effect"
+
+const MODEL = { providerId: "bench", modelId: "bench" }
+const LIMITS = { context: 24_000, output: 4_000 }
+
+/**
+ * Makes the events of one session on demand: `until(n)` answers the encoded events that take it to ≥ n events;
+ * `adopt` folds events someone else appended. Its own state is kept bounded the way the runtime keeps it.
+ */
+export const bulkSession = (sessionId: string) => {
+  let state = Sessions.initialState
+  let turn = 0
+  // Time-ordered ids, as the runtime makes them, so that the session's ids ascend across both writers.
+  const ids = Effect.runSync(
+    Effect.gen(function* () {
+      return yield* Ids.Ids
+    }).pipe(Effect.provide(Ids.Ids.layer)),
+  )
+  const id = (prefix: "msg" | "prt" | "evt"): string =>
+    prefix === "msg"
+      ? Effect.runSync(ids.message)
+      : prefix === "prt"
+        ? Effect.runSync(ids.part)
+        : Effect.runSync(ids.event)
+  const out: Array<NewEvent> = []
+  const apply = (command: Parameters<typeof Session.decide>[0]) => {
+    const decided = Session.decide(command, state.session)
+    if (Result.isFailure(decided)) throw new Error(`${command._tag}: ${decided.failure._tag}`)
+    for (const event of decided.success) {
+      state = Sessions.evolve(state, event)
+      out.push(Sessions.encodeEvent(id("evt"), event))
+    }
+    if (command._tag === "FinishSummary") state = Sessions.retain(state)
+  }
+  apply({ _tag: "StartSession", sessionId: Ids.unsafe.session(sessionId), at: 1, model: MODEL })
+  const oneTurn = () => {
+    const t = ++turn
+    const at = t * 1_000
+    const user = Ids.unsafe.message(id("msg"))
+    apply({
+      _tag: "AddUserMessage",
+      message: {
+        role: "user",
+        id: user,
+        createdAt: at,
+        parts: [{ type: "text", id: Ids.unsafe.part(id("prt")), text: `request ${t}: fix src/module${t % 40}.ts` }],
+      },
+    })
+    const tokens = { input: 5_000, output: 100, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
+    apply({
+      _tag: "RecordAssistantStep",
+      message: {
+        role: "assistant",
+        id: Ids.unsafe.message(id("msg")),
+        parentId: user,
+        createdAt: at + 1,
+        completedAt: at + 2,
+        model: MODEL,
+        tokens,
+        finish: "tool-calls",
+        parts: [
+          {
+            type: "tool",
+            id: Ids.unsafe.part(id("prt")),
+            callId: `call_${t}`,
+            tool: "read",
+            state: {
+              status: "completed",
+              input: { filePath: `src/module${t % 40}.ts` },
+              output: `export const value${t} = ${t}\n`.repeat(20),
+            },
+          },
+        ],
+      },
+      limits: LIMITS,
+    })
+    apply({
+      _tag: "RecordAssistantStep",
+      message: {
+        role: "assistant",
+        id: Ids.unsafe.message(id("msg")),
+        parentId: user,
+        createdAt: at + 3,
+        completedAt: at + 4,
+        model: MODEL,
+        tokens,
+        finish: "stop",
+        parts: [{ type: "text", id: Ids.unsafe.part(id("prt")), text: `Fixed module ${t}.` }],
+      },
+      limits: LIMITS,
+    })
+    if (t % 8 === 0) apply({ _tag: "Prune", at: at + 5, protect: 2_000, minimum: 0 })
+    if (t % 30 === 0) {
+      const markerId = Ids.unsafe.message(id("msg"))
+      apply({ _tag: "CreateCompaction", at: at + 6, markerId, partId: Ids.unsafe.part(id("prt")), auto: false })
+      apply({
+        _tag: "ProcessCompaction",
+        at: at + 7,
+        markerId,
+        summaryId: Ids.unsafe.message(id("msg")),
+        model: MODEL,
+        compactionLimits: LIMITS,
+        config: { tail_turns: 2 },
+      })
+      apply({
+        _tag: "FinishSummary",
+        at: at + 8,
+        markerId,
+        partId: Ids.unsafe.part(id("prt")),
+        text: `Summary after turn ${t}: modules 0 to ${t % 40} fixed.`,
+        tokens: { input: 3_000, output: 200, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+      })
+    }
+  }
+  return {
+    /** The events that take the session to at least `size` events (those not handed out before). */
+    until: (size: number): Array<NewEvent> => {
+      while (state.session.version < size) oneTurn()
+      return out.splice(0, out.length)
+    },
+    /** Folds events appended by another writer (they must follow this session's version). */
+    adopt: (recorded: ReadonlyArray<RecordedEvent>) => {
+      for (const r of recorded) {
+        const decoded = Sessions.decodeEvent(sessionId, r)
+        if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+        state = Sessions.evolve(state, decoded.success)
+      }
+      state = Sessions.retain(state)
+    },
+    /** The session's state now (bounded), for a snapshot. */
+    get state() {
+      return state
+    },
+    stream: Events.streamName(sessionId),
+  }
+}
