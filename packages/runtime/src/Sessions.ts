@@ -275,8 +275,8 @@ export interface Options {
   readonly encryptAtRest?: boolean | undefined
   /**
    * Snapshots of each session's state, so a restart resumes from the latest one and the events after it instead of
-   * folding the whole log: one every `every` events (default 200: a restart reads at most that many events after it) and one after each pivot (`atPivots`, default
-   * true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
+   * folding the whole log: one every `every` events (default 200, so a restart reads at most that many events) and
+   * one after each pivot (`atPivots`, default true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
    * their sealed text in plain).
    */
   readonly snapshots?:
