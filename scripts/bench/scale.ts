@@ -19,7 +19,7 @@ import * as path from "node:path"
 import { parseArgs } from "node:util"
 import { Events, Ids, Retention, StateSnapshot } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore, type NewEvent } from "@pivot/store"
+import { EventStore, type NewEvent, ReadModels } from "@pivot/store"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { MODEL, percentile, SESSION, services } from "./support/agentLoop.ts"
 import { bulkSession } from "./support/bulkSession.ts"
@@ -166,13 +166,17 @@ const main = async () => {
   )
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   const rows: Array<{ kind: string; size: number; resume: number; record: number; prepare: number; heap: number }> = []
-  for (const kind of ["memory", "sqlite"] as const) {
+  for (const kind of ["memory", "sqlite", "sqlite+read models"] as const) {
     // The store stays open across the restarts (each restart is a fresh runtime over it, like a fresh process).
     const scope = await Effect.runPromise(Scope.make())
+    const filename = path.join(dir, `${kind.replace(/\W+/g, "-")}.db`)
+    // "sqlite+read models" is the embedded default of `createPivot` and the CLI: the read models written inline.
     const layer =
       kind === "memory"
         ? EventStore.layerMemory()
-        : EventStore.layerSqlite({ filename: path.join(dir, "scale.db"), synchronous: "normal" })
+        : kind === "sqlite"
+          ? EventStore.layerSqlite({ filename, synchronous: "normal" })
+          : ReadModels.layerSqlite({ filename, synchronous: "normal" })
     const store: Store = await Effect.runPromise(
       Effect.map(Layer.buildWithScope(layer, scope), (context) =>
         Context.get(context, EventStore),
@@ -207,7 +211,7 @@ const main = async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
   console.log("")
-  for (const kind of ["memory", "sqlite"]) {
+  for (const kind of ["memory", "sqlite", "sqlite+read models"]) {
     const of = (size: number) => rows.find((r) => r.kind === kind && r.size === size)
     const first = of(SIZES[0]!)!
     const last = of(SIZES.at(-1)!)!
