@@ -37,10 +37,15 @@ const mib = (bytes: number) => bytes / 1024 / 1024
 
 type Store = EventStore["Service"]
 
+/**
+ * A fresh runtime, as a new process would start it: over the memory store itself (it lives only in this process),
+ * or over a new connection to the SQLite file (with its own read-model projector, caches empty).
+ */
+let reopen: (() => Layer.Layer<EventStore, unknown>) | undefined
 const runtimeOn = (store: Store, options: { readonly snapshots?: false } = {}) =>
   ContextManager.layer({ model: MODEL, ...options }).pipe(
     Layer.provide(Ids.Ids.layer),
-    Layer.provideMerge(Layer.succeed(EventStore, store)),
+    Layer.provideMerge(reopen === undefined ? Layer.succeed(EventStore, store) : reopen()),
   )
 
 const version = (store: Store) => Effect.runPromise(store.streamVersion(Events.streamName(SESSION)))
@@ -179,6 +184,12 @@ const main = async () => {
         : kind === "sqlite"
           ? EventStore.layerSqlite({ filename, synchronous: "normal" })
           : ReadModels.layerSqlite({ filename, synchronous: "normal" })
+    reopen =
+      kind === "memory"
+        ? undefined
+        : kind === "sqlite"
+          ? () => EventStore.layerSqlite({ filename, synchronous: "normal" })
+          : () => ReadModels.layerSqlite({ filename, synchronous: "normal" })
     const store: Store = await Effect.runPromise(
       Effect.map(Layer.buildWithScope(layer, scope), (context) =>
         Context.get(context, EventStore),

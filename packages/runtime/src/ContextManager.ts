@@ -57,6 +57,10 @@ import {
 } from "./Sessions.ts"
 import { Summarizer } from "./Summarizer.ts"
 
+/** Whether a decision records nothing. */
+const isNoOp = (decided: ReturnType<typeof Session.decide>): boolean =>
+  Result.isSuccess(decided) && decided.success.length === 0
+
 /** What can be overridden for one session. */
 export interface SessionOverride {
   readonly model?: ModelSpec | undefined
@@ -709,6 +713,16 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return ExtractiveSummary.midTask(messages) ? "call" : "wait"
     }
 
+    // The rendered window of the latest window states (states are immutable: same state, same rendering).
+    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
+    const renderedOf = (window: Window.State, visible: ReadonlyArray<Message.Message>) => {
+      const known = rendered.get(window)
+      if (known !== undefined) return known
+      const fresh = ValidWindow.render(visible, renderOptions)
+      rendered.set(window, fresh)
+      return fresh
+    }
+
     const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       return yield* locked(
@@ -717,16 +731,21 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
           const first = yield* compaction.settle(sessionId, settings)
           let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
-          if (state.session.sessionId !== undefined && state.session.pending === undefined) {
-            const at = yield* Clock.currentTimeMillis
+          const at = yield* Clock.currentTimeMillis
+          const check: Commands.Command = {
+            _tag: "CheckOverflow",
+            at,
+            config: settings.config,
+            limits: settings.model.limits,
+          }
+          // The pre-check on the state in hand: when it finds nothing, nothing would be recorded (the common turn).
+          if (
+            state.session.sessionId !== undefined &&
+            state.session.pending === undefined &&
+            !isNoOp(Session.decide(check, state.session))
+          ) {
             const markerId = yield* ids.message
             const partId = yield* ids.part
-            const check: Commands.Command = {
-              _tag: "CheckOverflow",
-              at,
-              config: settings.config,
-              limits: settings.model.limits,
-            }
             const executed = yield* sessions.execute(sessionId, withCompaction(check, at, markerId, partId, false))
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
@@ -746,8 +765,12 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
             })
           }
-          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history.
-          const messages = ValidWindow.render(transformed.messages, renderOptions)
+          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. An unchanged
+          // window (same state, no plugin transform) renders to the same messages: they are reused.
+          const messages =
+            transformed.messages === visible
+              ? renderedOf(state.session.window, visible)
+              : ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(state, settings)
           const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
