@@ -11,7 +11,7 @@
  *
  * pivot's turn is `ContextManager.prepare` on a live session (the fold is kept, only new events are read). The
  * history is the agent loop of prepare.ts (pivots by the extractive summariser whenever the context fills up); each
- * size is its first N stored messages. Run: `npm run bench:peers [-- --turns N]`. Compare ratios, not absolutes.
+ * size is its first N stored messages. Run: `npm run bench:peers [-- --turns N] [--max 10000]`. Compare ratios, not absolutes.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -26,9 +26,11 @@ import { type ModelMessage, pruneMessages } from "ai"
 import { Effect } from "effect"
 import { generate, load, MODEL, percentile, runtime, SESSION, services, settledPrefix } from "./support/agentLoop.ts"
 
-const { values } = parseArgs({ options: { turns: { type: "string", default: "50" } } })
+const { values } = parseArgs({
+  options: { turns: { type: "string", default: "50" }, max: { type: "string", default: "100000" } },
+})
 const TURNS = Number(values.turns)
-const SIZES = [1_000, 10_000, 100_000]
+const SIZES = [1_000, 10_000, 100_000].filter((size) => size <= Number(values.max))
 const USABLE = MODEL.limits.context - MODEL.limits.output
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-peers-"))
 
