@@ -56,3 +56,24 @@ export const projection: Projection<State> = {
 /** Each visible message, in model order, with the ids of the events it came from. */
 export const entries = (state: State) =>
   Window.messages(state.window).map((message) => ({ message, eventIds: state.sources.get(message.id) ?? [] }))
+
+/** The event ids of each message the window holds, in recorded order (what a snapshot of the audit view keeps). */
+export const heldSources = (state: State): Array<readonly [MessageId, ReadonlyArray<string>]> => {
+  const order = state.window.conversation.order
+  const out: Array<readonly [MessageId, ReadonlyArray<string>]> = []
+  for (let i = 0; i < order.length; i++) {
+    const id = order.buffer[i]!
+    const ids = state.sources.get(id)
+    if (ids !== undefined) out.push([id, ids])
+  }
+  return out
+}
+
+/** The audit view of a window and the event ids of its messages (a snapshot's). */
+export const restore = (
+  window: Window.State,
+  sources: Iterable<readonly [MessageId, ReadonlyArray<string>]>,
+): State => ({
+  window,
+  sources: PersistentMap.fromEntries(sources),
+})

@@ -383,6 +383,20 @@ export const versions: { readonly [K in Type]: number } = {
 /** Every event type, in catalog order. */
 export const types = Object.keys(schemas) as ReadonlyArray<Type>
 
+/**
+ * A fingerprint of schema versions (the catalog's by default): it changes whenever an event's schema version does
+ * (when an upcaster is added), so that state folded by an earlier catalog (a snapshot) is not trusted.
+ */
+export const catalogFingerprint = (catalog: { readonly [type: string]: number } = versions): string => {
+  const text = Object.keys(catalog)
+    .sort()
+    .map((type) => `${type}:${catalog[type]}`)
+    .join(",")
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return (h >>> 0).toString(16).padStart(8, "0")
+}
+
 /** Decodes an encoded event (from JSON), failing with a `SchemaError` that names the bad path. */
 export const decode = Schema.decodeUnknownSync(Event)
 /** Decodes without throwing. */

@@ -20,6 +20,7 @@ import { PersistentMap } from "./internal/PersistentMap.ts"
 import * as Seq from "./internal/Seq.ts"
 import type { Message } from "./Message.ts"
 import * as Session from "./Session.ts"
+import type * as Window from "./Window.ts"
 
 /** Messages the state no longer holds (0 for a state folded from the events alone). */
 export const retiredCount = (state: Session.State): number => state.retired?.count ?? 0
@@ -113,4 +114,32 @@ export const mayNeedHistory = (
     if (added !== undefined && mayBeRetired(state, added.id)) return true
   }
   return false
+}
+
+/**
+ * The window alone without the messages recorded before its oldest visible one (for projections that fold only the
+ * window, such as the read models): the same window once a pivot has formed and no compaction is planned, else the
+ * window unchanged. Its conversation holds the visible messages and everything recorded after the oldest of them.
+ */
+export const retainWindow = (window: Window.State): Window.State => {
+  if (window.pivot === undefined || HashMap.size(window.plans) > 0) return window
+  const conversation = window.conversation
+  const visible = new Set(Seq.toArray(window.visible))
+  let remaining = visible.size
+  let horizon = conversation.order.length
+  while (remaining > 0 && horizon > 0) {
+    horizon--
+    if (visible.has(Seq.get(conversation.order, horizon)!)) remaining--
+  }
+  if (horizon === 0) return window
+  const kept = Seq.toArray(conversation.order).slice(horizon)
+  return {
+    ...window,
+    conversation: {
+      messages: PersistentMap.fromEntries(
+        kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
+      ),
+      order: Seq.fromIterable(kept),
+    },
+  }
 }

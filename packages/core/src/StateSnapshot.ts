@@ -12,29 +12,60 @@ import { PersistentMap } from "./internal/PersistentMap.ts"
 import * as Seq from "./internal/Seq.ts"
 import type { Message } from "./Message.ts"
 import type * as Session from "./Session.ts"
+import type * as Window from "./Window.ts"
 
 /** The version of the encoded shape below; bumped whenever it, or what the fold puts in a state, changes. */
 export const FORMAT = 1
 
 /** A session state as JSON-safe data. */
-export interface Encoded {
+export interface Encoded extends EncodedWindow {
   readonly format: number
   readonly sessionId: string | null
   readonly version: number
   readonly pending: string | null
   readonly lastFinished: string | null
   readonly overflowReported: string | null
-  /** The messages held, in recorded order. */
-  readonly messages: ReadonlyArray<Message>
-  readonly visible: ReadonlyArray<string>
-  readonly plans: ReadonlyArray<readonly [string, CompactionPlan]>
-  readonly pivot: { readonly markerId: string; readonly summaryId: string } | null
   readonly compactions: ReadonlyArray<Session.Compaction>
   readonly retired: {
     readonly count: number
     readonly below: string | null
     readonly ids: BloomFilter.Encoded
   } | null
+}
+
+/** A window as JSON-safe data. */
+export interface EncodedWindow {
+  /** The messages held, in recorded order. */
+  readonly messages: ReadonlyArray<Message>
+  readonly visible: ReadonlyArray<string>
+  readonly plans: ReadonlyArray<readonly [string, CompactionPlan]>
+  readonly pivot: { readonly markerId: string; readonly summaryId: string } | null
+}
+
+/** Encodes a window. O(messages held). */
+export const encodeWindow = (window: Window.State): EncodedWindow => ({
+  messages: Conversation.messages(window.conversation),
+  visible: Seq.toArray(window.visible),
+  plans: [...HashMap.entries(window.plans)],
+  pivot: window.pivot ?? null,
+})
+
+/** Decodes a window; throws `SnapshotFormatError` on data of the wrong shape. */
+export const decodeWindow = (e: EncodedWindow): Window.State => {
+  check(Array.isArray(e.messages) && Array.isArray(e.visible), "bad messages")
+  check(Array.isArray(e.plans), "bad plans")
+  const messages = PersistentMap.fromEntries(e.messages.map((m): [MessageId, Message] => [m.id, m]))
+  check(messages.size === e.messages.length, "duplicate message ids")
+  for (const id of e.visible) check(messages.has(id as MessageId), `visible ${id} is not held`)
+  return {
+    conversation: { messages, order: Seq.fromIterable(e.messages.map((m) => m.id)) },
+    visible: Seq.fromIterable(e.visible as ReadonlyArray<MessageId>),
+    plans: HashMap.fromIterable(e.plans as ReadonlyArray<readonly [MessageId, CompactionPlan]>),
+    pivot:
+      e.pivot === null
+        ? undefined
+        : { markerId: e.pivot.markerId as MessageId, summaryId: e.pivot.summaryId as MessageId },
+  }
 }
 
 /** Encodes a state. O(messages held). */
@@ -45,10 +76,7 @@ export const encode = (state: Session.State): Encoded => ({
   pending: state.pending ?? null,
   lastFinished: state.lastFinished ?? null,
   overflowReported: state.overflowReported ?? null,
-  messages: Conversation.messages(state.window.conversation),
-  visible: Seq.toArray(state.window.visible),
-  plans: [...HashMap.entries(state.window.plans)],
-  pivot: state.window.pivot ?? null,
+  ...encodeWindow(state.window),
   compactions: [...HashMap.values(state.compactions)],
   retired:
     state.retired === undefined
@@ -73,23 +101,11 @@ export const decode = (data: unknown): Session.State => {
   check(typeof e === "object" && e !== null, "not an object")
   check(e.format === FORMAT, `format ${String(e.format)}, this program reads ${FORMAT}`)
   check(Number.isSafeInteger(e.version) && e.version >= 0, "bad version")
-  check(Array.isArray(e.messages) && Array.isArray(e.visible), "bad messages")
-  check(Array.isArray(e.plans) && Array.isArray(e.compactions), "bad compactions")
-  const messages = PersistentMap.fromEntries(e.messages.map((m): [MessageId, Message] => [m.id, m]))
-  check(messages.size === e.messages.length, "duplicate message ids")
-  for (const id of e.visible) check(messages.has(id as MessageId), `visible ${id} is not held`)
+  check(Array.isArray(e.compactions), "bad compactions")
   return {
     sessionId: e.sessionId === null ? undefined : (e.sessionId as SessionId),
     version: e.version,
-    window: {
-      conversation: { messages, order: Seq.fromIterable(e.messages.map((m) => m.id)) },
-      visible: Seq.fromIterable(e.visible as ReadonlyArray<MessageId>),
-      plans: HashMap.fromIterable(e.plans as ReadonlyArray<readonly [MessageId, CompactionPlan]>),
-      pivot:
-        e.pivot === null
-          ? undefined
-          : { markerId: e.pivot.markerId as MessageId, summaryId: e.pivot.summaryId as MessageId },
-    },
+    window: decodeWindow(e),
     compactions: HashMap.fromIterable(e.compactions.map((c): [MessageId, Session.Compaction] => [c.markerId, c])),
     pending: idOrUndefined(e.pending),
     lastFinished: idOrUndefined(e.lastFinished),

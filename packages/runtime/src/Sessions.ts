@@ -297,24 +297,13 @@ export type SnapshotRejection = "format" | "checksum" | "unreadable" | "session"
 export const snapshotWarning = (sessionId: string, reason: SnapshotRejection, detail: string): string =>
   `session ${sessionId}: snapshot ignored (${reason}: ${detail}); folding the events instead`
 
-const fingerprint = (text: string): string => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return (h >>> 0).toString(16).padStart(8, "0")
-}
-
 /**
  * The name of a snapshot format: the state encoding's version and a fingerprint of the event catalog's schema
  * versions (this program's by default), so that a snapshot folded before an event schema (and its upcaster) changed
  * is not trusted.
  */
 export const snapshotFormat = (versions: { readonly [type: string]: number } = Events.versions): string =>
-  `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${fingerprint(
-    Object.keys(versions)
-      .sort()
-      .map((type) => `${type}:${versions[type]}`)
-      .join(","),
-  )}`
+  `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${Events.catalogFingerprint(versions)}`
 
 /** The snapshot format of this program (see `snapshotFormat`). */
 export const SNAPSHOT_FORMAT = snapshotFormat()

@@ -34,6 +34,8 @@ import {
   type Projection,
   PruneIndex,
   Recall,
+  Retention,
+  StateSnapshot,
   Usage,
   Window,
 } from "@pivot/core"
@@ -49,6 +51,7 @@ import {
 } from "../EventStore.ts"
 import * as Seal from "../internal/seal.ts"
 import { classify, keysOf } from "../internal/sql.ts"
+import * as Snapshot from "../Snapshot.ts"
 import { MalformedEvent, type ReadError } from "../StoreError.ts"
 import { UndecodableEvent, UnknownSession } from "./SessionError.ts"
 import * as SessionLog from "./SessionLog.ts"
@@ -67,6 +70,11 @@ export interface States {
   readonly history: CompactionHistory.State
   readonly pruned: PruneIndex.State
   readonly audit: Audit.State
+  /**
+   * Resumed from a snapshot: messages before the window's oldest, and old compaction and prune entries, are not held
+   * (see `snapshotOf`). Such states serve deltas only; anything needing more is folded from the whole log.
+   */
+  readonly partial?: true | undefined
 }
 
 /** The read models of a session with no events. */
@@ -91,7 +99,84 @@ export const evolveStates = (states: States, event: Event, meta: Meta): States =
     history: CompactionHistory.projection.evolve(states.history, event, meta),
     pruned: PruneIndex.projection.evolve(states.pruned, event, meta),
     audit,
+    ...(states.partial === true ? { partial: true } : {}),
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Snapshots of the folded read models
+
+/** The format of the read models' snapshots: their projections' versions, the window encoding, the event catalog. */
+export const snapshotFormat = (): string =>
+  `pivot-read-models/1;${models.map((m) => `${m.name}:${m.version}`).join(",")};window=${StateSnapshot.FORMAT};events=${Events.catalogFingerprint()}`
+
+/** Where the read models' snapshot of a stream is kept, beside the runtime's (keyed by the stream itself). */
+export const snapshotKey = (stream: string): string => `read-models:${stream}`
+
+// Old entries of the compaction history and prune index, in a state resumed from a snapshot: deltas only append
+// entries or change the newest ones, so older ones are only places (their rows are numbered by position).
+const NOT_HELD = Object.freeze({}) as never
+/** Compaction entries a snapshot keeps in full: the newest ones, the only ones events still change. */
+const HISTORY_TAIL = 2
+
+/** The read models' states as a snapshot's data: the window retained, old history and prune entries as counts. */
+export const snapshotOf = (states: States): string => {
+  const window = Retention.retainWindow(states.window)
+  const sources = Audit.heldSources({ window, sources: states.audit.sources })
+  const entries = states.history.entries
+  return JSON.stringify({
+    window: StateSnapshot.encodeWindow(window),
+    sources,
+    usage: states.usage,
+    history: {
+      count: entries.length,
+      tail: entries.slice(Math.max(0, entries.length - HISTORY_TAIL)),
+      lastCallTokens: states.history.lastCallTokens ?? null,
+    },
+    pruned: { count: states.pruned.entries.length, tokensFreed: states.pruned.tokensFreed },
+  })
+}
+
+/** The partial states a snapshot's data stands for; throws on data of the wrong shape. */
+export const statesOfSnapshot = (data: string): States => {
+  const raw = JSON.parse(data)
+  const window = StateSnapshot.decodeWindow(raw.window)
+  const history = raw.history
+  const tail: ReadonlyArray<CompactionHistory.Entry> = history.tail
+  if (!Number.isSafeInteger(history.count) || !Array.isArray(tail) || tail.length > history.count)
+    throw new Error("bad compaction history")
+  if (!Number.isSafeInteger(raw.pruned.count)) throw new Error("bad prune index")
+  const usage = { ...Usage.projection.initial, ...raw.usage }
+  return {
+    window,
+    usage,
+    history: {
+      entries: [...Array.from({ length: history.count - tail.length }, () => NOT_HELD), ...tail],
+      lastCallTokens: history.lastCallTokens ?? undefined,
+    },
+    pruned: {
+      entries: Array.from({ length: raw.pruned.count }, () => NOT_HELD),
+      tokensFreed: raw.pruned.tokensFreed,
+    },
+    audit: Audit.restore(window, raw.sources),
+    partial: true,
+  }
+}
+
+/**
+ * Whether a batch can be projected on partial states: every message an event names, other than one it adds, is held
+ * by the window (an event naming an older message, such as a late tool result, needs the whole log).
+ */
+const heldFor = (states: States, logged: ReadonlyArray<SessionLog.Logged>): boolean => {
+  if (states.partial !== true) return true
+  const added = new Set<MessageId>()
+  for (const { event } of logged) {
+    const adds = Conversation.addedMessage(event)?.id
+    for (const id of touchedIds(event))
+      if (id !== adds && !added.has(id) && !Conversation.has(states.window.conversation, id)) return false
+    if (adds !== undefined) added.add(adds)
+  }
+  return true
 }
 
 /** Folds a log into every read model (the pure fold the SQL tables must equal). */
@@ -611,6 +696,12 @@ const lock = (sql: Sql): Write =>
 export interface Options extends SessionLog.DecoderOptions {
   /** Sessions whose folded read models stay in memory between appends; default 100. */
   readonly cacheSize?: number | undefined
+  /**
+   * Snapshots of the folded read models, so that a new process's first append to a long session reads the latest
+   * one and the events after it instead of the whole log: one every `every` events (default 200) and one after each
+   * pivot. `false`: none.
+   */
+  readonly snapshots?: false | { readonly every?: number | undefined } | undefined
 }
 
 /** Folds and writes a session's read models; holds the folded states of recent sessions (committed events only). */
@@ -627,14 +718,85 @@ const makeProjector = (options: Options) => {
   const decodeAll = (recorded: ReadonlyArray<RecordedEvent>) =>
     Effect.fromResult(SessionLog.decodeAll(recorded, decoder))
 
-  /** The states at stream version `base`: from the cache, caught up with the log when another process wrote. */
-  const statesAt = (sql: Sql, sessionId: string, stream: string, base: number) =>
+  const snapshotting = options.snapshots !== false
+  const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 200)
+  // The version of each session's latest snapshot known to this process.
+  const snapshotAt = new Map<string, number>()
+
+  /** The latest snapshot's partial states at a version ≤ `base`, when one can be trusted. */
+  const fromSnapshot = (sql: Sql, stream: string, base: number) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<{
+        readonly stream_version: number | string
+        readonly format: string
+        readonly checksum: string
+        readonly data: string
+      }>`SELECT stream_version, format, checksum, data FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
+      const row = rows[0]
+      if (row === undefined) return undefined
+      const version = Number(row.stream_version)
+      const stored = { stream, version, format: row.format, checksum: row.checksum, data: row.data, recordedAt: 0 }
+      let problem: string | undefined
+      if (row.format !== snapshotFormat()) problem = `format ${row.format}`
+      else if (!Snapshot.intact(stored)) problem = "checksum mismatch"
+      else if (version > base) problem = `version ${version} beyond ${base}`
+      if (problem === undefined) {
+        try {
+          return { version, states: statesOfSnapshot(row.data) }
+        } catch (error) {
+          problem = error instanceof Error ? error.message : String(error)
+        }
+      }
+      yield* Effect.logWarning(`${stream}: read-model snapshot ignored (${problem}); folding the events instead`)
+      return undefined
+    })
+
+  /**
+   * The states at stream version `base`: from the cache, else from the latest snapshot, caught up with the log.
+   * `whole`: never partial states (fold from the first event unless the cache holds whole states).
+   */
+  const statesAt = (sql: Sql, sessionId: string, stream: string, base: number, whole = false) =>
     Effect.gen(function* () {
       const cached = cache.get(sessionId)
-      const from = cached !== undefined && cached.version <= base ? cached : { version: 0, states: initialStates }
+      let from =
+        cached !== undefined && cached.version <= base && !(whole && cached.states.partial === true)
+          ? cached
+          : undefined
+      if (from === undefined && !whole && snapshotting) from = yield* fromSnapshot(sql, stream, base)
+      from ??= { version: 0, states: initialStates }
       if (from.version === base) return from.states
       return foldStates(yield* decodeAll(yield* readRecorded(sql, stream, from.version + 1, base)), from.states)
     })
+
+  /** Writes the read models' snapshot when one is due, in the append's transaction; answers the states to cache. */
+  const snapshotIfDue = (
+    sql: Sql,
+    stream: string,
+    sessionId: string,
+    version: number,
+    states: States,
+    pivoted: boolean,
+  ): Effect.Effect<States> => {
+    if (!snapshotting) return Effect.succeed(states)
+    if (!pivoted && version - (snapshotAt.get(sessionId) ?? 0) < snapshotEvery) return Effect.succeed(states)
+    const data = snapshotOf(states)
+    const row = {
+      stream: snapshotKey(stream),
+      stream_version: version,
+      format: snapshotFormat(),
+      checksum: Snapshot.checksum(data),
+      data,
+      recorded_at: Date.now(),
+    }
+    return sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`.pipe(
+      Effect.andThen(sql.afterCommit(Effect.sync(() => snapshotAt.set(sessionId, version)))),
+      // From now on this process holds the partial states too: memory follows the window, not the history.
+      Effect.as(statesOfSnapshot(data)),
+      Effect.catchCause((cause) =>
+        Effect.as(Effect.logWarning(`${stream}: read-model snapshot not written`, cause), states),
+      ),
+    )
+  }
 
   /**
    * Projects `batch` (the session's events after stream version `base`, in order) inside the caller's transaction:
@@ -654,9 +816,12 @@ const makeProjector = (options: Options) => {
       if (last === undefined) return
       const stream = Events.streamName(sessionId)
       if (deferred !== undefined) {
+        // Written whole at the end of the transaction: whole states are needed.
         const held = deferred.get(sessionId)
         let folded =
-          held !== undefined && held.version === base ? held.states : yield* statesAt(sql, sessionId, stream, base)
+          held !== undefined && held.version === base
+            ? held.states
+            : yield* statesAt(sql, sessionId, stream, base, true)
         for (const r of batch) {
           const decoded = decoder(r)
           if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -676,6 +841,10 @@ const makeProjector = (options: Options) => {
         if (bulk) return false
         return cp === undefined ? base === 0 : cp.projectionVersion === m.version && cp.streamVersion === base
       })
+      // Partial states serve deltas only: a model rewritten whole, or an event naming a message they do not hold,
+      // needs the whole log.
+      if (states.partial === true && (fresh.some((f) => !f) || !heldFor(states, logged)))
+        states = yield* statesAt(sql, sessionId, stream, base, true)
       for (const [i, m] of models.entries()) if (fresh[i] && !checkpoints.has(m.name)) yield* m.clear(sql, sessionId)
       const anyFresh = fresh.some((f) => f)
       for (const { event, meta } of logged) {
@@ -690,7 +859,8 @@ const makeProjector = (options: Options) => {
           yield* m.write(sql, sessionId, states)
         }
       yield* saveCheckpoints(sql, sessionId, last.streamVersion, last.position)
-      const done = states
+      const pivoted = logged.some(({ event }) => event._tag === "SummaryFinished")
+      const done = yield* snapshotIfDue(sql, stream, sessionId, last.streamVersion, states, pivoted)
       yield* sql.afterCommit(Effect.sync(() => remember(sessionId, last.streamVersion, done)))
     })
 
@@ -710,7 +880,9 @@ const makeProjector = (options: Options) => {
             yield* m.write(sql, sessionId, held.states)
           }
           yield* saveCheckpoints(sql, sessionId, held.version, held.position)
-          yield* sql.afterCommit(Effect.sync(() => remember(sessionId, held.version, held.states)))
+          const stream = Events.streamName(sessionId)
+          const done = yield* snapshotIfDue(sql, stream, sessionId, held.version, held.states, true)
+          yield* sql.afterCommit(Effect.sync(() => remember(sessionId, held.version, done)))
         }
         return result
       }).pipe(
@@ -769,7 +941,13 @@ const makeProjector = (options: Options) => {
     return Effect.gen(function* () {
       for (const m of models) yield* m.clear(sql, sessionId)
       yield* sql`DELETE FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`
-      yield* sql.afterCommit(Effect.sync(() => cache.delete(sessionId)))
+      yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
+      yield* sql.afterCommit(
+        Effect.sync(() => {
+          cache.delete(sessionId)
+          snapshotAt.delete(sessionId)
+        }),
+      )
     })
   }
 
