@@ -7,7 +7,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const migrationsTable = "pivot_migrations"
 
 /** The id of the newest migration this version of pivot knows. */
-export const latestMigration = 2
+export const latestMigration = 4
 
 /** The columns `pivot_events` must have; a table without them is not a pivot store. */
 export const eventColumns = [
@@ -23,7 +23,8 @@ export const eventColumns = [
 ] as const
 
 // `position` is the global order. On SQLite it is the rowid (assigned max + 1 under the write lock, never reused
-// because rows are never deleted); on Postgres an identity column, assigned under the store's append lock.
+// because rows are never deleted). On Postgres it was an identity column assigned under a store-wide append lock;
+// since migration 4 it is assigned after commit, in commit order, by the sequencer (see `commitOrder` below).
 // UNIQUE (stream, stream_version) is the last line of defence against two writers taking the same version.
 const createEvents = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -80,8 +81,35 @@ const createKeys = Effect.gen(function* () {
   })
 })
 
+// Postgres: positions in commit order without one store-wide append lock (ADR 0012). Each row gets `seq`, its insert
+// order, when its append inserts it; `position` stays NULL until the row is committed and a short sequencing
+// transaction under the store-wide lock numbers every committed unnumbered row, in `seq` order, after the largest
+// position so far. Existing rows keep their positions (their `seq` values are just unique numbers). `position` loses
+// its NOT NULL (a primary key cannot have it) and stays unique; `seq` becomes the primary key; a partial index
+// finds the unnumbered rows at once. SQLite serialises writers itself (BEGIN IMMEDIATE), so nothing changes there.
+const commitOrder = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        yield* sql`ALTER TABLE pivot_events ALTER COLUMN position DROP IDENTITY IF EXISTS`
+        yield* sql`ALTER TABLE pivot_events DROP CONSTRAINT IF EXISTS pivot_events_pkey`
+        yield* sql`ALTER TABLE pivot_events ALTER COLUMN position DROP NOT NULL`
+        yield* sql`ALTER TABLE pivot_events ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY`
+        yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_pkey PRIMARY KEY (seq)`
+        yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_position_key UNIQUE (position)`
+        yield* sql`CREATE INDEX pivot_events_unsequenced ON pivot_events (seq) WHERE position IS NULL`
+      }),
+    orElse: () => Effect.void,
+  })
+})
+
 /** Applies the pending migrations; safe to run from several processes at once. */
 export const run = Migrator.make({})({
   table: migrationsTable,
-  loader: Migrator.fromRecord({ "1_create_events": createEvents, "2_create_keys": createKeys }),
+  loader: Migrator.fromRecord({
+    "1_create_events": createEvents,
+    "2_create_keys": createKeys,
+    "4_commit_order": commitOrder,
+  }),
 })
