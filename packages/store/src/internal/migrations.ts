@@ -87,6 +87,38 @@ const createKeys = Effect.gen(function* () {
 // position so far. Existing rows keep their positions (their `seq` values are just unique numbers). `position` loses
 // its NOT NULL (a primary key cannot have it) and stays unique; `seq` becomes the primary key; a partial index
 // finds the unnumbered rows at once. SQLite serialises writers itself (BEGIN IMMEDIATE), so nothing changes there.
+// The sequencer, one statement for the client: the store-wide lock is held from the lock call to the commit of the
+// statement's own transaction, never across a round trip to a (possibly busy) client. VOLATILE: the UPDATE takes a
+// fresh snapshot after the lock is granted, so it sees every earlier sequencer's numbers. `wait => false` gives up
+// at once when another sequencer holds the lock (it numbers the same rows). `channel` (if not null) is notified of
+// the new head when rows were numbered; the notification is delivered at commit.
+const sequenceFunction = `CREATE FUNCTION pivot_sequence(wait boolean, channel text)
+RETURNS TABLE (numbered_seq bigint, numbered_position bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  head bigint;
+BEGIN
+  IF wait THEN
+    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'));
+  ELSIF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '.pivot_events')) THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    UPDATE pivot_events AS e SET position = n.position
+    FROM (
+      SELECT p.seq, (SELECT COALESCE(MAX(m.position), 0) FROM pivot_events AS m) + row_number() OVER (ORDER BY p.seq)
+        AS position
+      FROM pivot_events AS p WHERE p.position IS NULL
+    ) AS n
+    WHERE e.seq = n.seq
+    RETURNING e.seq, e.position;
+  IF FOUND AND channel IS NOT NULL THEN
+    SELECT MAX(m.position) INTO head FROM pivot_events AS m;
+    PERFORM pg_notify(channel, head::text);
+  END IF;
+END
+$$`
+
 const commitOrder = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql.onDialectOrElse({
@@ -99,6 +131,7 @@ const commitOrder = Effect.gen(function* () {
         yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_pkey PRIMARY KEY (seq)`
         yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_position_key UNIQUE (position)`
         yield* sql`CREATE INDEX pivot_events_unsequenced ON pivot_events (seq) WHERE position IS NULL`
+        yield* sql.unsafe(sequenceFunction)
       }),
     orElse: () => Effect.void,
   })

@@ -100,6 +100,14 @@ export interface SqlStoreOptions {
   /** The database's file name, for error messages. */
   readonly path?: string | undefined
   readonly notifier?: Notifier | undefined
+  /** Postgres: the LISTEN channel the sequencer notifies when it assigns positions (the notifier's channel). */
+  readonly notifyChannel?: string | undefined
+  /**
+   * Postgres: `"stream"` (default) locks only the appended stream and numbers the rows after commit (ADR 0012);
+   * `"store"` holds the store-wide lock for the whole append transaction and numbers the rows inside it, so appends
+   * run one at a time as before ADR 0012 (kept to measure the difference, `npm run bench:pg-scale`).
+   */
+  readonly appendLock?: "stream" | "store" | undefined
   readonly onOpen?: OnOpen | undefined
   readonly onAppend?: OnAppend | undefined
   readonly onForget?: OnForget | undefined
@@ -232,29 +240,24 @@ export const make = (
 
     /**
      * Postgres: numbers every committed row without a position (and the caller's own uncommitted rows when it runs
-     * inside the caller's transaction), in insert order, after the largest position so far; announces the news.
+     * inside the caller's transaction), in insert order, after the largest position so far, and announces the news
+     * (`pivot_sequence`, migration 4: one statement, so the store-wide lock is never held across a round trip).
      * `wait: false` gives up at once when another sequencer holds the lock (it is numbering the same rows).
      */
     const sequence = (wait: boolean) =>
       Effect.gen(function* () {
-        if (wait) yield* globalLock
-        else {
-          const got = yield* sql<{
-            readonly locked: boolean
-          }>`SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || '.pivot_events')) AS locked`
-          if (got[0]?.locked !== true) return []
-        }
-        // The UPDATE's snapshot is taken after the lock is granted, so it sees every earlier sequencer's numbers.
-        const numbered =
-          yield* sql<Numbered>`UPDATE pivot_events AS e SET position = n.position FROM (SELECT seq, (SELECT COALESCE(MAX(position), 0) FROM pivot_events) + row_number() OVER (ORDER BY seq) AS position FROM pivot_events WHERE position IS NULL) AS n WHERE e.seq = n.seq RETURNING e.seq, e.position`
-        if (numbered.length > 0 && options.notifier !== undefined) {
-          let last = 0
-          for (const row of numbered) last = Math.max(last, Number(row.position))
-          yield* options.notifier.publish(last)
-        }
+        const rows = yield* sql<{
+          readonly numbered_seq: number | string
+          readonly numbered_position: number | string
+        }>`SELECT numbered_seq, numbered_position FROM pivot_sequence(${wait}, ${options.notifyChannel ?? null})`
+        const numbered = rows.map((row): Numbered => ({ seq: row.numbered_seq, position: row.numbered_position }))
+        // A notifier without a channel the function can notify (a caller's own `layerSql`): announced from here.
+        if (numbered.length > 0 && options.notifier !== undefined && options.notifyChannel === undefined)
+          yield* options.notifier.publish(numbered.reduce((max, row) => Math.max(max, Number(row.position)), 0))
         return numbered
       })
-    const sequenceNow = sql.withTransaction(sequence(true))
+
+    const sequenceNow = sequence(true)
 
     /** Readers (Postgres): rows a crashed writer committed but never numbered get numbered, if nobody else is at it. */
     const sequencePending = isPg
@@ -262,7 +265,7 @@ export const make = (
           const pending = yield* sql<{
             readonly seq: number | string
           }>`SELECT seq FROM pivot_events WHERE position IS NULL LIMIT 1`
-          if (pending.length > 0) yield* sql.withTransaction(sequence(false))
+          if (pending.length > 0) yield* sequence(false)
         })
       : Effect.void
 
@@ -430,7 +433,8 @@ export const make = (
         // append does not control, so it numbers them in the transaction and holds the store-wide lock until the
         // caller commits (the old behaviour). The store-wide lock is taken before the stream's, as every holder of
         // both does.
-        const nested = isPg && Option.isSome(yield* Effect.serviceOption(sql.transactionService))
+        const nested =
+          isPg && (options.appendLock === "store" || Option.isSome(yield* Effect.serviceOption(sql.transactionService)))
         const result = yield* sql.withTransaction(write(nested)).pipe(
           Effect.catchTag("SqlError", (error) =>
             error.reason._tag === "UniqueViolation"
