@@ -335,6 +335,28 @@ export const make = (
         (pages) => pages.flat().map((row) => row.event_id),
       )
 
+    const idsAndHead = (ids: ReadonlyArray<string>, stream: string) =>
+      Effect.map(
+        sql<{
+          readonly event_id: string | null
+          readonly stream_version: number | string | null
+          readonly position: number | string | null
+        }>`SELECT event_id, NULL AS stream_version, NULL AS position FROM pivot_events WHERE ${sql.in("event_id", ids)} UNION ALL (SELECT NULL, stream_version, position FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1)`,
+        (rows) => {
+          const existing: Array<string> = []
+          let current = { version: 0, position: 0 as number | null }
+          for (const row of rows) {
+            if (row.event_id !== null) existing.push(row.event_id)
+            else
+              current = {
+                version: Number(row.stream_version),
+                position: row.position === null ? null : Number(row.position),
+              }
+          }
+          return { existing, current }
+        },
+      )
+
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         const batch = prepareAppend(stream, expectedVersion, events)
@@ -347,11 +369,15 @@ export const make = (
           Effect.gen(function* () {
             if (nested) yield* globalLock
             yield* lockStream(stream)
-            if (ids.length > 0) {
-              const existing = yield* existingIds(ids)
-              if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
-            }
-            const current = yield* streamHead(stream)
+            // Postgres, a batch of up to CHUNK events: the duplicate check and the stream's head in one round trip.
+            const { existing, current } =
+              isPg && ids.length > 0 && ids.length <= CHUNK
+                ? yield* idsAndHead(ids, stream)
+                : {
+                    existing: ids.length > 0 ? yield* existingIds(ids) : [],
+                    current: yield* streamHead(stream),
+                  }
+            if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
             if (!expectedVersionMatches(expectedVersion, current.version)) {
               return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
             }
