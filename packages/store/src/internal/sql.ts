@@ -365,6 +365,42 @@ export const make = (
         const recordedAt = yield* Clock.currentTimeMillis
         const ids = serialized.map((event) => event.id)
 
+        const appendInOne = (stored: ReadonlyArray<string>) =>
+          Effect.gen(function* () {
+            const rows = serialized.map((event, i) => ({
+              id: event.id,
+              type: event.type,
+              version: event.version,
+              data: stored[i]!,
+              metadata: event.metadata,
+            }))
+            const code =
+              expectedVersion === "any"
+                ? -1
+                : expectedVersion === "no-stream"
+                  ? -2
+                  : expectedVersion === "stream-exists"
+                    ? -3
+                    : expectedVersion
+            const [row] = yield* sql<{
+              readonly outcome: string
+              readonly existing: ReadonlyArray<string> | null
+              readonly head_version: number | string | null
+              readonly head_position: number | string | null
+              readonly seqs: ReadonlyArray<number | string> | null
+            }>`SELECT outcome, existing, head_version, head_position, seqs FROM pivot_append(${stream}, ${code}, ${JSON.stringify(rows)}::json, ${recordedAt})`
+            if (row?.outcome === "duplicate") return yield* new DuplicateEventId({ ids: [...(row.existing ?? [])] })
+            const version = Number(row?.head_version ?? 0)
+            if (row?.outcome !== "ok") {
+              return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: version })
+            }
+            return {
+              streamVersion: version,
+              position: row.head_position === null ? null : Number(row.head_position),
+              seqs: (row.seqs ?? []).map(Number),
+            }
+          })
+
         const write = (nested: boolean) =>
           Effect.gen(function* () {
             if (nested) yield* globalLock
@@ -461,7 +497,16 @@ export const make = (
         // both does.
         const nested =
           isPg && (options.appendLock === "store" || Option.isSome(yield* Effect.serviceOption(sql.transactionService)))
-        const result = yield* sql.withTransaction(write(nested)).pipe(
+        // Postgres, the common case (no inline hook, no sealed field, not inside a caller's transaction): the whole
+        // append transaction is one statement, `pivot_append` (migration 4).
+        const plain =
+          isPg && !nested && options.onAppend === undefined
+            ? Result.getOrUndefined(
+                yield* Effect.result(Seal.storedData(stream, serialized, Effect.fail("needs a key" as const))),
+              )
+            : undefined
+        const transaction = plain === undefined ? sql.withTransaction(write(nested)) : appendInOne(plain)
+        const result = yield* transaction.pipe(
           Effect.catchTag("SqlError", (error) =>
             error.reason._tag === "UniqueViolation"
               ? // Backstop: another writer got in between despite the lock; report it as the conflict it is.
