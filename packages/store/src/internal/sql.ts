@@ -1,7 +1,7 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
 // @effect/sql-pg). Dialect differences are confined to the append's locking and numbering (Postgres assigns positions
 // after commit, ADR 0012) and the notification hooks.
-import { Clock, Duration, Effect, Option, Result, type Scope, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Option, Result, Scope, SubscriptionRef } from "effect"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
@@ -258,6 +258,38 @@ export const make = (
       })
 
     const sequenceNow = sequence(true)
+
+    // Group commit within the process: an append that has committed joins the next sequencing call instead of making
+    // its own. At most one call runs at a time; the appends that commit while it runs share the one after it (which
+    // starts after they committed, so it covers them). Each gets the positions that call assigned, by `seq`.
+    type Round = Deferred.Deferred<ReadonlyMap<number, number>, SqlError.SqlError>
+    const storeScope = yield* Scope.Scope
+    let running: Round | undefined
+    let queued: Round | undefined
+    const startRound = (round: Round): Effect.Effect<void> =>
+      Effect.asVoid(
+        Effect.forkIn(
+          Effect.gen(function* () {
+            const exit = yield* Effect.exit(
+              Effect.map(sequenceNow, (rows) => new Map(rows.map((row) => [Number(row.seq), Number(row.position)]))),
+            )
+            yield* Deferred.done(round, exit)
+            running = queued
+            queued = undefined
+            if (running !== undefined) yield* startRound(running)
+          }),
+          storeScope,
+        ),
+      )
+    const sequenced: Effect.Effect<ReadonlyMap<number, number>, SqlError.SqlError> = Effect.suspend(() => {
+      if (running === undefined) {
+        const round: Round = Deferred.makeUnsafe()
+        running = round
+        return Effect.andThen(startRound(round), Deferred.await(round))
+      }
+      queued ??= Deferred.makeUnsafe()
+      return Deferred.await(queued)
+    })
 
     /** Readers (Postgres): rows a crashed writer committed but never numbered get numbered, if nobody else is at it. */
     const sequencePending = isPg
@@ -526,8 +558,9 @@ export const make = (
         if (result.seqs.length > 0) {
           // Committed: number the rows (with whatever else is waiting), or read back the position another process's
           // sequencer gave them meanwhile (rows committed together are numbered together, so all or none are here).
-          const numbered = yield* Effect.mapError(sequenceNow, toStoreError)
-          position = positionOf(result.seqs, numbered)
+          const numbered = yield* Effect.mapError(sequenced, toStoreError)
+          position = 0
+          for (const seq of result.seqs) position = Math.max(position, numbered.get(seq) ?? 0)
           if (position === 0) {
             const last = Math.max(...result.seqs)
             const rows = yield* sql<{
