@@ -307,7 +307,13 @@ const sqlite = async (procs: number, sessions: number) => {
         EventStore.layerSqlite({ filename }),
       ),
     )
-    return { ...run, ...check(all.filter((e) => e.stream.startsWith("session-")), run.ok) }
+    return {
+      ...run,
+      ...check(
+        all.filter((e) => e.stream.startsWith("session-")),
+        run.ok,
+      ),
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
