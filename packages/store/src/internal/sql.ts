@@ -19,7 +19,11 @@ import * as Seal from "./seal.ts"
 
 /** How appends are announced to subscribers in other processes (Postgres LISTEN/NOTIFY). */
 export interface Notifier {
-  /** Runs inside the append transaction, so the announcement is delivered only if the append commits. */
+  /**
+   * Announces new events. Postgres stores built by `layerPostgres` announce from the sequencer itself (the
+   * `notifyChannel` option); otherwise it runs after positions are assigned (on Postgres) or inside the append
+   * transaction, so the announcement is delivered only if the events are there to read.
+   */
   readonly publish: (position: number) => Effect.Effect<void, SqlError.SqlError>
   /** Calls `onNews` for every announcement until the scope closes; failures are retried by the store. */
   readonly listen: (onNews: Effect.Effect<void>) => Effect.Effect<void, SqlError.SqlError, Scope.Scope>
