@@ -150,6 +150,12 @@ export interface PostgresStoreOptions extends Omit<PgClient.PgPoolConfig, "url">
   readonly schema?: string | undefined
   /** How often a caught-up subscription re-reads in case a notification was lost; default 1 s. */
   readonly pollInterval?: Duration.Input | undefined
+  /**
+   * `"stream"` (default): appends to different streams run in parallel, positions are assigned after commit in
+   * commit order (ADR 0012). `"store"`: every append holds the store-wide lock for its whole transaction, one at a
+   * time, as before; kept to measure the difference.
+   */
+  readonly appendLock?: "stream" | "store" | undefined
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/
@@ -210,7 +216,17 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
     Layer.effect(
       EventStore,
       Effect.gen(function* () {
-        const { pageSize, pollInterval, schema = "public", url, onOpen, onAppend, onForget, ...pool } = options
+        const {
+          pageSize,
+          pollInterval,
+          schema = "public",
+          url,
+          onOpen,
+          onAppend,
+          onForget,
+          appendLock,
+          ...pool
+        } = options
         if (!SCHEMA_NAME.test(schema)) {
           return yield* new StoreUnavailable({ reason: `invalid Postgres schema name ${JSON.stringify(schema)}` })
         }
@@ -237,6 +253,8 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           pageSize,
           pollInterval: pollInterval ?? "1 second",
           notifier,
+          notifyChannel: channel,
+          appendLock,
           onOpen,
           onAppend,
           onForget,

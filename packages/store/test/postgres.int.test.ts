@@ -12,6 +12,16 @@ const setupError = inject("pgError")
 const run = `t${process.pid}_${Date.now().toString(36)}`
 const schemas: Array<string> = []
 
+/** Drops the schemas made so far (each contract's cleanup drops what it and the earlier ones made). */
+const dropSchemas = async () => {
+  if (setupError !== "" || schemas.length === 0) return
+  // psql ships with the server package; dropping is best effort.
+  const drop = schemas.map((schema) => `DROP SCHEMA IF EXISTS ${schema} CASCADE;`).join("\n")
+  await Effect.runPromise(
+    Effect.try(() => execFileSync("psql", [url, "-q", "-c", drop], { stdio: "ignore" })).pipe(Effect.ignore),
+  )
+}
+
 contract({
   name: "postgres",
   fresh: async () => {
@@ -20,14 +30,23 @@ contract({
     schemas.push(schema)
     return { open: () => EventStore.layerPostgres({ url, schema, pollInterval: "200 millis", maxConnections: 20 }) }
   },
-  cleanup: async () => {
-    if (setupError !== "" || schemas.length === 0) return
-    // psql ships with the server package; dropping is best effort.
-    const drop = schemas.map((schema) => `DROP SCHEMA IF EXISTS ${schema} CASCADE;`).join("\n")
-    await Effect.runPromise(
-      Effect.try(() => execFileSync("psql", [url, "-q", "-c", drop], { stdio: "ignore" })).pipe(Effect.ignore),
-    )
+  cleanup: () => dropSchemas(),
+})
+
+// The same contract with every append holding the store-wide lock and numbering its rows in its own transaction (the
+// path of an append inside a caller's transaction, ADR 0012).
+contract({
+  name: "postgres, appendLock store",
+  fresh: async () => {
+    if (setupError !== "") throw new Error(setupError)
+    const schema = `pivot_${run}_${schemas.length}`
+    schemas.push(schema)
+    return {
+      open: () =>
+        EventStore.layerPostgres({ url, schema, pollInterval: "200 millis", maxConnections: 20, appendLock: "store" }),
+    }
   },
+  cleanup: () => dropSchemas(),
 })
 
 describe("EventStore.layerPostgres", () => {

@@ -7,7 +7,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const migrationsTable = "pivot_migrations"
 
 /** The id of the newest migration this version of pivot knows. */
-export const latestMigration = 3
+export const latestMigration = 4
 
 /** The columns `pivot_events` must have; a table without them is not a pivot store. */
 export const eventColumns = [
@@ -23,7 +23,8 @@ export const eventColumns = [
 ] as const
 
 // `position` is the global order. On SQLite it is the rowid (assigned max + 1 under the write lock, never reused
-// because rows are never deleted); on Postgres an identity column, assigned under the store's append lock.
+// because rows are never deleted). On Postgres it was an identity column assigned under a store-wide append lock;
+// since migration 4 it is assigned after commit, in commit order, by the sequencer (see `commitOrder` below).
 // UNIQUE (stream, stream_version) is the last line of defence against two writers taking the same version.
 const createEvents = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -105,6 +106,115 @@ const createSnapshots = Effect.gen(function* () {
   })
 })
 
+// Postgres: positions in commit order without one store-wide append lock (ADR 0012). Each row gets `seq`, its insert
+// order, when its append inserts it; `position` stays NULL until the row is committed and a short sequencing
+// transaction under the store-wide lock numbers every committed unnumbered row, in `seq` order, after the largest
+// position so far. Existing rows keep their positions (their `seq` values are just unique numbers). `position` loses
+// its NOT NULL (a primary key cannot have it) and stays unique; `seq` becomes the primary key; a partial index
+// finds the unnumbered rows at once. SQLite serialises writers itself (BEGIN IMMEDIATE), so nothing changes there.
+// The sequencer, one statement for the client: the store-wide lock is held from the lock call to the commit of the
+// statement's own transaction, never across a round trip to a (possibly busy) client. VOLATILE: the UPDATE takes a
+// fresh snapshot after the lock is granted, so it sees every earlier sequencer's numbers. `wait => false` gives up
+// at once when another sequencer holds the lock (it numbers the same rows). `channel` (if not null) is notified of
+// the new head when rows were numbered; the notification is delivered at commit.
+const sequenceFunction = `CREATE FUNCTION pivot_sequence(wait boolean, channel text)
+RETURNS TABLE (numbered_seq bigint, numbered_position bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  head bigint;
+BEGIN
+  IF wait THEN
+    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'));
+  ELSIF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '.pivot_events')) THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    UPDATE pivot_events AS e SET position = n.position
+    FROM (
+      SELECT p.seq, (SELECT COALESCE(MAX(m.position), 0) FROM pivot_events AS m) + row_number() OVER (ORDER BY p.seq)
+        AS position
+      FROM pivot_events AS p WHERE p.position IS NULL
+    ) AS n
+    WHERE e.seq = n.seq
+    RETURNING e.seq, e.position;
+  IF FOUND AND channel IS NOT NULL THEN
+    SELECT MAX(m.position) INTO head FROM pivot_events AS m;
+    PERFORM pg_notify(channel, head::text);
+  END IF;
+END
+$$`
+
+// An append in one statement (the store's fast path: no inline hook, no sealed field, not inside a caller's
+// transaction): lock the stream, check duplicates and the expected version, insert the rows without positions. The
+// statement is its own transaction; the caller then calls `pivot_sequence`. Two round trips per append instead of
+// six. `expected`: -1 any, -2 no-stream, -3 stream-exists, n >= 0 exact. `rows`: a JSON array of {id, type, version,
+// data, metadata} (data and metadata as stored text), in stream order.
+const appendFunction = `CREATE FUNCTION pivot_append(p_stream text, p_expected bigint, p_rows json, p_recorded_at bigint)
+RETURNS TABLE (outcome text, existing text[], head_version bigint, head_position bigint, seqs bigint[])
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_ids text[];
+  v_existing text[];
+  v_version bigint;
+  v_position bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'), hashtext(p_stream));
+  v_ids := ARRAY(SELECT r.id FROM json_to_recordset(p_rows) AS r(id text));
+  IF cardinality(v_ids) > 0 THEN
+    v_existing := ARRAY(SELECT e.event_id FROM pivot_events AS e WHERE e.event_id = ANY(v_ids));
+    IF cardinality(v_existing) > 0 THEN
+      RETURN QUERY SELECT 'duplicate'::text, v_existing, NULL::bigint, NULL::bigint, NULL::bigint[];
+      RETURN;
+    END IF;
+  END IF;
+  SELECT e.stream_version, e.position INTO v_version, v_position
+    FROM pivot_events AS e WHERE e.stream = p_stream ORDER BY e.stream_version DESC LIMIT 1;
+  IF NOT FOUND THEN
+    v_version := 0;
+    v_position := 0;
+  END IF;
+  IF NOT (p_expected = -1 OR (p_expected = -2 AND v_version = 0) OR (p_expected = -3 AND v_version > 0)
+          OR p_expected = v_version) THEN
+    RETURN QUERY SELECT 'version'::text, NULL::text[], v_version, v_position, NULL::bigint[];
+    RETURN;
+  END IF;
+  IF cardinality(v_ids) = 0 THEN
+    RETURN QUERY SELECT 'ok'::text, NULL::text[], v_version, v_position, ARRAY[]::bigint[];
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH inserted AS (
+      INSERT INTO pivot_events (event_id, stream, stream_version, type, schema_version, data, metadata, recorded_at)
+      SELECT r.id, p_stream, v_version + r.n, r.type, r.version, r.data, r.metadata, p_recorded_at
+        FROM ROWS FROM (json_to_recordset(p_rows) AS (id text, type text, version integer, data text, metadata text))
+          WITH ORDINALITY AS r(id, type, version, data, metadata, n)
+        ORDER BY r.n
+      RETURNING pivot_events.seq
+    )
+    SELECT 'ok'::text, NULL::text[], v_version + cardinality(v_ids), NULL::bigint, array_agg(inserted.seq)
+      FROM inserted;
+END
+$$`
+
+const commitOrder = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        yield* sql`ALTER TABLE pivot_events ALTER COLUMN position DROP IDENTITY IF EXISTS`
+        yield* sql`ALTER TABLE pivot_events DROP CONSTRAINT IF EXISTS pivot_events_pkey`
+        yield* sql`ALTER TABLE pivot_events ALTER COLUMN position DROP NOT NULL`
+        yield* sql`ALTER TABLE pivot_events ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY`
+        yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_pkey PRIMARY KEY (seq)`
+        yield* sql`ALTER TABLE pivot_events ADD CONSTRAINT pivot_events_position_key UNIQUE (position)`
+        yield* sql`CREATE INDEX pivot_events_unsequenced ON pivot_events (seq) WHERE position IS NULL`
+        yield* sql.unsafe(sequenceFunction)
+        yield* sql.unsafe(appendFunction)
+      }),
+    orElse: () => Effect.void,
+  })
+})
+
 /** Applies the pending migrations; safe to run from several processes at once. */
 export const run = Migrator.make({})({
   table: migrationsTable,
@@ -112,5 +222,6 @@ export const run = Migrator.make({})({
     "1_create_events": createEvents,
     "2_create_keys": createKeys,
     "3_create_snapshots": createSnapshots,
+    "4_commit_order": commitOrder,
   }),
 })

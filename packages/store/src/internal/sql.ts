@@ -1,6 +1,7 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
-// @effect/sql-pg). Dialect differences are confined to the append lock and the notification hooks.
-import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "effect"
+// @effect/sql-pg). Dialect differences are confined to the append's locking and numbering (Postgres assigns positions
+// after commit, ADR 0012) and the notification hooks.
+import { Clock, Deferred, Duration, Effect, Option, Result, Scope, SubscriptionRef } from "effect"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
@@ -19,7 +20,11 @@ import * as Seal from "./seal.ts"
 
 /** How appends are announced to subscribers in other processes (Postgres LISTEN/NOTIFY). */
 export interface Notifier {
-  /** Runs inside the append transaction, so the announcement is delivered only if the append commits. */
+  /**
+   * Announces new events. Postgres stores built by `layerPostgres` announce from the sequencer itself (the
+   * `notifyChannel` option); otherwise it runs after positions are assigned (on Postgres) or inside the append
+   * transaction, so the announcement is delivered only if the events are there to read.
+   */
   readonly publish: (position: number) => Effect.Effect<void, SqlError.SqlError>
   /** Calls `onNews` for every announcement until the scope closes; failures are retried by the store. */
   readonly listen: (onNews: Effect.Effect<void>) => Effect.Effect<void, SqlError.SqlError, Scope.Scope>
@@ -61,6 +66,34 @@ export const keysOf = (sql: SqlClient.SqlClient, streams: ReadonlyArray<string>)
       ),
   )
 
+/**
+ * Postgres: the store-wide lock (one per schema), held only while positions are assigned (ADR 0012), and by an append
+ * made inside a caller's transaction.
+ */
+export const storeLock = (sql: SqlClient.SqlClient) =>
+  Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'))`)
+
+/**
+ * Postgres: the lock of one stream (two-key advisory locks, a space apart from the store-wide one), held by an
+ * append's transaction for its version check, by `forget` and by a read model catching up with the stream.
+ */
+export const streamLock = (sql: SqlClient.SqlClient, stream: string) =>
+  Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'), hashtext(${stream}))`)
+
+interface Numbered {
+  readonly seq: number | string
+  readonly position: number | string
+}
+
+/** The largest position given to the rows `seqs` (0 when none of them was among `numbered`). */
+const positionOf = (seqs: ReadonlyArray<number>, numbered: ReadonlyArray<Numbered>): number => {
+  if (numbered.length === 0) return 0
+  const mine = new Set(seqs)
+  let last = 0
+  for (const row of numbered) if (mine.has(Number(row.seq))) last = Math.max(last, Number(row.position))
+  return last
+}
+
 /** Options of the SQL store. */
 export interface SqlStoreOptions {
   /** Rows per page for `readAll` and `subscribe`; default 1000. */
@@ -72,13 +105,21 @@ export interface SqlStoreOptions {
   /** The database's file name, for error messages. */
   readonly path?: string | undefined
   readonly notifier?: Notifier | undefined
+  /** Postgres: the LISTEN channel the sequencer notifies when it assigns positions (the notifier's channel). */
+  readonly notifyChannel?: string | undefined
+  /**
+   * Postgres: `"stream"` (default) locks only the appended stream and numbers the rows after commit (ADR 0012);
+   * `"store"` holds the store-wide lock for the whole append transaction and numbers the rows inside it, so appends
+   * run one at a time as before ADR 0012 (kept to measure the difference, `npm run bench:pg-scale`).
+   */
+  readonly appendLock?: "stream" | "store" | undefined
   readonly onOpen?: OnOpen | undefined
   readonly onAppend?: OnAppend | undefined
   readonly onForget?: OnForget | undefined
 }
 
 interface EventRow {
-  readonly position: number | bigint | string
+  readonly position: number | bigint | string | null
   readonly event_id: string
   readonly stream: string
   readonly stream_version: number | bigint | string
@@ -195,10 +236,74 @@ export const make = (
       })
 
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-    // Postgres: one append at a time per schema, so positions are handed out in commit order and a reader that has
-    // seen position p will never later find a smaller one appear (SQLite's BEGIN IMMEDIATE already gives this).
-    const lock = isPg
-      ? Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'))`)
+    // Postgres (ADR 0012): an append locks only its stream, for the version check, and inserts its rows without
+    // positions; once it has committed, a short sequencing transaction under the store-wide lock numbers every
+    // committed unnumbered row in insert order. Positions are thus handed out in commit order, and a reader that has
+    // seen position p never later finds a smaller one appear. SQLite's BEGIN IMMEDIATE already gives this.
+    const globalLock = isPg ? storeLock(sql) : Effect.void
+    const lockStream = (stream: string) => (isPg ? streamLock(sql, stream) : Effect.void)
+
+    /**
+     * Postgres: numbers every committed row without a position (and the caller's own uncommitted rows when it runs
+     * inside the caller's transaction), in insert order, after the largest position so far, and announces the news
+     * (`pivot_sequence`, migration 4: one statement, so the store-wide lock is never held across a round trip).
+     * `wait: false` gives up at once when another sequencer holds the lock (it is numbering the same rows).
+     */
+    const sequence = (wait: boolean) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{
+          readonly numbered_seq: number | string
+          readonly numbered_position: number | string
+        }>`SELECT numbered_seq, numbered_position FROM pivot_sequence(${wait}, ${options.notifyChannel ?? null})`
+        const numbered = rows.map((row): Numbered => ({ seq: row.numbered_seq, position: row.numbered_position }))
+        // A notifier without a channel the function can notify (a caller's own `layerSql`): announced from here.
+        if (numbered.length > 0 && options.notifier !== undefined && options.notifyChannel === undefined)
+          yield* options.notifier.publish(numbered.reduce((max, row) => Math.max(max, Number(row.position)), 0))
+        return numbered
+      })
+
+    const sequenceNow = sequence(true)
+
+    // Group commit within the process: an append that has committed joins the next sequencing call instead of making
+    // its own. At most one call runs at a time; the appends that commit while it runs share the one after it (which
+    // starts after they committed, so it covers them). Each gets the positions that call assigned, by `seq`.
+    type Round = Deferred.Deferred<ReadonlyMap<number, number>, SqlError.SqlError>
+    const storeScope = yield* Scope.Scope
+    let running: Round | undefined
+    let queued: Round | undefined
+    const startRound = (round: Round): Effect.Effect<void> =>
+      Effect.asVoid(
+        Effect.forkIn(
+          Effect.gen(function* () {
+            const exit = yield* Effect.exit(
+              Effect.map(sequenceNow, (rows) => new Map(rows.map((row) => [Number(row.seq), Number(row.position)]))),
+            )
+            yield* Deferred.done(round, exit)
+            running = queued
+            queued = undefined
+            if (running !== undefined) yield* startRound(running)
+          }),
+          storeScope,
+        ),
+      )
+    const sequenced: Effect.Effect<ReadonlyMap<number, number>, SqlError.SqlError> = Effect.suspend(() => {
+      if (running === undefined) {
+        const round: Round = Deferred.makeUnsafe()
+        running = round
+        return Effect.andThen(startRound(round), Deferred.await(round))
+      }
+      queued ??= Deferred.makeUnsafe()
+      return Deferred.await(queued)
+    })
+
+    /** Readers (Postgres): rows a crashed writer committed but never numbered get numbered, if nobody else is at it. */
+    const sequencePending = isPg
+      ? Effect.gen(function* () {
+          const pending = yield* sql<{
+            readonly seq: number | string
+          }>`SELECT seq FROM pivot_events WHERE position IS NULL LIMIT 1`
+          if (pending.length > 0) yield* sequence(false)
+        })
       : Effect.void
 
     const ticks = yield* SubscriptionRef.make(0)
@@ -224,11 +329,12 @@ export const make = (
         ),
       )
 
+    // Rows without a position (Postgres, between an append's commit and its numbering) are not read yet.
     const readPage: Paging.ReadPage = (after, limit) =>
-      sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE position > ${after} ORDER BY position LIMIT ${limit}`.pipe(
-        Effect.mapError(toStoreError),
-        Effect.flatMap(recordedOf),
-      )
+      Effect.andThen(
+        sequencePending,
+        sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE position > ${after} ORDER BY position LIMIT ${limit}`,
+      ).pipe(Effect.mapError(toStoreError), Effect.flatMap(recordedOf))
 
     /** The stream's key, created (inside the caller's transaction) when it has none. */
     const keyFor = (stream: string, at: number) =>
@@ -240,16 +346,20 @@ export const make = (
         return key
       })
 
+    /** The stream's version and last position (null on Postgres while its last append is not numbered yet). */
     const streamHead = (stream: string) =>
       Effect.map(
         sql<{
           readonly stream_version: number | string
-          readonly position: number | string
+          readonly position: number | string | null
         }>`SELECT stream_version, position FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1`,
         (rows) =>
           rows[0] === undefined
-            ? { version: 0, position: 0 }
-            : { version: Number(rows[0].stream_version), position: Number(rows[0].position) },
+            ? { version: 0, position: 0 as number | null }
+            : {
+                version: Number(rows[0].stream_version),
+                position: rows[0].position === null ? null : Number(rows[0].position),
+              },
       )
 
     const existingIds = (ids: ReadonlyArray<string>) =>
@@ -262,6 +372,28 @@ export const make = (
         (pages) => pages.flat().map((row) => row.event_id),
       )
 
+    const idsAndHead = (ids: ReadonlyArray<string>, stream: string) =>
+      Effect.map(
+        sql<{
+          readonly event_id: string | null
+          readonly stream_version: number | string | null
+          readonly position: number | string | null
+        }>`SELECT event_id, NULL AS stream_version, NULL AS position FROM pivot_events WHERE ${sql.in("event_id", ids)} UNION ALL (SELECT NULL, stream_version, position FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1)`,
+        (rows) => {
+          const existing: Array<string> = []
+          let current = { version: 0, position: 0 as number | null }
+          for (const row of rows) {
+            if (row.event_id !== null) existing.push(row.event_id)
+            else
+              current = {
+                version: Number(row.stream_version),
+                position: row.position === null ? null : Number(row.position),
+              }
+          }
+          return { existing, current }
+        },
+      )
+
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         const batch = prepareAppend(stream, expectedVersion, events)
@@ -270,67 +402,148 @@ export const make = (
         const recordedAt = yield* Clock.currentTimeMillis
         const ids = serialized.map((event) => event.id)
 
-        const write = Effect.gen(function* () {
-          yield* lock
-          if (ids.length > 0) {
-            const existing = yield* existingIds(ids)
-            if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
-          }
-          const current = yield* streamHead(stream)
-          if (!expectedVersionMatches(expectedVersion, current.version)) {
-            return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
-          }
-          if (serialized.length === 0) {
-            return { streamVersion: current.version, position: current.position } satisfies AppendResult
-          }
-          let position = 0
-          let streamVersion = current.version
-          const positions = new Map<number, number>()
-          const stored = yield* Seal.storedData(stream, serialized, keyFor(stream, recordedAt))
-          for (const [c, chunk] of chunks(serialized).entries()) {
-            const rows = chunk.map((event, i) => ({
-              event_id: event.id,
-              stream,
-              stream_version: ++streamVersion,
+        const appendInOne = (stored: ReadonlyArray<string>) =>
+          Effect.gen(function* () {
+            const rows = serialized.map((event, i) => ({
+              id: event.id,
               type: event.type,
-              schema_version: event.version,
-              data: stored[c * CHUNK + i]!,
+              version: event.version,
+              data: stored[i]!,
               metadata: event.metadata,
-              recorded_at: recordedAt,
             }))
-            const inserted = yield* sql<{
-              readonly position: number | string
-              readonly stream_version: number | string
-            }>`INSERT INTO pivot_events ${sql.insert(rows as [(typeof rows)[0], ...typeof rows])} RETURNING position, stream_version`
-            for (const row of inserted) {
-              position = Math.max(position, Number(row.position))
-              positions.set(Number(row.stream_version), Number(row.position))
+            const code =
+              expectedVersion === "any"
+                ? -1
+                : expectedVersion === "no-stream"
+                  ? -2
+                  : expectedVersion === "stream-exists"
+                    ? -3
+                    : expectedVersion
+            const [row] = yield* sql<{
+              readonly outcome: string
+              readonly existing: ReadonlyArray<string> | null
+              readonly head_version: number | string | null
+              readonly head_position: number | string | null
+              readonly seqs: ReadonlyArray<number | string> | null
+            }>`SELECT outcome, existing, head_version, head_position, seqs FROM pivot_append(${stream}, ${code}, ${JSON.stringify(rows)}::json, ${recordedAt})`
+            if (row?.outcome === "duplicate") return yield* new DuplicateEventId({ ids: [...(row.existing ?? [])] })
+            const version = Number(row?.head_version ?? 0)
+            if (row?.outcome !== "ok") {
+              return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: version })
             }
-          }
-          if (options.onAppend !== undefined) {
-            // The hook sees what a reader will read. `serializeBatch` admitted only plain JSON values (no undefined,
-            // NaN, class instances or cycles), so the payloads given are what parsing the stored JSON gives back:
-            // passing them saves parsing a large batch (an import) a second time.
-            const recorded = serialized.map(
-              (event, i): RecordedEvent => ({
-                id: event.id,
-                type: event.type,
-                version: event.version,
-                data: events[i]!.data,
-                metadata: event.metadata === null ? null : (events[i]!.metadata ?? null),
-                stream,
-                streamVersion: current.version + i + 1,
-                position: positions.get(current.version + i + 1) ?? 0,
-                recordedAt,
-              }),
-            )
-            yield* options.onAppend(sql, recorded)
-          }
-          if (options.notifier !== undefined) yield* options.notifier.publish(position)
-          return { streamVersion, position } satisfies AppendResult
-        })
+            return {
+              streamVersion: version,
+              position: row.head_position === null ? null : Number(row.head_position),
+              seqs: (row.seqs ?? []).map(Number),
+            }
+          })
 
-        const result = yield* sql.withTransaction(write).pipe(
+        const write = (nested: boolean) =>
+          Effect.gen(function* () {
+            if (nested) yield* globalLock
+            yield* lockStream(stream)
+            // Postgres, a batch of up to CHUNK events: the duplicate check and the stream's head in one round trip.
+            const { existing, current } =
+              isPg && ids.length > 0 && ids.length <= CHUNK
+                ? yield* idsAndHead(ids, stream)
+                : {
+                    existing: ids.length > 0 ? yield* existingIds(ids) : [],
+                    current: yield* streamHead(stream),
+                  }
+            if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
+            if (!expectedVersionMatches(expectedVersion, current.version)) {
+              return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
+            }
+            if (serialized.length === 0) {
+              return { streamVersion: current.version, position: current.position, seqs: [] as Array<number> }
+            }
+            let position = 0
+            let streamVersion = current.version
+            const positions = new Map<number, number>()
+            const seqs: Array<number> = []
+            const versionOf = new Map<number, number>()
+            const stored = yield* Seal.storedData(stream, serialized, keyFor(stream, recordedAt))
+            for (const [c, chunk] of chunks(serialized).entries()) {
+              const rows = chunk.map((event, i) => ({
+                event_id: event.id,
+                stream,
+                stream_version: ++streamVersion,
+                type: event.type,
+                schema_version: event.version,
+                data: stored[c * CHUNK + i]!,
+                metadata: event.metadata,
+                recorded_at: recordedAt,
+              }))
+              const values = sql.insert(rows as [(typeof rows)[0], ...typeof rows])
+              if (isPg) {
+                // No position yet: it is assigned once the row is committed (or below, inside a caller's transaction).
+                const inserted = yield* sql<{
+                  readonly seq: number | string
+                  readonly stream_version: number | string
+                }>`INSERT INTO pivot_events ${values} RETURNING seq, stream_version`
+                for (const row of inserted) {
+                  seqs.push(Number(row.seq))
+                  versionOf.set(Number(row.seq), Number(row.stream_version))
+                }
+              } else {
+                const inserted = yield* sql<{
+                  readonly position: number | string
+                  readonly stream_version: number | string
+                }>`INSERT INTO pivot_events ${values} RETURNING position, stream_version`
+                for (const row of inserted) {
+                  position = Math.max(position, Number(row.position))
+                  positions.set(Number(row.stream_version), Number(row.position))
+                }
+              }
+            }
+            if (nested) {
+              const numbered = yield* sequence(true)
+              position = positionOf(seqs, numbered)
+              for (const row of numbered) {
+                const version = versionOf.get(Number(row.seq))
+                if (version !== undefined) positions.set(version, Number(row.position))
+              }
+            }
+            if (options.onAppend !== undefined) {
+              // The hook sees what a reader will read, except that on Postgres the positions are not assigned yet
+              // (they are 0) unless the append runs inside a caller's transaction. `serializeBatch` admitted only plain JSON values (no undefined,
+              // NaN, class instances or cycles), so the payloads given are what parsing the stored JSON gives back:
+              // passing them saves parsing a large batch (an import) a second time.
+              const recorded = serialized.map(
+                (event, i): RecordedEvent => ({
+                  id: event.id,
+                  type: event.type,
+                  version: event.version,
+                  data: events[i]!.data,
+                  metadata: event.metadata === null ? null : (events[i]!.metadata ?? null),
+                  stream,
+                  streamVersion: current.version + i + 1,
+                  position: positions.get(current.version + i + 1) ?? 0,
+                  recordedAt,
+                }),
+              )
+              yield* options.onAppend(sql, recorded)
+            }
+            if (options.notifier !== undefined && !isPg) yield* options.notifier.publish(position)
+            return { streamVersion, position, seqs: nested ? [] : seqs }
+          })
+
+        // Postgres inside a caller's transaction (e.g. a bulk import): the rows cannot be numbered after a commit this
+        // append does not control, so it numbers them in the transaction and holds the store-wide lock until the
+        // caller commits (the old behaviour). The store-wide lock is taken before the stream's, as every holder of
+        // both does.
+        const nested =
+          isPg && (options.appendLock === "store" || Option.isSome(yield* Effect.serviceOption(sql.transactionService)))
+        // Postgres, the common case (no inline hook, no sealed field, not inside a caller's transaction): the whole
+        // append transaction is one statement, `pivot_append` (migration 4).
+        const plain =
+          isPg && !nested && options.onAppend === undefined
+            ? Result.getOrUndefined(
+                yield* Effect.result(Seal.storedData(stream, serialized, Effect.fail("needs a key" as const))),
+              )
+            : undefined
+        const transaction = plain === undefined ? sql.withTransaction(write(nested)) : appendInOne(plain)
+        const result = yield* transaction.pipe(
           Effect.catchTag("SqlError", (error) =>
             error.reason._tag === "UniqueViolation"
               ? // Backstop: another writer got in between despite the lock; report it as the conflict it is.
@@ -346,18 +559,43 @@ export const make = (
               : Effect.fail(toStoreError(error)),
           ),
         )
+        let position = result.position
+        if (result.seqs.length > 0) {
+          // Committed: number the rows (with whatever else is waiting), or read back the position another process's
+          // sequencer gave them meanwhile (rows committed together are numbered together, so all or none are here).
+          const numbered = yield* Effect.mapError(sequenced, toStoreError)
+          position = 0
+          for (const seq of result.seqs) position = Math.max(position, numbered.get(seq) ?? 0)
+          if (position === 0) {
+            const last = Math.max(...result.seqs)
+            const rows = yield* sql<{
+              readonly position: number | string | null
+            }>`SELECT position FROM pivot_events WHERE seq = ${last}`.pipe(Effect.mapError(toStoreError))
+            position = Number(rows[0]?.position ?? 0)
+          }
+        } else if (position === null) {
+          // An empty batch on a stream whose last append is not numbered yet (its writer may have died).
+          yield* Effect.mapError(sequenceNow, toStoreError)
+          position = (yield* Effect.mapError(streamHead(stream), toStoreError)).position
+        }
         if (serialized.length > 0) yield* bump
-        return result
+        return { streamVersion: result.streamVersion, position: position ?? 0 } satisfies AppendResult
       }),
 
       read: Effect.fn("EventStore.read")(function* (stream, options) {
         const from = Math.max(1, options?.from ?? 1)
         const to = options?.to
-        const rows = yield* (
+        const select =
           to === undefined
             ? sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} ORDER BY stream_version`
             : sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
-        ).pipe(Effect.mapError(toStoreError))
+        let rows = yield* Effect.mapError(select, toStoreError)
+        // Postgres: rows committed but not numbered yet (their writer is about to, or died first) are numbered
+        // before they are handed out, so a stream read always carries real positions.
+        if (isPg && rows.some((row) => row.position === null)) {
+          yield* Effect.mapError(sequenceNow, toStoreError)
+          rows = yield* Effect.mapError(select, toStoreError)
+        }
         return yield* recordedOf(rows)
       }),
 
@@ -367,7 +605,7 @@ export const make = (
         const deleted = yield* sql
           .withTransaction(
             Effect.gen(function* () {
-              yield* lock
+              yield* lockStream(stream)
               const rows = yield* sql<{
                 readonly stream: string
               }>`DELETE FROM pivot_keys WHERE stream = ${stream} RETURNING stream`

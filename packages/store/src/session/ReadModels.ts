@@ -50,7 +50,7 @@ import {
   type SqlStoreOptions,
 } from "../EventStore.ts"
 import * as Seal from "../internal/seal.ts"
-import { classify, keysOf } from "../internal/sql.ts"
+import { classify, keysOf, streamLock } from "../internal/sql.ts"
 import * as Snapshot from "../Snapshot.ts"
 import { MalformedEvent, type ReadError } from "../StoreError.ts"
 import { UndecodableEvent, UnknownSession } from "./SessionError.ts"
@@ -562,7 +562,11 @@ export interface Checkpoint {
   readonly projectionVersion: number
   /** The stream version folded so far. */
   readonly streamVersion: number
-  /** The global position of the last event folded. */
+  /**
+   * The global position of the last event folded. Checkpoints are kept by stream version: on Postgres an inline
+   * append folds its events before their positions are assigned (ADR 0012), so the position is looked up from the
+   * log when the checkpoint is read (the stored copy is only the fallback for a log row that is gone).
+   */
   readonly position: number
 }
 
@@ -648,7 +652,7 @@ const checkpointsOf = (sql: Sql, sessionId: string) =>
       readonly projection_version: number | string
       readonly stream_version: number | string
       readonly position: number | string
-    }>`SELECT model, projection_version, stream_version, position FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`,
+    }>`SELECT c.model, c.projection_version, c.stream_version, COALESCE(e.position, c.position) AS position FROM pivot_rm_checkpoints AS c LEFT JOIN pivot_events AS e ON e.stream = ${Events.streamName(sessionId)} AND e.stream_version = c.stream_version WHERE c.session_id = ${sessionId}`,
     (rows) =>
       new Map(
         rows.map((row): [string, Checkpoint] => [
@@ -684,11 +688,11 @@ const saveCheckpoints = (sql: Sql, sessionId: string, streamVersion: number, pos
     )} ON CONFLICT (model, session_id) DO UPDATE SET projection_version = excluded.projection_version, stream_version = excluded.stream_version, position = excluded.position`,
   )
 
-// Postgres: the store's own append lock, so a catch-up or rebuild and an inline append never interleave (SQLite's
-// BEGIN IMMEDIATE already serialises them).
-const lock = (sql: Sql): Write =>
+// Postgres: the stream lock the store's appends take, so a catch-up or rebuild and an inline append to the same
+// session never interleave (SQLite's BEGIN IMMEDIATE already serialises them).
+const lock = (sql: Sql, sessionId: string): Write =>
   sql.onDialectOrElse({
-    pg: () => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.pivot_events'))`),
+    pg: () => streamLock(sql, Events.streamName(sessionId)),
     orElse: () => Effect.void,
   })
 
@@ -1043,7 +1047,7 @@ const makeService = (
         if (isCurrent(yield* checkpointsOf(sql, sessionId), head)) return head
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            yield* lock(sql)
+            yield* lock(sql, sessionId)
             const now = yield* headOf(sql, stream)
             const checkpoints = yield* checkpointsOf(sql, sessionId)
             if (isCurrent(checkpoints, now)) return now
@@ -1064,7 +1068,7 @@ const makeService = (
     Effect.andThen(sync(sessionId), query(read))
 
   const rebuildOne = (sessionId: string) =>
-    query(sql.withTransaction(Effect.andThen(lock(sql), projector.rewrite(sql, sessionId))))
+    query(sql.withTransaction(Effect.andThen(lock(sql, sessionId), projector.rewrite(sql, sessionId))))
 
   const sessions = query(
     sql<{

@@ -2,7 +2,7 @@
 // rebuilt == inline == the pure fold, catching up with a plain store, and replay through the read models.
 import { execFileSync } from "node:child_process"
 import { Window } from "@pivot/core"
-import { Effect, type ManagedRuntime } from "effect"
+import { Effect, type ManagedRuntime, Stream } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { EventStore, ReadModels, Replay, SessionLog } from "../../src/index.ts"
@@ -77,4 +77,30 @@ describe("read models (PostgreSQL)", () => {
       }),
     )
   }, 60_000)
+
+  it("given inline appends and a bulk transaction over two sessions, then checkpoints report each session's last position and the log is in strictly increasing positions", async () => {
+    const [first, second] = fc.sample(sessionArb(12), { numRuns: 2, seed: 4 })
+    const a = freshSession("pgb")
+    const b = freshSession("pgb")
+    await pg().runPromise(
+      Effect.gen(function* () {
+        const readModels = yield* ReadModels.ReadModels
+        const store = yield* EventStore
+        yield* appendGenerated(a, first!)
+        // Appends inside a caller's transaction number their rows in it (ADR 0012), under the store-wide lock.
+        yield* readModels.bulk(
+          Effect.andThen(appendGenerated(b, second!), appendGenerated(freshSession("pgb"), first!)),
+        )
+        for (const sessionId of [a, b]) {
+          const events = yield* store.read(`session-${sessionId}`)
+          const { checkpoints } = yield* readModels.tables(sessionId)
+          expect(checkpoints.map((c) => [c.streamVersion, c.position])).toEqual(
+            ReadModels.names.map(() => [events.length, events[events.length - 1]!.position]),
+          )
+        }
+        const all = yield* Stream.runCollect(store.readAll())
+        for (let i = 1; i < all.length; i++) expect(all[i]!.position).toBeGreaterThan(all[i - 1]!.position)
+      }),
+    )
+  })
 })
