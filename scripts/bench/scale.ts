@@ -54,8 +54,9 @@ const version = (store: Store) => Effect.runPromise(store.streamVersion(Events.s
 const TAIL = 100
 
 /**
- * Grows the session to at least `size` events: first what another process appended (adopted), then generated
- * events; a snapshot is written `TAIL` events before the end, as the runtime would have.
+ * Grows the session to at least `size` events, halfway between two compactions: first what another process appended
+ * (adopted), then generated events; a snapshot is written `TAIL` or more events before the end, as the runtime would
+ * have. Answers the number of events after the snapshot.
  */
 const grow = async (store: Store, bulk: ReturnType<typeof bulkSession>, size: number) => {
   const appended = await Effect.runPromise(store.read(bulk.stream, { from: bulk.state.session.version + 1 }))
@@ -74,7 +75,9 @@ const grow = async (store: Store, bulk: ReturnType<typeof bulkSession>, size: nu
       data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
     }),
   )
-  await append(bulk.until(size))
+  const snapshotAt = bulk.state.session.version
+  await append(bulk.until(size, { midCycle: true }))
+  return bulk.state.session.version - snapshotAt
 }
 
 /** The first `prepare` of a fresh runtime on the store, in ms. */
@@ -169,9 +172,9 @@ const main = async () => {
       .join(" ")}\n`,
   )
   console.log(
-    "| store | events | resume ms (median of 5) | resume without snapshots ms | first record after the restart ms | record turn µs | prepare µs | heap per live session MiB | snapshot KiB | messages dropped | heap of the unbounded state MiB |",
+    "| store | events | events after the snapshot | resume ms (median of 5) | resume without snapshots ms | first record after the restart ms | record turn µs | prepare µs | heap per live session MiB | snapshot KiB | messages dropped | heap of the unbounded state MiB |",
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   const rows: Array<{ kind: string; size: number; resume: number; record: number; prepare: number; heap: number }> = []
   for (const kind of ["memory", "sqlite", "sqlite+read models"] as const) {
     // The store stays open across the restarts (each restart is a fresh runtime over it, like a fresh process).
@@ -199,7 +202,7 @@ const main = async () => {
     let next = 0
     for (const size of SIZES) {
       const g0 = performance.now()
-      await grow(store, bulk, size)
+      const tail = await grow(store, bulk, size)
       next += TURNS
       const grown = (performance.now() - g0) / 1000
       const events = await version(store)
@@ -217,7 +220,7 @@ const main = async () => {
       const resumeMs = percentile(resumes, 0.5)
       rows.push({ kind, size, resume: resumeMs, record: warm.record, prepare: warm.prepare, heap: heap.perSession })
       console.log(
-        `| ${kind} | ${events} | ${resumeMs.toFixed(1)} | ${Number.isNaN(cold) ? "–" : cold.toFixed(0)} | ${(warm.first / 1000).toFixed(1)} | ${warm.record.toFixed(0)} | ${warm.prepare.toFixed(0)} | ${heap.perSession.toFixed(3)} | ${heap.snapshotKiB.toFixed(0)} | ${heap.retired} | ${Number.isNaN(unbounded) ? "–" : unbounded.toFixed(1)} |`,
+        `| ${kind} | ${events} | ${tail} | ${resumeMs.toFixed(1)} | ${Number.isNaN(cold) ? "–" : cold.toFixed(0)} | ${(warm.first / 1000).toFixed(1)} | ${warm.record.toFixed(0)} | ${warm.prepare.toFixed(0)} | ${heap.perSession.toFixed(3)} | ${heap.snapshotKiB.toFixed(0)} | ${heap.retired} | ${Number.isNaN(unbounded) ? "–" : unbounded.toFixed(1)} |`,
       )
       console.error(`  (${kind} ${size}: grown in ${grown.toFixed(1)} s)`)
     }

@@ -121,8 +121,10 @@ export const bulkSession = (sessionId: string) => {
   }
   return {
     /** The events that take the session to at least `size` events (those not handed out before). */
-    until: (size: number): Array<NewEvent> => {
-      while (state.session.version < size) oneTurn()
+    until: (size: number, options: { readonly midCycle?: boolean } = {}): Array<NewEvent> => {
+      // `midCycle`: stop halfway between two compactions, so that sessions of any size are compared at the same
+      // point of their cycle (the window's size depends on it, not on the history).
+      while (state.session.version < size || (options.midCycle === true && turn % 30 !== 15)) oneTurn()
       return out.splice(0, out.length)
     },
     /** Folds events appended by another writer (they must follow this session's version). */
