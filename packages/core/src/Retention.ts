@@ -118,11 +118,10 @@ export const mayNeedHistory = (
 
 /**
  * The window alone without the messages recorded before its oldest visible one (for projections that fold only the
- * window, such as the read models): the same window once a pivot has formed and no compaction is planned, else the
- * window unchanged. Its conversation holds the visible messages and everything recorded after the oldest of them.
+ * window, such as the read models), and without the plans of compactions whose marker it no longer holds. The window
+ * fold never looks further back: a pivot keeps visible messages only, and a plan's tail counts only its visible ids.
  */
 export const retainWindow = (window: Window.State): Window.State => {
-  if (window.pivot === undefined || HashMap.size(window.plans) > 0) return window
   const conversation = window.conversation
   const visible = new Set(Seq.toArray(window.visible))
   let remaining = visible.size
@@ -133,13 +132,13 @@ export const retainWindow = (window: Window.State): Window.State => {
   }
   if (horizon === 0) return window
   const kept = Seq.toArray(conversation.order).slice(horizon)
+  const keptSet = new Set(kept)
   return {
     ...window,
     conversation: {
-      messages: PersistentMap.fromEntries(
-        kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
-      ),
+      messages: PersistentMap.fromEntries(kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!])),
       order: Seq.fromIterable(kept),
     },
+    plans: HashMap.filter(window.plans, (_, markerId) => keptSet.has(markerId)),
   }
 }
