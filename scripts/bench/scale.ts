@@ -10,7 +10,7 @@
  * - the heap held by a live session: the state a runtime caches, measured as 100 live copies decoded from the
  *   session's snapshot (MiB per session), beside the state folded from the whole log without retention.
  *
- * Run: `node --expose-gc --max-old-space-size=12000 scripts/bench/scale.ts [--max 1000000] [--turns 100]`.
+ * Run: `npm run bench:scale [-- --max 1000000] [--turns 100] [--stores memory,sqlite,sqlite+read models]`.
  * Compare ratios, not absolutes: the machine is shared.
  */
 import * as fs from "node:fs"
@@ -25,7 +25,11 @@ import { MODEL, percentile, SESSION, services } from "./support/agentLoop.ts"
 import { bulkSession } from "./support/bulkSession.ts"
 
 const { values } = parseArgs({
-  options: { max: { type: "string", default: "1000000" }, turns: { type: "string", default: "100" } },
+  options: {
+    max: { type: "string", default: "1000000" },
+    turns: { type: "string", default: "100" },
+    stores: { type: "string", default: "memory,sqlite,sqlite+read models" },
+  },
 })
 const MAX = Number(values.max)
 const TURNS = Number(values.turns)
@@ -176,7 +180,10 @@ const main = async () => {
   )
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   const rows: Array<{ kind: string; size: number; resume: number; record: number; prepare: number; heap: number }> = []
-  for (const kind of ["memory", "sqlite", "sqlite+read models"] as const) {
+  const kinds = (["memory", "sqlite", "sqlite+read models"] as const).filter((k) =>
+    values.stores.split(",").includes(k),
+  )
+  for (const kind of kinds) {
     // The store stays open across the restarts (each restart is a fresh runtime over it, like a fresh process).
     const scope = await Effect.runPromise(Scope.make())
     const filename = path.join(dir, `${kind.replace(/\W+/g, "-")}.db`)
@@ -227,7 +234,7 @@ const main = async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
   console.log("")
-  for (const kind of ["memory", "sqlite", "sqlite+read models"]) {
+  for (const kind of kinds) {
     const of = (size: number) => rows.find((r) => r.kind === kind && r.size === size)
     const first = of(SIZES[0]!)!
     const last = of(SIZES.at(-1)!)!

@@ -136,7 +136,9 @@ export const retainWindow = (window: Window.State): Window.State => {
   return {
     ...window,
     conversation: {
-      messages: PersistentMap.fromEntries(kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!])),
+      messages: PersistentMap.fromEntries(
+        kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
+      ),
       order: Seq.fromIterable(kept),
     },
     plans: HashMap.filter(window.plans, (_, markerId) => keptSet.has(markerId)),

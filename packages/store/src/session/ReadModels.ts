@@ -172,8 +172,11 @@ const heldFor = (states: States, logged: ReadonlyArray<SessionLog.Logged>): bool
   const added = new Set<MessageId>()
   for (const { event } of logged) {
     const adds = Conversation.addedMessage(event)?.id
+    // A started compaction names its summary before the summary exists.
+    const future = event._tag === "CompactionStarted" ? event.summaryId : undefined
     for (const id of touchedIds(event))
-      if (id !== adds && !added.has(id) && !Conversation.has(states.window.conversation, id)) return false
+      if (id !== adds && id !== future && !added.has(id) && !Conversation.has(states.window.conversation, id))
+        return false
     if (adds !== undefined) added.add(adds)
   }
   return true
