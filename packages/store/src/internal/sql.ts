@@ -29,11 +29,15 @@ export type OnOpen = (sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError.
 
 /**
  * Runs inside every non-empty append's transaction, after its rows are written, with the events as a reader will see
- * them; a failure rolls the whole append back (e.g. inline read models).
+ * them; a failure rolls the whole append back (e.g. inline read models). `fields`, when given, holds the JSON text
+ * of every object-valued top-level field of the events' data as this append serialised it (the text
+ * `JSON.stringify` gives for that value), keyed by the field's value: a hook storing such a value as JSON can reuse
+ * it. It lives as long as the append.
  */
 export type OnAppend = (
   sql: SqlClient.SqlClient,
   events: ReadonlyArray<RecordedEvent>,
+  fields?: ReadonlyMap<object, string> | undefined,
 ) => Effect.Effect<void, SqlError.SqlError | MalformedEvent>
 
 /**
@@ -263,7 +267,9 @@ export const make = (
 
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
-        const batch = prepareAppend(stream, expectedVersion, events)
+        // The hook gets the JSON text of the payloads' object-valued fields, as serialised here (see `OnAppend`).
+        const fields = options.onAppend === undefined ? undefined : new Map<object, string>()
+        const batch = prepareAppend(stream, expectedVersion, events, fields)
         if (Result.isFailure(batch)) return yield* batch.failure
         const serialized = batch.success
         const recordedAt = yield* Clock.currentTimeMillis
@@ -323,7 +329,7 @@ export const make = (
                 recordedAt,
               }),
             )
-            yield* options.onAppend(sql, recorded)
+            yield* options.onAppend(sql, recorded, fields)
           }
           if (options.notifier !== undefined) yield* options.notifier.publish(position)
           return { streamVersion, position } satisfies AppendResult
