@@ -107,4 +107,72 @@ describe("ReadModels.bulk (SQLite)", () => {
     // The store is usable afterwards, inline as before.
     await inlineThenBulk(generated, generated.batches.length)
   })
+
+  // A new file's load runs with a rollback journal (its pages written once) and the file is back in WAL afterwards.
+  describe("newFile", () => {
+    /** The file's journal mode as its header records it: 2 for WAL, 1 for a rollback journal (bytes 18-19). */
+    const headerMode = (file: string) => {
+      const header = Buffer.alloc(20)
+      const fd = fs.openSync(file, "r")
+      fs.readSync(fd, header, 0, 20, 0)
+      fs.closeSync(fd)
+      return [header[18], header[19]]
+    }
+    const load = async (name: string, generated: GeneratedSession, fail: boolean) => {
+      const file = path.join(dir, name)
+      const fresh = open(ReadModels.layerSqlite({ filename: file }))
+      const sessionId = freshSession("n")
+      try {
+        const outcome = await fresh.runPromise(
+          Effect.exit(
+            Effect.gen(function* () {
+              const readModels = yield* ReadModels.ReadModels
+              yield* readModels.bulk(
+                Effect.gen(function* () {
+                  yield* appendGenerated(sessionId, generated)
+                  if (fail) return yield* Effect.fail("the import found a problem half-way")
+                }),
+                { newFile: true },
+              )
+            }) as Effect.Effect<void, unknown, Stores>,
+          ),
+        )
+        const after = await fresh.runPromise(
+          Effect.gen(function* () {
+            const readModels = yield* ReadModels.ReadModels
+            const version = yield* SessionLog.version(sessionId)
+            const tables = yield* readModels.tables(sessionId)
+            if (version > 0) yield* readModels.rebuild(sessionId)
+            return { version, tables, rebuilt: yield* readModels.tables(sessionId) }
+          }) as Effect.Effect<
+            { version: number; tables: ReadModels.Tables; rebuilt: ReadModels.Tables },
+            unknown,
+            Stores
+          >,
+        )
+        return { outcome: (outcome as { _tag: string })._tag, ...after, mode: headerMode(file) }
+      } finally {
+        await fresh.dispose()
+      }
+    }
+
+    it("given a new file, then the load stores what a plain bulk does (== rebuilt) and leaves the file in WAL", async () => {
+      const generated = fc.sample(sessionArb(30), { numRuns: 1, seed: 11 })[0]!
+      const loaded = await load("new-ok.db", generated, false)
+      expect(loaded.outcome).toBe("Success")
+      expect(loaded.version).toBe(generated.events.length)
+      expect(loaded.tables).toEqual(loaded.rebuilt)
+      expect(loaded.mode).toEqual([2, 2])
+    })
+
+    it("given a failure inside, then nothing is stored and the file is back in WAL", async () => {
+      const generated = fc.sample(sessionArb(10), { numRuns: 1, seed: 7 })[0]!
+      const loaded = await load("new-fail.db", generated, true)
+      expect(loaded.outcome).toBe("Failure")
+      expect(loaded.version).toBe(0)
+      expect(loaded.tables.window).toEqual([])
+      expect(loaded.tables.checkpoints).toEqual([])
+      expect(loaded.mode).toEqual([2, 2])
+    })
+  })
 })
