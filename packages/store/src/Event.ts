@@ -7,7 +7,7 @@
  * the n-th event of a stream (counting from 1) has `streamVersion` n. Positions are global, strictly increasing in
  * append (commit) order, and start at 1; they may have gaps (a failed Postgres append can burn a sequence value).
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { DuplicateEventId, MalformedEvent } from "./StoreError.ts"
 
 /**

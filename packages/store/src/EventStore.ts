@@ -18,8 +18,14 @@
  * ```
  */
 import type { PgClient } from "@effect/sql-pg"
-import { Context, type Duration, Effect, Layer, Queue, Redacted, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import type * as Stream from "effect/Stream"
 import { SqlClient } from "effect/sql"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "./Event.ts"
 import * as Busy from "./internal/busy.ts"

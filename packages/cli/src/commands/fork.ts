@@ -5,8 +5,10 @@
  */
 import { Ids } from "@pivot/core"
 import { ReadModels } from "@pivot/store"
-import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { checkReadable, countFlag, orCliError } from "./Source.ts"
 

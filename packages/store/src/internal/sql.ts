@@ -1,6 +1,11 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
 // @effect/sql-pg). Dialect differences are confined to the append lock and the notification hooks.
-import { Clock, Duration, Effect, Result, type Scope, SubscriptionRef } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"

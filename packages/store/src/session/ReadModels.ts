@@ -37,7 +37,10 @@ import {
   Usage,
   Window,
 } from "@pivot/core"
-import { Context, Effect, Layer, Result } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
 import {

@@ -14,7 +14,8 @@
  * ```
  */
 import { Events, Ids, type Projection } from "@pivot/core"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
 import { EventStore, type Forgotten } from "../EventStore.ts"
 import type { AppendError, ReadError } from "../StoreError.ts"
