@@ -80,14 +80,6 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
       total: imported.events.length,
       counts: countByType(imported.events),
     }))
-    // A database this import creates is loaded with its pages written once (ReadModels.BulkOptions.newFile).
-    const newFile = (() => {
-      try {
-        return fs.statSync(db).size === 0
-      } catch {
-        return true
-      }
-    })()
     yield* Effect.try({
       try: () => fs.mkdirSync(path.dirname(path.resolve(db)), { recursive: true }),
       catch: (cause) => new CliError({ message: `cannot create the directory of ${db}: ${describe(cause)}` }),
@@ -132,7 +124,6 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
             ),
           { discard: true },
         ),
-        { newFile },
       )
       storing.done()
       const pivots = (yield* readModels.compactions(sessionId)).filter(

@@ -920,42 +920,8 @@ export interface ReadModelsShape {
    * Runs `effect` (appends through the same store) as ONE transaction, all or nothing, with the read models of the
    * sessions it appends to folded in memory and written once at the end: how a large import appends in batches.
    */
-  readonly bulk: <A, E, R>(
-    effect: Effect.Effect<A, E, R>,
-    options?: BulkOptions | undefined,
-  ) => Effect.Effect<A, E | ReadError, R>
+  readonly bulk: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ReadError, R>
 }
-
-/** Options of `bulk`. */
-export interface BulkOptions {
-  /**
-   * The database is a file this process has just created, which nothing else reads yet. On SQLite (synchronous FULL
-   * or EXTRA) the load then runs with a rollback journal instead of the write-ahead log: its pages are written once,
-   * into the file, instead of into the log and again by the checkpoint at commit (~0.2 s of a 20,000-message import);
-   * the commit is as durable, and WAL is switched back on afterwards. A reader arriving meanwhile would wait for the
-   * load's lock (in WAL it would not); while another connection has the file open, SQLite keeps WAL and the load
-   * runs there.
-   */
-  readonly newFile?: boolean | undefined
-}
-
-/**
- * Runs `load` with the database out of WAL (see `BulkOptions.newFile`): TRUNCATE mode, whose commit truncates and
- * syncs the journal. Anything unexpected (not SQLite, synchronous below FULL, WAL not left) runs `load` as it is.
- */
-const withRollbackJournal = <A, E, R>(sql: Sql, load: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  sql.onDialectOrElse({
-    pg: () => load,
-    orElse: () =>
-      Effect.gen(function* () {
-        const sync = yield* Effect.result(sql<{ readonly synchronous: number | string }>`PRAGMA synchronous`)
-        if (Result.isFailure(sync) || Number(sync.success[0]?.synchronous ?? 0) < 2) return yield* load
-        const mode = yield* Effect.result(sql<{ readonly journal_mode: string }>`PRAGMA journal_mode = TRUNCATE`)
-        if (Result.isFailure(mode) || mode.success[0]?.journal_mode !== "truncate") return yield* load
-        // Back to WAL whatever the outcome; should that fail, every open of the store switches it on again.
-        return yield* Effect.ensuring(load, Effect.ignore(sql`PRAGMA journal_mode = WAL`))
-      }),
-  })
 
 /** The read models service. */
 export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
@@ -1150,11 +1116,8 @@ const makeService = (
         return all.length
       }).pipe(Effect.withSpan("ReadModels.rebuild")),
     sessions,
-    bulk: (effect, options) =>
-      (options?.newFile === true
-        ? withRollbackJournal(sql, projector.bulk(sql, effect))
-        : projector.bulk(sql, effect)
-      ).pipe(
+    bulk: (effect) =>
+      projector.bulk(sql, effect).pipe(
         Effect.catchIf(
           (error): error is SqlError.SqlError => (error as { _tag?: unknown })?._tag === "SqlError",
           (error) => Effect.fail(toStoreError(error)),
