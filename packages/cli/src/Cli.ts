@@ -5,8 +5,12 @@
  */
 import * as fs from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect, Exit as EffectExit, Layer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import { CliConfig, CliOutput, Command, GlobalFlag, type HelpDoc } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as EffectExit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { CliIo, Exit, type Io } from "./commands/Command.ts"
 import { all } from "./commands/index.ts"
 

@@ -5,7 +5,7 @@
  * `NodeRuntime.runMain` interrupts the command on Ctrl-C / SIGTERM (closing the database cleanly).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { main, processIo } from "./Cli.ts"
 
 // `pivot demo | head` closes the pipe early: that is not an error.

@@ -2,7 +2,7 @@
  * What can be asked of a session. Commands carry everything a decision needs that is not in the log — time, fresh
  * ids, the settings and model limits in force — so `decide` stays pure and replays deterministically.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { CompactionConfig } from "./Config.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"

@@ -1,7 +1,7 @@
 /**
  * Compaction settings, with OpenCode's keys (spec §2.15) plus a ratio threshold.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 

@@ -1,7 +1,7 @@
 /**
  * Why a command was refused. Each is a typed, schema-backed error that crosses boundaries intact.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A command other than `StartSession` arrived before the session started. */
 export class SessionNotStarted extends Schema.TaggedError<SessionNotStarted>()("SessionNotStarted", {}) {

@@ -6,7 +6,7 @@
  * Each event type has a schema version (`versions`); a stored event keeps the version it was written with, and old
  * versions are upcast on read. Never change a released version's shape: add a new version and an upcaster.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"

@@ -5,7 +5,12 @@
  * gives their creation order, as in OpenCode. Domain code never calls `Date.now` or `Math.random`: ids arrive on
  * commands, made by this service from `Clock` and `Random`.
  */
-import { Clock, Context, Effect, Layer, Random, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
 
 const prefixed = (prefix: string) => Schema.String.check(Schema.isPattern(new RegExp(`^${prefix}_[0-9A-Za-z_-]+$`)))
 

@@ -2,7 +2,7 @@
  * The conversation's data: user and assistant messages and their typed parts, shaped after OpenCode's (spec §2.0) so
  * an OpenCode export maps onto them one to one. These are values inside events and states, never mutated.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MessageId, PartId } from "./Ids.ts"
 import { ModelRef } from "./Model.ts"
 import { TokenUsage } from "./Tokens.ts"

@@ -1,7 +1,7 @@
 /**
  * What pivot needs to know about a model: who serves it and its token limits (spec §2.3).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const Limit = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 

@@ -20,7 +20,7 @@
  * Redacting twice gives the same text as redacting once: `[REDACTED:…]` markers never match a pattern, and the scan
  * repeats on its own output until nothing new is found (a redaction can expose a token boundary).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Command } from "./Commands.ts"
 import { MessageId, PartId } from "./Ids.ts"
 import type { AssistantPart, Message, MessageError, ToolState, UserPart } from "./Message.ts"

@@ -11,7 +11,7 @@
  * the latest pivot may still replay, and any ids the caller names (the runtime's own pointers). Nothing is dropped
  * while a compaction is pending or before the first pivot.
  */
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import * as Conversation from "./Conversation.ts"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"

@@ -4,7 +4,9 @@
  * `decide` validates a command against the folded state and answers the events it causes, or a typed refusal. It is
  * pure and idempotent: deciding the same command again on the resulting state answers no events.
  */
-import { HashMap, Option, Result } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Commands from "./Commands.ts"
 import type { Command } from "./Commands.ts"
 import type { CompactionConfig } from "./Config.ts"

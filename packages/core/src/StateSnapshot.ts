@@ -3,7 +3,7 @@
  * and the events after it gives the state a fold from the first event gives (after `Retention.retain`, which
  * snapshots are taken of). The format is versioned by `FORMAT`; a reader refuses any other.
  */
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import * as Conversation from "./Conversation.ts"
 import type { CompactionPlan } from "./Events.ts"
 import type { MessageId, SessionId } from "./Ids.ts"

@@ -6,7 +6,8 @@
  * Deviations from OpenCode (they fix defects of its implicit tail range): the tail is an explicit list of message
  * ids; it never holds older markers or summaries, nor the replayed message or anything after it.
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { CompactionConfig } from "./Config.ts"
 import { MessageId } from "./Ids.ts"
 import { compactionPartOf, isFinishedSummary, isMarker, type Message, summaryText } from "./Message.ts"

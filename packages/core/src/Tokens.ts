@@ -1,7 +1,7 @@
 /**
  * Token counts: provider usage normalised the way OpenCode does (spec §2.1) and the chars/4 estimate (§2.2).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
 

@@ -13,7 +13,8 @@
  *
  * `ValidWindow` states and checks the resulting invariant; `render` applies its repair, so what is sent is valid.
  */
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import * as Conversation from "./Conversation.ts"
 import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"

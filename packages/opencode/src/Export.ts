@@ -7,7 +7,9 @@
  * them). Strict where pivot needs a value: ids, roles, times, token counts, tool states and outputs.
  */
 import { Ids } from "@pivot/core"
-import { Result, Schema, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { formatPath, ImportError } from "./ImportError.ts"
 import * as FastMessage from "./internal/fastMessage.ts"
 

@@ -17,7 +17,7 @@ import {
   ValidWindow,
   Window,
 } from "@pivot/core"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import * as Export from "./Export.ts"
 import { ImportError } from "./ImportError.ts"
 import * as Plan from "./Plan.ts"

@@ -1,7 +1,7 @@
 /**
  * Why an OpenCode export could not be imported: the bad field's path and what was wrong with it.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The export is malformed. `path` names the field (`messages[3].parts[1].state.status`), or the text position

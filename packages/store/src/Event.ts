@@ -7,7 +7,7 @@
  * the n-th event of a stream (counting from 1) has `streamVersion` n. Positions are global, strictly increasing in
  * append (commit) order, and start at 1; they may have gaps (a failed Postgres append can burn a sequence value).
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { DuplicateEventId, MalformedEvent } from "./StoreError.ts"
 
 /**
@@ -175,11 +175,37 @@ const findNonJson = (value: unknown, path: string, seen: Set<object>): Malformed
 }
 
 /**
+ * The JSON text of a value `isPlainJson` admitted. With `fields`, a plain object's text is put together field by
+ * field, and each object-valued field's own text is recorded there (keyed by the field's value): the same text
+ * `JSON.stringify` gives, since it writes the same keys in the same order (`Object.keys`: no undefined, function or
+ * symbol values are left to skip) with each value's text unchanged inside its parent's.
+ */
+const stringify = (value: unknown, fields: Map<object, string> | undefined): string => {
+  if (fields === undefined || typeof value !== "object" || value === null || Array.isArray(value))
+    return JSON.stringify(value)
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record)
+  let text = "{"
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!
+    const field = record[key]
+    const fieldText = JSON.stringify(field)
+    if (typeof field === "object" && field !== null) fields.set(field, fieldText)
+    text += `${k === 0 ? "" : ","}${JSON.stringify(key)}:${fieldText}`
+  }
+  return `${text}}`
+}
+
+/**
  * Checks a batch and serialises its payloads: ids and types are non-empty strings, versions integers ≥ 1, data and
- * metadata JSON values, and no id appears twice in the batch. Pure.
+ * metadata JSON values, and no id appears twice in the batch. Pure, but for `fields`: when given, the JSON text of
+ * every object-valued top-level field of each event's data is recorded there, keyed by the field's value (what a
+ * store hook that keeps such values as JSON, like the read models' window rows, can reuse instead of serialising
+ * them again).
  */
 export const serializeBatch = (
   events: ReadonlyArray<NewEvent>,
+  fields?: Map<object, string> | undefined,
 ): Result.Result<ReadonlyArray<SerializedEvent>, MalformedEvent | DuplicateEventId> => {
   const out: Array<SerializedEvent> = []
   const ids = new Set<string>()
@@ -209,7 +235,7 @@ export const serializeBatch = (
       id: event.id,
       type: event.type,
       version: event.version,
-      data: JSON.stringify(event.data),
+      data: stringify(event.data, fields),
       metadata: event.metadata === undefined ? null : JSON.stringify(event.metadata),
       ...(event.sealed === undefined || event.sealed.length === 0
         ? {}
@@ -222,12 +248,13 @@ export const serializeBatch = (
 
 /**
  * Checks a whole append: the stream name is a non-empty string, the expected version one of the four kinds (an
- * exact version is an integer ≥ 0), and the batch passes `serializeBatch`. Pure.
+ * exact version is an integer ≥ 0), and the batch passes `serializeBatch` (which records into `fields`, when given).
  */
 export const prepareAppend = (
   stream: string,
   expectedVersion: ExpectedVersion,
   events: ReadonlyArray<NewEvent>,
+  fields?: Map<object, string> | undefined,
 ): Result.Result<ReadonlyArray<SerializedEvent>, MalformedEvent | DuplicateEventId> => {
   if (typeof stream !== "string" || stream.length === 0) {
     return Result.fail(new MalformedEvent({ path: "stream", message: "must be a non-empty string" }))
@@ -247,7 +274,7 @@ export const prepareAppend = (
     )
   }
   if (!Array.isArray(events)) return Result.fail(new MalformedEvent({ path: "events", message: "must be an array" }))
-  return serializeBatch(events)
+  return serializeBatch(events, fields)
 }
 
 /**

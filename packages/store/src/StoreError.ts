@@ -3,7 +3,7 @@
  * re-reading (`WrongExpectedVersion`), fix the input (`MalformedEvent`, `DuplicateEventId`), or stop and tell a
  * person (`StoreUnavailable`, `StoreCorrupt`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The expected version of an append, as carried by `WrongExpectedVersion` (see `ExpectedVersion`). */
 export const ExpectedVersionSchema = Schema.Union([

@@ -16,7 +16,9 @@
  * decode(recorded) // Result: { ...recorded, type: "Renamed", data: { title } } or a typed error
  * ```
  */
-import { Result, Schema, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { RecordedEvent } from "./Event.ts"
 import { MalformedEvent } from "./StoreError.ts"
 

@@ -100,6 +100,29 @@ describe("serializeBatch", () => {
     )
   })
 
+  it("property: with fields, the stored text is JSON.stringify's, and each object-valued field's text is its own", () => {
+    const keyed = fc.dictionary(
+      fc.oneof(fc.string(), fc.constantFrom("0", "10", "__proto__", "toJSON", 'a"b', "\u2028")),
+      fc.jsonValue(),
+    )
+    fc.assert(
+      fc.property(fc.oneof(keyed, fc.jsonValue()), (data) => {
+        const fields = new Map<object, string>()
+        const result = serializeBatch([{ id: "e", type: "T", version: 1, data }], fields)
+        expect(Result.isSuccess(result)).toBe(true)
+        const [stored] = Result.getOrThrow(result)
+        expect(stored!.data).toBe(JSON.stringify(data))
+        const objects =
+          typeof data === "object" && data !== null && !Array.isArray(data)
+            ? Object.values(data).filter((v): v is object => typeof v === "object" && v !== null)
+            : []
+        expect(fields.size).toBe(new Set(objects).size)
+        for (const value of objects) expect(fields.get(value)).toBe(JSON.stringify(value))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
   it("rejects a circular structure instead of overflowing", () => {
     const data: Record<string, unknown> = { a: 1 }
     data.self = data

@@ -3,8 +3,11 @@
  * line. Commands talk to the world only through the `CliIo` service, so tests run them without a terminal. Adding a
  * command is one line in `index.ts`.
  */
-import { Cause, Context, Effect, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import type { Command as CliCommand } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** Where a command writes, and what it knows about the terminal. */
 export interface Io {

@@ -3,7 +3,8 @@
  * whose key (a message number, or a stream version, as each command says) lies in the range, both ends included;
  * then `--limit` keeps the first N of those or `--tail` the last N. The one home of that rule.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { UsageError } from "./Command.ts"
 import { countFlag } from "./Source.ts"
 import { num } from "./Text.ts"

@@ -5,8 +5,9 @@
  */
 import { DatabaseSync } from "node:sqlite"
 import { ReadModels, Replay, SessionLog } from "@pivot/store"
-import { Effect, Result } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { checkReadable, DEFAULT_DB, openReadOnly, orCliError } from "./Source.ts"

@@ -6,8 +6,9 @@
  * prints the session's events as JSON lines instead.
  */
 import { Events } from "@pivot/core"
-import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"

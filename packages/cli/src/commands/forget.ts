@@ -5,8 +5,9 @@
  * function is `SessionLog.forget`; this file only parses arguments and prints.
  */
 import { ReadModels, SessionLog } from "@pivot/store"
-import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
 import { checkReadable, orCliError } from "./Source.ts"
 

@@ -4,10 +4,11 @@
  * library function is `ContextManager.fork` (`Sessions.fork`); this file only parses arguments and prints.
  */
 import { Ids } from "@pivot/core"
-import { Sessions } from "@pivot/runtime"
 import { ReadModels } from "@pivot/store"
-import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { checkReadable, countFlag, orCliError } from "./Source.ts"
 
@@ -57,6 +58,9 @@ export const fork: Entry = {
             })
           // Never create a database: a fork needs a stored parent.
           yield* checkReadable(db)
+          // Loaded only when forking: the runtime's modules (and its model catalogue) cost every other command
+          // start-up time, an import's included.
+          const { Sessions } = yield* Effect.promise(() => import("@pivot/runtime"))
           const layer = Sessions.Sessions.layer({ encryptAtRest: options.encrypt }).pipe(
             Layer.provide(Ids.Ids.layer),
             Layer.provide(ReadModels.layerSqlite({ filename: db })),

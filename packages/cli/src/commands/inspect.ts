@@ -4,8 +4,8 @@
  * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
 import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
-import { Effect } from "effect"
 import { Command } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { CliIo, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"

@@ -5,8 +5,9 @@
  */
 import { Conversation, Prune } from "@pivot/core"
 import { Replay } from "@pivot/store"
-import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import { countFlag, formatFlag, orCliError, parseSource, sourceFlags, versionOf, withSession } from "./Source.ts"

@@ -4,8 +4,9 @@
  * creates a database.
  */
 import { ReadModels } from "@pivot/store"
-import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { checkReadable, DEFAULT_DB, orCliError } from "./Source.ts"

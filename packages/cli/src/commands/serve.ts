@@ -3,8 +3,10 @@
  * web viewer (`@pivot/server`). Binds 127.0.0.1 unless `--host` names another address, which then needs an access
  * token (generated and printed unless given). Runs until interrupted (Ctrl-C), then closes the server.
  */
-import { Effect, Option } from "effect"
+
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag } from "./Source.ts"
 

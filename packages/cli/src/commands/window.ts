@@ -5,8 +5,9 @@
  */
 import { Audit, PruneIndex, type Render, ValidWindow, Window } from "@pivot/core"
 import { Replay, type SessionLog } from "@pivot/store"
-import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { isLimited, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {

@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Config, Model } from "@pivot/core"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const Count = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 const Lines = Schema.Array(Schema.String)

@@ -2,7 +2,9 @@
 // waiting could deadlock (switching a file to write-ahead logging while another connection holds a shared lock is
 // such a case), so `PRAGMA journal_mode = WAL` and the first migration can fail with SQLITE_BUSY at once, long before
 // the busy timeout. These steps are idempotent, so they are retried with a jittered exponential backoff instead.
-import { Duration, Effect, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type { SqlError } from "effect/sql"
 import type { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"

@@ -1,6 +1,9 @@
 // The in-memory event store: the reference behaviour of the contract, and a fast store for tests. Payloads go
 // through JSON like every other backend, so a caller mutating an object after appending changes nothing stored.
-import { Clock, Effect, Result, SubscriptionRef } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import {
   type AppendResult,
   expectedVersionMatches,

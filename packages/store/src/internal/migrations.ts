@@ -1,6 +1,6 @@
 // The store's tables, created through effect's sql Migrator. Migrations are append-only: a released migration is
 // never edited, a change is a new numbered entry.
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Migrator, SqlClient } from "effect/sql"
 
 /** The table the Migrator records applied migrations in. */

@@ -1,6 +1,10 @@
 // Paged reads of the global log, shared by every backend: `readAll` ends at the current head, `subscribe` keeps
 // going and waits for new events between pages.
-import { type Duration, Effect, Option, Stream, SubscriptionRef } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { RecordedEvent } from "../Event.ts"
 import type { ReadError } from "../StoreError.ts"
 

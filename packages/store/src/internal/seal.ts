@@ -3,7 +3,7 @@
 // envelope, so the payload keeps its JSON shape and every schema still decodes it. Deleting the stream's key (forget)
 // makes every envelope of the stream unreadable for good: reads then show `ERASED` in its place.
 import * as Crypto from "node:crypto"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { FieldPath, RecordedEvent, SerializedEvent } from "../Event.ts"
 import { StoreCorrupt } from "../StoreError.ts"
 

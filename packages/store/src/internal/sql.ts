@@ -1,7 +1,14 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
 // @effect/sql-pg). Dialect differences are confined to the append's locking and numbering (Postgres assigns positions
 // after commit, ADR 0012) and the notification hooks.
-import { Clock, Deferred, Duration, Effect, Option, Result, Scope, SubscriptionRef } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
@@ -35,11 +42,15 @@ export type OnOpen = (sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError.
 
 /**
  * Runs inside every non-empty append's transaction, after its rows are written, with the events as a reader will see
- * them; a failure rolls the whole append back (e.g. inline read models).
+ * them; a failure rolls the whole append back (e.g. inline read models). `fields`, when given, holds the JSON text
+ * of every object-valued top-level field of the events' data as this append serialised it (the text
+ * `JSON.stringify` gives for that value), keyed by the field's value: a hook storing such a value as JSON can reuse
+ * it. It lives as long as the append.
  */
 export type OnAppend = (
   sql: SqlClient.SqlClient,
   events: ReadonlyArray<RecordedEvent>,
+  fields?: ReadonlyMap<object, string> | undefined,
 ) => Effect.Effect<void, SqlError.SqlError | MalformedEvent>
 
 /**
@@ -396,7 +407,9 @@ export const make = (
 
     const store: EventStoreShape = {
       append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
-        const batch = prepareAppend(stream, expectedVersion, events)
+        // The hook gets the JSON text of the payloads' object-valued fields, as serialised here (see `OnAppend`).
+        const fields = options.onAppend === undefined ? undefined : new Map<object, string>()
+        const batch = prepareAppend(stream, expectedVersion, events, fields)
         if (Result.isFailure(batch)) return yield* batch.failure
         const serialized = batch.success
         const recordedAt = yield* Clock.currentTimeMillis
@@ -522,7 +535,7 @@ export const make = (
                   recordedAt,
                 }),
               )
-              yield* options.onAppend(sql, recorded)
+              yield* options.onAppend(sql, recorded, fields)
             }
             if (options.notifier !== undefined && !isPg) yield* options.notifier.publish(position)
             return { streamVersion, position, seqs: nested ? [] : seqs }

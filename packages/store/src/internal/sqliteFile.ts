@@ -3,7 +3,7 @@
 
 import * as fs from "node:fs"
 import { DatabaseSync } from "node:sqlite"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import { migrationsTable } from "./migrations.ts"

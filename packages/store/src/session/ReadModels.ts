@@ -39,7 +39,10 @@ import {
   Usage,
   Window,
 } from "@pivot/core"
-import { Context, Effect, Layer, Result } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
 import {
@@ -329,7 +332,19 @@ interface Model {
   readonly delta: (sql: Sql, sessionId: string, prev: States, next: States, event: Event, meta: Meta) => Write
 }
 
-const windowRows = (sessionId: string, state: Window.State, from: number, to = state.visible.length) => {
+/** A stored message as JSON: the text an append already serialised it to, when it is at hand (see `OnAppend`). */
+const messageJson = (message: Message.Message | undefined, fields: Fields | undefined): string =>
+  (message === undefined ? undefined : fields?.get(message)) ?? JSON.stringify(message)
+
+type Fields = ReadonlyMap<object, string>
+
+const windowRows = (
+  sessionId: string,
+  state: Window.State,
+  from: number,
+  to = state.visible.length,
+  fields?: Fields,
+) => {
   const rows: Array<Record<string, unknown>> = []
   for (let i = from; i < Math.min(to, state.visible.length); i++) {
     const id = seqAt(state.visible, i)
@@ -337,7 +352,7 @@ const windowRows = (sessionId: string, state: Window.State, from: number, to = s
       session_id: sessionId,
       ordinal: i,
       message_id: id,
-      message: JSON.stringify(Conversation.get(state.conversation, id)),
+      message: messageJson(Conversation.get(state.conversation, id), fields),
     })
   }
   return rows
@@ -711,6 +726,58 @@ export interface Options extends SessionLog.DecoderOptions {
   readonly snapshots?: false | { readonly every?: number | undefined } | undefined
 }
 
+/** A session a bulk transaction appended to: its states folded so far, and whether its window rows are in step. */
+interface Deferred {
+  readonly states: States
+  readonly version: number
+  readonly position: number
+  /** The window's rows stand for `states.window` (written batch by batch); otherwise they are rewritten at the end. */
+  readonly windowLive: boolean
+}
+
+/**
+ * One event's step of the window, for rows written batch by batch: whether `windowModel.delta` would only append rows
+ * and update the messages the event names (then those ids go into `changed`); false when it would rewrite the window.
+ */
+const windowStep = (a: Window.State, b: Window.State, event: Event, changed: Set<MessageId>): boolean => {
+  if (a === b) return true
+  if (b.pivot !== a.pivot || b.visible.length < a.visible.length) return false
+  let accounted = b.visible.length > a.visible.length
+  for (const id of touchedIds(event)) {
+    const before = Conversation.get(a.conversation, id)
+    const after = Conversation.get(b.conversation, id)
+    if (before === undefined || after === undefined || before === after) continue
+    accounted = true
+    changed.add(id)
+  }
+  return accounted || b.conversation.messages === a.conversation.messages
+}
+
+/**
+ * The window rows of a batch whose every step `windowStep` accepted: the same rows its events' deltas would leave,
+ * written at once (each new row with its message as it stands after the batch; each message named by an event and
+ * already in the window before the batch updated to its newest form).
+ */
+const writeWindowStep = (
+  sql: Sql,
+  sessionId: string,
+  a: Window.State,
+  b: Window.State,
+  changed: ReadonlySet<MessageId>,
+  fields: Fields | undefined,
+): Write =>
+  Effect.gen(function* () {
+    if (a === b) return
+    for (let from = a.visible.length; from < b.visible.length; from += CHUNK)
+      yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, b, from, from + CHUNK, fields))
+    for (const id of changed) {
+      const before = Conversation.get(a.conversation, id)
+      const after = Conversation.get(b.conversation, id)
+      if (before === undefined || after === undefined || before === after) continue
+      yield* sql`UPDATE pivot_rm_window SET message = ${messageJson(after, fields)} WHERE session_id = ${sessionId} AND message_id = ${id}`
+    }
+  })
+
 /** Folds and writes a session's read models; holds the folded states of recent sessions (committed events only). */
 const makeProjector = (options: Options) => {
   const decoder = SessionLog.makeDecoder(options)
@@ -809,14 +876,17 @@ const makeProjector = (options: Options) => {
    * Projects `batch` (the session's events after stream version `base`, in order) inside the caller's transaction:
    * read models whose checkpoint stands at `base` get only the rows that changed, the others are rewritten whole.
    */
-  // While a bulk transaction runs: the sessions it appended to, folded in memory, written once at its end.
-  let deferred: Map<string, { states: States; version: number; position: number }> | undefined
+  // While a bulk transaction runs: the sessions it appended to, folded in memory, written once at its end. The
+  // window is the exception while it only grows (`windowLive`): its new rows are written batch by batch, with the
+  // JSON text each append already made of its messages, instead of serialising every message again at the end.
+  let deferred: Map<string, Deferred> | undefined
 
   const project = (
     sql: Sql,
     sessionId: string,
     base: number,
     batch: ReadonlyArray<RecordedEvent>,
+    fields?: Fields,
   ): Effect.Effect<void, ProjectError> =>
     Effect.gen(function* () {
       const last = batch[batch.length - 1]
@@ -825,16 +895,31 @@ const makeProjector = (options: Options) => {
       if (deferred !== undefined) {
         // Written whole at the end of the transaction: whole states are needed.
         const held = deferred.get(sessionId)
-        let folded =
-          held !== undefined && held.version === base
-            ? held.states
-            : yield* statesAt(sql, sessionId, stream, base, true)
+        const continues = held !== undefined && held.version === base
+        const start = continues ? held.states : yield* statesAt(sql, sessionId, stream, base, true)
+        // Written as it goes only from a new session on (its table holds no rows to keep in step with).
+        let live = continues ? held.windowLive : held === undefined && base === 0
+        const changed = new Set<MessageId>()
+        let folded = start
         for (const r of batch) {
           const decoded = decoder(r)
           if (Result.isFailure(decoded)) return yield* decoded.failure
-          if (decoded.success !== undefined) folded = evolveStates(folded, decoded.success.event, decoded.success.meta)
+          if (decoded.success === undefined) continue
+          const { event, meta } = decoded.success
+          const next = evolveStates(folded, event, meta)
+          if (live) live = windowStep(folded.window, next.window, event, changed)
+          folded = next
         }
-        deferred.set(sessionId, { states: folded, version: last.streamVersion, position: last.position })
+        if (live) {
+          if (!continues) yield* windowModel.clear(sql, sessionId)
+          yield* writeWindowStep(sql, sessionId, start.window, folded.window, changed, fields)
+        }
+        deferred.set(sessionId, {
+          states: folded,
+          version: last.streamVersion,
+          position: last.position,
+          windowLive: live,
+        })
         return
       }
       const logged = yield* decodeAll(batch)
@@ -883,6 +968,7 @@ const makeProjector = (options: Options) => {
         const result = yield* effect
         for (const [sessionId, held] of deferred) {
           for (const m of models) {
+            if (m === windowModel && held.windowLive) continue
             yield* m.clear(sql, sessionId)
             yield* m.write(sql, sessionId, held.states)
           }
@@ -922,11 +1008,12 @@ const makeProjector = (options: Options) => {
   const onAppend = (
     sql: Sql,
     events: ReadonlyArray<RecordedEvent>,
+    fields?: Fields,
   ): Effect.Effect<void, SqlError.SqlError | MalformedEvent> => {
     const first = events[0]
     const sessionId = first === undefined ? undefined : SessionLog.sessionIdOf(first.stream)
     if (first === undefined || sessionId === undefined) return Effect.void
-    return project(sql, sessionId, first.streamVersion - 1, events).pipe(
+    return project(sql, sessionId, first.streamVersion - 1, events, fields).pipe(
       Effect.catchTag("UndecodableEvent", (error) =>
         Effect.fail(
           new MalformedEvent({

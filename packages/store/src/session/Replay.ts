@@ -9,7 +9,8 @@
  * compaction and audit tables and reads only the events after it. Either way the result equals folding from zero.
  */
 import { CompactionHistory, Conversation, type Events, Message, Session, Window } from "@pivot/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { EventStore } from "../EventStore.ts"
 import type { ReadError } from "../StoreError.ts"
 import { ReadModels } from "./ReadModels.ts"

@@ -2,7 +2,7 @@
  * The typed failures of reading a session: a stored event this program cannot read, a session that is not in the
  * store, a version outside the stream. Each message is one line a person can act on.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Why a stored event could not be read. */
 export const UndecodableReason = Schema.Literals(["unknown-type", "newer-version", "missing-upcaster", "malformed"])

@@ -14,7 +14,8 @@
  * ```
  */
 import { Events, Ids, type Projection } from "@pivot/core"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
 import { EventStore, type Forgotten } from "../EventStore.ts"
 import type { AppendError, ReadError } from "../StoreError.ts"
@@ -147,10 +148,43 @@ export interface WriteOptions {
   readonly seal?: boolean | undefined
 }
 
+const isPlain = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Whether `b` is `a` as JSON sees it: the same values (`===`) at the same paths, plain objects with the same keys in
+ * the same order, arrays of the same length. `a` is an encoder's output (plain JSON data).
+ */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b) || !isPlain(b)) return false
+  const keys = Object.keys(a)
+  const other = Object.keys(b)
+  if (keys.length !== other.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (key !== other[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false
+  }
+  return true
+}
+
 /** A core event as an event to append, stamped with its type and current schema version. */
 export const toNewEvent = (event: Event, id: string, metadata?: unknown, options: WriteOptions = {}): NewEvent => {
   const sealed = options.seal === true ? Events.sensitive[event._tag] : []
-  const data = Events.encode(event)
+  const encoded = Events.encode(event)
+  // An event already in its encoded form (the declared keys in the schema's order, the same values: what the import
+  // builds) is stored as it is, and its copy let go at once: one copy fewer of a big session's messages alive, and
+  // none for the collector to move into the old generation.
+  const data = sameJson(encoded, event) ? event : encoded
   encodedHere.add(data)
   return {
     id,

@@ -13,8 +13,16 @@
  */
 
 import { DatabaseSync, type StatementSync } from "node:sqlite"
-import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Semaphore, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */

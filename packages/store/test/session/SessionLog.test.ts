@@ -87,6 +87,35 @@ describe("SessionLog", () => {
     })
   })
 
+  it("property: toNewEvent's data is Events.encode's as JSON; an event already in that form is kept, not copied", () => {
+    fc.assert(
+      fc.property(sessionArb(30), (session) => {
+        for (const event of session.events) {
+          const encoded = Events.encode(event)
+          const stored = SessionLog.toNewEvent(event, "evt_same")
+          expect(JSON.stringify(stored.data)).toBe(JSON.stringify(encoded))
+          expect(stored.data).toStrictEqual(encoded)
+          // Kept only when its JSON is the encoder's, key order included.
+          if (stored.data === event) expect(JSON.stringify(event)).toBe(JSON.stringify(encoded))
+        }
+      }),
+      { numRuns: 60 },
+    )
+    // The schema's key order is the stored one: an event written in another order is stored as the encoder's copy.
+    const reordered = {
+      at: 1,
+      sessionId: Ids.unsafe.session("ses_x"),
+      _tag: "SessionStarted",
+    }
+    const stored = SessionLog.toNewEvent(reordered as Events.Event, "evt_order")
+    expect(stored.data).not.toBe(reordered)
+    expect(JSON.stringify(stored.data)).toBe(JSON.stringify(Events.encode(started)))
+    // An unknown key is dropped by the encoder, so such an event is copied too; a canonical one is kept.
+    const extra = { ...started, note: "not in the schema" } as Events.Event
+    expect(SessionLog.toNewEvent(extra, "evt_extra").data).not.toBe(extra)
+    expect(SessionLog.toNewEvent(started, "evt_kept").data).toBe(started)
+  })
+
   it("toNewEvent stamps the type and current schema version, and decode gives the event back with its meta", () => {
     const event = SessionLog.toNewEvent(started, "evt_1")
     expect(event).toEqual({ id: "evt_1", type: "SessionStarted", version: 1, data: Events.encode(started) })
