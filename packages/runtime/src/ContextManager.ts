@@ -723,9 +723,29 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return fresh
     }
 
+    // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
+    // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
+    const lastPrepared = new Map<
+      string,
+      { readonly state: State; readonly settings: Compaction.Settings; readonly prepared: Prepared }
+    >()
+    const transformsWindow = plugins.some((p) => p.transformWindow !== undefined)
+    const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
+      a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
+
     const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      return yield* locked(
+      const last = lastPrepared.get(sessionId)
+      if (last !== undefined && sameSettings(last.settings, settings)) {
+        const state = yield* sessions.load(sessionId)
+        if (state === last.state)
+          return {
+            ...last.prepared,
+            messages: [...last.prepared.messages],
+            modelMessages: [...last.prepared.modelMessages],
+          }
+      }
+      const prepared = yield* locked(
         sessionId,
         Effect.gen(function* () {
           const first = yield* compaction.settle(sessionId, settings)
@@ -777,7 +797,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             const at = yield* Clock.currentTimeMillis
             yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
           }
-          return {
+          const prepared = {
             messages,
             modelMessages: messages.map((r) => r.message),
             ...(settled === undefined ? {} : { compaction: settled }),
@@ -785,8 +805,22 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             usage,
             ...(hud === undefined ? {} : { hud }),
           } satisfies Prepared
+          // Reusable when nothing was recorded after `state` here (no HUD change, no plugin failure) and nothing waits.
+          const canReuse =
+            !transformsWindow &&
+            settled === undefined &&
+            (hud === undefined || hud === state.runtime.hud) &&
+            state.session.pending === undefined &&
+            state.runtime.awaitingContinue === undefined
+          lastPrepared.delete(sessionId)
+          if (canReuse) {
+            lastPrepared.set(sessionId, { state, settings, prepared })
+            if (lastPrepared.size > 1_000) lastPrepared.delete(lastPrepared.keys().next().value!)
+          }
+          return prepared
         }),
       )
+      return { ...prepared, messages: [...prepared.messages], modelMessages: [...prepared.modelMessages] }
     })
 
     const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
