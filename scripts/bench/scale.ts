@@ -10,7 +10,8 @@
  * - the heap held by a live session: the state a runtime caches, measured as 100 live copies decoded from the
  *   session's snapshot (MiB per session), beside the state folded from the whole log without retention.
  *
- * Run: `npm run bench:scale [-- --max 1000000] [--turns 100] [--stores memory,sqlite,sqlite+read models]`.
+ * Run: `npm run bench:scale [-- --max 1000000] [--turns 100] [--stores memory,sqlite,sqlite+read models,postgres]` (postgres needs
+ * `PIVOT_PG_URL`).
  * Compare ratios, not absolutes: the machine is shared.
  */
 import * as fs from "node:fs"
@@ -180,26 +181,27 @@ const main = async () => {
   )
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   const rows: Array<{ kind: string; size: number; resume: number; record: number; prepare: number; heap: number }> = []
-  const kinds = (["memory", "sqlite", "sqlite+read models"] as const).filter((k) =>
+  const kinds = (["memory", "sqlite", "sqlite+read models", "postgres"] as const).filter((k) =>
     values.stores.split(",").includes(k),
   )
   for (const kind of kinds) {
     // The store stays open across the restarts (each restart is a fresh runtime over it, like a fresh process).
     const scope = await Effect.runPromise(Scope.make())
     const filename = path.join(dir, `${kind.replace(/\W+/g, "-")}.db`)
-    // "sqlite+read models" is the embedded default of `createPivot` and the CLI: the read models written inline.
-    const layer =
-      kind === "memory"
-        ? EventStore.layerMemory()
-        : kind === "sqlite"
-          ? EventStore.layerSqlite({ filename, synchronous: "normal" })
-          : ReadModels.layerSqlite({ filename, synchronous: "normal" })
+    // PostgreSQL (`--stores postgres`, with PIVOT_PG_URL from scripts/postgres.sh): a fresh schema per run.
+    const pg = { url: process.env.PIVOT_PG_URL ?? "", schema: `scale_${process.pid}` }
+    if (kind === "postgres" && pg.url === "")
+      throw new Error("--stores postgres needs PIVOT_PG_URL (scripts/postgres.sh)")
     reopen =
       kind === "memory"
         ? undefined
         : kind === "sqlite"
           ? () => EventStore.layerSqlite({ filename, synchronous: "normal" })
-          : () => ReadModels.layerSqlite({ filename, synchronous: "normal" })
+          : kind === "postgres"
+            ? () => EventStore.layerPostgres(pg)
+            : // The embedded default of `createPivot` and the CLI: the read models written inline.
+              () => ReadModels.layerSqlite({ filename, synchronous: "normal" })
+    const layer = reopen === undefined ? EventStore.layerMemory() : reopen()
     const store: Store = await Effect.runPromise(
       Effect.map(Layer.buildWithScope(layer, scope), (context) =>
         Context.get(context, EventStore),
