@@ -116,10 +116,13 @@ const createSnapshots = Effect.gen(function* () {
 // statement's own transaction, never across a round trip to a (possibly busy) client. VOLATILE: the UPDATE takes a
 // fresh snapshot after the lock is granted, so it sees every earlier sequencer's numbers. `wait => false` gives up
 // at once when another sequencer holds the lock (it numbers the same rows). `channel` (if not null) is notified of
-// the new head when rows were numbered; the notification is delivered at commit.
+// the new head when rows were numbered; the notification is delivered at commit. No bitmap scans: every numbered row
+// leaves a dead `position IS NULL` index entry until vacuum; a plain index scan marks each dead entry the first time
+// and skips it from then on, where a bitmap scan (the planner's choice for IS NULL) visits every one of them on every
+// call — an append cost that grew with history between vacuums (×8–11 from 1k to 100k events in bench:scale).
 const sequenceFunction = `CREATE FUNCTION pivot_sequence(wait boolean, channel text)
 RETURNS TABLE (numbered_seq bigint, numbered_position bigint)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET enable_bitmapscan = off AS $$
 DECLARE
   head bigint;
 BEGIN
@@ -131,9 +134,9 @@ BEGIN
   RETURN QUERY
     UPDATE pivot_events AS e SET position = n.position
     FROM (
-      SELECT p.seq, (SELECT COALESCE(MAX(m.position), 0) FROM pivot_events AS m) + row_number() OVER (ORDER BY p.seq)
+      SELECT u.seq, (SELECT COALESCE(MAX(m.position), 0) FROM pivot_events AS m) + row_number() OVER (ORDER BY u.seq)
         AS position
-      FROM pivot_events AS p WHERE p.position IS NULL
+      FROM pivot_events AS u WHERE u.position IS NULL
     ) AS n
     WHERE e.seq = n.seq
     RETURNING e.seq, e.position;

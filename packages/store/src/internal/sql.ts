@@ -312,7 +312,7 @@ export const make = (
       ? Effect.gen(function* () {
           const pending = yield* sql<{
             readonly seq: number | string
-          }>`SELECT seq FROM pivot_events WHERE position IS NULL LIMIT 1`
+          }>`SELECT seq FROM pivot_events WHERE position IS NULL ORDER BY seq LIMIT 1`
           if (pending.length > 0) yield* sequence(false)
         })
       : Effect.void
