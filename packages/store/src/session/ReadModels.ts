@@ -374,25 +374,16 @@ const windowModel: Model = {
       const a = prev.window
       const b = next.window
       if (a === b) return
-      // A pivot replaces the window; anything else only appends to it or changes messages in place.
-      if (b.pivot !== a.pivot || b.visible.length < a.visible.length) {
+      // A pivot replaces the window, and so does a change the event does not name (a future event type): rewritten
+      // rather than guessed. Anything else only appends rows or changes the messages the event names in place.
+      const changed = new Set<MessageId>()
+      if (!windowStep(a, b, event, changed)) {
         yield* windowModel.clear(sql, sessionId)
         return yield* windowModel.write(sql, sessionId, next)
       }
       yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, b, a.visible.length))
-      let accounted = b.visible.length > a.visible.length
-      for (const id of touchedIds(event)) {
-        const before = Conversation.get(a.conversation, id)
-        const after = Conversation.get(b.conversation, id)
-        if (before === undefined || after === undefined || before === after) continue
-        accounted = true
-        yield* sql`UPDATE pivot_rm_window SET message = ${JSON.stringify(after)} WHERE session_id = ${sessionId} AND message_id = ${id}`
-      }
-      // A message changed that the event does not name (a future event type): rewrite rather than guess.
-      if (!accounted && b.conversation.messages !== a.conversation.messages) {
-        yield* windowModel.clear(sql, sessionId)
-        yield* windowModel.write(sql, sessionId, next)
-      }
+      for (const id of changed)
+        yield* sql`UPDATE pivot_rm_window SET message = ${JSON.stringify(Conversation.get(b.conversation, id))} WHERE session_id = ${sessionId} AND message_id = ${id}`
     }),
 }
 
