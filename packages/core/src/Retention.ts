@@ -48,36 +48,51 @@ const reachable = (state: Session.State, keep: Iterable<MessageId | undefined>):
  */
 export const retain = (state: Session.State, keep: Iterable<MessageId | undefined> = []): Session.State => {
   if (state.window.pivot === undefined || state.pending !== undefined) return state
-  const conversation = state.window.conversation
-  const needed = reachable(state, keep)
-  let missing = 0
-  for (const id of needed) if (!Conversation.has(conversation, id)) missing++
-  let remaining = needed.size - missing
+  const trimmed = keepFrom(state.window, reachable(state, keep))
+  if (trimmed === undefined) return state
+  return {
+    ...state,
+    window: trimmed.window,
+    compactions: HashMap.filter(state.compactions, (_, markerId) => trimmed.held.has(markerId)),
+    retired: retire(state.retired, trimmed.dropped),
+  }
+}
+
+/**
+ * The window without the messages recorded before the oldest of `needed` it holds, and without the plans of markers
+ * it no longer holds; undefined when nothing would be dropped.
+ */
+const keepFrom = (
+  window: Window.State,
+  needed: ReadonlySet<MessageId>,
+):
+  | { readonly window: Window.State; readonly dropped: ReadonlyArray<MessageId>; readonly held: Set<MessageId> }
+  | undefined => {
+  const conversation = window.conversation
+  let remaining = 0
+  for (const id of needed) if (Conversation.has(conversation, id)) remaining++
   let horizon = conversation.order.length
   while (remaining > 0 && horizon > 0) {
     horizon--
     if (needed.has(Seq.get(conversation.order, horizon)!)) remaining--
   }
-  if (horizon === 0) return state
+  if (horizon === 0) return undefined
   const all = Seq.toArray(conversation.order)
-  const dropped = all.slice(0, horizon)
   const kept = all.slice(horizon)
-  const keptSet = new Set(kept)
-  const isKept = (_: unknown, markerId: MessageId) => keptSet.has(markerId)
+  const held = new Set(kept)
   return {
-    ...state,
     window: {
-      ...state.window,
+      ...window,
       conversation: {
         messages: PersistentMap.fromEntries(
           kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
         ),
         order: Seq.fromIterable(kept),
       },
-      plans: HashMap.filter(state.window.plans, isKept),
+      plans: HashMap.filter(window.plans, (_, markerId) => held.has(markerId)),
     },
-    compactions: HashMap.filter(state.compactions, isKept),
-    retired: retire(state.retired, dropped),
+    dropped: all.slice(0, horizon),
+    held,
   }
 }
 
@@ -121,26 +136,5 @@ export const mayNeedHistory = (
  * window, such as the read models), and without the plans of compactions whose marker it no longer holds. The window
  * fold never looks further back: a pivot keeps visible messages only, and a plan's tail counts only its visible ids.
  */
-export const retainWindow = (window: Window.State): Window.State => {
-  const conversation = window.conversation
-  const visible = new Set(Seq.toArray(window.visible))
-  let remaining = visible.size
-  let horizon = conversation.order.length
-  while (remaining > 0 && horizon > 0) {
-    horizon--
-    if (visible.has(Seq.get(conversation.order, horizon)!)) remaining--
-  }
-  if (horizon === 0) return window
-  const kept = Seq.toArray(conversation.order).slice(horizon)
-  const keptSet = new Set(kept)
-  return {
-    ...window,
-    conversation: {
-      messages: PersistentMap.fromEntries(
-        kept.map((id): [MessageId, Message] => [id, Conversation.get(conversation, id)!]),
-      ),
-      order: Seq.fromIterable(kept),
-    },
-    plans: HashMap.filter(window.plans, (_, markerId) => keptSet.has(markerId)),
-  }
-}
+export const retainWindow = (window: Window.State): Window.State =>
+  keepFrom(window, new Set(Seq.toArray(window.visible)))?.window ?? window

@@ -495,16 +495,17 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     /** Writes a snapshot when one is due; a failure is logged, never the caller's (snapshots are an optimisation). */
     const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) =>
       Effect.gen(function* () {
-        if (!snapshotting) return state
+        if (!snapshotting) return
         const last = snapshotAt.get(sessionId) ?? 0
         const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
-        if (!pivoted && state.session.version - last < snapshotEvery) return state
-        const kept = bounded ? retain(state) : state
+        if (!pivoted && state.session.version - last < snapshotEvery) return
+        // The state is already retained: at its latest pivot by `execute`, `catchUp` or `resume`, and nothing more
+        // becomes unreachable before the next pivot.
         const written = yield* store
           .writeSnapshot(Events.streamName(sessionId), {
-            version: kept.session.version,
+            version: state.session.version,
             format: SNAPSHOT_FORMAT,
-            data: encodeSnapshot(kept),
+            data: encodeSnapshot(state),
           })
           .pipe(
             Effect.as(true),
@@ -512,8 +513,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
               Effect.as(Effect.logWarning(`session ${sessionId}: snapshot not written (${error.message})`), false),
             ),
           )
-        if (written) snapshotAt.set(sessionId, kept.session.version)
-        return kept
+        if (written) snapshotAt.set(sessionId, state.session.version)
       })
 
     const load = Effect.fn("Sessions.load")(function* (sessionId: string) {
@@ -564,7 +564,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         )
         if (appended) {
           if (bounded && events.some((e) => e._tag === "SummaryFinished")) next = retain(next)
-          next = yield* snapshotIfDue(sessionId, next, events)
+          yield* snapshotIfDue(sessionId, next, events)
           remember(sessionId, next)
           return { events, state: next }
         }
