@@ -1,0 +1,360 @@
+/**
+ * The ledger: what every model call was billed, how stable each call's input was against the previous one (what a
+ * provider's prompt cache could reuse), and for every compaction and prune what it shed from the window, what it
+ * cost, what cached prefix it invalidated and what it saved up to the next pivot. A pure fold over the events with
+ * the window folded alongside; prices come from the caller (`priceOf`), so the log alone decides every token figure.
+ *
+ * Definitions (docs/ledger.md says why):
+ * - a call's *input* is the window as it stood when the call's step was recorded, rendered and serialised the
+ *   project's way (`JSON.stringify` of the model messages), after the newest HUD text; its tokens are `Tokens.estimate`
+ *   of that string. System prompt and tool definitions are not in the log, so they are left out of every estimate;
+ * - a call's *stable prefix* is the estimate of the longest common prefix (in characters) of its input and the
+ *   previous call's input: an upper bound on what an exact-prefix cache could reuse;
+ * - an entry's *shed* is the window's estimate before it minus after it; *rewritten* is the window after it minus the
+ *   part it shares with the previous call's input (what the next call writes to the cache again); *invalidated* is
+ *   the previous call's input minus that shared part (the cached prefix lost);
+ * - an entry's *net saving*, in input-token equivalents at each call's rates: over the model calls after it up to
+ *   the next pivot, `shed × read rate` per call (the shed tokens would otherwise have been read from the cache on
+ *   each call), less the summary call (all its tokens at their rates) and, on the first call after it,
+ *   `rewritten × (write rate − read rate)` (those tokens were written instead of read). It leaves out that without a
+ *   compaction the window would not have fit.
+ */
+import type { Event } from "./Events.ts"
+import type { MessageId } from "./Ids.ts"
+import type { AssistantMessage } from "./Message.ts"
+import type { ModelRef } from "./Model.ts"
+import * as Pricing from "./Pricing.ts"
+import { estimate, type TokenUsage } from "./Tokens.ts"
+import * as Window from "./Window.ts"
+
+/** Where a call's price comes from; undefined: the provider's default multipliers. */
+export type PriceOf = (ref: ModelRef) => Pricing.Price | undefined
+
+/** One model call as billed. */
+export interface Call {
+  /** Stream version of the event that recorded it. */
+  readonly version: number
+  readonly messageId: MessageId
+  /** `step`: a conversation call; `summary`: the summariser's call. */
+  readonly kind: "step" | "summary"
+  readonly model: ModelRef | undefined
+  readonly usage: TokenUsage
+  /** Input as billed, in input-token equivalents (uncached input + cache reads and writes at their rates). */
+  readonly billed: number
+  /** The whole call (output at its rate too), in input-token equivalents. */
+  readonly cost: number
+  /** USD, when the model has a price. */
+  readonly dollars: number | undefined
+  /** Estimated tokens of the call's input (0 for a summary call: its input is not the window). */
+  readonly input: number
+  /** Estimated tokens of the longest prefix identical to the previous conversation call's input. */
+  readonly stablePrefix: number
+}
+
+/** One compaction (a pivot) or one prune (a batch of pruned outputs). */
+export interface Entry {
+  readonly kind: "compaction" | "prune"
+  /** Stream version of the event that formed the pivot, or of the batch's last pruned output. */
+  readonly version: number
+  /** The compaction's marker. */
+  readonly markerId?: MessageId | undefined
+  /** Outputs the prune cleared. */
+  readonly parts: number
+  /** Estimated tokens the window lost. */
+  readonly shed: number
+  /** Estimated tokens the next call writes to the cache again. */
+  readonly rewritten: number
+  /** Estimated tokens of the previous call's input (the cached prefix) no longer reusable. */
+  readonly invalidated: number
+  /** The summary call's cost in input-token equivalents (0 for a prune or a summary written without a model). */
+  readonly summaryCost: number
+  readonly summaryDollars: number | undefined
+  /** Model calls counted for the saving: those after the entry up to the next pivot. */
+  readonly calls: number
+  /** `shed × read rate` summed over those calls. */
+  readonly saved: number
+  /** `rewritten × (write rate − read rate)` at the first of those calls (0 before it). */
+  readonly rewriteCost: number
+  /** `saved − summaryCost − rewriteCost`. */
+  readonly net: number
+}
+
+/** Sums over the session. */
+export interface Totals {
+  readonly calls: number
+  readonly summaryCalls: number
+  readonly input: number
+  readonly output: number
+  readonly reasoning: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  /** Input as billed, in input-token equivalents, over every call (summary calls included). */
+  readonly billed: number
+  /** Every call's cost in input-token equivalents. */
+  readonly cost: number
+  /** USD over the priced calls. */
+  readonly dollars: number
+  /** Calls whose model had no price (their dollars are not in `dollars`). */
+  readonly unpriced: number
+  /** Cache reads over all input tokens reported (0 when none was reported). */
+  readonly hitRatio: number
+  /** Conversation calls' stable prefixes over their inputs (estimates; 0 with no input). */
+  readonly prefixStability: number
+  readonly compactions: number
+  readonly prunes: number
+  readonly shed: number
+  readonly rewritten: number
+  readonly invalidated: number
+  readonly summaryCost: number
+  readonly net: number
+}
+
+interface OpenPrune {
+  readonly version: number
+  readonly parts: number
+  readonly before: string
+}
+
+/** The ledger's state: the window folded alongside, the last call's input, and what was accounted so far. */
+export interface State {
+  readonly window: Window.State
+  readonly hud: string | undefined
+  /** The serialised input of the newest conversation call. */
+  readonly lastInput: string | undefined
+  readonly calls: ReadonlyArray<Call>
+  readonly entries: ReadonlyArray<Entry>
+  /** Entries still accruing savings: those since the newest pivot (inclusive). */
+  readonly open: ReadonlyArray<number>
+  readonly pruning: OpenPrune | undefined
+}
+
+/** The ledger of an empty session. */
+export const initial: State = {
+  window: Window.initial,
+  hud: undefined,
+  lastInput: undefined,
+  calls: [],
+  entries: [],
+  open: [],
+  pruning: undefined,
+}
+
+/** The window as a call would send it: the HUD text, then the rendered model messages as JSON. */
+export const serialize = (window: Window.State, hud: string | undefined): string =>
+  (hud ?? "") + JSON.stringify(Window.render(window).map((r) => r.message))
+
+/** Characters two strings share from their start. */
+export const commonPrefix = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+const ratesOf = (priceOf: PriceOf, model: ModelRef | undefined) => {
+  const price = model === undefined ? undefined : priceOf(model)
+  return { price, rates: Pricing.ratesFor(model, price) }
+}
+
+const billedCall = (
+  priceOf: PriceOf,
+  version: number,
+  message: AssistantMessage,
+  kind: Call["kind"],
+  input: number,
+  stablePrefix: number,
+): Call => {
+  const { price, rates } = ratesOf(priceOf, message.model)
+  return {
+    version,
+    messageId: message.id,
+    kind,
+    model: message.model,
+    usage: message.tokens,
+    billed: Pricing.inputEquivalent(message.tokens, rates),
+    cost: Pricing.equivalent(message.tokens, rates),
+    dollars: price === undefined ? undefined : Pricing.dollars(message.tokens, price),
+    input,
+    stablePrefix,
+  }
+}
+
+const spent = (usage: TokenUsage): boolean =>
+  usage.input + usage.output + usage.reasoning + usage.cacheRead + usage.cacheWrite > 0
+
+/** What an entry invalidates and re-writes: the window after it against the newest call's input. */
+const cacheEffect = (after: string, lastInput: string | undefined) => {
+  if (lastInput === undefined) return { rewritten: 0, invalidated: 0 }
+  const shared = estimate(after.slice(0, commonPrefix(after, lastInput)))
+  return { rewritten: estimate(after) - shared, invalidated: estimate(lastInput) - shared }
+}
+
+const closePrune = (state: State): State => {
+  const open = state.pruning
+  if (open === undefined) return state
+  const after = serialize(state.window, state.hud)
+  const entry: Entry = {
+    kind: "prune",
+    version: open.version,
+    parts: open.parts,
+    shed: estimate(open.before) - estimate(after),
+    ...cacheEffect(after, state.lastInput),
+    summaryCost: 0,
+    summaryDollars: undefined,
+    calls: 0,
+    saved: 0,
+    rewriteCost: 0,
+    net: 0,
+  }
+  return {
+    ...state,
+    pruning: undefined,
+    entries: [...state.entries, entry],
+    open: [...state.open, state.entries.length],
+  }
+}
+
+/** Credits a conversation call at `rates` to every entry still accruing. */
+const accrue = (state: State, rates: Pricing.Rates): ReadonlyArray<Entry> => {
+  if (state.open.length === 0) return state.entries
+  const entries = state.entries.slice()
+  for (const index of state.open) {
+    const e = entries[index]!
+    const saved = e.saved + e.shed * rates.read
+    const rewriteCost = e.calls === 0 ? e.rewritten * (rates.write - rates.read) : e.rewriteCost
+    entries[index] = { ...e, calls: e.calls + 1, saved, rewriteCost, net: saved - e.summaryCost - rewriteCost }
+  }
+  return entries
+}
+
+/** Folds one event; `version` is its stream version. */
+export const evolve = (state: State, event: Event, version: number, priceOf: PriceOf = () => undefined): State => {
+  if (event._tag === "PartCompacted") {
+    const pruning = state.pruning ?? { version, parts: 0, before: serialize(state.window, state.hud) }
+    return {
+      ...state,
+      window: Window.evolve(state.window, event),
+      pruning: { ...pruning, version, parts: pruning.parts + 1 },
+    }
+  }
+  const settled = closePrune(state)
+  switch (event._tag) {
+    case "HudShown":
+      return { ...settled, hud: event.text }
+    case "AssistantStepRecorded": {
+      const message = event.message
+      const window = Window.evolve(settled.window, event)
+      if (message.summary === true) return { ...settled, window }
+      const input = serialize(settled.window, settled.hud)
+      const stable =
+        settled.lastInput === undefined ? 0 : estimate(input.slice(0, commonPrefix(input, settled.lastInput)))
+      const call = billedCall(priceOf, version, message, "step", estimate(input), stable)
+      return {
+        ...settled,
+        window,
+        lastInput: input,
+        calls: [...settled.calls, call],
+        entries: accrue(settled, ratesOf(priceOf, message.model).rates),
+      }
+    }
+    case "SummaryFailed":
+    case "SummaryFinished": {
+      const window = Window.evolve(settled.window, event)
+      const summary = event.summary
+      // A summary written without a model (the extractive one) reports no usage: no call was billed.
+      const call = spent(summary.tokens) ? billedCall(priceOf, version, summary, "summary", 0, 0) : undefined
+      const calls = call === undefined ? settled.calls : [...settled.calls, call]
+      const pivoted =
+        event._tag === "SummaryFinished" &&
+        window.pivot?.summaryId === summary.id &&
+        settled.window.pivot?.summaryId !== summary.id
+      if (!pivoted) return { ...settled, window, calls }
+      const after = serialize(window, settled.hud)
+      const entry: Entry = {
+        kind: "compaction",
+        version,
+        markerId: event.markerId,
+        parts: 0,
+        shed: estimate(serialize(settled.window, settled.hud)) - estimate(after),
+        ...cacheEffect(after, settled.lastInput),
+        summaryCost: call?.cost ?? 0,
+        summaryDollars: call?.dollars,
+        calls: 0,
+        saved: 0,
+        rewriteCost: 0,
+        net: -(call?.cost ?? 0),
+      }
+      // A pivot ends what earlier entries save: what they shed is now summarised anyway.
+      return { ...settled, window, calls, entries: [...settled.entries, entry], open: [settled.entries.length] }
+    }
+    default:
+      return { ...settled, window: Window.evolve(settled.window, event) }
+  }
+}
+
+/** The state with a prune batch still open at the end of the log accounted. */
+export const settle = (state: State): State => closePrune(state)
+
+/** Folds events (numbered from 1) from the empty ledger. */
+export const fold = (events: Iterable<Event>, priceOf: PriceOf = () => undefined, from: State = initial): State => {
+  let state = from
+  let version = 0
+  for (const event of events) state = evolve(state, event, ++version, priceOf)
+  return settle(state)
+}
+
+/** Per-session sums of a settled state. */
+export const totals = (state: State): Totals => {
+  let input = 0
+  let output = 0
+  let reasoning = 0
+  let cacheRead = 0
+  let cacheWrite = 0
+  let billed = 0
+  let cost = 0
+  let dollars = 0
+  let unpriced = 0
+  let stepInput = 0
+  let stable = 0
+  let summaryCalls = 0
+  for (const c of state.calls) {
+    input += c.usage.input
+    output += c.usage.output
+    reasoning += c.usage.reasoning
+    cacheRead += c.usage.cacheRead
+    cacheWrite += c.usage.cacheWrite
+    billed += c.billed
+    cost += c.cost
+    if (c.dollars === undefined) unpriced++
+    else dollars += c.dollars
+    if (c.kind === "summary") summaryCalls++
+    else {
+      stepInput += c.input
+      stable += c.stablePrefix
+    }
+  }
+  const sum = (f: (e: Entry) => number) => state.entries.reduce((acc, e) => acc + f(e), 0)
+  const reported = input + cacheRead + cacheWrite
+  return {
+    calls: state.calls.length,
+    summaryCalls,
+    input,
+    output,
+    reasoning,
+    cacheRead,
+    cacheWrite,
+    billed,
+    cost,
+    dollars,
+    unpriced,
+    hitRatio: reported === 0 ? 0 : cacheRead / reported,
+    prefixStability: stepInput === 0 ? 0 : stable / stepInput,
+    compactions: state.entries.filter((e) => e.kind === "compaction").length,
+    prunes: state.entries.filter((e) => e.kind === "prune").length,
+    shed: sum((e) => e.shed),
+    rewritten: sum((e) => e.rewritten),
+    invalidated: sum((e) => e.invalidated),
+    summaryCost: sum((e) => e.summaryCost),
+    net: sum((e) => e.net),
+  }
+}
