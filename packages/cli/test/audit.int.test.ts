@@ -1,6 +1,8 @@
 /** The audit commands (import, window, prune, inspect) on the real export and the OpenCode fixtures, and every error. */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Ledger } from "@pivot/core"
+import { Config } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -331,6 +333,23 @@ describe("pivot inspect", () => {
     const pruned = await pivot("inspect", fixture("pruned.json"))
     expect(pruned.stdout).toContain("pruned outputs (2, ~110 tokens freed)")
     expect(pruned.stdout).toMatch(/5 +prt_02_03 +msg_02 +100/)
+  })
+
+  it("given a compaction and a prune, then the ledger is shown beside the pivot, per prune, and in JSON as the fold computes it", async () => {
+    const result = await pivot("inspect", fixture("compaction-tail.json"))
+    expect(result.stdout).toMatch(
+      /#1 auto[^\n]*\n(?: {5}[^\n]*\n)* {5}ledger: shed ~\d+ tokens · summary call [\d,]+ eq \(\$0\.\d{4}\) · cache ~\d+ invalidated, ~\d+ re-written · net saving -?[\d,]+ eq over 2 calls/,
+    )
+    expect(result.stdout).toMatch(/^ {2}v13 +msg_11 +160 +prefix +\d+%/m)
+    const json = JSON.parse((await pivot("inspect", fixture("compaction-tail.json"), "--format", "json")).stdout)
+    const events = importedEvents(fixture("compaction-tail.json"))
+    const want = Ledger.fold(events, (ref) => Config.priceOf(ref))
+    expect(json.ledger.totals).toEqual(JSON.parse(JSON.stringify(Ledger.totals(want))))
+    expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(want.entries[0])))
+    expect(json.ledger.calls.map((c: { kind: string }) => c.kind)).toEqual(want.calls.map((c) => c.kind))
+    const pruned = await pivot("inspect", fixture("pruned.json"))
+    expect(pruned.stdout).toMatch(/v6 prune of 2 outputs · ledger: shed ~\d+ tokens · cache/)
+    expect(pruned.stdout).toContain("0 compactions, 1 prune")
   })
 
   it("given a database, then its read models report exactly what the export's fold reports", async () => {

@@ -3,7 +3,8 @@
  * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
  * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
-import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
+import { CompactionHistory, Conversation, type Events, Ledger, PruneIndex, Render, Tokens } from "@pivot/core"
+import { Config } from "@pivot/runtime"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { CliIo, type Entry, report } from "./Command.ts"
@@ -42,6 +43,15 @@ export interface PivotView {
   readonly fallbackError: string | undefined
   readonly budgetedOut: number
   readonly redactions: number
+  /** What the compaction cost and saved (docs/ledger.md); undefined for a pivot the ledger did not see form. */
+  readonly ledger?: Ledger.Entry | undefined
+}
+
+/** The ledger as `inspect` reports it: per-session totals, every compaction and prune, every call. */
+export interface LedgerView {
+  readonly totals: Ledger.Totals
+  readonly entries: ReadonlyArray<Ledger.Entry>
+  readonly calls: ReadonlyArray<Ledger.Call>
 }
 
 /** Everything `inspect` reports. */
@@ -72,7 +82,14 @@ export interface Inspection {
       readonly tokens: number
     }>
   }
-  readonly usage: ReadonlyArray<{ readonly version: number; readonly messageId: string; readonly tokens: number }>
+  readonly usage: ReadonlyArray<{
+    readonly version: number
+    readonly messageId: string
+    readonly tokens: number
+    /** Share of the call's input (estimated) identical to the previous call's: what a prompt cache could reuse. */
+    readonly stablePrefix?: number | undefined
+  }>
+  readonly ledger: LedgerView
   /** What the model re-read through `context_recall`: by id or by query, what came back, how big, whether cut. */
   readonly recalls: ReadonlyArray<{
     readonly version: number
@@ -84,7 +101,7 @@ export interface Inspection {
   }>
 }
 
-const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView => ({
+const pivotView = (entry: CompactionHistory.Entry, number: number, ledger?: Ledger.Entry): PivotView => ({
   number,
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
@@ -108,6 +125,7 @@ const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView =>
   fallbackError: entry.fallbackError,
   budgetedOut: entry.budgetedOut?.length ?? 0,
   redactions: entry.redactions ?? 0,
+  ...(ledger === undefined ? {} : { ledger }),
 })
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
@@ -118,6 +136,8 @@ export const inspection = (opened: Opened) =>
     let conversation = Conversation.initial
     let history = CompactionHistory.initial
     let pruned = PruneIndex.projection.initial
+    let ledger = Ledger.initial
+    const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []
     for (const { event, meta } of log) {
@@ -133,6 +153,7 @@ export const inspection = (opened: Opened) =>
       conversation = Conversation.evolve(conversation, event)
       history = CompactionHistory.evolve(history, event, meta.version)
       pruned = PruneIndex.projection.evolve(pruned, event, meta)
+      ledger = Ledger.evolve(ledger, event, meta.version, priceOf)
       if (event._tag === "AssistantStepRecorded" && event.message.summary !== true) {
         const tokens = Tokens.contextCount(event.message.tokens)
         if (tokens > 0) usage.push({ version: meta.version, messageId: event.message.id, tokens })
@@ -148,6 +169,11 @@ export const inspection = (opened: Opened) =>
     const window = yield* windowAt(opened, opened.head)
     const rendered = Render.render(window)
     const pivots = CompactionHistory.pivots({ entries, lastCallTokens: undefined })
+    ledger = Ledger.settle(ledger)
+    const stability = new Map(
+      ledger.calls.flatMap((c) => (c.kind === "step" && c.input > 0 ? [[c.version, c.stablePrefix / c.input]] : [])),
+    )
+    const compactions = new Map(ledger.entries.flatMap((e) => (e.markerId === undefined ? [] : [[e.markerId, e]])))
     const started = events.find(
       (e): e is Extract<Events.Event, { _tag: "SessionStarted" }> => e._tag === "SessionStarted",
     )
@@ -167,7 +193,7 @@ export const inspection = (opened: Opened) =>
         assistant: all.filter((m) => m.role === "assistant").length,
       },
       window: { messages: window.length, modelMessages: rendered.length, tokens: estimateTokens(rendered) },
-      pivots: pivots.map((entry, i) => pivotView(entry, i + 1)),
+      pivots: pivots.map((entry, i) => pivotView(entry, i + 1, compactions.get(entry.markerId))),
       otherCompactions: entries
         .filter((e) => !pivots.includes(e))
         .map((e) => ({
@@ -186,7 +212,11 @@ export const inspection = (opened: Opened) =>
           tokens: e.tokens,
         })),
       },
-      usage,
+      usage: usage.map((u) => {
+        const stable = stability.get(u.version)
+        return stable === undefined ? u : { ...u, stablePrefix: Math.round(stable * 1000) / 1000 }
+      }),
+      ledger: { totals: Ledger.totals(ledger), entries: ledger.entries, calls: ledger.calls },
       recalls,
     }
     return result
@@ -197,6 +227,35 @@ const span = (ids: ReadonlyArray<string>) =>
 
 const tokensChange = (before: number | undefined, after: number | undefined) =>
   `tokens ${before === undefined ? "?" : num(before)} → ${after === undefined ? "? (no call since)" : num(after)}`
+
+const percent = (ratio: number): string => `${Math.round(ratio * 100)}%`
+const eq = (value: number): string => `${value < 0 ? "-" : ""}${num(Math.round(Math.abs(value)))}`
+const usd = (value: number | undefined): string => (value === undefined ? "" : ` ($${value.toFixed(4)})`)
+
+/** One compaction's or prune's line: what it shed, cost, invalidated and saved (input-token equivalents). */
+const ledgerLine = (e: Ledger.Entry): string =>
+  `ledger: shed ~${num(e.shed)} tokens · ` +
+  (e.kind === "compaction" ? `summary call ${eq(e.summaryCost)} eq${usd(e.summaryDollars)} · ` : "") +
+  `cache ~${num(e.invalidated)} invalidated, ~${num(e.rewritten)} re-written · ` +
+  `net saving ${eq(e.net)} eq over ${plural(e.calls, "call")}`
+
+/** The ledger section: session totals and every prune (the compactions are shown beside their pivots). */
+const ledgerText = (ledger: LedgerView): Array<string> => {
+  const t = ledger.totals
+  if (t.calls === 0) return ["ledger: no model call recorded"]
+  const lines = [
+    "ledger (input-token equivalents at each model's cache rates; estimates marked ~; see docs/ledger.md)",
+    `  ${plural(t.calls, "call")} (${num(t.summaryCalls)} summary) · billed input ${eq(t.billed)} eq · all tokens ${eq(t.cost)} eq` +
+      `${t.unpriced < t.calls ? ` · $${t.dollars.toFixed(4)}${t.unpriced > 0 ? ` (${t.unpriced} calls unpriced)` : ""}` : ""}`,
+    `  cache: ${num(t.cacheRead)} read, ${num(t.cacheWrite)} written, hit ratio ${percent(t.hitRatio)} · ` +
+      `prefix stability ~${percent(t.prefixStability)}`,
+    `  ${plural(t.compactions, "compaction")}, ${plural(t.prunes, "prune")}: shed ~${num(t.shed)} · ` +
+      `invalidated ~${num(t.invalidated)} · summary calls ${eq(t.summaryCost)} eq · net saving ${eq(t.net)} eq`,
+  ]
+  for (const e of ledger.entries)
+    if (e.kind === "prune") lines.push(`  v${e.version} prune of ${plural(e.parts, "output")} · ${ledgerLine(e)}`)
+  return lines
+}
 
 /** The inspection as text. */
 export const formatText = (report: Inspection, width: number): Array<string> => {
@@ -246,6 +305,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
       p.continueSkipped === undefined ? undefined : `no continue message (${p.continueSkipped})`,
     ].filter((s) => s !== undefined)
     if (beyond.length > 0) lines.push(`     ${beyond.join(" · ")}`)
+    if (p.ledger !== undefined) lines.push(`     ${ledgerLine(p.ledger)}`)
   }
   if (report.otherCompactions.length > 0) {
     lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)
@@ -269,6 +329,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
         ...report.pruned.entries.map((e) => [String(e.version), e.partId, e.messageId, num(e.tokens)]),
       ]),
     )
+  lines.push("", ...ledgerText(report.ledger))
   lines.push(
     "",
     report.usage.length === 0
@@ -281,15 +342,16 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   const rows: Array<Array<string>> = []
   for (const u of report.usage) {
     while (pivotsAt.length > 0 && pivotsAt[0]!.at < u.version)
-      rows.push([`v${pivotsAt[0]!.at}`, `── pivot #${pivotsAt.shift()!.number}`, "", ""])
+      rows.push([`v${pivotsAt[0]!.at}`, `── pivot #${pivotsAt.shift()!.number}`, "", "", ""])
     rows.push([
       `v${u.version}`,
       u.messageId,
       num(u.tokens).padStart(9),
+      u.stablePrefix === undefined ? "" : `prefix ${percent(u.stablePrefix).padStart(4)}`,
       "█".repeat(Math.max(1, Math.round((u.tokens / max) * bar))),
     ])
   }
-  for (const p of pivotsAt) rows.push([`v${p.at}`, `── pivot #${p.number}`, "", ""])
+  for (const p of pivotsAt) rows.push([`v${p.at}`, `── pivot #${p.number}`, "", "", ""])
   lines.push(...columns(rows))
   // Only sessions whose model had the context_recall tool have this section.
   if (report.recalls.length > 0) {
@@ -316,6 +378,11 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
   otherCompactions: select(report.otherCompactions, (c) => c.requestedVersion, limits),
   pruned: { ...report.pruned, entries: select(report.pruned.entries, (e) => e.version, limits) },
   usage: select(report.usage, (u) => u.version, limits),
+  ledger: {
+    ...report.ledger,
+    entries: select(report.ledger.entries, (e) => e.version, limits),
+    calls: select(report.ledger.calls, (c) => c.version, limits),
+  },
   recalls: select(report.recalls, (r) => r.version, limits),
 })
 
