@@ -4,6 +4,7 @@
  * an access token guards every route when one is set, and every answer carries a strict content security policy.
  */
 import { timingSafeEqual } from "node:crypto"
+import { type Events, Ledger } from "@pivot/core"
 import { Effect, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
@@ -20,6 +21,8 @@ export interface AppOptions {
   readonly token?: string | undefined
   /** Model limits for the usable-limit line, when known. */
   readonly usable?: number | undefined
+  /** Prices for the ledger (`/api/sessions/:id/ledger`); without them, each provider's default cache multipliers. */
+  readonly priceOf?: Ledger.PriceOf | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -82,8 +85,19 @@ const inRange = (head: number, version: number, sessionId: string) =>
 /** The timeline's JSON per session, kept until the session moves on (the chart asks again on every live update). */
 type TimelineCache = WeakMap<SessionView.State, { readonly version: number; readonly body: string }>
 
+/** The ledger of a loaded log (`Ledger.evolve` at each event's stream version), with per-session totals. */
+export const ledgerOf = (
+  log: ReadonlyArray<{ readonly event: Events.Event; readonly meta: { readonly version: number } }>,
+  priceOf: Ledger.PriceOf = () => undefined,
+) => {
+  let state = Ledger.initial
+  for (const { event, meta } of log) state = Ledger.evolve(state, event, meta.version, priceOf)
+  state = Ledger.settle(state)
+  return { totals: Ledger.totals(state), entries: state.entries, calls: state.calls }
+}
+
 const route = (
-  options: AppOptions & { readonly timelines: TimelineCache },
+  options: AppOptions & { readonly timelines: TimelineCache; readonly ledgers: TimelineCache },
   segments: ReadonlyArray<string>,
   query: URLSearchParams,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, RequestError> | undefined => {
@@ -170,6 +184,14 @@ const route = (
       if (!ranged) timelines.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }
+    if (sub === "ledger" && arg === undefined) {
+      const cached = options.ledgers.get(view)
+      if (cached !== undefined && cached.version === head)
+        return HttpServerResponse.text(cached.body, { contentType: "application/json" })
+      const body = JSON.stringify({ sessionId, head, ...ledgerOf(loaded.log, options.priceOf) })
+      options.ledgers.set(view, { version: head, body })
+      return HttpServerResponse.text(body, { contentType: "application/json" })
+    }
     if (sub === "window" && arg !== undefined && (tail === undefined || tail === "raw")) {
       const version = yield* inRange(head, yield* versionOf(arg, "the version"), sessionId)
       const at = WindowView.at(loaded.log, version, SessionView.originAt(view, version))
@@ -237,6 +259,7 @@ const errorResponse = (isApi: boolean, status: number, message: string) =>
 /** The viewer as one `effect/http` handler. */
 export const app = (options: AppOptions) => {
   const timelines: TimelineCache = new WeakMap()
+  const ledgers: TimelineCache = new WeakMap()
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://viewer.invalid")
@@ -273,7 +296,7 @@ export const app = (options: AppOptions) => {
             })
       return withSecurity(response)
     }
-    const handled = route({ ...options, timelines }, segments, url.searchParams)
+    const handled = route({ ...options, timelines, ledgers }, segments, url.searchParams)
     response =
       handled === undefined
         ? errorResponse(isApi, 404, `no such ${isApi ? "API route" : "page"}: ${url.pathname}`)

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
+import type { Ledger } from "@pivot/core"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { app } from "./Http.ts"
@@ -31,6 +32,8 @@ export interface ServeOptions {
   readonly token?: string | undefined
   /** The usable context (tokens) to draw as a line on the timeline, when known. */
   readonly usable?: number | undefined
+  /** Prices for the ledger route; without them, each provider's default cache multipliers. */
+  readonly priceOf?: Ledger.PriceOf | undefined
 }
 
 /** A running viewer. */
@@ -73,7 +76,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
       ),
     )
     const server = Context.get(services, HttpServer.HttpServer)
-    yield* server.serve(app({ catalog, token, usable: options.usable }))
+    yield* server.serve(app({ catalog, token, usable: options.usable, priceOf: options.priceOf }))
     yield* Effect.forkScoped(catalog.warm)
     const address = server.address
     const bound = address._tag === "UnixPathAddress" ? port : address.port

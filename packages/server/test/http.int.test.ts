@@ -134,6 +134,26 @@ describe("the JSON API", () => {
     for (const tag of new Set(events.map((e) => e._tag))) expect(body.types[tag], tag).toBe(count(tag))
   })
 
+  it("answers the ledger: every call billed, a compaction entry per pivot and a prune entry per prune batch", async () => {
+    const { status, body } = await getJson(`/api/sessions/${SESSION}/ledger`)
+    expect(status).toBe(200)
+    expect(body.head).toBe(events.length)
+    const steps = events.filter((e) => e._tag === "AssistantStepRecorded" && e.message.summary !== true).length
+    expect(body.calls.filter((c: { kind: string }) => c.kind === "step")).toHaveLength(steps)
+    const kinds = (kind: string) => body.entries.filter((e: { kind: string }) => e.kind === kind).length
+    expect(kinds("compaction")).toBe(count("SummaryFinished"))
+    const runs = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted").length
+    expect(kinds("prune")).toBe(runs)
+    // Each step reads 2,000 cached tokens (the played usage); no price given: Anthropic's 0.1× read.
+    const reads = events.reduce(
+      (n, e) => n + (e._tag === "AssistantStepRecorded" && e.message.summary !== true ? e.message.tokens.cacheRead : 0),
+      0,
+    )
+    expect(body.totals.cacheRead).toBeGreaterThanOrEqual(reads)
+    expect(body.totals.compactions).toBe(count("SummaryFinished"))
+    expect((await getJson(`/api/sessions/ses_nope/ledger`)).status).toBe(404)
+  })
+
   it("answers the timeline: one point per model step that reported usage, and every mark", async () => {
     const { body } = await getJson(`/api/sessions/${SESSION}/timeline`)
     const steps = events.flatMap((e, i) =>

@@ -4,7 +4,6 @@
  * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
 import { CompactionHistory, Conversation, type Events, Ledger, PruneIndex, Render, Tokens } from "@pivot/core"
-import { Config } from "@pivot/runtime"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { CliIo, type Entry, report } from "./Command.ts"
@@ -137,6 +136,8 @@ export const inspection = (opened: Opened) =>
     let history = CompactionHistory.initial
     let pruned = PruneIndex.projection.initial
     let ledger = Ledger.initial
+    // Loaded on use: the runtime's model catalog would cost every other command its start-up time.
+    const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
     const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []

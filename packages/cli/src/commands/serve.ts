@@ -53,12 +53,14 @@ export const serve: Entry = {
               return yield* new UsageError({ message: "--port needs an integer from 0 to 65535" })
             // Loaded only when serving: the web server's modules cost every other command ~0.3 s of start-up.
             const { Serve } = yield* Effect.promise(() => import("@pivot/server"))
+            const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
             const running = yield* Serve.serve({
               source: Option.getOrUndefined(options.source),
               port,
               host: Option.getOrUndefined(options.host),
               token: Option.getOrUndefined(options.token),
               usable: Option.getOrUndefined(options.usable),
+              priceOf: (ref) => Config.priceOf(ref),
             }).pipe(Effect.mapError((error) => new CliError({ message: describe(error) })))
             io.out(`pivot serve: ${running.source} on ${running.url}`)
             if (running.token !== undefined) io.out(`access token: ${running.token} (the address above carries it)`)
