@@ -301,4 +301,16 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     parent: ses("ses_0000000000parent"),
     parentVersion: 12,
   },
+  {
+    _tag: "ArtifactsChecked",
+    at: 1_767_000_016_000,
+    markerId: msg("msg_0000000a0010"),
+    artifacts: [
+      { kind: "file-read", text: "src/parser.ts", named: true },
+      { kind: "file-edited", text: "src/parser.ts", named: true },
+      { kind: "command", text: "npm test -- parser", named: true },
+      { kind: "error", text: "bash: Expected ';' at 3:14", named: false },
+      { kind: "request", text: "The parser test fails, please fix it.", named: true },
+    ],
+  },
 ]

@@ -341,11 +341,18 @@ describe("pivot inspect", () => {
       /#1 auto[^\n]*\n(?: {5}[^\n]*\n)* {5}ledger: shed ~\d+ tokens · summary call [\d,]+ eq \(\$0\.\d{4}\) · cache ~\d+ invalidated, ~\d+ re-written · net saving -?[\d,]+ eq over 2 calls/,
     )
     expect(result.stdout).toMatch(/^ {2}v13 +msg_11 +160 +prefix +\d+%/m)
+    // An imported compaction has no recorded check: it is computed from the plan's head and the summary.
+    expect(result.stdout).toContain(
+      "kept: the summary names 2 of 3 artifacts of its span (files read 0/1, requests 2/2) · checked now, not recorded",
+    )
+    expect(result.stdout).toContain('not named: file-read "/repo/config.json"')
     const json = JSON.parse((await pivot("inspect", fixture("compaction-tail.json"), "--format", "json")).stdout)
     const events = importedEvents(fixture("compaction-tail.json"))
     const want = Ledger.fold(events, (ref) => Config.priceOf(ref))
     expect(json.ledger.totals).toEqual(JSON.parse(JSON.stringify(Ledger.totals(want))))
     expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(want.entries[0])))
+    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2 })
+    expect(json.pivots[0].retention.artifacts[0]).toEqual({ kind: "file-read", text: "/repo/config.json", named: false })
     expect(json.ledger.calls.map((c: { kind: string }) => c.kind)).toEqual(want.calls.map((c) => c.kind))
     const pruned = await pivot("inspect", fixture("pruned.json"))
     expect(pruned.stdout).toMatch(/v6 prune of 2 outputs · ledger: shed ~\d+ tokens · cache/)

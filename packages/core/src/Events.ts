@@ -7,6 +7,7 @@
  * versions are upcast on read. Never change a released version's shape: add a new version and an upcaster.
  */
 import * as Schema from "effect/Schema"
+import { Artifact } from "./ArtifactCheck.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
@@ -314,6 +315,17 @@ export const SessionForked = Schema.TaggedStruct("SessionForked", {
   parentVersion: Count,
 })
 
+/**
+ * What a compaction kept: the exact artifacts of the span it summarised (files read and edited, commands run, errors,
+ * the user's requests) and whether the summary names each, checked deterministically (`ArtifactCheck`) when the
+ * summary finished.
+ */
+export const ArtifactsChecked = Schema.TaggedStruct("ArtifactsChecked", {
+  at: Millis,
+  markerId: MessageId,
+  artifacts: Schema.Array(Artifact),
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -341,6 +353,7 @@ export const schemas = {
   HudShown,
   ContextRecalled,
   SessionForked,
+  ArtifactsChecked,
 } as const
 
 /** Event type names. */
@@ -378,6 +391,7 @@ export const versions: { readonly [K in Type]: number } = {
   HudShown: 1,
   ContextRecalled: 1,
   SessionForked: 1,
+  ArtifactsChecked: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -492,4 +506,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   HudShown: [],
   ContextRecalled: [["query"]],
   SessionForked: [],
+  ArtifactsChecked: [["artifacts", "*", "text"]],
 }

@@ -155,9 +155,9 @@ class Seen<V> {
 
 /**
  * The facts of a message log, in order. Paths and commands are exact as they appear in tool inputs (trimmed),
- * de-duplicated, at most `MAX_ENTRIES` each (the most recently seen kept).
+ * de-duplicated, at most `max` each (the most recently seen kept; `MAX_ENTRIES` unless told).
  */
-export const facts = (messages: ReadonlyArray<Message>): Facts => {
+export const facts = (messages: ReadonlyArray<Message>, max: number = MAX_ENTRIES): Facts => {
   const read = new Seen<string>()
   const edited = new Seen<string>()
   const commands = new Seen<Command>()
@@ -188,10 +188,10 @@ export const facts = (messages: ReadonlyArray<Message>): Facts => {
     }
   }
   return {
-    filesRead: read.values(MAX_ENTRIES),
-    filesEdited: edited.values(MAX_ENTRIES),
-    commands: commands.values(MAX_ENTRIES),
-    errors: errors.values(MAX_ENTRIES),
+    filesRead: read.values(max),
+    filesEdited: edited.values(max),
+    commands: commands.values(max),
+    errors: errors.values(max),
   }
 }
 

@@ -1,5 +1,6 @@
 /** @pivot/core — the pure domain of a session's context window. */
 
+export * as ArtifactCheck from "./ArtifactCheck.ts"
 export * as Audit from "./Audit.ts"
 export * as Commands from "./Commands.ts"
 export * as CompactionHistory from "./CompactionHistory.ts"

@@ -17,6 +17,7 @@
  * never calls a plugin or a model again.
  */
 import {
+  ArtifactCheck,
   type Config as CoreConfig,
   ExtractiveSummary,
   Facts,
@@ -691,6 +692,17 @@ export const make = (deps: {
           ? [{ _tag: "SecretsRedacted", at, markerId, stage: "summary", findings } satisfies RuntimeEvents.Event]
           : []),
         ...plugged.failures.map((f) => pluginFailed(at, f, markerId)),
+        // What the summary kept of the span it replaced, checked on the text as stored.
+        ...(input.head.length === 0
+          ? []
+          : [
+              {
+                _tag: "ArtifactsChecked",
+                at,
+                markerId,
+                artifacts: ArtifactCheck.check(input.head, text),
+              } satisfies RuntimeEvents.Event,
+            ]),
       ]
       const partId = yield* ids.part
       const finalText = text

@@ -25,6 +25,7 @@ const TYPES = [
   "HudShown",
   "ContextRecalled",
   "SessionForked",
+  "ArtifactsChecked",
 ] as const
 
 /** A runtime event type name. */

@@ -3,7 +3,16 @@
  * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
  * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
-import { CompactionHistory, Conversation, type Events, Ledger, PruneIndex, Render, Tokens } from "@pivot/core"
+import {
+  ArtifactCheck,
+  CompactionHistory,
+  Conversation,
+  type Events,
+  Ledger,
+  PruneIndex,
+  Render,
+  Tokens,
+} from "@pivot/core"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { CliIo, type Entry, report } from "./Command.ts"
@@ -44,6 +53,23 @@ export interface PivotView {
   readonly redactions: number
   /** What the compaction cost and saved (docs/ledger.md); undefined for a pivot the ledger did not see form. */
   readonly ledger?: Ledger.Entry | undefined
+  /** What the summary kept of the span it replaced (`ArtifactsChecked`, or checked now for an older log). */
+  readonly retention?: RetentionView | undefined
+}
+
+/** A pivot's retention check. */
+export interface RetentionView {
+  /** Whether the log recorded the check (false: computed now from the plan's head and the summary). */
+  readonly recorded: boolean
+  readonly total: number
+  readonly named: number
+  readonly byKind: ArtifactCheck.Tally["byKind"]
+  readonly artifacts: ReadonlyArray<ArtifactCheck.Artifact>
+}
+
+const retentionView = (artifacts: ReadonlyArray<ArtifactCheck.Artifact>, recorded: boolean): RetentionView => {
+  const tally = ArtifactCheck.tally(artifacts)
+  return { recorded, total: tally.total, named: tally.named, byKind: tally.byKind, artifacts }
 }
 
 /** The ledger as `inspect` reports it: per-session totals, every compaction and prune, every call. */
@@ -100,7 +126,12 @@ export interface Inspection {
   }>
 }
 
-const pivotView = (entry: CompactionHistory.Entry, number: number, ledger?: Ledger.Entry): PivotView => ({
+const pivotView = (
+  entry: CompactionHistory.Entry,
+  number: number,
+  ledger?: Ledger.Entry,
+  retention?: RetentionView,
+): PivotView => ({
   number,
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
@@ -125,7 +156,24 @@ const pivotView = (entry: CompactionHistory.Entry, number: number, ledger?: Ledg
   budgetedOut: entry.budgetedOut?.length ?? 0,
   redactions: entry.redactions ?? 0,
   ...(ledger === undefined ? {} : { ledger }),
+  ...(retention === undefined ? {} : { retention }),
 })
+
+/** The recorded check of a pivot, else the check computed now from its plan's head and its summary. */
+const retentionOf = (
+  entry: CompactionHistory.Entry,
+  checked: ReadonlyMap<string, ReadonlyArray<ArtifactCheck.Artifact>>,
+  conversation: Conversation.State,
+): RetentionView | undefined => {
+  const recorded = checked.get(entry.markerId)
+  if (recorded !== undefined) return retentionView(recorded, true)
+  if (entry.plan === undefined || entry.summary === undefined) return undefined
+  const head = entry.plan.head.flatMap((id) => {
+    const message = Conversation.get(conversation, id)
+    return message === undefined ? [] : [message]
+  })
+  return retentionView(ArtifactCheck.check(head, entry.summary), false)
+}
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
 export const inspection = (opened: Opened) =>
@@ -141,7 +189,9 @@ export const inspection = (opened: Opened) =>
     const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []
+    const checked = new Map<string, ReadonlyArray<ArtifactCheck.Artifact>>()
     for (const { event, meta } of log) {
+      if (event._tag === "ArtifactsChecked") checked.set(event.markerId, event.artifacts)
       if (event._tag === "ContextRecalled")
         recalls.push({
           version: meta.version,
@@ -194,7 +244,9 @@ export const inspection = (opened: Opened) =>
         assistant: all.filter((m) => m.role === "assistant").length,
       },
       window: { messages: window.length, modelMessages: rendered.length, tokens: estimateTokens(rendered) },
-      pivots: pivots.map((entry, i) => pivotView(entry, i + 1, compactions.get(entry.markerId))),
+      pivots: pivots.map((entry, i) =>
+        pivotView(entry, i + 1, compactions.get(entry.markerId), retentionOf(entry, checked, conversation)),
+      ),
       otherCompactions: entries
         .filter((e) => !pivots.includes(e))
         .map((e) => ({
@@ -239,6 +291,34 @@ const ledgerLine = (e: Ledger.Entry): string =>
   (e.kind === "compaction" ? `summary call ${eq(e.summaryCost)} eq${usd(e.summaryDollars)} · ` : "") +
   `cache ~${num(e.invalidated)} invalidated, ~${num(e.rewritten)} re-written · ` +
   `net saving ${eq(e.net)} eq over ${plural(e.calls, "call")}`
+
+const KIND_NAMES: ReadonlyArray<readonly [ArtifactCheck.Kind, string]> = [
+  ["file-read", "files read"],
+  ["file-edited", "edited"],
+  ["command", "commands"],
+  ["error", "errors"],
+  ["request", "requests"],
+]
+
+/** A pivot's retention lines: how many artifacts of its span the summary names, by kind, and the first it does not. */
+const retentionLines = (r: RetentionView): Array<string> => {
+  if (r.total === 0) return [`     kept: the span had no artifacts${r.recorded ? "" : " (checked now)"}`]
+  const kinds = KIND_NAMES.filter(([k]) => r.byKind[k].total > 0)
+    .map(([k, name]) => `${name} ${r.byKind[k].named}/${r.byKind[k].total}`)
+    .join(", ")
+  const lines = [
+    `     kept: the summary names ${r.named} of ${plural(r.total, "artifact")} of its span (${kinds})${r.recorded ? "" : " · checked now, not recorded"}`,
+  ]
+  const missing = r.artifacts.filter((a) => !a.named)
+  if (missing.length > 0)
+    lines.push(
+      `     not named: ${missing
+        .slice(0, 4)
+        .map((a) => `${a.kind} ${JSON.stringify(excerpt(a.text, 50))}`)
+        .join(" · ")}${missing.length > 4 ? ` · … ${missing.length - 4} more` : ""}`,
+    )
+  return lines
+}
 
 /** The ledger section: session totals and every prune (the compactions are shown beside their pivots). */
 const ledgerText = (ledger: LedgerView): Array<string> => {
@@ -307,6 +387,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
     ].filter((s) => s !== undefined)
     if (beyond.length > 0) lines.push(`     ${beyond.join(" · ")}`)
     if (p.ledger !== undefined) lines.push(`     ${ledgerLine(p.ledger)}`)
+    if (p.retention !== undefined) lines.push(...retentionLines(p.retention))
   }
   if (report.otherCompactions.length > 0) {
     lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)

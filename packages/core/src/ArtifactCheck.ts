@@ -1,0 +1,129 @@
+/**
+ * What a compaction kept: the exact artifacts of the span it summarised — the files read and edited, the commands
+ * run, the errors hit (all as `Facts` reads them from the log, uncapped) and the user's requests — and which of them
+ * the summary names. Deterministic and model-free: the same span and summary always give the same check, so the
+ * runtime records it (`ArtifactsChecked`) and `inspect` can recompute it for logs written before it existed.
+ *
+ * "Names" is literal, since that is what a later turn can rely on:
+ * - a file: the summary contains its path, or its last segment when that is at least 3 characters;
+ * - a command: the summary contains its first line;
+ * - an error: the summary contains the error line, or its message (after `tool: `) up to the first 60 characters;
+ * - a request: the summary contains at least half of its keywords (lower-cased words of 4+ characters, stop words
+ *   left out, the first 12), or, with no keyword, its whole text.
+ */
+import * as Schema from "effect/Schema"
+import * as Facts from "./Facts.ts"
+import type { Message } from "./Message.ts"
+
+/** The kinds of artifacts checked. */
+export const Kind = Schema.Literals(["file-read", "file-edited", "command", "error", "request"])
+export type Kind = typeof Kind.Type
+
+/** One artifact of the span and whether the summary names it. */
+export const Artifact = Schema.Struct({
+  kind: Kind,
+  /** The artifact as it appears in the log (a request: its first line, at most 200 characters). */
+  text: Schema.String,
+  named: Schema.Boolean,
+}).annotate({ identifier: "Artifact" })
+export type Artifact = typeof Artifact.Type
+
+/** The longest request excerpt kept in a check. */
+export const REQUEST_CHARS = 200
+/** Keywords of a request that are compared. */
+export const MAX_KEYWORDS = 12
+
+const STOP = new Set(
+  (
+    "this that with from have will would could should there their then than when what which while where your yours " +
+    "they them into also just like make sure please about after before being does done each some more most only other " +
+    "same such very want need keep file files"
+  ).split(" "),
+)
+
+/** A request's keywords: lower-cased words of 4+ characters that are not stop words, unique, the first `MAX_KEYWORDS`. */
+export const keywords = (text: string): ReadonlyArray<string> => {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_./-]*/gu) ?? []
+  const unique: Array<string> = []
+  for (const raw of words) {
+    const word = raw.replace(/[./-]+$/, "")
+    if (word.length < 4 || STOP.has(word) || unique.includes(word)) continue
+    unique.push(word)
+    if (unique.length === MAX_KEYWORDS) break
+  }
+  return unique
+}
+
+/** The user's requests in a span: the text of each user message that is neither a marker nor synthetic. */
+export const requests = (span: ReadonlyArray<Message>): ReadonlyArray<string> =>
+  span.flatMap((m) => {
+    if (m.role !== "user" || m.parts.some((p) => p.type === "compaction")) return []
+    const text = m.parts
+      .flatMap((p) => (p.type === "text" && p.synthetic !== true && p.ignored !== true ? [p.text] : []))
+      .join("\n")
+      .trim()
+    return text === "" ? [] : [text]
+  })
+
+const namesFile = (summary: string, path: string): boolean => {
+  if (summary.includes(path)) return true
+  const last =
+    path
+      .split(/[\\/]/)
+      .filter((s) => s !== "")
+      .at(-1) ?? ""
+  return last.length >= 3 && summary.includes(last)
+}
+
+const namesError = (summary: string, line: string): boolean => {
+  if (summary.includes(line)) return true
+  const colon = line.indexOf(": ")
+  const message = (colon < 0 ? line : line.slice(colon + 2)).slice(0, 60).trim()
+  return message.length > 0 && summary.includes(message)
+}
+
+const namesRequest = (lower: string, text: string): boolean => {
+  const words = keywords(text)
+  if (words.length === 0) return lower.includes(text.toLowerCase())
+  return words.filter((w) => lower.includes(w)).length * 2 >= words.length
+}
+
+/** The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked. */
+export const check = (span: ReadonlyArray<Message>, summary: string): ReadonlyArray<Artifact> => {
+  const facts = Facts.facts(span, Number.POSITIVE_INFINITY)
+  const lower = summary.toLowerCase()
+  return [
+    ...facts.filesRead.map((text) => ({ kind: "file-read" as const, text, named: namesFile(summary, text) })),
+    ...facts.filesEdited.map((text) => ({ kind: "file-edited" as const, text, named: namesFile(summary, text) })),
+    ...facts.commands.map(({ command }) => {
+      const line = Facts.firstLine(command, Facts.MAX_ENTRY_CHARS)
+      return { kind: "command" as const, text: command, named: summary.includes(line) }
+    }),
+    ...facts.errors.map((text) => ({ kind: "error" as const, text, named: namesError(summary, text) })),
+    ...requests(span).map((text) => ({
+      kind: "request" as const,
+      text: Facts.firstLine(text, REQUEST_CHARS),
+      named: namesRequest(lower, text),
+    })),
+  ]
+}
+
+/** Counts of a check: artifacts and how many the summary names, in all and per kind. */
+export interface Tally {
+  readonly total: number
+  readonly named: number
+  readonly byKind: Readonly<Record<Kind, { readonly total: number; readonly named: number }>>
+}
+
+/** Tallies a check. */
+export const tally = (artifacts: ReadonlyArray<Artifact>): Tally => {
+  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, { total: 0, named: 0 }])) as Record<
+    Kind,
+    { total: number; named: number }
+  >
+  for (const a of artifacts) {
+    byKind[a.kind].total++
+    if (a.named) byKind[a.kind].named++
+  }
+  return { total: artifacts.length, named: artifacts.filter((a) => a.named).length, byKind }
+}

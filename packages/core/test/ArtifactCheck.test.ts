@@ -1,0 +1,98 @@
+/** The retention check: the exact artifacts of a span and which the summary names, with artifacts planted at its edges. */
+import { ArtifactCheck, type Message } from "@pivot/core"
+import { describe, expect, it } from "vitest"
+import * as E from "./support/events.ts"
+
+const tool = (id: string, name: string, input: Record<string, unknown>, status: "completed" | "error" = "completed") =>
+  ({
+    type: "tool",
+    id: E.part(`prt_${id}`),
+    callId: `call_${id}`,
+    tool: name,
+    state:
+      status === "completed"
+        ? { status, input, output: "ok", title: name }
+        : { status, input, error: "Expected ';' at 3:14" },
+  }) as Message.AssistantPart
+
+const user = (id: string, text: string) => E.userMessage(id, text)
+const step = (id: string, ...parts: Array<Message.AssistantPart>) => E.assistantMessage(id, "u1", parts)
+
+describe("ArtifactCheck.check", () => {
+  const span: Array<Message.Message> = [
+    user("u1", "The parser test fails on nested arrays, please fix the tokenizer"),
+    step(
+      "a1",
+      tool("r1", "read", { filePath: "src/parser/tokenizer.ts" }),
+      tool("b1", "bash", { command: "npm test -- parser" }),
+    ),
+    step(
+      "a2",
+      tool("e1", "edit", { filePath: "src/parser/tokenizer.ts" }),
+      tool("b2", "bash", { command: "tsc -b" }, "error"),
+    ),
+  ]
+
+  it("given a summary naming everything, then every artifact is named", () => {
+    const summary =
+      "Fixed the tokenizer for nested arrays so the parser test passes. Read and edited src/parser/tokenizer.ts; " +
+      "ran `npm test -- parser` and `tsc -b`, which failed with Expected ';' at 3:14."
+    const checked = ArtifactCheck.check(span, summary)
+    expect(checked).toEqual([
+      { kind: "file-read", text: "src/parser/tokenizer.ts", named: true },
+      { kind: "file-edited", text: "src/parser/tokenizer.ts", named: true },
+      { kind: "command", text: "npm test -- parser", named: true },
+      { kind: "command", text: "tsc -b", named: true },
+      { kind: "error", text: "bash: Expected ';' at 3:14", named: true },
+      { kind: "request", text: "The parser test fails on nested arrays, please fix the tokenizer", named: true },
+    ])
+    expect(ArtifactCheck.tally(checked)).toMatchObject({ total: 6, named: 6 })
+  })
+
+  it("given a summary that forgot the task and the files, then those are not named", () => {
+    const checked = ArtifactCheck.check(span, "We ran npm test -- parser. Work continues.")
+    const named = Object.fromEntries(checked.map((a) => [`${a.kind} ${a.text}`, a.named]))
+    expect(named["command npm test -- parser"]).toBe(true)
+    expect(named["command tsc -b"]).toBe(false)
+    expect(named["file-edited src/parser/tokenizer.ts"]).toBe(false)
+    expect(named["error bash: Expected ';' at 3:14"]).toBe(false)
+    expect(named["request The parser test fails on nested arrays, please fix the tokenizer"]).toBe(false)
+    const tally = ArtifactCheck.tally(checked)
+    expect(tally.byKind.command).toEqual({ total: 2, named: 1 })
+    expect(tally.named).toBe(1)
+  })
+
+  it("given a file named by its last segment only, then it is named; a 2-character segment is not enough", () => {
+    expect(
+      ArtifactCheck.check([step("a", tool("r", "read", { filePath: "/repo/src/lexer.ts" }))], "lexer.ts is fine")[0]!
+        .named,
+    ).toBe(true)
+    expect(
+      ArtifactCheck.check([step("a", tool("r", "read", { filePath: "/repo/src/go" }))], "we go on")[0]!.named,
+    ).toBe(false)
+  })
+
+  it("given a request with keywords, then half of them suffice; markers and synthetic text are no requests", () => {
+    expect(ArtifactCheck.keywords("Please make sure the Parser handles nested arrays!")).toEqual([
+      "parser",
+      "handles",
+      "nested",
+      "arrays",
+    ])
+    const request = [user("u", "Parser handles nested arrays")]
+    expect(ArtifactCheck.check(request, "the parser and arrays")[0]!.named).toBe(true)
+    expect(ArtifactCheck.check(request, "the parser only")[0]!.named).toBe(false)
+    const synthetic = E.userMessage("s", "Continue if you have next steps", {
+      parts: [{ type: "text", id: E.part("prt_s"), text: "Continue", synthetic: true }],
+    })
+    expect(ArtifactCheck.requests([synthetic])).toEqual([])
+    expect(ArtifactCheck.requests([user("x", "   ")])).toEqual([])
+  })
+
+  it("given more than 50 files (the facts block's cap), then every one is checked", () => {
+    const many = Array.from({ length: 60 }, (_, i) =>
+      step(`a${i}`, tool(`r${i}`, "read", { filePath: `src/f${i}.ts` })),
+    )
+    expect(ArtifactCheck.check(many, "").filter((a) => a.kind === "file-read")).toHaveLength(60)
+  })
+})
