@@ -352,7 +352,11 @@ describe("pivot inspect", () => {
     expect(json.ledger.totals).toEqual(JSON.parse(JSON.stringify(Ledger.totals(want))))
     expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(want.entries[0])))
     expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2 })
-    expect(json.pivots[0].retention.artifacts[0]).toEqual({ kind: "file-read", text: "/repo/config.json", named: false })
+    expect(json.pivots[0].retention.artifacts[0]).toEqual({
+      kind: "file-read",
+      text: "/repo/config.json",
+      named: false,
+    })
     expect(json.ledger.calls.map((c: { kind: string }) => c.kind)).toEqual(want.calls.map((c) => c.kind))
     const pruned = await pivot("inspect", fixture("pruned.json"))
     expect(pruned.stdout).toMatch(/v6 prune of 2 outputs · ledger: shed ~\d+ tokens · cache/)
