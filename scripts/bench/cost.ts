@@ -32,7 +32,7 @@ import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Messag
 import { ContextManager, type Options, Sessions, Summarizer, type SummarizerShape } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { type Billed, equivalents, type Provider, ProviderCache } from "./support/providerCache.ts"
 
 const { values } = parseArgs({
@@ -246,7 +246,21 @@ const runPivot = (
     Layer.provide(Ids.Ids.layerSequential),
     Layer.provideMerge(EventStore.layerMemory()),
   )
-  const all = Effect.runSync(program.pipe(Effect.provide(layer)) as Effect.Effect<ReadonlyArray<Message.Message>>)
+  // The session's own clock: the runtime stamps events with it, and cache-aware prune reads the cache's age from it.
+  const sessionClock: Clock.Clock = {
+    currentTimeMillisUnsafe: () => clock.now,
+    currentTimeMillis: Effect.sync(() => clock.now),
+    currentTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
+    monotonicTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
+    sleep: () => Effect.never,
+  }
+  const all = Effect.runSync(
+    program.pipe(Effect.provide(layer), Effect.provideService(Clock.Clock, sessionClock)) as Effect.Effect<
+      ReadonlyArray<Message.Message>
+    >,
+  )
   return { requests, overWindow, retained: ArtifactCheck.tally(ArtifactCheck.check(all, lastPrompt)) } satisfies Run
 }
 
@@ -263,6 +277,10 @@ const STRATEGIES: ReadonlyArray<{ readonly name: string; readonly run: (turns: R
   { name: "opencode", run: (t) => runPivot(t, { config: { prune: true }, factsBlock: false }, true) },
   { name: "ai-sdk prune", run: (t) => runPivot(t, { config: { auto: false, prune: false } }, false, aiSdkPrune) },
   { name: "pivot", run: (t) => runPivot(t, {}, false) },
+  {
+    name: "pivot cache-aware",
+    run: (t) => runPivot(t, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
+  },
 ]
 
 // ── Billing and the table ────────────────────────────────────────────────────────────────────────────────────────

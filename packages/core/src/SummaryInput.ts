@@ -13,8 +13,9 @@ import { MessageId } from "./Ids.ts"
 import { compactionPartOf, isFinishedSummary, isMarker, type Message, summaryText } from "./Message.ts"
 import type { ModelLimits, ModelRef } from "./Model.ts"
 import type { ModelMessage } from "./ModelMessage.ts"
-import { toModelMessages } from "./Render.ts"
+import { type Options as RenderOptions, toModelMessages } from "./Render.ts"
 import { DEFAULT_TAIL_TURNS, selectTail, tailBudget } from "./Tail.ts"
+import * as ValidWindow from "./ValidWindow.ts"
 
 /** The compaction's parent is missing from the window or is not a user message (spec §2.8 step 1, test C1). */
 export class CompactionParentNotUser extends Schema.TaggedError<CompactionParentNotUser>()("CompactionParentNotUser", {
@@ -155,3 +156,21 @@ export const summarizerMessages = (
     { role: "user", content: [{ type: "text", text: prompt }] },
   ]
 }
+
+/**
+ * The cache-aware summariser messages (ADR 0017): the window exactly as the conversation renders it for its next call
+ * (the marker left out), then the prompt as the last user message. The request then starts with the bytes the
+ * conversation's last call sent, so a provider cache serves them; the summariser also reads the tail it keeps.
+ */
+export const cacheAwareMessages = (
+  window: ReadonlyArray<Message>,
+  markerId: MessageId,
+  prompt: string,
+  options: RenderOptions = {},
+): Array<ModelMessage> => [
+  ...ValidWindow.render(
+    window.filter((m) => m.id !== markerId),
+    options,
+  ).map((r) => r.message),
+  { role: "user", content: [{ type: "text", text: prompt }] },
+]

@@ -64,6 +64,11 @@ export interface Options {
   readonly redactSecrets: boolean
   /** Append the facts block to every summary. */
   readonly factsBlock: boolean
+  /**
+   * Cache-aware summariser requests (ADR 0017): the conversation's system prompt (`system`), the window as the
+   * conversation renders it (`render`), then the compaction prompt. Undefined: OpenCode's request.
+   */
+  readonly cacheAware?: { readonly system: string; readonly render: Render.Options } | undefined
 }
 
 /** How a compaction ended. */
@@ -579,6 +584,26 @@ export const make = (deps: {
       }),
     )
 
+  /**
+   * The cache-aware request (ADR 0017): the conversation's own prompt with the compaction prompt appended, when that
+   * mode is on and it fits the compaction model's input room; undefined otherwise (OpenCode's request is sent). The
+   * window is sent as the conversation sent it, so it is not redacted again: the model already read these bytes.
+   */
+  const cacheAwareRequest = (state: State, markerId: Ids.MessageId, prompt: string, settings: Settings) => {
+    const cacheAware = options.cacheAware
+    if (cacheAware === undefined) return undefined
+    const messages = SummaryInput.cacheAwareMessages(
+      Window.messages(state.session.window),
+      markerId,
+      prompt,
+      cacheAware.render,
+    )
+    const room = inputRoom(settings.compactionModel.limits, settings.config.output_token_max)
+    return estimateJson(messages) + Tokens.estimate(cacheAware.system) <= room
+      ? { system: cacheAware.system, messages }
+      : undefined
+  }
+
   /** Writes the summary of a started compaction and records it (or the failure). */
   const summarize = (sessionId: string, state: State, markerId: Ids.MessageId, input: Input, settings: Settings) =>
     Effect.gen(function* () {
@@ -609,12 +634,13 @@ export const make = (deps: {
           failure = error
         }
       } else {
+        const conversation = cacheAwareRequest(state, markerId, input.prompt, settings)
         const attempt = yield* callSummarizer(summarizer, {
           sessionId,
           model: compaction.model ?? settings.compactionModel.ref,
           limits: settings.compactionModel.limits,
-          system: Prompt.SYSTEM_PROMPT,
-          messages: input.messages,
+          system: conversation?.system ?? Prompt.SYSTEM_PROMPT,
+          messages: conversation?.messages ?? input.messages,
           head: input.kept,
           ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
           maxOutputTokens: Model.maxOutputTokens(settings.compactionModel.limits, settings.config.output_token_max),

@@ -27,6 +27,7 @@ import {
   type Model,
   type ModelMessage,
   Overflow,
+  Prompt,
   ProviderError,
   Prune,
   type Render,
@@ -37,7 +38,7 @@ import {
   Window,
 } from "@pivot/core"
 import { type EventStore, ReadModels } from "@pivot/store"
-import { Clock, Context, type Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
 import * as Hud from "./Hud.ts"
@@ -67,6 +68,25 @@ export interface SessionOverride {
   readonly compactionModel?: ModelSpec | undefined
   readonly config?: CoreConfig.CompactionConfig | undefined
 }
+
+/** Cache-aware compaction's settings (ADR 0017). */
+export interface CacheAware {
+  /** The conversation's system prompt, which the summariser request then starts with. Default: the compaction agent's. */
+  readonly system?: string | undefined
+  /** Prune only when it frees more than this many tokens (estimated), unless the cache is cold or at a pivot. Default 40,000. */
+  readonly batch?: number | undefined
+  /** The provider cache's time to live: past it since the last call, the cache is cold. Default 5 minutes. */
+  readonly ttl?: Duration.Input | undefined
+}
+
+/**
+ * Cache-aware mode's default compaction threshold (share of the usable window): the window at the trigger plus one
+ * step's output, the instruction and the summary must fit the summariser's input room (90 % of the usable window).
+ */
+export const CACHE_AWARE_THRESHOLD = 0.75
+
+/** The default prune batch of cache-aware mode: twice OpenCode's minimum. */
+export const CACHE_AWARE_BATCH = 2 * Prune.PRUNE_MINIMUM
 
 /** Options of `ContextManager.layer`. */
 export interface Options {
@@ -133,6 +153,14 @@ export interface Options {
    * `recall` answers with a bound on its size. Off, the placeholder is OpenCode's exact text (`recall` still works).
    */
   readonly recall?: boolean | Recall.Options | undefined
+  /**
+   * Cache-aware compaction (opt-in, ADR 0017; `true` for the defaults). The summariser request is the conversation's
+   * own prompt (its system prompt, the window as last rendered) with the compaction prompt appended as the last user
+   * message, so a provider's prompt cache serves the window instead of it being written again; prune clears only in
+   * batches (`batch` tokens or more), or anything when the cache is cold (`ttl` since the last call) or right after a
+   * pivot. Off (the default): OpenCode's exact requests and prune.
+   */
+  readonly cacheAware?: boolean | CacheAware | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -377,7 +405,18 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       options.hud === undefined || options.hud === false
         ? undefined
         : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
-    const baseConfig = options.config ?? {}
+    const cacheAware: CacheAware | undefined =
+      options.cacheAware === undefined || options.cacheAware === false
+        ? undefined
+        : options.cacheAware === true
+          ? {}
+          : options.cacheAware
+    // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
+    // set) so that the window, the instruction and the summary fit the same model.
+    const baseConfig =
+      cacheAware !== undefined && options.config?.threshold === undefined
+        ? { ...options.config, threshold: CACHE_AWARE_THRESHOLD }
+        : (options.config ?? {})
     const recallOptions = typeof options.recall === "object" ? options.recall : {}
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
@@ -395,6 +434,9 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         fallback: options.fallback ?? true,
         redactSecrets: options.redactSecrets ?? true,
         factsBlock: options.factsBlock ?? true,
+        ...(cacheAware === undefined
+          ? {}
+          : { cacheAware: { system: cacheAware.system ?? Prompt.SYSTEM_PROMPT, render: renderOptions } }),
       },
     })
 
@@ -873,16 +915,40 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       )
     })
 
+    /**
+     * Cache-aware prune's minimum: 0 (clear anything) when the cache is cold — the newest finished message is older
+     * than the TTL — or right after a pivot (the next call writes its prefix anew anyway); else the batch.
+     */
+    const batchMinimum = (sessionId: string, at: number, thresholds: Prune.Options) =>
+      Effect.gen(function* () {
+        const state = yield* sessions.load(sessionId)
+        const id = state.session.lastFinished
+        const last = id === undefined ? undefined : Session.message(state.session, id)
+        const atPivot = last?.role === "assistant" && last.summary === true
+        const lastAt =
+          last === undefined
+            ? undefined
+            : last.role === "assistant"
+              ? (last.completedAt ?? last.createdAt)
+              : last.createdAt
+        const ttl = Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
+        const cold = lastAt === undefined || at - lastAt > ttl
+        return cold || atPivot
+          ? 0
+          : Math.max(thresholds.minimum ?? Prune.PRUNE_MINIMUM, cacheAware?.batch ?? CACHE_AWARE_BATCH)
+      })
+
     const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
       const at = yield* Clock.currentTimeMillis
       const thresholds = options.prune ?? {}
+      const minimum = cacheAware === undefined ? thresholds.minimum : yield* batchMinimum(sessionId, at, thresholds)
       const executed = yield* sessions.execute(sessionId, {
         _tag: "Prune",
         at,
         ...(thresholds.protect === undefined ? {} : { protect: thresholds.protect }),
-        ...(thresholds.minimum === undefined ? {} : { minimum: thresholds.minimum }),
+        ...(minimum === undefined ? {} : { minimum }),
         ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
       })
       let tokens = 0
