@@ -290,6 +290,9 @@ interface Totals {
   summaries: number
   overWindow: number
   billed: Record<Provider, number>
+  /** Of `billed`: the summariser calls, and the cache writes of conversation calls. */
+  summary: Record<Provider, number>
+  writes: Record<Provider, number>
   read: Record<Provider, number>
   total: number
   named: number
@@ -300,12 +303,17 @@ const bill = (requests: ReadonlyArray<Request>, provider: Provider) => {
   const cache = new ProviderCache(provider)
   let billed = 0
   let read = 0
+  let summary = 0
+  let writes = 0
   for (const r of requests) {
     const b: Billed = cache.bill(r.text, r.at)
-    billed += equivalents(b, provider)
+    const eq = equivalents(b, provider)
+    billed += eq
     read += b.cacheRead
+    if (r.kind === "summary") summary += eq
+    else writes += equivalents({ input: b.input, cacheRead: 0, cacheWrite: b.cacheWrite }, provider)
   }
-  return { billed, read }
+  return { billed, read, summary, writes }
 }
 
 const main = () => {
@@ -319,6 +327,8 @@ const main = () => {
         summaries: 0,
         overWindow: 0,
         billed: { anthropic: 0, openai: 0 },
+        summary: { anthropic: 0, openai: 0 },
+        writes: { anthropic: 0, openai: 0 },
         read: { anthropic: 0, openai: 0 },
         total: 0,
         named: 0,
@@ -331,6 +341,8 @@ const main = () => {
       for (const provider of ["anthropic", "openai"] as const) {
         const b = bill(run.requests, provider)
         t.billed[provider] += b.billed
+        t.summary[provider] += b.summary
+        t.writes[provider] += b.writes
         t.read[provider] += b.read
       }
       t.named += run.retained.named
@@ -352,6 +364,13 @@ const main = () => {
     console.log(
       `| ${name} | ${t.calls} | ${t.summaries} | ${t.overWindow} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${pct(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${pct(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) |`,
     )
+  console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
+  console.log("| strategy | summariser calls | conversation cache writes (1.25×) | conversation cache reads (0.1×) |")
+  console.log("|---|---:|---:|---:|")
+  for (const [name, t] of totals) {
+    const reads = t.billed.anthropic - t.summary.anthropic - t.writes.anthropic
+    console.log(`| ${name} | ${k(t.summary.anthropic)} | ${k(t.writes.anthropic)} | ${k(reads)} |`)
+  }
 }
 
 main()
