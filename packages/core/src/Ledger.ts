@@ -21,10 +21,13 @@
  */
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
-import type { AssistantMessage } from "./Message.ts"
+import * as Seq from "./internal/Seq.ts"
+import type { AssistantMessage, Message } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
-import { estimate, type TokenUsage } from "./Tokens.ts"
+import * as Render from "./Render.ts"
+import { estimate, estimateLength, type TokenUsage } from "./Tokens.ts"
+import * as ValidWindow from "./ValidWindow.ts"
 import * as Window from "./Window.ts"
 
 /** Where a call's price comes from; undefined: the provider's default multipliers. */
@@ -121,10 +124,12 @@ export interface State {
   readonly hud: string | undefined
   /** The serialised input of the newest conversation call. */
   readonly lastInput: string | undefined
-  readonly calls: ReadonlyArray<Call>
-  readonly entries: ReadonlyArray<Entry>
-  /** Entries still accruing savings: those since the newest pivot (inclusive). */
-  readonly open: ReadonlyArray<number>
+  /** Every call so far (`calls` reads them). */
+  readonly callLog: Seq.Seq<Call>
+  /** Entries before the newest pivot: they no longer accrue savings. */
+  readonly closed: Seq.Seq<Entry>
+  /** Entries since the newest pivot (inclusive), still accruing savings. */
+  readonly open: ReadonlyArray<Entry>
   readonly pruning: OpenPrune | undefined
 }
 
@@ -133,20 +138,57 @@ export const initial: State = {
   window: Window.initial,
   hud: undefined,
   lastInput: undefined,
-  calls: [],
-  entries: [],
+  callLog: Seq.empty(),
+  closed: Seq.empty(),
   open: [],
   pruning: undefined,
 }
 
-/** The window as a call would send it: the HUD text, then the rendered model messages as JSON. */
-export const serialize = (window: Window.State, hud: string | undefined): string =>
-  (hud ?? "") + JSON.stringify(Window.render(window).map((r) => r.message))
+/** Every call accounted, in order. */
+export const calls = (state: State): ReadonlyArray<Call> => Seq.toArray(state.callLog)
+
+/** Every compaction and prune accounted, in order. */
+export const entries = (state: State): ReadonlyArray<Entry> => [...Seq.toArray(state.closed), ...state.open]
+
+// Each stored message renders on its own, and a valid window's repair changes nothing: rendering and JSON are kept
+// per (immutable) message and model message, so a call costs a join, not a re-render of the whole window.
+const renderedOf = new WeakMap<Message, ReadonlyArray<Render.Rendered>>()
+const jsonOf = new WeakMap<object, string>()
+
+const rendered = (message: Message): ReadonlyArray<Render.Rendered> => {
+  let out = renderedOf.get(message)
+  if (out === undefined) {
+    out = Render.render([message])
+    renderedOf.set(message, out)
+  }
+  return out
+}
+
+const json = (message: object): string => {
+  let out = jsonOf.get(message)
+  if (out === undefined) {
+    out = JSON.stringify(message)
+    jsonOf.set(message, out)
+  }
+  return out
+}
+
+/**
+ * The window as a call would send it: the HUD text, then the rendered, repaired model messages as JSON — the same
+ * bytes as `JSON.stringify(Window.render(window).map((r) => r.message))`.
+ */
+export const serialize = (window: Window.State, hud: string | undefined): string => {
+  const input = ValidWindow.repair(Window.messages(window).flatMap(rendered)).rendered
+  return `${hud ?? ""}[${input.map((r) => json(r.message)).join(",")}]`
+}
 
 /** Characters two strings share from their start. */
 export const commonPrefix = (a: string, b: string): number => {
   const n = Math.min(a.length, b.length)
   let i = 0
+  // Whole chunks first (native string comparison), then characters inside the first chunk that differs.
+  for (const chunk of [4_096, 64])
+    while (i + chunk <= n && a.substring(i, i + chunk) === b.substring(i, i + chunk)) i += chunk
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
   return i
 }
@@ -185,7 +227,7 @@ const spent = (usage: TokenUsage): boolean =>
 /** What an entry invalidates and re-writes: the window after it against the newest call's input. */
 const cacheEffect = (after: string, lastInput: string | undefined) => {
   if (lastInput === undefined) return { rewritten: 0, invalidated: 0 }
-  const shared = estimate(after.slice(0, commonPrefix(after, lastInput)))
+  const shared = estimateLength(commonPrefix(after, lastInput))
   return { rewritten: estimate(after) - shared, invalidated: estimate(lastInput) - shared }
 }
 
@@ -206,26 +248,16 @@ const closePrune = (state: State): State => {
     rewriteCost: 0,
     net: 0,
   }
-  return {
-    ...state,
-    pruning: undefined,
-    entries: [...state.entries, entry],
-    open: [...state.open, state.entries.length],
-  }
+  return { ...state, pruning: undefined, open: [...state.open, entry] }
 }
 
 /** Credits a conversation call at `rates` to every entry still accruing. */
-const accrue = (state: State, rates: Pricing.Rates): ReadonlyArray<Entry> => {
-  if (state.open.length === 0) return state.entries
-  const entries = state.entries.slice()
-  for (const index of state.open) {
-    const e = entries[index]!
+const accrue = (open: ReadonlyArray<Entry>, rates: Pricing.Rates): ReadonlyArray<Entry> =>
+  open.map((e) => {
     const saved = e.saved + e.shed * rates.read
     const rewriteCost = e.calls === 0 ? e.rewritten * (rates.write - rates.read) : e.rewriteCost
-    entries[index] = { ...e, calls: e.calls + 1, saved, rewriteCost, net: saved - e.summaryCost - rewriteCost }
-  }
-  return entries
-}
+    return { ...e, calls: e.calls + 1, saved, rewriteCost, net: saved - e.summaryCost - rewriteCost }
+  })
 
 /** Folds one event; `version` is its stream version. */
 export const evolve = (state: State, event: Event, version: number, priceOf: PriceOf = () => undefined): State => {
@@ -246,15 +278,14 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       const window = Window.evolve(settled.window, event)
       if (message.summary === true) return { ...settled, window }
       const input = serialize(settled.window, settled.hud)
-      const stable =
-        settled.lastInput === undefined ? 0 : estimate(input.slice(0, commonPrefix(input, settled.lastInput)))
+      const stable = settled.lastInput === undefined ? 0 : estimateLength(commonPrefix(input, settled.lastInput))
       const call = billedCall(priceOf, version, message, "step", estimate(input), stable)
       return {
         ...settled,
         window,
         lastInput: input,
-        calls: [...settled.calls, call],
-        entries: accrue(settled, ratesOf(priceOf, message.model).rates),
+        callLog: Seq.append(settled.callLog, call),
+        open: accrue(settled.open, ratesOf(priceOf, message.model).rates),
       }
     }
     case "SummaryFailed":
@@ -263,12 +294,12 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       const summary = event.summary
       // A summary written without a model (the extractive one) reports no usage: no call was billed.
       const call = spent(summary.tokens) ? billedCall(priceOf, version, summary, "summary", 0, 0) : undefined
-      const calls = call === undefined ? settled.calls : [...settled.calls, call]
+      const callLog = call === undefined ? settled.callLog : Seq.append(settled.callLog, call)
       const pivoted =
         event._tag === "SummaryFinished" &&
         window.pivot?.summaryId === summary.id &&
         settled.window.pivot?.summaryId !== summary.id
-      if (!pivoted) return { ...settled, window, calls }
+      if (!pivoted) return { ...settled, window, callLog }
       const after = serialize(window, settled.hud)
       const entry: Entry = {
         kind: "compaction",
@@ -285,7 +316,9 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         net: -(call?.cost ?? 0),
       }
       // A pivot ends what earlier entries save: what they shed is now summarised anyway.
-      return { ...settled, window, calls, entries: [...settled.entries, entry], open: [settled.entries.length] }
+      let closed = settled.closed
+      for (const e of settled.open) closed = Seq.append(closed, e)
+      return { ...settled, window, callLog, closed, open: [entry] }
     }
     default:
       return { ...settled, window: Window.evolve(settled.window, event) }
@@ -317,7 +350,7 @@ export const totals = (state: State): Totals => {
   let stepInput = 0
   let stable = 0
   let summaryCalls = 0
-  for (const c of state.calls) {
+  for (const c of calls(state)) {
     input += c.usage.input
     output += c.usage.output
     reasoning += c.usage.reasoning
@@ -333,10 +366,11 @@ export const totals = (state: State): Totals => {
       stable += c.stablePrefix
     }
   }
-  const sum = (f: (e: Entry) => number) => state.entries.reduce((acc, e) => acc + f(e), 0)
+  const all = entries(state)
+  const sum = (f: (e: Entry) => number) => all.reduce((acc, e) => acc + f(e), 0)
   const reported = input + cacheRead + cacheWrite
   return {
-    calls: state.calls.length,
+    calls: state.callLog.length,
     summaryCalls,
     input,
     output,
@@ -349,8 +383,8 @@ export const totals = (state: State): Totals => {
     unpriced,
     hitRatio: reported === 0 ? 0 : cacheRead / reported,
     prefixStability: stepInput === 0 ? 0 : stable / stepInput,
-    compactions: state.entries.filter((e) => e.kind === "compaction").length,
-    prunes: state.entries.filter((e) => e.kind === "prune").length,
+    compactions: all.filter((e) => e.kind === "compaction").length,
+    prunes: all.filter((e) => e.kind === "prune").length,
     shed: sum((e) => e.shed),
     rewritten: sum((e) => e.rewritten),
     invalidated: sum((e) => e.invalidated),

@@ -81,4 +81,7 @@ export const contextCount = (usage: TokenUsage): number =>
   usage.total || usage.input + usage.output + usage.cacheRead + usage.cacheWrite
 
 /** OpenCode's only estimator (spec §2.2): UTF-16 length / 4, rounded. */
-export const estimate = (text: string): number => Math.max(0, Math.round(text.length / 4))
+export const estimate = (text: string): number => estimateLength(text.length)
+
+/** The estimate of a text of `length` UTF-16 code units, without the text (a prefix's length, say). */
+export const estimateLength = (length: number): number => Math.max(0, Math.round(length / 4))

@@ -228,17 +228,17 @@ describe("Ledger", () => {
       fc.property(sessionArb, ({ events, priceOf }) => {
         const ledger = Ledger.fold(events, priceOf)
         const want = reference(events, priceOf)
-        expect(ledger.calls.map((c) => [c.kind, c.input, c.stablePrefix])).toEqual(
+        expect(Ledger.calls(ledger).map((c) => [c.kind, c.input, c.stablePrefix])).toEqual(
           want.calls.map((c) => [c.kind, c.input, c.stablePrefix]),
         )
-        ledger.calls.forEach((c, i) => {
+        Ledger.calls(ledger).forEach((c, i) => {
           close(c.billed, want.calls[i]!.billed)
           close(c.cost, want.calls[i]!.cost)
         })
-        expect(ledger.entries.map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls])).toEqual(
+        expect(Ledger.entries(ledger).map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls])).toEqual(
           want.entries.map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls]),
         )
-        ledger.entries.forEach((e, i) => {
+        Ledger.entries(ledger).forEach((e, i) => {
           close(e.summaryCost, want.entries[i]!.summaryCost)
           close(e.saved, want.entries[i]!.saved)
           close(e.rewriteCost, want.entries[i]!.rewriteCost)
@@ -293,17 +293,17 @@ describe("Ledger, a worked session", () => {
   const ledger = Ledger.fold(withSummaryUsage, priceOf)
 
   it("bills each call at Anthropic's multipliers, the summariser's call included", () => {
-    expect(ledger.calls.map((c) => c.kind)).toEqual(["step", "step", "summary", "step", "step"])
+    expect(Ledger.calls(ledger).map((c) => c.kind)).toEqual(["step", "step", "summary", "step", "step"])
     // a1: 10 + 10_050 × 1.25 = 12_572.5 input equivalents; plus 100 output × 5
-    expect(ledger.calls[0]!.billed).toBeCloseTo(12_572.5, 6)
-    expect(ledger.calls[0]!.cost).toBeCloseTo(13_072.5, 6)
+    expect(Ledger.calls(ledger)[0]!.billed).toBeCloseTo(12_572.5, 6)
+    expect(Ledger.calls(ledger)[0]!.cost).toBeCloseTo(13_072.5, 6)
     // the summary: 500 + 9_000 × 0.1 = 1_400, plus 500 output equivalents
-    expect(ledger.calls[2]!.cost).toBeCloseTo(1_900, 6)
-    expect(ledger.calls[2]!.dollars).toBeCloseTo((500 * 3 + 9_000 * 0.3 + 100 * 15) / 1e6, 12)
+    expect(Ledger.calls(ledger)[2]!.cost).toBeCloseTo(1_900, 6)
+    expect(Ledger.calls(ledger)[2]!.dollars).toBeCloseTo((500 * 3 + 9_000 * 0.3 + 100 * 15) / 1e6, 12)
   })
 
   it("measures each call's stable prefix against the previous call's input", () => {
-    const [a1, a2, , a3, a4] = ledger.calls
+    const [a1, a2, , a3, a4] = Ledger.calls(ledger)
     expect(a1!.stablePrefix).toBe(0)
     // a2's input is a1's input plus a1 itself: all of a1's input but its closing bracket is shared.
     expect(a2!.stablePrefix).toBeGreaterThan(a1!.input - 2)
@@ -314,8 +314,8 @@ describe("Ledger, a worked session", () => {
   })
 
   it("accounts the compaction: shed, rewritten, invalidated, summary cost and net saving", () => {
-    expect(ledger.entries).toHaveLength(1)
-    const entry = ledger.entries[0]!
+    expect(Ledger.entries(ledger)).toHaveLength(1)
+    const entry = Ledger.entries(ledger)[0]!
     expect(entry.kind).toBe("compaction")
     expect(entry.shed).toBeGreaterThan(9_900) // the 10k-token output went
     expect(entry.invalidated).toBeGreaterThan(10_000) // a2's whole input was cached and is lost
@@ -340,8 +340,8 @@ describe("Ledger, a worked session", () => {
       E.assistant("a5", "u1", "ok", { tokens: usage(10, 0, 40) }),
     ]
     const l = Ledger.fold(pruned, priceOf)
-    expect(l.entries).toHaveLength(1)
-    const prune = l.entries[0]!
+    expect(Ledger.entries(l)).toHaveLength(1)
+    const prune = Ledger.entries(l)[0]!
     expect(prune).toMatchObject({ kind: "prune", parts: 1, calls: 1 })
     expect(prune.shed).toBeGreaterThan(9_900)
     // Everything from the pruned output on is written again; what precedes it is still shared.

@@ -93,7 +93,7 @@ export const ledgerOf = (
   let state = Ledger.initial
   for (const { event, meta } of log) state = Ledger.evolve(state, event, meta.version, priceOf)
   state = Ledger.settle(state)
-  return { totals: Ledger.totals(state), entries: state.entries, calls: state.calls }
+  return { totals: Ledger.totals(state), entries: Ledger.entries(state), calls: Ledger.calls(state) }
 }
 
 const route = (

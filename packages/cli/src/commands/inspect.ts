@@ -222,9 +222,13 @@ export const inspection = (opened: Opened) =>
     const pivots = CompactionHistory.pivots({ entries, lastCallTokens: undefined })
     ledger = Ledger.settle(ledger)
     const stability = new Map(
-      ledger.calls.flatMap((c) => (c.kind === "step" && c.input > 0 ? [[c.version, c.stablePrefix / c.input]] : [])),
+      Ledger.calls(ledger).flatMap((c) =>
+        c.kind === "step" && c.input > 0 ? [[c.version, c.stablePrefix / c.input]] : [],
+      ),
     )
-    const compactions = new Map(ledger.entries.flatMap((e) => (e.markerId === undefined ? [] : [[e.markerId, e]])))
+    const compactions = new Map(
+      Ledger.entries(ledger).flatMap((e) => (e.markerId === undefined ? [] : [[e.markerId, e]])),
+    )
     const started = events.find(
       (e): e is Extract<Events.Event, { _tag: "SessionStarted" }> => e._tag === "SessionStarted",
     )
@@ -269,7 +273,7 @@ export const inspection = (opened: Opened) =>
         const stable = stability.get(u.version)
         return stable === undefined ? u : { ...u, stablePrefix: Math.round(stable * 1000) / 1000 }
       }),
-      ledger: { totals: Ledger.totals(ledger), entries: ledger.entries, calls: ledger.calls },
+      ledger: { totals: Ledger.totals(ledger), entries: Ledger.entries(ledger), calls: Ledger.calls(ledger) },
       recalls,
     }
     return result
