@@ -1,6 +1,6 @@
 /**
  * The `Summarizer` port over any AI SDK 7 `LanguageModel`: one call with the compaction system prompt and the
- * rendered head, no tools, the requested output cap, a time limit, and cancellation wired to Effect interruption.
+ * rendered head, no tools (unless given, for cache-aware compaction), the requested output cap, a time limit, and cancellation wired to Effect interruption.
  * Only text becomes the summary: reasoning is dropped (spec C15) and tool calls are never executed (C16).
  */
 import { type Model, ProviderError, type Tokens } from "@pivot/core"
@@ -11,7 +11,7 @@ import {
   type SummaryRequest,
   type SummaryResponse,
 } from "@pivot/runtime"
-import { generateText, type LanguageModel, streamText } from "ai"
+import { generateText, type LanguageModel, streamText, type ToolSet } from "ai"
 import { Duration, Effect, Layer } from "effect"
 import * as Messages from "./Messages.ts"
 
@@ -41,7 +41,23 @@ export interface Options {
   readonly mode?: Mode | undefined
   /** Extra AI SDK call settings. */
   readonly settings?: CallSettings | undefined
+  /**
+   * Tool definitions sent with every summary request, never executed: with cache-aware compaction (ADR 0017), the
+   * conversation's own tools, so that the request starts with the same bytes as the conversation's calls (Anthropic
+   * caches the tools before the system prompt). Default none. Only their declarations are sent: `execute` is
+   * dropped, so a tool call the model makes instead of answering is never run (only text becomes the summary).
+   */
+  readonly tools?: ToolSet | undefined
 }
+
+/** Tools as declarations only: the same definitions without `execute`, so the SDK hands calls back unrun. */
+export const declarationsOf = (tools: ToolSet): ToolSet =>
+  Object.fromEntries(
+    Object.entries(tools).map(([name, definition]) => {
+      const { execute: _execute, ...declared } = definition as { execute?: unknown }
+      return [name, declared]
+    }),
+  ) as ToolSet
 
 /** The default time limit of one summary. */
 export const DEFAULT_TIMEOUT: Duration.Input = "2 minutes"
@@ -78,6 +94,7 @@ const collectStream = async (
     system: request.system,
     messages: Messages.toModelMessages(request.messages),
     maxOutputTokens: request.maxOutputTokens,
+    ...(options.tools === undefined ? {} : { tools: declarationsOf(options.tools) }),
     abortSignal: signal,
     // Errors are read from the stream's error parts; this silences the SDK's default console logging.
     onError: () => {},
@@ -126,6 +143,7 @@ const collectGenerate = async (
     system: request.system,
     messages: Messages.toModelMessages(request.messages),
     maxOutputTokens: request.maxOutputTokens,
+    ...(options.tools === undefined ? {} : { tools: declarationsOf(options.tools) }),
     abortSignal: signal,
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
   })

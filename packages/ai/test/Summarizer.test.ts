@@ -69,6 +69,45 @@ describe("AiSummarizer over MockLanguageModelV4", () => {
     expect(texts).toContain("Summarise the conversation so far.")
   })
 
+  it("given tools (cache-aware compaction), then their declarations are sent in both modes and a tool call is never run", async () => {
+    const { jsonSchema, tool } = await import("ai")
+    let executed = 0
+    const tools = {
+      read: tool({
+        description: "Read a file",
+        inputSchema: jsonSchema<{ filePath: string }>({
+          type: "object",
+          properties: { filePath: { type: "string" } },
+          required: ["filePath"],
+        }),
+        execute: async () => {
+          executed++
+          return "contents"
+        },
+      }),
+    }
+    const model = streamModel([...textParts("summary"), finish()])
+    expect(success(await summarize({ model, tools })).text).toBe("summary")
+    expect(model.doStreamCalls[0]?.tools?.map((t) => t.name)).toEqual(["read"])
+    // A model that calls the tool instead of answering: nothing runs, and no text is no summary.
+    const caller = streamModel([
+      { type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"filePath":"a.ts"}' },
+      finish("tool-calls"),
+    ])
+    expect(failure(await summarize({ model: caller, tools })).reason).toBe("empty")
+    const generated = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [{ type: "tool-call", toolCallId: "c2", toolName: "read", input: '{"filePath":"b.ts"}' }],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: USAGE,
+        warnings: [],
+      }),
+    })
+    expect(failure(await summarize({ model: generated, tools, mode: "generate" })).reason).toBe("empty")
+    expect(generated.doGenerateCalls[0]?.tools?.map((t) => t.name)).toEqual(["read"])
+    expect(executed).toBe(0)
+  })
+
   it("records the configured model ref when one is given", async () => {
     const model = streamModel([...textParts("summary"), finish()])
     const modelRef = { providerId: "openai", modelId: "gpt-mini", variant: "low" }
