@@ -73,8 +73,9 @@ const isMarker = (message: Message.Message): boolean =>
 
 /**
  * The conversation as the user saw it, for a chat UI: user and assistant messages with their text, reasoning, files
- * and tool calls (as `dynamic-tool` parts, outputs in full even when pruned). Compaction markers, summaries and
- * pivot's synthetic messages are left out: they are the model's bookkeeping, not the chat.
+ * and tool calls (as `dynamic-tool` parts, outputs in full even when pruned); the steps of one response form one
+ * message, as `useChat` shows them. Compaction markers, summaries and pivot's synthetic messages are left out: they
+ * are the model's bookkeeping, not the chat.
  */
 export const toUIMessages = (messages: ReadonlyArray<Message.Message>): Array<UIMessage> => {
   const shown: Array<UIMessage> = []
@@ -82,7 +83,10 @@ export const toUIMessages = (messages: ReadonlyArray<Message.Message>): Array<UI
     if (isMarker(message) || (message.role === "assistant" && message.summary === true)) continue
     const parts = uiParts(message)
     if (parts.length === 0 || parts.every((part) => part.type === "step-start")) continue
-    shown.push({ id: message.id, role: message.role, parts })
+    const previous = shown.at(-1)
+    // pivot stores each step as a message; useChat shows a response's steps as one message, split by step-start.
+    if (message.role === "assistant" && previous?.role === "assistant") previous.parts.push(...parts)
+    else shown.push({ id: message.id, role: message.role, parts })
   }
   return shown
 }
