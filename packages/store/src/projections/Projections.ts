@@ -562,7 +562,23 @@ RETURNING checkpoint`
         return next
       }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
 
+    // A database opened read-only may predate the projections' tables: then there is nothing to show.
+    const present =
+      options.readonly !== true
+        ? Effect.succeed(true)
+        : Effect.map(
+            sql.onDialectOrElse({
+              pg: () => sql<{ readonly found: unknown }>`SELECT to_regclass('pivot_pj_status') AS found`,
+              orElse: () =>
+                sql<{
+                  readonly found: unknown
+                }>`SELECT name AS found FROM sqlite_master WHERE type = 'table' AND name = 'pivot_pj_status'`,
+            }),
+            (rows) => rows.length > 0 && rows[0]!.found !== null,
+          )
+
     const status = Effect.gen(function* () {
+      if (!(yield* present)) return []
       const rows = yield* sql<StatusRow>`SELECT * FROM pivot_pj_status ORDER BY name, version`
       const counts = yield* sql<{ readonly name: string; readonly version: Num; readonly keys: Num }>`
 SELECT name, version, COUNT(*) AS keys FROM pivot_pj_state GROUP BY name, version`
