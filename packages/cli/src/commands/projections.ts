@@ -15,30 +15,6 @@ const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
 
 const ACTIONS = ["list", "status", "rebuild"] as const
 
-/** One row of `list` / `status`: a built-in read model or a stored projection. */
-interface Row {
-  readonly name: string
-  readonly version: number
-  readonly kind: "built-in" | "projection"
-  readonly mode: "inline" | "async"
-  readonly scope: "session" | "global"
-  readonly status?: Projections.Status | undefined
-}
-
-const rowsOf = (stored: ReadonlyArray<Projections.Status>): Array<Row> => [
-  ...ReadModels.names.map((model): Row => ({ ...model, kind: "built-in", mode: "inline", scope: "session" })),
-  ...stored.map(
-    (status): Row => ({
-      name: status.name,
-      version: status.version,
-      kind: "projection",
-      mode: status.mode,
-      scope: status.scope,
-      status,
-    }),
-  ),
-]
-
 const progressOf = (status: Projections.Status | undefined): string => {
   if (status === undefined) return "kept inline with every append"
   const state = status.ready ? (status.lag === 0 ? "current" : `${plural(status.lag, "event")} behind`) : "building"
@@ -91,7 +67,7 @@ export const projections: Entry = {
                 Projections.layerSqlite({ filename: db, readonly: true }),
               ),
             )
-            const rows = rowsOf(stored)
+            const rows = Projections.readSide(stored)
             if (options.format === "json") {
               io.out(JSON.stringify(rows))
               return
@@ -111,7 +87,9 @@ export const projections: Entry = {
             }
             const reset = yield* orCliError((yield* Projections.Projections).rebuild(name!))
             if (reset === 0) {
-              const known = rowsOf(yield* orCliError((yield* Projections.Projections).status)).map((row) => row.name)
+              const known = Projections.readSide(yield* orCliError((yield* Projections.Projections).status)).map(
+                (row) => row.name,
+              )
               return yield* new CliError({
                 message: `unknown projection ${name} in ${db} (known: ${known.join(", ")})`,
               })

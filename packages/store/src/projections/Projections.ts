@@ -147,6 +147,17 @@ export interface ProjectionsShape {
   readonly status: Effect.Effect<ReadonlyArray<Status>, ReadError>
   /** Deletes a projection's states and checkpoint (its current version, or all): it is built again from the first event. */
   readonly rebuild: (name: string) => Effect.Effect<number, ReadError>
+  /**
+   * The stored state of a projection by name (registered here or not), for viewers: its newest ready version's state
+   * for `key` (default: the global key), as stored JSON, and up to 100 of its keys. `undefined` when none is stored.
+   */
+  readonly stored: (
+    name: string,
+    key?: string,
+  ) => Effect.Effect<
+    { readonly version: number; readonly state: unknown; readonly keys: ReadonlyArray<string> } | undefined,
+    ReadError
+  >
   /** Waits until every registered async projection (and inline build) has caught up with the log as it is now. */
   readonly awaitCaughtUp: Effect.Effect<void, ReadError>
 }
@@ -624,7 +635,24 @@ SET checkpoint = 0, ready = 0, failures = 0, error = NULL WHERE name = ${name} R
       }
     }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
 
-    return { get, status, rebuild, awaitCaughtUp } satisfies ProjectionsShape
+    const stored = (name: string, key?: string) =>
+      Effect.gen(function* () {
+        if (!(yield* present)) return undefined
+        const versions = yield* sql<{ readonly version: Num }>`SELECT version FROM pivot_pj_status
+WHERE name = ${name} AND ready = 1 ORDER BY version DESC`
+        if (versions.length === 0) return undefined
+        const version = Number(versions[0]!.version)
+        const keys = yield* sql<{ readonly key: string }>`SELECT key FROM pivot_pj_state
+WHERE name = ${name} AND version = ${version} ORDER BY key LIMIT 100`
+        const row = yield* readState(sql, name, version, key ?? GLOBAL_KEY)
+        return {
+          version,
+          state: row === undefined ? null : (JSON.parse(row.state) as unknown),
+          keys: keys.map((k) => k.key),
+        }
+      }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
+
+    return { get, status, rebuild, awaitCaughtUp, stored } satisfies ProjectionsShape
   })
 
 /** The batch's checkpoint moved under it (another process held the lease): nothing was written. */
