@@ -1,4 +1,4 @@
-// An async projection's process SIGKILLed 60 times while another writes: after the last life catches up, its state
+// An async projection's process SIGKILLed 50 times while another writes: after the last life catches up, its state
 // equals the tally of every event written, counted here from the events themselves — no event applied twice (the
 // count would be over), none skipped (under).
 import { spawn, spawnSync } from "node:child_process"
@@ -35,7 +35,7 @@ const lifeKilledAfter = (file: string, delay: number) =>
   })
 
 describe("an async projection killed and restarted under a concurrent writer (SQLite)", () => {
-  it("60 SIGKILLs: the final state equals the reference tally of every event written", async () => {
+  it("50 SIGKILLs: the final state equals the reference tally of every event written", async () => {
     const file = path.join(dir, "kill.db")
     const writer = openSqlite(file, [])
     const sessions = fc.sample(sessionArb(40), { numRuns: 12, seed: 4242 })
@@ -56,7 +56,7 @@ describe("an async projection killed and restarted under a concurrent writer (SQ
       }
     }
     let acks = 0
-    for (let life = 0; life < 60; life++) {
+    for (let life = 0; life < 50; life++) {
       const running = lifeKilledAfter(file, 10 + ((life * 37) % 190))
       await writeSome(6)
       acks += await running
