@@ -2,7 +2,7 @@
 // Two across every session: the tokens pruned per tool, and a per-day cost summary. Three agent sessions are written
 // through the ContextManager; the projections follow them (async: a checkpointed subscription), and `get` answers.
 import * as Fs from "node:fs"
-import { Ids, type Message, type Projection } from "@pivot/core"
+import { Ids, type Message, Pricing, type Projection } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
 import { Projections } from "@pivot/store"
 import { Effect, Layer } from "effect"
@@ -38,7 +38,7 @@ const prunedPerTool: Projection.Projection<PrunedPerTool> = {
 
 /** Model calls, tokens and dollars per day (UTC), at one price per million tokens. */
 type CostPerDay = Readonly<Record<string, { readonly calls: number; readonly tokens: number; readonly usd: number }>>
-const PRICE = { input: 1.25, output: 10, cacheRead: 0.125 } // $ per million tokens
+const PRICE: Pricing.Price = { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 } // $ per million tokens
 
 const costPerDay: Projection.Projection<CostPerDay> = {
   name: "cost-per-day",
@@ -47,9 +47,9 @@ const costPerDay: Projection.Projection<CostPerDay> = {
   evolve: (state, event) => {
     if (event._tag !== "AssistantStepRecorded") return state
     const day = new Date(event.at).toISOString().slice(0, 10)
-    const { input, output, reasoning, cacheRead } = event.message.tokens // the call's usage, as normalised
-    const tokens = input + output + reasoning + cacheRead
-    const usd = (input * PRICE.input + (output + reasoning) * PRICE.output + cacheRead * PRICE.cacheRead) / 1e6
+    const { input, output, reasoning, cacheRead, cacheWrite } = event.message.tokens // the call's usage, as normalised
+    const tokens = input + output + reasoning + cacheRead + cacheWrite
+    const usd = Pricing.dollars(event.message.tokens, PRICE) // cache reads and writes at their own prices
     const before = state[day] ?? { calls: 0, tokens: 0, usd: 0 }
     return { ...state, [day]: { calls: before.calls + 1, tokens: before.tokens + tokens, usd: before.usd + usd } }
   },
