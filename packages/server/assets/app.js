@@ -303,12 +303,43 @@
     return { chart, data, marks }
   }
 
+  /**
+   * The cost chart beside usage: per conversation call, its input as billed (input-token equivalents at the model's
+   * cache rates) and its stable prefix (estimated tokens identical to the previous call's input); see docs/ledger.md.
+   */
+  const costChart = (container, ledger) => {
+    const steps = ledger.calls.filter((c) => c.kind === "step")
+    const data = [steps.map((c) => c.version), steps.map((c) => c.billed), steps.map((c) => c.stablePrefix)]
+    return new uPlot(
+      {
+        width: Math.max(480, container.clientWidth || 900),
+        height: 220,
+        series: [
+          { label: "version" },
+          { label: "billed input (eq)", stroke: "#7c3aed", width: 2 },
+          { label: "stable prefix (tokens)", stroke: "#10b981", width: 1 },
+        ],
+        scales: { x: { time: false } },
+        axes: [{ label: "stream version" }, { label: "tokens", size: 70 }],
+      },
+      data,
+      container,
+    )
+  }
+
+  /** A compaction's ledger line: what it shed, cost, invalidated and saved. */
+  const ledgerLine = (e) =>
+    `shed ~${num(e.shed)} · summary call ${num(e.summaryCost)} eq · cache ~${num(e.invalidated)} invalidated, ` +
+    `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls`
+
   const sessionPage = async () => {
     crumbs(sessionId)
-    const [session, timeline] = await Promise.all([
+    const [session, timeline, ledger] = await Promise.all([
       getJson(api(`/${enc(sessionId)}`)),
       getJson(api(`/${enc(sessionId)}/timeline`)),
+      getJson(api(`/${enc(sessionId)}/ledger`)),
     ])
+    const byMarker = new Map(ledger.entries.filter((e) => e.kind === "compaction").map((e) => [e.markerId, e]))
     const tooltip = el(
       "div",
       { id: "tooltip", class: "tooltip" },
@@ -338,8 +369,20 @@
           el("a", { href: sessionHref(`/versions/${p.version}`) }, "window after"),
           " · ",
           el("a", { href: sessionHref(`/diff?from=${p.requestedVersion - 1}&to=${p.version}`) }, "diff"),
+          byMarker.has(p.markerId)
+            ? el("span", { class: "ledger" }, ` · ${ledgerLine(byMarker.get(p.markerId))}`)
+            : null,
         ),
       ),
+    )
+    const t = ledger.totals
+    const costBox = el("div", { id: "cost", class: "chart" })
+    const costFigures = el(
+      "p",
+      { id: "cost-figures" },
+      `${num(t.calls)} calls (${num(t.summaryCalls)} summary) · billed input ${num(t.billed)} eq · ` +
+        `cache hit ratio ${Math.round(t.hitRatio * 100)}% · prefix stability ~${Math.round(t.prefixStability * 100)}% · ` +
+        `${num(t.compactions)} compactions, ${num(t.prunes)} prunes: net saving ${num(t.net)} eq`,
     )
     const legend = el(
       "p",
@@ -386,6 +429,9 @@
       legend,
       chartBox,
       tooltip,
+      el("h2", {}, "cost per model call (the ledger)"),
+      costFigures,
+      costBox,
       el("h2", {}, `pivots (${session.pivots.length})`),
       session.pivots.length === 0 ? el("p", {}, "no pivot yet") : pivots,
       session.pivots.length > SHOWN
@@ -395,9 +441,10 @@
             `the newest ${SHOWN} of ${session.pivots.length} are listed; all: `,
             el("a", { href: sessionHref("/events?type=SummaryFinished") }, "the events that formed them"),
           )
-        : null,
+        : "",
     )
     let view = timelineChart(chartBox, timeline, tooltip)
+    costChart(costBox, ledger)
     // Live: the store's subscription pushes the new head; the page refetches what it shows, at most once a second.
     const live = document.getElementById("live")
     let pending = false

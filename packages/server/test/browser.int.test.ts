@@ -97,6 +97,20 @@ describe("the viewer in Chromium", () => {
       expect(await page.locator(`.mark[data-kind='${kind}']`).count(), kind).toBe(1)
     await pivotMarks.first().hover()
     expect(await page.textContent("#tooltip")).toMatch(/SummaryFinished · pivot: summary msg_/)
+    // The ledger beside it: a cost chart, the session's figures, and each pivot's line.
+    await page.waitForSelector("#cost .u-over")
+    expect(await page.textContent("#cost-figures")).toMatch(/billed input [\d,]+ eq · cache hit ratio \d+%/)
+    const lines = page.locator("#pivots li .ledger")
+    expect(await lines.count()).toBe(inLog)
+    expect(await lines.first().textContent()).toMatch(/shed ~[\d,]+ · summary call [\d,]+ eq · cache ~/)
+    // Nothing left out of the page shows as the word "null" (the optional "newest 100" note once did).
+    const nullTexts = await page.evaluate(
+      () =>
+        [...(document.getElementById("main")?.childNodes ?? [])].filter(
+          (n) => n.nodeType === Node.TEXT_NODE && n.textContent === "null",
+        ).length,
+    )
+    expect(nullTexts).toBe(0)
     await page.screenshot({ path: path.join(shots, "serve-timeline.png"), fullPage: true })
   })
 
