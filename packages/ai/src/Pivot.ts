@@ -16,6 +16,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { type Config as CoreConfig, type Message as CoreMessage, Ids, type Model, Prune } from "@pivot/core"
 import {
+  type CacheAware,
   Config,
   ContextManager,
   type ContextManagerShape,
@@ -139,6 +140,12 @@ export interface CreateOptions {
   readonly hud?: boolean | Hud.Options | undefined
   /** Further `ContextManager.layer` options (plugins, prune thresholds, time limits, …). */
   readonly manager?: Omit<ManagerOptions, "model" | "compactionModel" | "config"> | undefined
+  /**
+   * Cache-aware compaction (opt-in, ADR 0017): your agent's system prompt and tools, so that the summariser's request
+   * starts with the same bytes as your calls and the provider serves the window from its cache; prune clears in
+   * batches. The tools are sent as declarations only (never run by the summariser). See docs/ledger.md.
+   */
+  readonly cacheAware?: (CacheAware & { readonly system: string; readonly tools?: ToolSet | undefined }) | undefined
 }
 
 /**
@@ -297,6 +304,9 @@ const textOf = (message: unknown): string =>
 /** Any bad input of `createPivot` or `layer`. */
 export type CreateError = UnknownModelLimits | Config.ImpossibleLimits | InvalidSessionName | StoreNotCreatable
 
+// The runtime's part of `cacheAware` (the tools go to the summariser).
+const managerCacheAware = ({ tools: _tools, ...rest }: NonNullable<CreateOptions["cacheAware"]>): CacheAware => rest
+
 // The compaction config and prune thresholds of a preset; what the caller gave wins.
 const presetSettings = (options: CreateOptions, context: number) => {
   if (options.preset === "opencode") return { config: options.config, prune: options.manager?.prune }
@@ -375,10 +385,12 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
         ...(preset.config === undefined ? {} : { config: preset.config }),
         ...(preset.prune === undefined ? {} : { prune: preset.prune }),
         ...(options.hud === undefined ? {} : { hud: options.hud }),
+        ...(options.cacheAware === undefined ? {} : { cacheAware: managerCacheAware(options.cacheAware) }),
       })
       const summarizer = AiSummarizer.layer({
         model: summarizerModel === false ? options.model : summarizerModel,
         ...(options.summarizerMode === undefined ? {} : { mode: options.summarizerMode }),
+        ...(options.cacheAware?.tools === undefined ? {} : { tools: options.cacheAware.tools }),
       })
       const withSummarizer = summarizerModel === false ? managerLayer : managerLayer.pipe(Layer.provide(summarizer))
       return withSummarizer.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))

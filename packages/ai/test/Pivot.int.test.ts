@@ -421,6 +421,36 @@ describe("createPivot: the summariser's mode", () => {
   })
 })
 
+describe("createPivot: cache-aware compaction", () => {
+  it("the summariser is sent the agent's system prompt, its tools (declarations) and the window as the agent sent it, then the prompt", async () => {
+    const system = "You are the agent. Keep changes small."
+    let calls = 0
+    const model = new MockLanguageModelV4({
+      doGenerate: async () =>
+        calls++ === 0
+          ? answer([{ type: "text", text: "long answer" }], "stop", 80_000)
+          : answer([{ type: "text", text: "## Objective\nthe cache-aware summary" }], "stop"),
+    })
+    const pivot = await open({
+      model,
+      store: ":memory:",
+      limits: LIMITS,
+      preset: "opencode",
+      cacheAware: { system, tools: { read: readTool } },
+    })
+    await pivot.run("first", (turn) => generateText(pivot.wrap({ model, system, tools: { read: readTool }, ...turn })))
+    const sent = model.doGenerateCalls[0]!.prompt
+    await pivot.user("second")
+    const messages = await pivot.messages()
+    expect(JSON.stringify(messages)).toContain("the cache-aware summary")
+    const summary = model.doGenerateCalls[1]!
+    expect(summary.tools?.map((t) => t.name)).toEqual(["read"])
+    // The summariser's prompt starts with exactly what the agent's call sent, then the agent's answer and the prompt.
+    expect(summary.prompt.slice(0, sent.length)).toEqual(sent)
+    expect(JSON.stringify(summary.prompt.at(-1))).toContain("summary")
+  })
+})
+
 describe("createPivot: a call through wrap without run", () => {
   it("records the call's own prompt as the user message, and the model is sent it", async () => {
     const { model, seen } = scripted(answer([{ type: "text", text: "hi there" }], "stop"))
