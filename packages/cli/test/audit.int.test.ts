@@ -363,6 +363,27 @@ describe("pivot inspect", () => {
     expect(pruned.stdout).toContain("0 compactions, 1 prune")
   })
 
+  it("given --prices, then the ledger bills at those prices; a bad price file is one line, exit 1", async () => {
+    const prices = path.join(dir, "prices.json")
+    const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 }
+    fs.writeFileSync(prices, JSON.stringify({ "anthropic/claude-sonnet-4": price }))
+    const json = JSON.parse(
+      (await pivot("inspect", fixture("compaction-tail.json"), "--prices", prices, "--format", "json")).stdout,
+    )
+    const want = Ledger.fold(importedEvents(fixture("compaction-tail.json")), () => price)
+    expect(json.ledger.totals.dollars).toBeCloseTo(Ledger.totals(want).dollars, 12)
+    expect(json.ledger.totals.dollars).not.toBeCloseTo(
+      Ledger.totals(Ledger.fold(importedEvents(fixture("compaction-tail.json")), (ref) => Config.priceOf(ref))).dollars,
+      6,
+    )
+    const bad = path.join(dir, "bad-prices.json")
+    fs.writeFileSync(bad, JSON.stringify({ "anthropic/claude-sonnet-4": { input: -1 } }))
+    const refused = await pivot("inspect", fixture("compaction-tail.json"), "--prices", bad)
+    expect(refused.code).toBe(1)
+    expect(refused.err).toHaveLength(1)
+    expect(refused.err[0]).toMatch(/^pivot inspect: .*bad-prices\.json: expected \{ "provider\/model"/)
+  })
+
   it("given a database, then its read models report exactly what the export's fold reports", async () => {
     for (const name of ["compaction-tail.json", "pruned.json", "overflow-replay.json", "summary-failed.json"]) {
       const db = freshDb()

@@ -9,15 +9,27 @@ import {
   Conversation,
   type Events,
   Ledger,
+  Pricing,
   PruneIndex,
   Render,
   Tokens,
 } from "@pivot/core"
-import { Command } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
-import { CliIo, type Entry, report } from "./Command.ts"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
-import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"
+import {
+  estimateTokens,
+  formatFlag,
+  type Opened,
+  orCliError,
+  parseSource,
+  readBytes,
+  sourceFlags,
+  withSession,
+} from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
 import { windowAt } from "./window.ts"
 
@@ -176,7 +188,7 @@ const retentionOf = (
 }
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
-export const inspection = (opened: Opened) =>
+export const inspection = (opened: Opened, prices: Readonly<Record<string, Pricing.Price>> = {}) =>
   Effect.gen(function* () {
     const log = yield* opened.log
     const events = log.map((l) => l.event)
@@ -186,7 +198,7 @@ export const inspection = (opened: Opened) =>
     let ledger = Ledger.initial
     // Loaded on use: the runtime's model catalog would cost every other command its start-up time.
     const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
-    const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref)
+    const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref, prices)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []
     const checked = new Map<string, ReadonlyArray<ArtifactCheck.Artifact>>()
@@ -473,42 +485,78 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
 })
 
 const synopsis =
-  "<export.json | --db FILE --session ID> [--format text|json] [--limit N | --tail N] [--from V] [--to V]"
+  "<export.json | --db FILE --session ID> [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]"
+
+const PriceTable = Schema.Record(Schema.String.check(Schema.isPattern(/^[^/\s]+\/\S+$/)), Pricing.Price)
+
+/** The `--prices` file: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million tokens. */
+const readPrices = (file: string) =>
+  Effect.gen(function* () {
+    const bytes = yield* readBytes(file)
+    const text = new TextDecoder().decode(bytes)
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => new CliError({ message: `${file} is not JSON` }),
+    })
+    return yield* Schema.decodeUnknownEffect(PriceTable)(parsed).pipe(
+      Effect.mapError(
+        (error) =>
+          new CliError({
+            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${error.message.split("\n")[0]}`,
+          }),
+      ),
+    )
+  })
 
 /** The `inspect` command. */
 export const inspect: Entry = {
   name: "inspect",
   synopsis,
-  command: Command.make("inspect", { ...sourceFlags, format: formatFlag, ...limitFlags("stream version") }, (options) =>
-    report(
-      "inspect",
-      synopsis,
-      Effect.gen(function* () {
-        const io = yield* CliIo
-        const source = yield* parseSource(options)
-        const limits = yield* parseLimits(options)
-        yield* withSession(source, (opened) =>
-          Effect.gen(function* () {
-            const full = yield* inspection(opened)
-            const shown = limitInspection(full, limits)
-            if (options.format === "json") {
-              io.out(JSON.stringify(shown, null, 2))
-              return
-            }
-            for (const line of formatText(shown, io.columns ?? 120)) io.out(line)
-            const notes = [
-              omitted(shown.pivots.length, full.pivots.length, "pivots"),
-              omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
-              omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
-              omitted(shown.usage.length, full.usage.length, "usage rows"),
-              omitted(shown.recalls.length, full.recalls.length, "recalls"),
-            ].filter((note) => note !== undefined)
-            if (notes.length > 0) io.out("")
-            for (const note of notes) io.out(note)
-          }),
-        )
-      }),
-    ),
+  command: Command.make(
+    "inspect",
+    {
+      ...sourceFlags,
+      format: formatFlag,
+      prices: Flag.String("prices").pipe(
+        Flag.withMetavar("FILE"),
+        Flag.withDescription(
+          'prices for the ledger, JSON { "provider/model": { input, output, cacheRead, cacheWrite } } in USD per million tokens (default: the model catalog)',
+        ),
+        Flag.optional,
+      ),
+      ...limitFlags("stream version"),
+    },
+    (options) =>
+      report(
+        "inspect",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          const source = yield* parseSource(options)
+          const limits = yield* parseLimits(options)
+          const prices = Option.isSome(options.prices) ? yield* readPrices(options.prices.value) : {}
+          yield* withSession(source, (opened) =>
+            Effect.gen(function* () {
+              const full = yield* inspection(opened, prices)
+              const shown = limitInspection(full, limits)
+              if (options.format === "json") {
+                io.out(JSON.stringify(shown, null, 2))
+                return
+              }
+              for (const line of formatText(shown, io.columns ?? 120)) io.out(line)
+              const notes = [
+                omitted(shown.pivots.length, full.pivots.length, "pivots"),
+                omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
+                omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
+                omitted(shown.usage.length, full.usage.length, "usage rows"),
+                omitted(shown.recalls.length, full.recalls.length, "recalls"),
+              ].filter((note) => note !== undefined)
+              if (notes.length > 0) io.out("")
+              for (const note of notes) io.out(note)
+            }),
+          )
+        }),
+      ),
   ).pipe(
     Command.withDescription(
       "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
