@@ -74,7 +74,10 @@ export interface SessionOverride {
 export interface CacheAware {
   /** The conversation's system prompt, which the summariser request then starts with. Default: the compaction agent's. */
   readonly system?: string | undefined
-  /** Prune only when it frees more than this many tokens (estimated), unless the cache is cold or at a pivot. Default 40,000. */
+  /**
+   * Prune only when it frees more than this many tokens (estimated), unless the cache is cold or at a pivot. Default
+   * twice the prune minimum (40,000 with OpenCode's thresholds).
+   */
   readonly batch?: number | undefined
   /** The provider cache's time to live: past it since the last call, the cache is cold. Default 5 minutes. */
   readonly ttl?: Duration.Input | undefined
@@ -86,8 +89,8 @@ export interface CacheAware {
  */
 export const CACHE_AWARE_THRESHOLD = 0.75
 
-/** The default prune batch of cache-aware mode: twice OpenCode's minimum. */
-export const CACHE_AWARE_BATCH = 2 * Prune.PRUNE_MINIMUM
+/** The default prune batch of cache-aware mode, as a multiple of the prune minimum (40,000 with OpenCode's 20,000). */
+export const CACHE_AWARE_BATCH = 2
 
 /** Options of `ContextManager.layer`. */
 export interface Options {
@@ -941,7 +944,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         const cold = lastAt === undefined || at - lastAt > ttl
         return cold || atPivot
           ? 0
-          : Math.max(thresholds.minimum ?? Prune.PRUNE_MINIMUM, cacheAware?.batch ?? CACHE_AWARE_BATCH)
+          : (cacheAware?.batch ?? CACHE_AWARE_BATCH * (thresholds.minimum ?? Prune.PRUNE_MINIMUM))
       })
 
     const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {

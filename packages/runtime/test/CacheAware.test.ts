@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type Events, Prompt } from "@pivot/core"
-import { CACHE_AWARE_THRESHOLD } from "@pivot/runtime"
+import { CACHE_AWARE_BATCH, CACHE_AWARE_THRESHOLD } from "@pivot/runtime"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { layer, SESSION, type Setup, services, step, stub, tool, used, users } from "./support/harness.ts"
@@ -135,6 +135,26 @@ describe("cache-aware prune", () => {
       yield* history
       expect((yield* cm.prune(SESSION)).parts).toBeGreaterThan(0)
     }).pipe(Effect.provide(layer({ options: { ...thresholds, cacheAware: { batch: 1_000 } } }))),
+  )
+
+  // The two prunable outputs free 4,000 tokens; the default batch is twice the minimum.
+  const warmPrune = (minimum: number) =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* history
+      return (yield* cm.prune(SESSION)).tokens
+    }).pipe(
+      Effect.provide(
+        layer({ options: { config: { prune: true }, prune: { protect: 1_000, minimum }, cacheAware: true } }),
+      ),
+    )
+
+  it.effect("given no batch, then it is twice the prune minimum: 3,000 lets 4,000 through, 5,000 does not", () =>
+    Effect.gen(function* () {
+      expect(yield* warmPrune(1_500)).toBe(4_000)
+      expect(yield* warmPrune(2_500)).toBe(0)
+      expect(CACHE_AWARE_BATCH).toBe(2)
+    }),
   )
 
   it.effect("given no cacheAware, then OpenCode's minimum alone decides, warm or not", () =>
