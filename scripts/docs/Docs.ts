@@ -117,9 +117,20 @@ const rootScripts = Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json
 const manifests = readdirSync(join(ROOT, "packages"))
   .map((name) => join(ROOT, "packages", name, "package.json"))
   .filter(existsSync)
-  .map((path) => JSON.parse(readFileSync(path, "utf8")) as { name: string; dependencies?: Record<string, string> })
+  .map(
+    (path) =>
+      JSON.parse(readFileSync(path, "utf8")) as {
+        name: string
+        dependencies?: Record<string, string>
+        peerDependencies?: Record<string, string>
+      },
+  )
 // What the docs may tell a user to install: pivot's packages and what they depend on (`ai`, `effect`, …).
-const packageNames = [...new Set(manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {})]))]
+const packageNames = [
+  ...new Set(
+    manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {})]),
+  ),
+]
 
 // The commands `pivot --help` lists (its SUBCOMMANDS section), plus `help`: the CLI itself says which exist, so a
 // command the docs name must be one it lists (`pivot nope --help` prints the general help and exits 0).
