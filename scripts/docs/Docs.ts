@@ -134,16 +134,17 @@ const packageNames = [
 
 // The commands `pivot --help` lists (its SUBCOMMANDS section), plus `help`: the CLI itself says which exist, so a
 // command the docs name must be one it lists (`pivot nope --help` prints the general help and exits 0).
-let pivotCommands: ReadonlySet<string> | undefined
-const isPivotCommand = (command: string): boolean => {
-  if (pivotCommands === undefined) {
+let subcommands: ReadonlyArray<string> | undefined
+/** The commands `pivot --help` lists, in its order. */
+export const pivotSubcommands = (): ReadonlyArray<string> => {
+  if (subcommands === undefined) {
     const help = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" }).stdout ?? ""
-    const section = help.split(/^SUBCOMMANDS$/m)[1] ?? ""
-    const names = [...section.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm)].map((m) => m[1] as string)
-    pivotCommands = new Set(["help", ...names])
+    const section = help.split(/^SUBCOMMANDS$/m)[1]?.split(/^[A-Z]+$/m)[0] ?? ""
+    subcommands = [...section.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm)].map((m) => m[1] as string)
   }
-  return pivotCommands.has(command)
+  return subcommands
 }
+const isPivotCommand = (command: string): boolean => command === "help" || pivotSubcommands().includes(command)
 
 /** Why a shell command is not one the docs may show, or undefined when it is. */
 export const unknownCommand = (command: string): string | undefined => {
@@ -156,7 +157,12 @@ export const unknownCommand = (command: string): string | undefined => {
     if (sub === "start" || sub === "test" || sub === "ci") return undefined
     if (sub === "run") return rootScripts.includes(arg ?? "") ? undefined : `no npm script ${arg}`
     if (sub === "install" || sub === "i")
-      return rest.slice(1).every((a) => a.startsWith("-") || packageNames.includes(a.replace(/@[^@/]*$/, "")))
+      return rest.slice(1).every(
+        (a) =>
+          a.startsWith("-") ||
+          packageNames.includes(a.replace(/@[^@/]*$/, "")) ||
+          /(^|\/)release\/[\w*.-]+\.tgz$/.test(a), // the tarballs of `npm run release`
+      )
         ? undefined
         : `npm install of something that is not a pivot package: ${rest.slice(1).join(" ")}`
     return `npm ${sub} is not a command the docs use`

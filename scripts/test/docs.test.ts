@@ -13,6 +13,7 @@ import {
   isGenerated,
   markdownFiles,
   outputMatches,
+  pivotSubcommands,
   ROOT,
   ruleViolation,
   run,
@@ -189,8 +190,32 @@ describe("the checker itself", () => {
     expect(unknownCommand("npx pivot inspect --session x")).toBeUndefined()
     expect(unknownCommand("npm install @pivot/ai")).toBeUndefined()
     expect(unknownCommand("npm install left-pad")).toContain("not a pivot package")
+    expect(unknownCommand("npm install ../pivot/release/*.tgz ai effect")).toBeUndefined()
+    expect(unknownCommand("npm install ../elsewhere/thing.tgz")).toContain("not a pivot package")
     expect(unknownCommand("curl http://x")).toContain("not a command the docs may show")
     expect(unknownCommand("PIVOT_MODEL=x npm start")).toBeUndefined()
+  })
+})
+
+describe("the command lists of the docs are the CLI's (pivot --help)", () => {
+  const commands = [...pivotSubcommands()].sort()
+
+  it("the CLI lists its commands", () => {
+    expect(commands).toEqual(expect.arrayContaining(["demo", "import", "window", "fork", "forget", "serve"]))
+  })
+
+  it("docs/cli.md's table has one row per command", () => {
+    const text = readFileSync(join(ROOT, "docs/cli.md"), "utf8")
+    const rows = [...text.matchAll(/^\| `([a-z][\w-]*)[^`]*` \|/gm)].map((m) => m[1]!)
+    expect([...rows].sort()).toEqual(commands)
+  })
+
+  it("the README's list of the cli package's commands names every command", () => {
+    const list =
+      /\(packages\/cli\) \| the `pivot` command \(([^;)]*)/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1] ??
+      ""
+    const listed = [...list.matchAll(/`([a-z][\w-]*)`/g)].map((m) => m[1]!)
+    expect([...listed].sort()).toEqual(commands)
   })
 })
 
