@@ -5,6 +5,7 @@
  */
 import { ArtifactCheck, type Events, Message } from "@pivot/core"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { run, SESSION, services, stub, users } from "./support/harness.ts"
 
@@ -93,5 +94,65 @@ describe("ArtifactsChecked", () => {
       )
     }
     expect(ArtifactCheck.tally(first)).toMatchObject({ total: 4, named: 2 })
+  })
+})
+
+describe("ArtifactsChecked, property", () => {
+  it("checks exactly the files of the turns the plan summarised, whatever the tail kept", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 7 }), fc.nat(3), async (turns, tailTurns) => {
+        const out = await run(
+          Effect.gen(function* () {
+            const { cm, sessions } = yield* services
+            // Each turn reads its own file: which files a check lists says exactly which turns it covered.
+            const stepOf = new Map<string, number>()
+            for (let t = 0; t < turns; t++) {
+              yield* users(`turn ${t}`)
+              const recorded = yield* cm.recordAssistantStep(SESSION, {
+                parts: [
+                  {
+                    type: "tool",
+                    callId: `call_${t}`,
+                    tool: "read",
+                    state: {
+                      status: "completed",
+                      input: { filePath: `planted/t${t}.ts` },
+                      output: "ok",
+                      title: "read",
+                    },
+                  },
+                ],
+                usage: { input: 1_000, output: 10, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+                finish: "stop",
+              })
+              stepOf.set(recorded.messageId!, t)
+            }
+            yield* cm.compact(SESSION)
+            return { events: yield* sessions.events(SESSION), stepOf }
+          }),
+          {
+            summarizer: stub("a summary naming nothing"),
+            options: { factsBlock: false, config: { tail_turns: tailTurns, preserve_recent_tokens: 50_000 } },
+          },
+        )
+        const started = out.events.find((e): e is Started => e._tag === "CompactionStarted")
+        const checked = out.events.find((e): e is Checked => e._tag === "ArtifactsChecked")
+        if (started === undefined || started.plan.head.length === 0) {
+          expect(checked).toBeUndefined()
+          return
+        }
+        const covered = started.plan.head.flatMap((id) => {
+          const t = out.stepOf.get(id)
+          return t === undefined ? [] : [`planted/t${t}.ts`]
+        })
+        const files = checked!.artifacts.filter((a) => a.kind === "file-read")
+        expect(files.map((a) => a.text)).toEqual(covered)
+        expect(files.every((a) => !a.named)).toBe(true)
+        // Every turn is either summarised or kept: none is lost between the two.
+        const kept = started.plan.tail.flatMap((id) => (out.stepOf.has(id) ? [out.stepOf.get(id)!] : []))
+        expect(covered.length + kept.length).toBe(turns)
+      }),
+      { numRuns: 60 },
+    )
   })
 })
