@@ -19,10 +19,14 @@
  *   `rewritten × (write rate − read rate)` (those tokens were written instead of read). It leaves out that without a
  *   compaction the window would not have fit.
  */
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as ArtifactCheck from "./ArtifactCheck.ts"
+import * as Conversation from "./Conversation.ts"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
-import type { AssistantMessage, Message } from "./Message.ts"
+import { type AssistantMessage, type Message, summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
 import * as Render from "./Render.ts"
@@ -80,6 +84,17 @@ export interface Entry {
   readonly rewriteCost: number
   /** `saved − summaryCost − rewriteCost`. */
   readonly net: number
+  /**
+   * A compaction's retention check (`ArtifactCheck`): the one the log recorded (`ArtifactsChecked`), else computed from
+   * the plan's head and the summary as stored (`recorded: false`).
+   */
+  readonly retention?: Retention | undefined
+}
+
+/** What a compaction's summary kept of the span it replaced. */
+export interface Retention {
+  readonly recorded: boolean
+  readonly artifacts: ReadonlyArray<ArtifactCheck.Artifact>
 }
 
 /** Sums over the session. */
@@ -301,6 +316,11 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         settled.window.pivot?.summaryId !== summary.id
       if (!pivoted) return { ...settled, window, callLog }
       const after = serialize(window, settled.hud)
+      const plan = Option.getOrUndefined(HashMap.get(settled.window.plans, event.markerId))
+      const head = (plan?.head ?? []).flatMap((id) => {
+        const m = Conversation.get(settled.window.conversation, id)
+        return m === undefined ? [] : [m]
+      })
       const entry: Entry = {
         kind: "compaction",
         version,
@@ -314,11 +334,21 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         saved: 0,
         rewriteCost: 0,
         net: -(call?.cost ?? 0),
+        retention: { recorded: false, artifacts: ArtifactCheck.check(head, summaryText(summary) ?? "") },
       }
       // A pivot ends what earlier entries save: what they shed is now summarised anyway.
       let closed = settled.closed
       for (const e of settled.open) closed = Seq.append(closed, e)
       return { ...settled, window, callLog, closed, open: [entry] }
+    }
+    case "ArtifactsChecked": {
+      // Recorded right after its summary: it replaces the check computed then.
+      const open = settled.open.map((e) =>
+        e.kind === "compaction" && e.markerId === event.markerId
+          ? { ...e, retention: { recorded: true, artifacts: event.artifacts } }
+          : e,
+      )
+      return { ...settled, window: Window.evolve(settled.window, event), open }
     }
     default:
       return { ...settled, window: Window.evolve(settled.window, event) }

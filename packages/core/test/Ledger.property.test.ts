@@ -3,7 +3,7 @@
  * again from the first event, prefixes compared character by character), on generated sessions with cache usage and
  * HUD changes planted at random. Plus one worked session whose figures are checked by hand.
  */
-import { type Events, Ledger, Pricing, Tokens, Window } from "@pivot/core"
+import { ArtifactCheck, Conversation, type Events, Ledger, Message, Pricing, Tokens, Window } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
@@ -37,6 +37,7 @@ const isStep = (e: Event) => e._tag === "AssistantStepRecorded" && e.message.sum
 
 interface RefEntry {
   kind: "compaction" | "prune"
+  retention?: ReadonlyArray<ArtifactCheck.Artifact>
   start: number
   end: number
   shed: number
@@ -128,6 +129,20 @@ const reference = (events: ReadonlyArray<Event>, priceOf: Ledger.PriceOf) => {
           ? t.input + t.cacheRead * r.read + t.cacheWrite * r.write + (t.output + t.reasoning) * r.output
           : 0
         effect(i, i, cost, "compaction")
+        // The check of the plan's head (as started) against the summary as stored.
+        const started = events
+          .slice(0, i)
+          .findLast(
+            (x): x is Extract<Event, { _tag: "CompactionStarted" }> =>
+              x._tag === "CompactionStarted" && x.markerId === e.markerId,
+          )
+        let conversation = Conversation.initial
+        for (const x of events.slice(0, i)) conversation = Conversation.evolve(conversation, x)
+        const head = (started?.plan.head ?? []).flatMap((id) => {
+          const m = Conversation.get(conversation, id)
+          return m === undefined ? [] : [m]
+        })
+        entries[entries.length - 1]!.retention = ArtifactCheck.check(head, Message.summaryText(e.summary) ?? "")
       }
     }
   }
@@ -238,6 +253,7 @@ describe("Ledger", () => {
         expect(Ledger.entries(ledger).map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls])).toEqual(
           want.entries.map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls]),
         )
+        expect(Ledger.entries(ledger).map((e) => e.retention?.artifacts)).toEqual(want.entries.map((e) => e.retention))
         Ledger.entries(ledger).forEach((e, i) => {
           close(e.summaryCost, want.entries[i]!.summaryCost)
           close(e.saved, want.entries[i]!.saved)
@@ -331,6 +347,27 @@ describe("Ledger, a worked session", () => {
       (10_050 + 9_000 + 40) / (40 + 500 + 10_050 + 30 + 10_050 + 9_000 + 40 + 40 + 10),
       9,
     )
+  })
+
+  it("given ArtifactsChecked after the summary, then the recorded check replaces the one computed from the log", () => {
+    // Computed: the span's command (the tool part runs `ls`) and request, against "the parser is fixed".
+    expect(Ledger.entries(ledger)[0]!.retention).toEqual({
+      recorded: false,
+      artifacts: [
+        { kind: "command", text: "ls", named: false },
+        { kind: "request", text: "fix the parser", named: true },
+      ],
+    })
+    const recorded = { kind: "request" as const, text: "fix the parser", named: false }
+    const withCheck: Array<Event> = [
+      ...withSummaryUsage.slice(0, summaryAt + 1),
+      { _tag: "ArtifactsChecked", at: 1, markerId: E.id("msg_m1"), artifacts: [recorded] },
+      ...withSummaryUsage.slice(summaryAt + 1),
+    ]
+    expect(Ledger.entries(Ledger.fold(withCheck, priceOf))[0]!.retention).toEqual({
+      recorded: true,
+      artifacts: [recorded],
+    })
   })
 
   it("given a prune, then it is an entry with the outputs cleared and the cache rewritten from the first one", () => {

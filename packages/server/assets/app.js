@@ -327,10 +327,17 @@
     )
   }
 
-  /** A compaction's ledger line: what it shed, cost, invalidated and saved. */
-  const ledgerLine = (e) =>
-    `shed ~${num(e.shed)} · summary call ${num(e.summaryCost)} eq · cache ~${num(e.invalidated)} invalidated, ` +
-    `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls`
+  /** A compaction's ledger line: what it shed, cost, invalidated and saved, and what its summary kept. */
+  const ledgerLine = (e) => {
+    const kept =
+      e.retention === undefined
+        ? ""
+        : ` · kept ${num(e.retention.artifacts.filter((a) => a.named).length)}/${num(e.retention.artifacts.length)} artifacts${e.retention.recorded ? "" : " (checked now)"}`
+    return (
+      `shed ~${num(e.shed)} · summary call ${num(e.summaryCost)} eq · cache ~${num(e.invalidated)} invalidated, ` +
+      `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls${kept}`
+    )
+  }
 
   const sessionPage = async () => {
     crumbs(sessionId)

@@ -103,6 +103,8 @@ describe("the viewer in Chromium", () => {
     const lines = page.locator("#pivots li .ledger")
     expect(await lines.count()).toBe(inLog)
     expect(await lines.first().textContent()).toMatch(/shed ~[\d,]+ · summary call [\d,]+ eq · cache ~/)
+    // The played log has no ArtifactsChecked: each pivot's check is computed from its plan and summary.
+    expect(await lines.first().textContent()).toMatch(/kept \d+\/\d+ artifacts \(checked now\)$/)
     // Nothing left out of the page shows as the word "null" (the optional "newest 100" note once did).
     const nullTexts = await page.evaluate(
       () =>

@@ -171,21 +171,7 @@ const pivotView = (
   ...(retention === undefined ? {} : { retention }),
 })
 
-/** The recorded check of a pivot, else the check computed now from its plan's head and its summary. */
-const retentionOf = (
-  entry: CompactionHistory.Entry,
-  checked: ReadonlyMap<string, ReadonlyArray<ArtifactCheck.Artifact>>,
-  conversation: Conversation.State,
-): RetentionView | undefined => {
-  const recorded = checked.get(entry.markerId)
-  if (recorded !== undefined) return retentionView(recorded, true)
-  if (entry.plan === undefined || entry.summary === undefined) return undefined
-  const head = entry.plan.head.flatMap((id) => {
-    const message = Conversation.get(conversation, id)
-    return message === undefined ? [] : [message]
-  })
-  return retentionView(ArtifactCheck.check(head, entry.summary), false)
-}
+const withoutRetention = ({ retention: _retention, ...entry }: Ledger.Entry): Ledger.Entry => entry
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
 export const inspection = (opened: Opened, prices: Readonly<Record<string, Pricing.Price>> = {}) =>
@@ -201,9 +187,7 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
     const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref, prices)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []
-    const checked = new Map<string, ReadonlyArray<ArtifactCheck.Artifact>>()
     for (const { event, meta } of log) {
-      if (event._tag === "ArtifactsChecked") checked.set(event.markerId, event.artifacts)
       if (event._tag === "ContextRecalled")
         recalls.push({
           version: meta.version,
@@ -260,9 +244,17 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
         assistant: all.filter((m) => m.role === "assistant").length,
       },
       window: { messages: window.length, modelMessages: rendered.length, tokens: estimateTokens(rendered) },
-      pivots: pivots.map((entry, i) =>
-        pivotView(entry, i + 1, compactions.get(entry.markerId), retentionOf(entry, checked, conversation)),
-      ),
+      pivots: pivots.map((entry, i) => {
+        // The ledger's entry carries the retention check (recorded, or computed from the plan and the summary).
+        const found = compactions.get(entry.markerId)
+        const retention = found?.retention
+        return pivotView(
+          entry,
+          i + 1,
+          found === undefined ? undefined : withoutRetention(found),
+          retention === undefined ? undefined : retentionView(retention.artifacts, retention.recorded),
+        )
+      }),
       otherCompactions: entries
         .filter((e) => !pivots.includes(e))
         .map((e) => ({
