@@ -82,7 +82,15 @@ export interface CacheAware {
   readonly batch?: number | undefined
   /** The provider cache's time to live: past it since the last call, the cache is cold. Default 5 minutes. */
   readonly ttl?: Duration.Input | undefined
+  /**
+   * Before a call on a cold cache, old outputs are cleared down to this many newest output tokens (the prefix is
+   * written again anyway). Default a quarter of the prune `protect` (10,000 with OpenCode's thresholds).
+   */
+  readonly coldProtect?: number | undefined
 }
+
+/** The share of the prune `protect` a cold cache keeps by default. */
+export const COLD_PROTECT_SHARE = 4
 
 /**
  * Cache-aware mode's default compaction threshold (share of the usable window): the window at the trigger plus one
@@ -803,6 +811,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
 
     const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
+      yield* coldPrune(sessionId, settings)
       const last = lastPrepared.get(sessionId)
       if (last !== undefined && sameSettings(last.settings, settings)) {
         const state = yield* sessions.load(sessionId)
@@ -942,10 +951,10 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     })
 
     /**
-     * Cache-aware prune's minimum: 0 (clear anything) when the cache is cold — the newest finished message is older
-     * than the TTL — or right after a pivot (the next call writes its prefix anew anyway); else the batch.
+     * The provider cache as cache-aware mode sees it: cold when the newest finished message is older than the TTL (or
+     * there is none), and whether a pivot just formed (the next call writes its prefix anew anyway).
      */
-    const batchMinimum = (sessionId: string, at: number, thresholds: Prune.Options) =>
+    const cacheOf = (sessionId: string, at: number) =>
       Effect.gen(function* () {
         const state = yield* sessions.load(sessionId)
         const id = state.session.lastFinished
@@ -958,10 +967,33 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               ? (last.completedAt ?? last.createdAt)
               : last.createdAt
         const ttl = Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
-        const cold = lastAt === undefined || at - lastAt > ttl
-        return cold || atPivot
-          ? 0
-          : (cacheAware?.batch ?? CACHE_AWARE_BATCH * (thresholds.minimum ?? Prune.PRUNE_MINIMUM))
+        return { cold: lastAt === undefined || at - lastAt > ttl, atPivot }
+      })
+
+    /** Cache-aware prune's minimum: 0 (clear anything) when the cache is cold or at a pivot; else the batch. */
+    const batchMinimum = (sessionId: string, at: number, thresholds: Prune.Options) =>
+      Effect.map(cacheOf(sessionId, at), ({ cold, atPivot }) =>
+        cold || atPivot ? 0 : (cacheAware?.batch ?? CACHE_AWARE_BATCH * (thresholds.minimum ?? Prune.PRUNE_MINIMUM)),
+      )
+
+    /**
+     * Cache-aware, before a call on a cold cache: the whole prefix is written again anyway, so old outputs are cleared
+     * first, down to `coldProtect` newest output tokens (ADR 0017). Nothing happens on a warm cache.
+     */
+    const coldPrune = (sessionId: string, settings: Compaction.Settings) =>
+      Effect.gen(function* () {
+        if (cacheAware === undefined || !Prune.isEnabled(settings.config)) return
+        const at = yield* Clock.currentTimeMillis
+        const state = yield* sessions.load(sessionId)
+        if (state.session.lastFinished === undefined || !(yield* cacheOf(sessionId, at)).cold) return
+        const thresholds = options.prune ?? {}
+        yield* sessions.execute(sessionId, {
+          _tag: "Prune",
+          at,
+          protect: cacheAware.coldProtect ?? (thresholds.protect ?? Prune.PRUNE_PROTECT) / COLD_PROTECT_SHARE,
+          minimum: 0,
+          ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
+        })
       })
 
     const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {

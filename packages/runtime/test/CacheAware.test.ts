@@ -157,6 +157,49 @@ describe("cache-aware prune", () => {
     }),
   )
 
+  const prunedParts = Effect.gen(function* () {
+    const { sessions } = yield* services
+    return (yield* sessions.events(SESSION)).filter((e) => e._tag === "PartCompacted").length
+  })
+
+  it.effect(
+    "given a cold cache, then prepare clears old outputs before the call, down to coldProtect; warm, it does not",
+    () =>
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* history
+        yield* users("next turn")
+        yield* cm.prepare(SESSION)
+        expect(yield* prunedParts).toBe(0)
+        yield* TestClock.adjust("6 minutes")
+        yield* cm.prepare(SESSION)
+        // The newest two user turns ("turn 3", "next turn") are never pruned; with nothing protected, the three older
+        // outputs go.
+        expect(yield* prunedParts).toBe(3)
+      }).pipe(
+        Effect.provide(
+          layer({
+            options: {
+              config: { prune: true },
+              prune: { protect: 40_000, minimum: 20_000 },
+              cacheAware: { coldProtect: 0, batch: 100_000 },
+            },
+          }),
+        ),
+      ),
+  )
+
+  it.effect("given no cacheAware, then prepare never prunes, however cold", () =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* history
+      yield* users("next turn")
+      yield* TestClock.adjust("1 hour")
+      yield* cm.prepare(SESSION)
+      expect(yield* prunedParts).toBe(0)
+    }).pipe(Effect.provide(layer({ options: { config: { prune: true }, prune: { protect: 1_000, minimum: 500 } } }))),
+  )
+
   it.effect("given no cacheAware, then OpenCode's minimum alone decides, warm or not", () =>
     Effect.gen(function* () {
       const { cm } = yield* services
