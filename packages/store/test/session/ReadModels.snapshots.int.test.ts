@@ -81,8 +81,11 @@ describe("read-model snapshots (SQLite)", () => {
                 yield* expectReadModelsEqualFold(sessionId, generated.events)
                 const readModels = yield* ReadModels.ReadModels
                 const inline = yield* readModels.tables(sessionId)
+                // What `pivot check` reports: the tables and the snapshot agree with a fold of the log.
+                expect((yield* readModels.verify(sessionId)).differences).toEqual([])
                 yield* readModels.rebuild(sessionId)
                 expect(yield* readModels.tables(sessionId)).toEqual(inline)
+                expect((yield* readModels.verify(sessionId)).differences).toEqual([])
               }) as Effect.Effect<void>,
             )
           } finally {
@@ -146,4 +149,105 @@ describe("read-model snapshots (SQLite)", () => {
       await runtime.dispose()
       expect(warnings.filter((w) => w.includes("read-model snapshot ignored"))).toHaveLength(1)
     })
+
+  // Issue 18: the checksum covers the data, and the data names its session and version, so a row moved to another
+  // version or session, or older data under the newest version, is not used (it was, silently, and the usage read
+  // model then counted calls twice).
+  describe("given a snapshot row tampered with", () => {
+    const generated = fc.sample(sessionArb(40), { numRuns: 30, seed: 7 }).find((g) => g.batches.length > 20)!
+    const other = fc.sample(sessionArb(40), { numRuns: 30, seed: 8 }).find((g) => g.batches.length > 4)!
+    const key = (sessionId: string) => ReadModels.snapshotKey(Events.streamName(sessionId))
+    const cases: ReadonlyArray<
+      readonly [string, (db: DatabaseSync, sessionId: string, older: { data: string; checksum: string }) => void]
+    > = [
+      [
+        "its stream version lowered by 7",
+        (db, sessionId) =>
+          db
+            .prepare("UPDATE pivot_snapshots SET stream_version = stream_version - 7 WHERE stream = ?")
+            .run(key(sessionId)),
+      ],
+      [
+        "another session's row copied over it",
+        (db, sessionId) =>
+          db
+            .prepare(
+              "UPDATE pivot_snapshots SET (stream_version, format, checksum, data) = (SELECT stream_version, format, checksum, data FROM pivot_snapshots WHERE stream = ?) WHERE stream = ?",
+            )
+            .run(key(`${sessionId}_other`), key(sessionId)),
+      ],
+      [
+        "older data (and its checksum) under the newest version",
+        (db, sessionId, older) =>
+          db
+            .prepare("UPDATE pivot_snapshots SET data = ?, checksum = ? WHERE stream = ?")
+            .run(older.data, older.checksum, key(sessionId)),
+      ],
+    ]
+    for (const [what, tamper] of cases)
+      it(`${what}, then check reports it, a new process ignores it with a warning, and the tables equal the fold`, async () => {
+        const sessionId = freshSession("tampered")
+        const quarter = Math.floor(generated.batches.length / 4)
+        const half = Math.floor(generated.batches.length / 2)
+        // Another session with a snapshot at a version below this one's.
+        const otherRun = await appendWithRestarts(`${sessionId}_other`, other, new Set(), 1)
+        await otherRun.runtime.dispose()
+        const early = await appendWithRestarts(
+          sessionId,
+          { ...generated, batches: generated.batches.slice(0, quarter) },
+          new Set(),
+          1,
+        )
+        const db = new DatabaseSync(filename)
+        const older = db.prepare("SELECT data, checksum FROM pivot_snapshots WHERE stream = ?").get(key(sessionId)) as {
+          data: string
+          checksum: string
+        }
+        db.close()
+        const first = { version: early.version }
+        for (const batch of generated.batches.slice(quarter, half)) {
+          const entries = batch.map((event, i) => ({ id: SessionLog.eventId(sessionId, first.version + i + 1), event }))
+          first.version = (
+            await early.runtime.runPromise(SessionLog.append(sessionId, first.version, entries))
+          ).streamVersion
+        }
+        await early.runtime.dispose()
+        expect(snapshotVersion(sessionId)).toBe(first.version)
+        expect(snapshotVersion(`${sessionId}_other`)).toBeLessThan(first.version)
+        const spoil = new DatabaseSync(filename)
+        tamper(spoil, sessionId, older)
+        spoil.close()
+
+        const warnings: Array<string> = []
+        const logger = Logger.layer([
+          Logger.make(({ message }) => warnings.push(String(Array.isArray(message) ? message[0] : message))),
+        ])
+        const runtime = await process_(1_000)
+        try {
+          // `pivot check`: the snapshot a new process would not trust is reported; the tables agree with the log.
+          const checked = await runtime.runPromise(
+            Effect.flatMap(ReadModels.ReadModels, (rm) => rm.verify(sessionId)) as Effect.Effect<ReadModels.Verified>,
+          )
+          expect(checked.differences).toHaveLength(1)
+          expect(checked.differences[0]).toMatch(/^snapshot: a new process would ignore it \(it holds the states of /)
+          let version = first.version
+          for (const batch of generated.batches.slice(half)) {
+            const entries = batch.map((event, i) => ({ id: SessionLog.eventId(sessionId, version + i + 1), event }))
+            version = (
+              await runtime.runPromise(SessionLog.append(sessionId, version, entries).pipe(Effect.provide(logger)))
+            ).streamVersion
+          }
+          expect(warnings.filter((w) => w.includes("read-model snapshot ignored"))).toHaveLength(1)
+          await runtime.runPromise(
+            Effect.gen(function* () {
+              yield* expectReadModelsEqualFold(sessionId, generated.events)
+              const after = yield* (yield* ReadModels.ReadModels).verify(sessionId)
+              expect(after.differences.filter((d) => !d.startsWith("snapshot:"))).toEqual([])
+            }) as Effect.Effect<void>,
+          )
+        } finally {
+          await runtime.dispose()
+        }
+      })
+  })
 })
