@@ -105,7 +105,7 @@ describe("pivot check", () => {
     const result = await pivot("check", "--db", db)
     expect(result.code).toBe(0)
     expect(result.out).toEqual([
-      `${db} is sound: integrity check ok; 1 session (36 events) replayed; read models match a rebuild`,
+      `${db} is sound: integrity check ok; 1 session (36 events) replayed; read models of 1 session match a rebuild`,
     ])
   })
 

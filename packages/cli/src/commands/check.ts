@@ -71,6 +71,7 @@ export const check: Entry = {
             const problems: Array<string> = []
             const differences: Array<string> = []
             let differing = 0
+            let compared = 0
             for (const session of sessions) {
               const replayed = yield* Effect.result(
                 Effect.andThen(SessionLog.read(session.sessionId), Replay.stateAt(session.sessionId, session.version)),
@@ -81,13 +82,14 @@ export const check: Entry = {
                 // The stored read models (and their snapshot) against a rebuild from the log, computed, not written.
                 const verified = yield* Effect.result(readModels.verify(session.sessionId))
                 const found = verified._tag === "Failure" ? [describe(verified.failure)] : verified.success.differences
+                if (verified._tag === "Success" && verified.success.models > 0) compared++
                 for (const difference of found) differences.push(`session ${session.sessionId}: ${difference}`)
                 if (found.length > 0) differing++
               }
               progress.advance(session.version)
             }
             progress.done()
-            return { sessions: sessions.length, events: total, problems, differences, differing }
+            return { sessions: sessions.length, events: total, problems, differences, differing, compared }
           })
           const result = yield* orCliError(Effect.provide(replay, openReadOnly(db)))
           for (const problem of result.problems) io.out(`replay: ${problem}`)
@@ -101,7 +103,7 @@ export const check: Entry = {
               message: `${db}: the read models of ${plural(result.differing, "session")} of ${result.sessions} differ from a rebuild (listed above); pivot rebuild rewrites them from the log`,
             })
           io.out(
-            `${db} is sound: integrity check ok; ${plural(result.sessions, "session")} (${plural(result.events, "event")}) replayed; read models match a rebuild`,
+            `${db} is sound: integrity check ok; ${plural(result.sessions, "session")} (${plural(result.events, "event")}) replayed; ${result.compared === 0 ? "no read models stored" : `read models of ${plural(result.compared, "session")} match a rebuild`}`,
           )
         }),
       ),

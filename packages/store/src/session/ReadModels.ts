@@ -884,6 +884,22 @@ const compareRows = (
   return lines
 }
 
+/** Whether the read models' tables exist (a read-only connection never creates them). */
+const hasReadModels = (sql: Sql) =>
+  Effect.map(
+    sql.onDialectOrElse({
+      pg: () =>
+        sql<{
+          readonly n: number | string
+        }>`SELECT COUNT(*) AS n FROM pg_catalog.pg_tables WHERE tablename = 'pivot_rm_checkpoints' AND schemaname = ANY (current_schemas(false))`,
+      orElse: () =>
+        sql<{
+          readonly n: number | string
+        }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'pivot_rm_checkpoints'`,
+    }),
+    (rows) => Number(rows[0]?.n ?? 0) > 0,
+  )
+
 /** The warning logged when a read-model snapshot is not used. */
 const snapshotWarning = (stream: string, problem: string) =>
   `${stream}: read-model snapshot ignored (${problem}); folding the events instead`
@@ -1184,6 +1200,8 @@ const makeProjector = (options: Options) => {
       const stream = Events.streamName(sessionId)
       const head = yield* headOf(sql, stream)
       if (head === 0) return yield* new UnknownSession({ sessionId })
+      // A database written by the runtime alone (or opened read-only before any projection) has no read models.
+      if (!(yield* hasReadModels(sql))) return { version: head, models: 0, differences: [] }
       const tables = yield* tablesOf(sql, sessionId)
       const checkpoints = new Map(tables.checkpoints.map((cp) => [cp.model, cp]))
       const snapshot = snapshotting ? yield* readSnapshot(sql, stream, head) : undefined
@@ -1208,9 +1226,11 @@ const makeProjector = (options: Options) => {
         if (wanted.has(meta.version)) at.set(meta.version, states)
       }
       const differences: Array<string> = []
+      let compared = 0
       for (const { model, table, key } of tableOfModel) {
         const cp = checkpoints.get(model.name)
         if (cp === undefined || cp.projectionVersion !== model.version) continue
+        compared++
         const folded = at.get(Math.min(cp.streamVersion, head)) ?? states
         differences.push(...compareRows(table, key, tables[table], rowsOfStates(sessionId, folded)[table]))
       }
@@ -1222,7 +1242,7 @@ const makeProjector = (options: Options) => {
         if (folded === undefined || snapshotOf({ sessionId, version }, folded) !== snapshotRow.data)
           differences.push(`snapshot: its states at version ${version} differ from a fold of the log`)
       }
-      return { version: head, differences }
+      return { version: head, models: compared, differences }
     })
 
   return { project, rewrite, onAppend, onForget, bulk, verify }
@@ -1249,6 +1269,8 @@ export interface Tables {
 export interface Verified {
   /** The session's stream version. */
   readonly version: number
+  /** How many read models were compared (0: none stored for the session, e.g. a database the runtime alone wrote). */
+  readonly models: number
   /** One line per difference; none when the stored read models are what a rebuild would write. */
   readonly differences: ReadonlyArray<string>
 }

@@ -10,7 +10,7 @@ import { Events } from "@pivot/core"
 import { Effect, Logger } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
-import { ReadModels, SessionLog } from "../../src/index.ts"
+import { EventStore, ReadModels, SessionLog } from "../../src/index.ts"
 import { expectReadModelsEqualFold, freshSession, type GeneratedSession, open, sessionArb } from "./support.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-read-models-snapshots-"))
@@ -249,5 +249,28 @@ describe("read-model snapshots (SQLite)", () => {
           await runtime.dispose()
         }
       })
+  })
+
+  it("given a database the runtime alone wrote (no read-model tables), then verify, read-only, compares nothing and finds nothing", async () => {
+    const file = path.join(dir, "no-read-models.db")
+    const sessionId = freshSession("plain")
+    const generated = fc.sample(sessionArb(10), { numRuns: 1, seed: 3 })[0]!
+    await Effect.runPromise(
+      Effect.provide(
+        SessionLog.append(
+          sessionId,
+          0,
+          generated.events.map((event, i) => ({ id: SessionLog.eventId(sessionId, i + 1), event })),
+        ),
+        EventStore.layerSqlite({ filename: file }),
+      ) as Effect.Effect<unknown>,
+    )
+    const verified = await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(ReadModels.ReadModels, (rm) => rm.verify(sessionId)),
+        ReadModels.layerSqlite({ filename: file, readonly: true }),
+      ) as Effect.Effect<ReadModels.Verified>,
+    )
+    expect(verified).toEqual({ version: generated.events.length, models: 0, differences: [] })
   })
 })
