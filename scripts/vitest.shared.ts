@@ -9,5 +9,5 @@ export const sourceResolve = {
   ssr: { resolve: { conditions: ["@pivot/source", ...defaultServerConditions] } },
 }
 
-/** Setup files every project loads: fast-check's seed and run count from `FC_SEED` / `FC_NUM_RUNS`. */
+/** Setup files every project loads: fast-check's seed from `PIVOT_PROPERTY_SEED`. */
 export const setupFiles = [fileURLToPath(new URL("./fastcheck.setup.ts", import.meta.url))]
