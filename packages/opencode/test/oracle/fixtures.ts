@@ -1,13 +1,14 @@
 /**
- * Captured scenarios as fixtures under `test/fixtures/oracle/`: `<scenario>.export.json` is what `opencode export`
- * printed, `<scenario>.requests.json` every request OpenCode sent. Request messages repeat from call to call (the
+ * Captured scenarios as fixtures under `test/fixtures/oracle/`: `<scenario>.export.json.gz` is what `opencode export`
+ * printed, `<scenario>.requests.json.gz` every request OpenCode sent. Request messages repeat from call to call (the
  * whole history is sent each time), so each distinct message is stored once, by hash, and requests list hashes;
  * the system prompt and the tool definitions, which the comparison leaves aside, are kept as a hash, a length and
- * the tool names.
+ * the tool names. Both files are gzipped: the scenarios' large tool outputs are numbered lines that compress well.
  */
 import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { gunzipSync, gzipSync } from "node:zlib"
 import type { Capture } from "./capture.ts"
 import type { ChatMessage, Reply } from "./model-server.ts"
 import type { Kind } from "./scenarios.ts"
@@ -81,11 +82,9 @@ export const storeRequests = (capture: Capture, capturedAt: string): StoredReque
 
 /** Writes both files of a capture. */
 export const writeCapture = (capture: Capture, capturedAt: string, dir: string = fixturesDir): void => {
-  writeFileSync(
-    join(dir, `${capture.scenario}.requests.json`),
-    `${JSON.stringify(storeRequests(capture, capturedAt), null, 1)}\n`,
-  )
-  writeFileSync(join(dir, `${capture.scenario}.export.json`), capture.exportText)
+  const requests = `${JSON.stringify(storeRequests(capture, capturedAt), null, 1)}\n`
+  writeFileSync(join(dir, `${capture.scenario}.requests.json.gz`), gzipSync(requests, { level: 9 }))
+  writeFileSync(join(dir, `${capture.scenario}.export.json.gz`), gzipSync(capture.exportText, { level: 9 }))
 }
 
 /** A loaded scenario fixture: the export text and the requests with their messages resolved. */
@@ -97,8 +96,9 @@ export interface Loaded {
 
 /** Reads a scenario's fixtures. */
 export const load = (scenario: string, dir: string = fixturesDir): Loaded => {
-  const stored = JSON.parse(readFileSync(join(dir, `${scenario}.requests.json`), "utf8")) as StoredRequests
-  const exportText = readFileSync(join(dir, `${scenario}.export.json`), "utf8")
+  const text = (name: string) => gunzipSync(readFileSync(join(dir, name))).toString("utf8")
+  const stored = JSON.parse(text(`${scenario}.requests.json.gz`)) as StoredRequests
+  const exportText = text(`${scenario}.export.json.gz`)
   const requests = stored.requests.map((r) => ({
     ...r,
     chat: r.messages.map((key) => {

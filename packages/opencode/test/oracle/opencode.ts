@@ -215,9 +215,12 @@ export const serve = (ws: Workspace, timeoutMs = 120_000): Promise<Server> =>
       child.stdout.off("data", onData)
       resolve({
         url: found[1]!,
+        // OpenCode 1.18.33's server does not always stop on SIGTERM: give it a few seconds, then kill it.
         close: async () => {
           child.kill("SIGTERM")
+          const forced = setTimeout(() => child.kill("SIGKILL"), 5_000)
           await exited
+          clearTimeout(forced)
         },
       })
     }

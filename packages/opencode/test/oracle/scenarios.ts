@@ -130,11 +130,15 @@ export const autoCompaction: Scenario = {
     "read on 36 KB files, a 20k context: usage overflows at the end of turns and inside them, OpenCode compacts automatically and continues",
   context: 20_000,
   output: 4_000,
-  files: files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt"], 36_000),
-  turns: ["read a.txt", "read b.txt", "read c.txt d.txt", "read e.txt f.txt g.txt"],
+  files: files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt", "h.txt"], 36_000),
+  turns: ["read a.txt", "read b.txt", "read c.txt d.txt", "read e.txt f.txt g.txt h.txt"],
 }
 
-/** (b) `compaction.prune: true`: a large context, many reads, old outputs cleared after the turns. */
+/**
+ * (b) `compaction.prune: true`: a large context, one 48 KB read per turn. OpenCode prunes after a turn once the
+ * outputs before the last two turns pass 40k tokens by more than 20k: after turns 7 and 9; turns 8–10 show the
+ * cleared outputs.
+ */
 export const prune: Scenario = {
   name: "prune",
   description:
@@ -142,8 +146,8 @@ export const prune: Scenario = {
   context: 150_000,
   output: 4_000,
   compaction: { prune: true },
-  files: files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt", "h.txt"], 48_000),
-  turns: ["read a.txt", "read b.txt", "read c.txt", "read d.txt", "read e.txt", "read f.txt", "read g.txt h.txt"],
+  files: files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt", "h.txt", "i.txt", "j.txt"], 48_000),
+  turns: ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].map((f) => `read ${f}.txt`),
 }
 
 /** (c) The first summary call fails with an HTTP error; the next overflow compacts again. */
