@@ -111,6 +111,10 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
     OPENCODE_DISABLE_SHARE: "1",
     OPENCODE_DISABLE_CLAUDE_CODE: "1",
     OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+    // Anything that still tries the network fails at once instead of waiting (the scripted model is on loopback).
+    HTTP_PROXY: "http://127.0.0.1:9",
+    HTTPS_PROXY: "http://127.0.0.1:9",
+    NO_PROXY: "127.0.0.1,localhost",
   }
   return { root, repo, env, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
