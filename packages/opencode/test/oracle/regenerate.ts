@@ -3,9 +3,9 @@
 // sent and its export. Offline; a few minutes per scenario.
 //   npm run oracle:capture                 every scenario
 //   npm run oracle:capture -- prune        only the named ones
-import { capture } from "../packages/opencode/test/oracle/capture.ts"
-import { writeCapture } from "../packages/opencode/test/oracle/fixtures.ts"
-import { scenarios } from "../packages/opencode/test/oracle/scenarios.ts"
+import { capture } from "./capture.ts"
+import { writeCapture } from "./fixtures.ts"
+import { scenarios } from "./scenarios.ts"
 
 const wanted = process.argv.slice(2)
 const unknown = wanted.filter((name) => !scenarios.some((s) => s.name === name))
