@@ -185,6 +185,18 @@ describe("what the scenarios exercise (continued)", () => {
   })
 })
 
+describe("a failed tool call", () => {
+  it("tool-error: OpenCode's error for a missing file reaches the model as the tool result, as pivot renders it", () => {
+    const { agent, loaded, matches } = prepare(byName("tool-error"))
+    const raw = JSON.parse(loaded.exportText) as { messages: Array<{ parts: Array<any> }> }
+    const failed = raw.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool" && p.state.status === "error")
+    expect(failed).toHaveLength(1)
+    const results = agent.flatMap((r) => r.messages).filter((m) => m.role === "tool")
+    expect(results.some((m) => m.role === "tool" && m.output.startsWith("File not found:"))).toBe(true)
+    expect(matches.every((m) => m.version !== undefined)).toBe(true)
+  })
+})
+
 describe("the comparison can fail", () => {
   const { agent, windows } = prepare(byName("auto-compaction"))
   const withTool = agent.find((r) => r.messages.some((m) => m.role === "tool"))!

@@ -183,6 +183,16 @@ export const manualCompaction: Scenario = {
   turns: ["read a.txt", "read b.txt", compact, "read c.txt", compact, "what now?"],
 }
 
+/** A tool that fails: `read` on a file that does not exist answers an error the model sees as the tool's result. */
+export const toolError: Scenario = {
+  name: "tool-error",
+  description: "read on a missing file: OpenCode's tool error reaches the model as the tool result",
+  context: 20_000,
+  output: 4_000,
+  files: files(["a.txt"], 4_000),
+  turns: ["read missing.txt", "read a.txt"],
+}
+
 /** Every scenario, in the order the regeneration script runs them. */
 export const scenarios: ReadonlyArray<Scenario> = [
   autoCompaction,
@@ -190,4 +200,5 @@ export const scenarios: ReadonlyArray<Scenario> = [
   summaryError,
   overflowReplay,
   manualCompaction,
+  toolError,
 ]
