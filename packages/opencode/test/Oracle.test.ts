@@ -9,6 +9,7 @@ import {
   compactionsOf,
   fromChat,
   headEntries,
+  MEDIA,
   matchRequests,
   type Neutral,
   parseSummariserInput,
@@ -193,6 +194,21 @@ describe("a failed tool call", () => {
     expect(failed).toHaveLength(1)
     const results = agent.flatMap((r) => r.messages).filter((m) => m.role === "tool")
     expect(results.some((m) => m.role === "tool" && m.output.startsWith("File not found:"))).toBe(true)
+    expect(matches.every((m) => m.version !== undefined)).toBe(true)
+  })
+})
+
+describe("a file attached to a message", () => {
+  it("attachment: OpenCode reads a text file itself; the model gets its synthetic read as text parts, no media, as pivot renders it", () => {
+    const { agent, matches } = prepare(byName("attachment"))
+    const first = agent[0]!.messages[0]!
+    expect(first.role).toBe("user")
+    const texts = first.role === "user" ? first.texts : []
+    expect(texts).toHaveLength(3)
+    expect(texts[0]).toBe("look at this")
+    expect(texts[1]!.startsWith("Called the Read tool with the following input:")).toBe(true)
+    expect(texts[2]).toContain("a.txt line 00001")
+    expect(texts).not.toContain(MEDIA)
     expect(matches.every((m) => m.version !== undefined)).toBe(true)
   })
 })

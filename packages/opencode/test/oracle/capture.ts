@@ -2,6 +2,7 @@
  * Runs one scenario against the real OpenCode and captures what it did: every request body the scripted model
  * received and the session's `opencode export`.
  */
+import { join } from "node:path"
 import type { ChatRequest } from "./model-server.ts"
 import * as ModelServer from "./model-server.ts"
 import * as OpenCode from "./opencode.ts"
@@ -49,11 +50,13 @@ export const capture = async (scenario: Scenario, log: (line: string) => void = 
       sessionId = await OpenCode.createSession(opencode)
       for (const [i, turn] of scenario.turns.entries()) {
         const started = Date.now()
-        const label = typeof turn === "string" ? `"${turn}"` : "compact"
+        const label = typeof turn === "string" ? `"${turn}"` : turn._tag
         // A turn that ends in an error (a failed summary) is part of the scenario: note it and go on.
         await (typeof turn === "string"
           ? OpenCode.prompt(opencode, sessionId, turn)
-          : OpenCode.summarize(opencode, sessionId)
+          : turn._tag === "attach"
+            ? OpenCode.prompt(opencode, sessionId, turn.text, [{ path: join(ws.repo, turn.file), mime: turn.mime }])
+            : OpenCode.summarize(opencode, sessionId)
         ).catch((e: unknown) => log(`${scenario.name}: turn ${i + 1} failed: ${String(e)}`))
         log(
           `${scenario.name}: turn ${i + 1}/${scenario.turns.length} ${label} (${Date.now() - started} ms, ${server.requests.length} requests)`,

@@ -37,6 +37,9 @@ const parseArgs = (text: string): unknown => {
   }
 }
 
+/** A user's media part in the neutral form (the wire encodings of the two sides differ; that one is there counts). */
+export const MEDIA = "[media]"
+
 /** OpenCode's request messages (chat-completions), system messages dropped. */
 export const fromChat = (messages: ReadonlyArray<ChatMessage>): Array<Neutral> => {
   const out: Array<Neutral> = []
@@ -46,11 +49,11 @@ export const fromChat = (messages: ReadonlyArray<ChatMessage>): Array<Neutral> =
       out.push({ role: "tool", id: m.tool_call_id ?? "", output: typeof m.content === "string" ? m.content : "" })
       continue
     }
-    const texts =
-      typeof m.content === "string"
-        ? [m.content]
-        : (m.content ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "")
-    if (m.role === "user") out.push({ role: "user", texts })
+    const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? [])
+    const texts = parts.filter((p) => p.type === "text").map((p) => p.text ?? "")
+    // A user's media part (image_url, file, input_audio) counts as a part, whatever its encoding.
+    if (m.role === "user")
+      out.push({ role: "user", texts: parts.map((p) => (p.type === "text" ? (p.text ?? "") : MEDIA)) })
     else
       out.push({
         role: "assistant",
@@ -79,7 +82,7 @@ export const fromModel = (messages: ReadonlyArray<ModelMessage.ModelMessage>): A
       continue
     }
     if (m.role === "user") {
-      out.push({ role: "user", texts: m.content.filter((p) => p.type === "text").map((p) => p.text) })
+      out.push({ role: "user", texts: m.content.map((p) => (p.type === "text" ? p.text : MEDIA)) })
       continue
     }
     out.push({
@@ -203,7 +206,8 @@ export const parseSummariserInput = (
 /** pivot's summarised head in the same entry form (tool results whole: OpenCode's are cut and end in `[truncated]`). */
 export const headEntries = (head: ReadonlyArray<Neutral>): Array<Entry> =>
   head.flatMap((m): Array<Entry> => {
-    if (m.role === "user") return m.texts.map((text) => ({ kind: "user", text }))
+    // OpenCode joins a user message's text parts into one entry, one line each.
+    if (m.role === "user") return [{ kind: "user", text: m.texts.join("\n") }]
     if (m.role === "tool") return [{ kind: "result", text: m.output }]
     return [
       ...(m.text === "" ? [] : [{ kind: "assistant" as const, text: m.text }]),

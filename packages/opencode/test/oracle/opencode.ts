@@ -253,11 +253,30 @@ const [providerID, modelID] = MODEL.split("/") as [string, string]
 export const createSession = async (server: Server): Promise<string> =>
   ((await post(server, "/session", {})) as { id: string }).id
 
+/** A file attached to a message: a path in the project and its media type. */
+export interface Attachment {
+  readonly path: string
+  readonly mime: string
+}
+
 /** One user turn (`POST /session/:id/message`), answered when OpenCode's loop for it has finished. */
-export const prompt = (server: Server, sessionId: string, text: string): Promise<unknown> =>
+export const prompt = (
+  server: Server,
+  sessionId: string,
+  text: string,
+  attachments: ReadonlyArray<Attachment> = [],
+): Promise<unknown> =>
   post(server, `/session/${sessionId}/message`, {
     model: { providerID, modelID },
-    parts: [{ type: "text", text }],
+    parts: [
+      { type: "text", text },
+      ...attachments.map((a) => ({
+        type: "file",
+        mime: a.mime,
+        url: `file://${a.path}`,
+        filename: a.path.split("/").at(-1),
+      })),
+    ],
   })
 
 /** A compaction asked by the user (`POST /session/:id/summarize`, what the TUI's /compact sends). */

@@ -19,12 +19,23 @@ export interface Scenario {
   readonly output: number
   readonly compaction?: CompactionConfig
   readonly files: Readonly<Record<string, string>>
-  /** The user's turns: a message, or `compact` (the user asks for a compaction, `POST /session/:id/summarize`). */
-  readonly turns: ReadonlyArray<string | typeof compact>
+  /**
+   * The user's turns: a message, `compact` (the user asks for a compaction, `POST /session/:id/summarize`), or a
+   * message with a project file attached.
+   */
+  readonly turns: ReadonlyArray<string | typeof compact | Attach>
   /** Summary calls (0-based, counting summary calls only) that answer an HTTP 400 instead of a summary. */
   readonly failSummaries?: ReadonlyArray<number>
   /** Agent requests whose estimated size is above this are refused with a provider "context too long" error. */
   readonly providerLimit?: number
+}
+
+/** A turn where the user attaches a project file to a message. */
+export interface Attach {
+  readonly _tag: "attach"
+  readonly text: string
+  readonly file: string
+  readonly mime: string
 }
 
 /** A turn where the user asks for a compaction. */
@@ -193,6 +204,16 @@ export const toolError: Scenario = {
   turns: ["read missing.txt", "read a.txt"],
 }
 
+/** A file attached to the user's message: OpenCode reads it itself and adds what it read to the message. */
+export const attachment: Scenario = {
+  name: "attachment",
+  description: "a text file attached to a user message: OpenCode's synthetic read parts reach the model",
+  context: 20_000,
+  output: 4_000,
+  files: files(["a.txt", "b.txt"], 2_000),
+  turns: [{ _tag: "attach", text: "look at this", file: "a.txt", mime: "text/plain" }, "read b.txt"],
+}
+
 /** Every scenario, in the order the regeneration script runs them. */
 export const scenarios: ReadonlyArray<Scenario> = [
   autoCompaction,
@@ -201,4 +222,5 @@ export const scenarios: ReadonlyArray<Scenario> = [
   overflowReplay,
   manualCompaction,
   toolError,
+  attachment,
 ]
