@@ -14,6 +14,7 @@ import {
   type Neutral,
   parseSummariserInput,
   sameEntries,
+  UNSUPPORTED_MEDIA,
   windowsOf,
 } from "./oracle/compare.ts"
 import { load } from "./oracle/fixtures.ts"
@@ -25,10 +26,13 @@ const byName = (name: string): Scenario => scenarios.find((s) => s.name === name
 /** Everything a scenario's tests read, computed once. */
 const prepare = (scenario: Scenario) => {
   const loaded = load(scenario.name)
-  const { windows } = windowsOf(loaded.exportText)
+  // The image scenario's model takes no media: OpenCode says so in text where pivot sends the medium, and moves
+  // media out of tool results (pivot's mediaInToolResults: false). Deviation 18; checked raw below.
+  const media = scenario.name === "image"
+  const { windows } = windowsOf(loaded.exportText, media ? { mediaInToolResults: false } : undefined)
   const agent = loaded.requests
     .filter((r) => r.kind === "agent")
-    .map((r) => ({ index: r.index, messages: fromChat(r.chat), reply: r.reply }))
+    .map((r) => ({ index: r.index, messages: fromChat(r.chat, { unsupportedAsMedia: media }), reply: r.reply }))
   const summaries = loaded.requests.filter((r) => r.kind === "summary")
   const compactions = compactionsOf(
     loaded.exportText,
@@ -210,6 +214,37 @@ describe("a file attached to a message", () => {
     expect(texts[2]).toContain("a.txt line 00001")
     expect(texts).not.toContain(MEDIA)
     expect(matches.every((m) => m.version !== undefined)).toBe(true)
+  })
+})
+
+describe("media the model cannot take (deviation 18)", () => {
+  const { loaded } = prepare(byName("image"))
+  const requests = loaded.requests.filter((r) => r.kind === "agent")
+
+  it("given an attached image and an image read by a tool, then OpenCode sends its error text where pivot sends the image", () => {
+    const { windows } = windowsOf(loaded.exportText)
+    const raw = matchRequests(
+      requests.map((r) => ({ index: r.index, messages: fromChat(r.chat) })),
+      windows,
+    )
+    expect(raw.every((m) => m.version === undefined)).toBe(true)
+    const first = fromChat(requests[0]!.chat)[0]!
+    expect(first.role === "user" && first.texts.filter((t) => UNSUPPORTED_MEDIA.test(t))).toEqual([
+      'ERROR: Cannot read "dot.png" (this model does not support image input). Inform the user.',
+    ])
+    const last = fromChat(requests.at(-1)!.chat)
+    expect(last.at(-1)).toEqual({
+      role: "user",
+      texts: [
+        "Attached media from tool result:",
+        "ERROR: Cannot read image (this model does not support image input). Inform the user.",
+      ],
+    })
+  })
+
+  it("then that text is the only difference: read as the image, and with media out of tool results, every request equals pivot's window", () => {
+    const { matches } = prepare(byName("image"))
+    expect(matches.map((m) => m.version !== undefined)).toEqual([true, true, true])
   })
 })
 

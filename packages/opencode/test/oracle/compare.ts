@@ -40,8 +40,19 @@ const parseArgs = (text: string): unknown => {
 /** A user's media part in the neutral form (the wire encodings of the two sides differ; that one is there counts). */
 export const MEDIA = "[media]"
 
+/**
+ * The text OpenCode puts where its model has no input modality for a medium; `fromChat` can read it back as the
+ * media part pivot sends (deviation 18).
+ */
+export const UNSUPPORTED_MEDIA =
+  /^ERROR: Cannot read (?:"[^"]*"|\w+) \(this model does not support \w+ input\)\. Inform the user\.$/
+
 /** OpenCode's request messages (chat-completions), system messages dropped. */
-export const fromChat = (messages: ReadonlyArray<ChatMessage>): Array<Neutral> => {
+export const fromChat = (
+  messages: ReadonlyArray<ChatMessage>,
+  options: { readonly unsupportedAsMedia?: boolean } = {},
+): Array<Neutral> => {
+  const asMedia = (text: string) => (options.unsupportedAsMedia === true && UNSUPPORTED_MEDIA.test(text) ? MEDIA : text)
   const out: Array<Neutral> = []
   for (const m of messages) {
     if (m.role === "system") continue
@@ -53,7 +64,7 @@ export const fromChat = (messages: ReadonlyArray<ChatMessage>): Array<Neutral> =
     const texts = parts.filter((p) => p.type === "text").map((p) => p.text ?? "")
     // A user's media part (image_url, file, input_audio) counts as a part, whatever its encoding.
     if (m.role === "user")
-      out.push({ role: "user", texts: parts.map((p) => (p.type === "text" ? (p.text ?? "") : MEDIA)) })
+      out.push({ role: "user", texts: parts.map((p) => (p.type === "text" ? asMedia(p.text ?? "") : MEDIA)) })
     else
       out.push({
         role: "assistant",
@@ -102,6 +113,7 @@ export const fromModel = (messages: ReadonlyArray<ModelMessage.ModelMessage>): A
 /** pivot's window after each event of the imported export: `windows[v]` is the window right after event v. */
 export const windowsOf = (
   exportText: string,
+  options?: Render.Options,
 ): { readonly sessionId: string; readonly windows: Array<Array<Neutral>> } => {
   const imported = importText(exportText)
   if (Result.isFailure(imported)) throw new Error(`pivot refused the export: ${imported.failure.message}`)
@@ -110,7 +122,7 @@ export const windowsOf = (
   let state = Session.initialState
   for (const event of events) {
     state = Session.evolve(state, event)
-    windows.push(fromModel(ValidWindow.render(Window.messages(state.window)).map((r) => r.message)))
+    windows.push(fromModel(ValidWindow.render(Window.messages(state.window), options).map((r) => r.message)))
   }
   return { sessionId, windows }
 }

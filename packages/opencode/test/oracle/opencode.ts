@@ -64,7 +64,7 @@ export interface WorkspaceOptions {
   readonly context: number
   readonly output: number
   readonly compaction?: CompactionConfig
-  readonly files?: Readonly<Record<string, string>>
+  readonly files?: Readonly<Record<string, string | Uint8Array>>
 }
 
 const git = (cwd: string, args: ReadonlyArray<string>) =>

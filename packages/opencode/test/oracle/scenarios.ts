@@ -18,7 +18,7 @@ export interface Scenario {
   readonly context: number
   readonly output: number
   readonly compaction?: CompactionConfig
-  readonly files: Readonly<Record<string, string>>
+  readonly files: Readonly<Record<string, string | Uint8Array>>
   /**
    * The user's turns: a message, `compact` (the user asks for a compaction, `POST /session/:id/summarize`), or a
    * message with a project file attached.
@@ -79,7 +79,7 @@ export const tooLongMessage = (tokens: number, limit: number) =>
 
 /** The files a `read` script names: every word after `read` up to the end of the line. */
 const filesToRead = (text: string): Array<string> => {
-  const match = /\bread ((?:[\w.-]+\.txt\s*)+)/.exec(text)
+  const match = /\bread ((?:[\w.-]+\.(?:txt|png)\s*)+)/.exec(text)
   return match === null ? [] : match[1]!.trim().split(/\s+/)
 }
 
@@ -214,6 +214,22 @@ export const attachment: Scenario = {
   turns: [{ _tag: "attach", text: "look at this", file: "a.txt", mime: "text/plain" }, "read b.txt"],
 }
 
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+)
+
+/** An image attached to a message, then read by the `read` tool. */
+export const image: Scenario = {
+  name: "image",
+  description: "an image attached to a user message, and the same image read by the read tool",
+  context: 20_000,
+  output: 4_000,
+  files: { "dot.png": PNG },
+  turns: [{ _tag: "attach", text: "what is in this image?", file: "dot.png", mime: "image/png" }, "read dot.png"],
+}
+
 /** Every scenario, in the order the regeneration script runs them. */
 export const scenarios: ReadonlyArray<Scenario> = [
   autoCompaction,
@@ -223,4 +239,5 @@ export const scenarios: ReadonlyArray<Scenario> = [
   manualCompaction,
   toolError,
   attachment,
+  image,
 ]
