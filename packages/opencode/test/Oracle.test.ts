@@ -26,13 +26,15 @@ const byName = (name: string): Scenario => scenarios.find((s) => s.name === name
 /** Everything a scenario's tests read, computed once. */
 const prepare = (scenario: Scenario) => {
   const loaded = load(scenario.name)
-  // The image scenario's model takes no media: OpenCode says so in text where pivot sends the medium, and moves
-  // media out of tool results (pivot's mediaInToolResults: false). Deviation 18; checked raw below.
-  const media = scenario.name === "image"
+  // OpenCode's OpenAI-compatible provider takes no media in tool results: it moves them to a user message, as pivot
+  // does with mediaInToolResults: false. The image scenario's model takes no images at all: OpenCode sends an error
+  // text where pivot sends the image (deviation 18; checked raw below).
+  const media = scenario.name.startsWith("image")
   const { windows } = windowsOf(loaded.exportText, media ? { mediaInToolResults: false } : undefined)
+  const unsupportedAsMedia = scenario.name === "image"
   const agent = loaded.requests
     .filter((r) => r.kind === "agent")
-    .map((r) => ({ index: r.index, messages: fromChat(r.chat, { unsupportedAsMedia: media }), reply: r.reply }))
+    .map((r) => ({ index: r.index, messages: fromChat(r.chat, { unsupportedAsMedia }), reply: r.reply }))
   const summaries = loaded.requests.filter((r) => r.kind === "summary")
   const compactions = compactionsOf(
     loaded.exportText,
@@ -214,6 +216,21 @@ describe("a file attached to a message", () => {
     expect(texts[2]).toContain("a.txt line 00001")
     expect(texts).not.toContain(MEDIA)
     expect(matches.every((m) => m.version !== undefined)).toBe(true)
+  })
+})
+
+describe("media", () => {
+  it("image-input: a model with image input gets the attached image, and the tool's image in a user message after the result", () => {
+    const { agent, matches, loaded } = prepare(byName("image-input"))
+    const last = agent.at(-1)!.messages
+    expect(last.at(-2)).toEqual({ role: "tool", id: "call_2_0", output: "Image read successfully" })
+    expect(last.at(-1)).toEqual({ role: "user", texts: ["Attached media from tool result:", MEDIA] })
+    expect(userTexts(last)[2]).toBe(MEDIA)
+    expect(matches.map((m) => m.version !== undefined)).toEqual([true, true, true])
+    // With media left in tool results (pivot's default, for providers that take them) the last request differs there.
+    const inResults = matchRequests([agent.at(-1)!], windowsOf(loaded.exportText).windows)[0]!
+    expect(inResults.version).toBeUndefined()
+    expect(inResults.difference!.opencode).toEqual(last.at(-2))
   })
 })
 

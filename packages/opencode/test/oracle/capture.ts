@@ -41,6 +41,7 @@ export const capture = async (scenario: Scenario, log: (line: string) => void = 
     output: scenario.output,
     ...(scenario.compaction ? { compaction: scenario.compaction } : {}),
     files: scenario.files,
+    ...(scenario.inputs ? { inputs: scenario.inputs } : {}),
   })
   try {
     model.respond = scriptedModel(scenario, ws.repo)

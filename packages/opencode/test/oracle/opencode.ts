@@ -65,6 +65,8 @@ export interface WorkspaceOptions {
   readonly output: number
   readonly compaction?: CompactionConfig
   readonly files?: Readonly<Record<string, string | Uint8Array>>
+  /** The model's input media types besides text (OpenCode replaces the others by an error text). */
+  readonly inputs?: ReadonlyArray<"image" | "pdf" | "audio" | "video">
 }
 
 const git = (cwd: string, args: ReadonlyArray<string>) =>
@@ -83,7 +85,12 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
       scripted: {
         npm: "@ai-sdk/openai-compatible",
         options: { baseURL: options.baseURL, apiKey: "x" },
-        models: { scripted: { limit: { context: options.context, output: options.output } } },
+        models: {
+          scripted: {
+            limit: { context: options.context, output: options.output },
+            ...(options.inputs ? { modalities: { input: ["text", ...options.inputs], output: ["text"] } } : {}),
+          },
+        },
       },
     },
     ...(options.compaction ? { compaction: options.compaction } : {}),

@@ -26,6 +26,8 @@ export interface Scenario {
   readonly turns: ReadonlyArray<string | typeof compact | Attach>
   /** Summary calls (0-based, counting summary calls only) that answer an HTTP 400 instead of a summary. */
   readonly failSummaries?: ReadonlyArray<number>
+  /** The model's input media types besides text. */
+  readonly inputs?: ReadonlyArray<"image" | "pdf" | "audio" | "video">
   /** Agent requests whose estimated size is above this are refused with a provider "context too long" error. */
   readonly providerLimit?: number
 }
@@ -230,6 +232,14 @@ export const image: Scenario = {
   turns: [{ _tag: "attach", text: "what is in this image?", file: "dot.png", mime: "image/png" }, "read dot.png"],
 }
 
+/** The same with a model that takes images: OpenCode sends them (out of the tool result, in a user message). */
+export const imageInput: Scenario = {
+  ...image,
+  name: "image-input",
+  description: "the image scenario with a model that declares image input",
+  inputs: ["image"],
+}
+
 /** Every scenario, in the order the regeneration script runs them. */
 export const scenarios: ReadonlyArray<Scenario> = [
   autoCompaction,
@@ -240,4 +250,5 @@ export const scenarios: ReadonlyArray<Scenario> = [
   toolError,
   attachment,
   image,
+  imageInput,
 ]
