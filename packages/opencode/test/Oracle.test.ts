@@ -219,6 +219,16 @@ describe("a file attached to a message", () => {
   })
 })
 
+describe("an interrupted tool", () => {
+  it("interrupted: the user aborts a running shell command; the next turn sends its result as OpenCode recorded it, as pivot renders it", () => {
+    const { agent, matches } = prepare(byName("interrupted"))
+    const results = agent.at(-1)!.messages.filter((m) => m.role === "tool")
+    expect(results[0]).toMatchObject({ role: "tool", id: "call_1_0" })
+    expect(results[0]!.role === "tool" && results[0]!.output).toContain("User aborted the command")
+    expect(matches.every((m) => m.version !== undefined)).toBe(true)
+  })
+})
+
 describe("media", () => {
   it("image-input: a model with image input gets the attached image, and the tool's image in a user message after the result", () => {
     const { agent, matches, loaded } = prepare(byName("image-input"))

@@ -27,6 +27,28 @@ export interface Capture {
   readonly exportText: string
 }
 
+/**
+ * Sends a turn and interrupts it `afterMs` after the scripted model has asked for a tool in it (so the tool is
+ * running); settles when OpenCode has answered the turn.
+ */
+const interrupt = async (
+  server: OpenCode.Server,
+  model: ModelServer.ModelServer,
+  sessionId: string,
+  text: string,
+  afterMs: number,
+) => {
+  const before = model.requests.length
+  const turn = OpenCode.prompt(server, sessionId, text)
+  const asked = () =>
+    model.requests.slice(before).some((r) => r.reply._tag === "answer" && (r.reply.toolCalls ?? []).length > 0)
+  for (let waited = 0; !asked() && waited < 120_000; waited += 200)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  await new Promise((resolve) => setTimeout(resolve, afterMs))
+  await OpenCode.abort(server, sessionId)
+  return turn
+}
+
 /** Runs the scenario's turns through one `opencode serve` (one session) and exports the session with `opencode export`. */
 export const capture = async (scenario: Scenario, log: (line: string) => void = () => {}): Promise<Capture> => {
   const model: { respond: (request: ChatRequest) => ModelServer.Reply } = {
@@ -57,7 +79,9 @@ export const capture = async (scenario: Scenario, log: (line: string) => void = 
           ? OpenCode.prompt(opencode, sessionId, turn)
           : turn._tag === "attach"
             ? OpenCode.prompt(opencode, sessionId, turn.text, [{ path: join(ws.repo, turn.file), mime: turn.mime }])
-            : OpenCode.summarize(opencode, sessionId)
+            : turn._tag === "abort"
+              ? interrupt(opencode, server, sessionId, turn.text, turn.afterMs)
+              : OpenCode.summarize(opencode, sessionId)
         ).catch((e: unknown) => log(`${scenario.name}: turn ${i + 1} failed: ${String(e)}`))
         log(
           `${scenario.name}: turn ${i + 1}/${scenario.turns.length} ${label} (${Date.now() - started} ms, ${server.requests.length} requests)`,

@@ -286,6 +286,10 @@ export const prompt = (
     ],
   })
 
+/** Interrupts the session's running turn (`POST /session/:id/abort`, what Esc does in the TUI). */
+export const abort = (server: Server, sessionId: string): Promise<unknown> =>
+  post(server, `/session/${sessionId}/abort`, {})
+
 /** A compaction asked by the user (`POST /session/:id/summarize`, what the TUI's /compact sends). */
 export const summarize = (server: Server, sessionId: string): Promise<unknown> =>
   post(server, `/session/${sessionId}/summarize`, { providerID, modelID, auto: false })

@@ -23,7 +23,7 @@ export interface Scenario {
    * The user's turns: a message, `compact` (the user asks for a compaction, `POST /session/:id/summarize`), or a
    * message with a project file attached.
    */
-  readonly turns: ReadonlyArray<string | typeof compact | Attach>
+  readonly turns: ReadonlyArray<string | typeof compact | Attach | Abort>
   /** Summary calls (0-based, counting summary calls only) that answer an HTTP 400 instead of a summary. */
   readonly failSummaries?: ReadonlyArray<number>
   /** The model's input media types besides text. */
@@ -38,6 +38,13 @@ export interface Attach {
   readonly text: string
   readonly file: string
   readonly mime: string
+}
+
+/** A turn the user interrupts (`POST /session/:id/abort`) `afterMs` after the agent called a tool, while it runs. */
+export interface Abort {
+  readonly _tag: "abort"
+  readonly text: string
+  readonly afterMs: number
 }
 
 /** A turn where the user asks for a compaction. */
@@ -110,6 +117,12 @@ export const scriptedModel = (scenario: Scenario, repo: string) => {
     while (last >= 0 && request.messages[last]!.role !== "user") last--
     const script = last >= 0 ? contentText(request.messages[last]!) : ""
     const steps = request.messages.slice(last + 1).filter((m) => m.role === "assistant").length
+    // `run sleep` asks for a shell command long enough to be interrupted.
+    if (script.includes("run sleep") && steps === 0)
+      return answer({
+        toolCalls: [{ name: "bash", arguments: { command: "sleep 60", description: "Waits a minute" } }],
+        usage,
+      })
     const files = filesToRead(script)
     // After a pivot OpenCode asks to continue: go on with the files the interrupted script had left.
     const queue = files.length > 0 ? files.slice(steps) : script.startsWith(CONTINUE_PREFIX) ? left : []
@@ -240,6 +253,16 @@ export const imageInput: Scenario = {
   inputs: ["image"],
 }
 
+/** The user interrupts a turn while its shell command runs; the next turn shows how the interrupted call is sent. */
+export const interrupted: Scenario = {
+  name: "interrupted",
+  description: "a bash call interrupted by the user (abort) mid-run, then another turn",
+  context: 20_000,
+  output: 4_000,
+  files: files(["a.txt"], 2_000),
+  turns: [{ _tag: "abort", text: "run sleep", afterMs: 3_000 }, "read a.txt"],
+}
+
 /** Every scenario, in the order the regeneration script runs them. */
 export const scenarios: ReadonlyArray<Scenario> = [
   autoCompaction,
@@ -251,4 +274,5 @@ export const scenarios: ReadonlyArray<Scenario> = [
   attachment,
   image,
   imageInput,
+  interrupted,
 ]
