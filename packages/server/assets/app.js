@@ -320,7 +320,8 @@
           { label: "billed input (eq)", stroke: "#7c3aed", width: 2 },
           { label: "stable prefix (tokens)", stroke: "#10b981", width: 1 },
         ],
-        scales: { x: { time: false } },
+        // The same x axis as the usage chart above it: version 0 to the head.
+        scales: { x: { time: false, range: () => [0, ledger.head] } },
         axes: [{ label: "stream version" }, { label: "tokens", size: 70 }],
       },
       data,
