@@ -1,7 +1,9 @@
 /**
- * `pivot inspect <export.json | --db FILE --session ID> [--format text|json]`: a session at a glance for an audit —
- * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
- * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
+ * `pivot inspect <export.json | --db FILE --session ID> [--format text|json] [--prices FILE]`: a session at a glance
+ * for an audit — its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser
+ * and prompt, the `--at` version to replay it, its ledger line and retention check), compactions that formed no
+ * pivot, the prune index, context usage over time with each call's prefix stability, the ledger's totals, and what
+ * the model re-read through context_recall.
  */
 import {
   ArtifactCheck,
@@ -551,9 +553,11 @@ export const inspect: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
+      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, the ledger (what each call was billed with cache reads and writes priced, what each compaction and prune shed, cost, invalidated and saved, which artifacts each summary kept, each call's prefix stability; --prices FILE for your prices), and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
     ),
-    Command.withShortDescription("events, pivots (what each summarised and kept, --at to replay), prunes, usage"),
+    Command.withShortDescription(
+      "events, pivots (what each summarised and kept, --at to replay), prunes, usage, the ledger (cost, cache, kept)",
+    ),
     Command.withExamples([
       { command: "pivot inspect session.json", description: "an export at a glance" },
       { command: "pivot inspect --db .pivot/pivot.db --session ses_abc --tail 30", description: "the latest 30 rows" },
