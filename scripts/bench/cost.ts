@@ -25,10 +25,17 @@
  * them; they are billed as if sent); and the artifacts of the whole session (files, commands, errors, requests:
  * `ArtifactCheck`) that the last call's prompt still names.
  *
+ * Then the same on the ten sessions the OpenCode oracle captured from the real OpenCode (its exports, replayed turn by
+ * turn), in the 20,000-token window of its compaction scenarios.
+ *
  * Run: `npm run bench:cost [-- --sessions N] [--turns N] [--seed N]`.
  */
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { parseArgs } from "node:util"
+import { gunzipSync } from "node:zlib"
 import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Message, Tokens } from "@pivot/core"
+import { Import } from "@pivot/opencode"
 import { ContextManager, type Options, Sessions, Summarizer, type SummarizerShape } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
@@ -50,7 +57,6 @@ const MODEL = {
   ref: { providerId: "anthropic", modelId: "claude-sonnet-4-5" },
   limits: { context: 64_000, output: 8_000 },
 }
-const USABLE = MODEL.limits.context - MODEL.limits.output
 // A fixed system prompt and tool list, first in every prompt (what a provider cache can always keep).
 const SYSTEM = `You are a coding agent. ${"Follow the repository's conventions and keep changes small. ".repeat(60)}\nTools: ${JSON.stringify(
   ["read", "edit", "write", "bash", "grep"].map((name) => ({
@@ -150,6 +156,51 @@ const generate = (seed: number): ReadonlyArray<Turn> => {
   return turns
 }
 
+// ── Real OpenCode sessions ───────────────────────────────────────────────────────────────────────────────────────
+
+/** The oracle's captures of the real OpenCode (packages/opencode/test/fixtures/oracle): each export as turns. */
+const ORACLE = join(import.meta.dirname, "../../packages/opencode/test/fixtures/oracle")
+
+/**
+ * An OpenCode export as the turns it replays: each real user message (markers and synthetic ones left out) starts a
+ * turn, and each assistant step (summaries left out) is a step with its tool calls as they ended. What OpenCode
+ * compacted or pruned is not carried over: every strategy manages the same history its own way.
+ */
+const turnsOf = (file: string): ReadonlyArray<Turn> => {
+  const imported = Import.importText(gunzipSync(readFileSync(file)).toString("utf8"))
+  if (imported._tag === "Failure") throw new Error(`${file}: ${imported.failure.message}`)
+  const turns: Array<{ request: string; at: number; steps: Array<Step> }> = []
+  for (const event of imported.success.events) {
+    if (event._tag === "UserMessageAdded") {
+      const m = event.message
+      const text = m.parts
+        .flatMap((p) => (p.type === "text" && p.synthetic !== true && p.ignored !== true ? [p.text] : []))
+        .join("\n")
+      if (text.trim() === "" || m.parts.some((p) => p.type === "compaction")) continue
+      turns.push({ request: text, at: m.createdAt, steps: [] })
+    } else if (event._tag === "AssistantStepRecorded" && event.message.summary !== true && turns.length > 0) {
+      const m = event.message
+      const tools = m.parts.flatMap((p): Array<Tool> => {
+        if (p.type !== "tool") return []
+        const input = p.state.input as Record<string, unknown>
+        if (p.state.status === "completed") return [{ tool: p.tool, input, output: p.state.output }]
+        if (p.state.status === "error") return [{ tool: p.tool, input, output: "", error: p.state.error }]
+        return []
+      })
+      const text = m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+      turns.at(-1)!.steps.push({ tools, text: text === "" ? "…" : text, at: m.completedAt ?? m.createdAt })
+    }
+  }
+  return turns.filter((t) => t.steps.length > 0)
+}
+
+const realSessions = (): ReadonlyArray<{ readonly name: string; readonly turns: ReadonlyArray<Turn> }> =>
+  readdirSync(ORACLE)
+    .filter((f) => f.endsWith(".export.json.gz"))
+    .sort()
+    .map((f) => ({ name: f.replace(".export.json.gz", ""), turns: turnsOf(join(ORACLE, f)) }))
+    .filter((s) => s.turns.length > 0)
+
 // ── Running a strategy ───────────────────────────────────────────────────────────────────────────────────────────
 
 interface Request {
@@ -193,6 +244,7 @@ const standIn = (clock: { now: number }, requests: Array<Request>): SummarizerSh
 /** Runs the session through pivot's runtime with `options`; `view` turns each prepared input into the prompt sent. */
 const runPivot = (
   turns: ReadonlyArray<Turn>,
+  model: typeof MODEL,
   options: Partial<Options>,
   pruneAfterTurn: boolean,
   view: (messages: Array<ModelMessage>) => ReadonlyArray<unknown> = (m) => m,
@@ -213,7 +265,7 @@ const runPivot = (
         const prepared = yield* cm.prepare(SESSION)
         const prompt = serialise(SYSTEM, view(prepared.modelMessages as Array<ModelMessage>))
         const tokens = Tokens.estimate(prompt)
-        if (tokens > MODEL.limits.context) overWindow++
+        if (tokens > model.limits.context) overWindow++
         requests.push({ kind: "step", text: prompt, at: clock.now })
         lastPrompt = prompt
         call++
@@ -241,7 +293,7 @@ const runPivot = (
     for (const event of yield* sessions.events(SESSION)) conversation = Conversation.evolve(conversation, event)
     return Conversation.messages(conversation) as ReadonlyArray<Message.Message>
   })
-  const layer = ContextManager.layer({ model: MODEL, overheadTokens: OVERHEAD, ...options }).pipe(
+  const layer = ContextManager.layer({ model, overheadTokens: OVERHEAD, ...options }).pipe(
     Layer.provide(Layer.succeed(Summarizer, standIn(clock, requests))),
     Layer.provide(Ids.Ids.layerSequential),
     Layer.provideMerge(EventStore.layerMemory()),
@@ -272,14 +324,18 @@ const aiSdkPrune = (messages: Array<ModelMessage>) =>
     emptyMessages: "remove",
   })
 
-const STRATEGIES: ReadonlyArray<{ readonly name: string; readonly run: (turns: ReadonlyArray<Turn>) => Run }> = [
-  { name: "none", run: (t) => runPivot(t, { config: { auto: false, prune: false } }, false) },
-  { name: "opencode", run: (t) => runPivot(t, { config: { prune: true }, factsBlock: false }, true) },
-  { name: "ai-sdk prune", run: (t) => runPivot(t, { config: { auto: false, prune: false } }, false, aiSdkPrune) },
-  { name: "pivot", run: (t) => runPivot(t, {}, false) },
+type Window = typeof MODEL
+const STRATEGIES: ReadonlyArray<{
+  readonly name: string
+  readonly run: (turns: ReadonlyArray<Turn>, model: Window) => Run
+}> = [
+  { name: "none", run: (t, m) => runPivot(t, m, { config: { auto: false, prune: false } }, false) },
+  { name: "opencode", run: (t, m) => runPivot(t, m, { config: { prune: true }, factsBlock: false }, true) },
+  { name: "ai-sdk prune", run: (t, m) => runPivot(t, m, { config: { auto: false, prune: false } }, false, aiSdkPrune) },
+  { name: "pivot", run: (t, m) => runPivot(t, m, {}, false) },
   {
     name: "pivot cache-aware",
-    run: (t) => runPivot(t, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
+    run: (t, m) => runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
   },
 ]
 
@@ -316,12 +372,12 @@ const bill = (requests: ReadonlyArray<Request>, provider: Provider) => {
   return { billed, read, summary, writes }
 }
 
-const main = () => {
+/** Runs every strategy on `sessions` in `model`'s window and prints the two tables. */
+const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, model: Window) => {
   const totals = new Map<string, Totals>()
-  for (let s = 0; s < SESSIONS; s++) {
-    const turns = generate(SEED * 1_000 + s)
+  for (const turns of sessions) {
     for (const strategy of STRATEGIES) {
-      const run = strategy.run(turns)
+      const run = strategy.run(turns, model)
       const t = totals.get(strategy.name) ?? {
         calls: 0,
         summaries: 0,
@@ -353,8 +409,9 @@ const main = () => {
   const base = totals.get("opencode")!
   const k = (n: number) => `${(n / 1000).toFixed(0)}k`
   const pct = (a: number, b: number) => (b === 0 ? "–" : `${Math.round((a / b) * 100)}%`)
+  const usable = model.limits.context - model.limits.output
   console.log(
-    `bench:cost · ${SESSIONS} sessions × ${TURNS} turns (seed ${SEED}) · window ${MODEL.limits.context.toLocaleString("en-US")} (usable ${USABLE.toLocaleString("en-US")}) · system prompt and tools ~${OVERHEAD.toLocaleString("en-US")} tokens\n`,
+    `bench:cost · ${label} · window ${model.limits.context.toLocaleString("en-US")} (usable ${usable.toLocaleString("en-US")}) · system prompt and tools ~${OVERHEAD.toLocaleString("en-US")} tokens\n`,
   )
   console.log(
     "| strategy | calls | summary calls | over window | input tokens sent | Anthropic billed (eq) | vs opencode | hit ratio | OpenAI billed (eq) | vs opencode | hit ratio | artifacts named |",
@@ -371,6 +428,23 @@ const main = () => {
     const reads = t.billed.anthropic - t.summary.anthropic - t.writes.anthropic
     console.log(`| ${name} | ${k(t.summary.anthropic)} | ${k(t.writes.anthropic)} | ${k(reads)} |`)
   }
+  console.log("")
 }
 
-main()
+/** The window the oracle's compaction scenarios run OpenCode in (a 20k context). */
+const ORACLE_WINDOW: Window = {
+  ref: MODEL.ref,
+  limits: { context: 20_000, output: 4_000 },
+}
+
+compare(
+  `${SESSIONS} generated sessions × ${TURNS} turns (seed ${SEED})`,
+  Array.from({ length: SESSIONS }, (_, s) => generate(SEED * 1_000 + s)),
+  MODEL,
+)
+const real = realSessions()
+compare(
+  `${real.length} real OpenCode sessions (${real.map((r) => r.name).join(", ")}; the oracle's captures)`,
+  real.map((r) => r.turns),
+  ORACLE_WINDOW,
+)
