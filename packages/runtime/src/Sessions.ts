@@ -442,10 +442,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return out
       })
 
-    /** Folds the events appended after `from`'s version. */
-    const catchUp = (sessionId: string, from: State) =>
+    /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
+    const catchUp = (sessionId: string, from: State, to?: number) =>
       Effect.gen(function* () {
-        const recorded = yield* store.read(Events.streamName(sessionId), { from: from.session.version + 1 })
+        const recorded = yield* store.read(Events.streamName(sessionId), {
+          from: from.session.version + 1,
+          ...(to === undefined ? {} : { to }),
+        })
         if (recorded.length === 0) return from
         let state = fold(yield* decodeAll(sessionId, recorded), from)
         if (bounded && recorded.some((r) => r.type === "SummaryFinished")) state = retain(state)
@@ -526,7 +529,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        const decision = typeof input === "function" ? input(state) : input
+        let decision = typeof input === "function" ? input(state) : input
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
         let decided = decide(state, decision, redactAt)
         let onWhole = false
@@ -546,10 +549,14 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           })
         ) {
           const whole = yield* history(sessionId)
-          if (whole.session.version === state.session.version) {
-            decided = decide(whole, decision, redactAt)
-            onWhole = true
+          if (whole.session.version !== state.session.version) {
+            // Another writer appended meanwhile: a decision on the older live state would be stale, so bring the live
+            // state to the whole log's version and decide there (a later append is caught by the expected version).
+            state = yield* catchUp(sessionId, state, whole.session.version)
+            if (typeof input === "function") decision = input(state)
           }
+          decided = decide(whole, decision, redactAt)
+          onWhole = true
         }
         if (Result.isFailure(decided)) return yield* decided.failure
         const { events } = decided.success
