@@ -456,6 +456,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return state
       })
 
+    /** `whole` (a state folded from the first event) advanced by the events appended since; not cached. */
+    const advance = (sessionId: string, whole: State) =>
+      Effect.gen(function* () {
+        const recorded = yield* store.read(Events.streamName(sessionId), { from: whole.session.version + 1 })
+        return recorded.length === 0 ? whole : fold(yield* decodeAll(sessionId, recorded), whole)
+      })
+
     /** The whole state from the first event (nothing dropped); not cached. */
     const history = Effect.fn("Sessions.history")(function* (sessionId: string) {
       const recorded = yield* store.read(Events.streamName(sessionId))
@@ -528,6 +535,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const stream = Events.streamName(sessionId)
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
+      // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
+      let whole: State | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         let decision = typeof input === "function" ? input(state) : input
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
@@ -548,7 +557,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
             events: Result.isSuccess(decided) ? decided.success.events : [],
           })
         ) {
-          const whole = yield* history(sessionId)
+          whole = whole === undefined ? yield* history(sessionId) : yield* advance(sessionId, whole)
           if (whole.session.version !== state.session.version) {
             // Another writer appended meanwhile: a decision on the older live state would be stale, so bring the live
             // state to the whole log's version and decide there (a later append is caught by the expected version).

@@ -1,0 +1,117 @@
+/**
+ * Issue 18 item 6: two store layers on one SQLite file in one process. `node:sqlite` waited for a lock synchronously
+ * (SQLite's busy handler), so a writer waiting for the other layer's transaction blocked the very event loop that
+ * transaction needed to finish: a stall of the whole busy timeout, then `database is locked`. A wait for a lock must
+ * suspend the fiber, never the thread.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { TestClock } from "effect/testing"
+import { EventStore, type NewEvent, type OnAppend, SqliteClient } from "../src/index.ts"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-two-layers-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+// A transaction that spans turns of the event loop, as any hook doing I/O (or a long one the fiber scheduler splits)
+// does: while it is open, the other layer's writer runs and finds the file locked.
+const yielding: OnAppend = () =>
+  Effect.andThen(
+    Effect.yieldNow,
+    Effect.promise(() => new Promise((r) => setImmediate(r))),
+  )
+
+/** A store layer of its own on `filename`, built in the test's scope (as each `createPivot` builds one). */
+const open = (filename: string) =>
+  Effect.map(Layer.build(EventStore.layerSqlite({ filename, onAppend: yielding, synchronous: "normal" })), (context) =>
+    Context.get(context, EventStore),
+  )
+
+const event = (id: string, n: number): NewEvent => ({ id, type: "Noted", version: 1, data: { n } })
+
+describe("two store layers on one SQLite file in one process", () => {
+  it.live(
+    "given 1,200 pairs of appends through two layers, interleaved inside their transactions, then none fails and all are stored in order",
+    () =>
+      Effect.gen(function* () {
+        const filename = path.join(dir, "pairs.db")
+        const a = yield* open(filename)
+        const b = yield* open(filename)
+        const pairs = 1_200
+        for (let i = 0; i < pairs; i++) {
+          yield* Effect.all(
+            [a.append("stream-a", i, [event(`evt_a_${i}`, i)]), b.append("stream-b", i, [event(`evt_b_${i}`, i)])],
+            { concurrency: 2 },
+          )
+        }
+        expect(yield* b.streamVersion("stream-a")).toBe(pairs)
+        expect(yield* a.streamVersion("stream-b")).toBe(pairs)
+        const ids = (yield* b.read("stream-a")).map((e) => e.id)
+        expect(ids).toEqual(Array.from({ length: pairs }, (_, i) => `evt_a_${i}`))
+      }).pipe(Effect.scoped),
+    120_000,
+  )
+})
+
+describe("a statement that meets another connection's lock", () => {
+  it.effect(
+    "waits on the clock, not in SQLite: while it waits the holder's fiber runs and commits, then the statement succeeds",
+    () =>
+      Effect.gen(function* () {
+        const filename = path.join(dir, "clock.db")
+        const holder = yield* SqliteClient.make({ filename, busyTimeout: "2 seconds" })
+        const waiter = yield* SqliteClient.make({ filename, busyTimeout: "2 seconds" })
+        yield* holder`CREATE TABLE t (who TEXT NOT NULL)`
+        const release = yield* Deferred.make<void>()
+        const locked = yield* Deferred.make<void>()
+        const holding = yield* Effect.forkChild(
+          holder.withTransaction(
+            Effect.gen(function* () {
+              yield* holder`INSERT INTO t VALUES ('holder')`
+              yield* Deferred.succeed(locked, undefined)
+              yield* Deferred.await(release) // the write lock is held across turns of the event loop
+            }),
+          ),
+        )
+        yield* Deferred.await(locked)
+        const waiting = yield* Effect.forkChild(waiter`INSERT INTO t VALUES ('waiter')`)
+        yield* TestClock.adjust("20 millis")
+        // Before ADR 0014 the insert waited in SQLite's busy handler, blocking this fiber too, and failed.
+        expect(waiting.pollUnsafe()).toBeUndefined()
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holding)
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.join(waiting)
+        expect(yield* waiter`SELECT who FROM t ORDER BY rowid`).toEqual([{ who: "holder" }, { who: "waiter" }])
+      }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
+  )
+
+  it.effect("gives up with LockTimeoutError once the busy timeout is spent on the clock", () =>
+    Effect.gen(function* () {
+      const filename = path.join(dir, "timeout.db")
+      const holder = yield* SqliteClient.make({ filename, busyTimeout: "2 seconds" })
+      const waiter = yield* SqliteClient.make({ filename, busyTimeout: "500 millis" })
+      yield* holder`CREATE TABLE t (who TEXT NOT NULL)`
+      const release = yield* Deferred.make<void>()
+      const locked = yield* Deferred.make<void>()
+      yield* Effect.forkChild(
+        holder.withTransaction(
+          Effect.andThen(Deferred.succeed(locked, undefined), Deferred.await(release)).pipe(
+            Effect.andThen(holder`INSERT INTO t VALUES ('holder')`),
+          ),
+        ),
+      )
+      yield* Deferred.await(locked)
+      const waiting = yield* Effect.forkChild(Effect.flip(waiter`INSERT INTO t VALUES ('waiter')`))
+      yield* TestClock.adjust("300 millis")
+      expect(waiting.pollUnsafe()).toBeUndefined() // still inside its budget
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(waiting)
+      expect(error.reason._tag).toBe("LockTimeoutError")
+      yield* Deferred.succeed(release, undefined)
+    }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
+  )
+})
