@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -113,5 +114,26 @@ describe("a statement that meets another connection's lock", () => {
       expect(error.reason._tag).toBe("LockTimeoutError")
       yield* Deferred.succeed(release, undefined)
     }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
+  )
+})
+
+describe("forget while another connection reads an older snapshot", () => {
+  it.effect("keeps trying to empty the write-ahead log on the clock, and empties it once the reader is done", () =>
+    Effect.gen(function* () {
+      const filename = path.join(dir, "forget.db")
+      const store = Context.get(yield* Layer.build(EventStore.layerSqlite({ filename })), EventStore)
+      yield* store.append("s", "no-stream", [event("evt_1", 1)])
+      const reader = new DatabaseSync(filename)
+      reader.exec("BEGIN")
+      reader.prepare("SELECT count(*) FROM pivot_events").get()
+      yield* store.append("s", 1, [event("evt_2", 2)]) // the reader's snapshot is now older than the log's end
+      const forgetting = yield* Effect.forkChild(store.forget("s"))
+      yield* TestClock.adjust("100 millis")
+      expect(forgetting.pollUnsafe()).toBeUndefined() // waiting for the reader, on the clock
+      reader.exec("COMMIT")
+      reader.close()
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(forgetting)).logCleared).toBe(true)
+    }).pipe(Effect.scoped),
   )
 })
