@@ -9,10 +9,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Events, Ids } from "@pivot/core"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { TestClock } from "effect/testing"
-import { EventStore, type NewEvent, type OnAppend, SqliteClient } from "../src/index.ts"
+import { EventStore, type NewEvent, type OnAppend, ReadModels, SessionLog, SqliteClient } from "../src/index.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-two-layers-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -52,6 +53,57 @@ describe("two store layers on one SQLite file in one process", () => {
         expect(yield* a.streamVersion("stream-b")).toBe(pairs)
         const ids = (yield* b.read("stream-a")).map((e) => e.id)
         expect(ids).toEqual(Array.from({ length: pairs }, (_, i) => `evt_a_${i}`))
+      }).pipe(Effect.scoped),
+    120_000,
+  )
+})
+
+/** `SessionStarted`, then user messages `from`..`from + count - 1`, as the entries `SessionLog.append` takes. */
+const sessionEntries = (sessionId: string, from: number, count: number) =>
+  Array.from({ length: count }, (_, i): { readonly id: string; readonly event: Events.Event } => {
+    const n = String(from + i).padStart(6, "0")
+    const event: Events.Event =
+      from + i === 0
+        ? { _tag: "SessionStarted", sessionId: Ids.unsafe.session(sessionId), at: 0 }
+        : {
+            _tag: "UserMessageAdded",
+            at: from + i,
+            message: {
+              role: "user",
+              id: Ids.unsafe.message(`msg_${sessionId.slice(4)}${n}`),
+              createdAt: from + i,
+              parts: [{ type: "text", id: Ids.unsafe.part(`prt_${sessionId.slice(4)}${n}`), text: `hello ${n}` }],
+            },
+          }
+    return { id: SessionLog.eventId(sessionId, from + i + 1), event }
+  })
+
+describe("an import in one layer while another layer of the process appends", () => {
+  it.live(
+    "given a bulk import of 4,000 events (one transaction the scheduler splits) and 200 appends beside it, then both complete",
+    () =>
+      Effect.gen(function* () {
+        const filename = path.join(dir, "bulk.db")
+        const importer = yield* Layer.build(ReadModels.layerSqlite({ filename, synchronous: "normal" }))
+        const writer = yield* Layer.build(ReadModels.layerSqlite({ filename, synchronous: "normal" }))
+        yield* SessionLog.append("ses_beside", 0, sessionEntries("ses_beside", 0, 1)).pipe(Effect.provide(writer))
+        const importing = Context.get(importer, ReadModels.ReadModels)
+          .bulk(
+            Effect.gen(function* () {
+              for (let from = 0; from < 4_000; from += 100)
+                yield* SessionLog.append("ses_imported", from, sessionEntries("ses_imported", from, 100))
+            }),
+          )
+          .pipe(Effect.provide(importer))
+        const beside = Effect.gen(function* () {
+          for (let v = 1; v <= 200; v++) yield* SessionLog.append("ses_beside", v, sessionEntries("ses_beside", v, 1))
+        }).pipe(Effect.provide(writer))
+        // Before ADR 0014 the writer's BEGIN waited inside SQLite for the import's lock, blocking the import's own
+        // fiber: `database is locked` after the busy timeout.
+        yield* Effect.all([importing, beside], { concurrency: 2 })
+        const store = Context.get(writer, EventStore)
+        expect(yield* store.streamVersion(Events.streamName("ses_imported"))).toBe(4_000)
+        expect(yield* store.streamVersion(Events.streamName("ses_beside"))).toBe(201)
       }).pipe(Effect.scoped),
     120_000,
   )
