@@ -1,25 +1,30 @@
 /**
  * Issue 18 item 5 on PostgreSQL (the slow lane): a command retried with the same ids is acknowledged each time and
  * stored once, after lost acknowledgements, restarts and other commands; other content under the id conflicts. The
- * server comes from $PIVOT_PG_URL, else scripts/postgres.sh; the test drops its schema afterwards.
+ * server is the run's test server (the store's globalSetup); the test drops its schema afterwards.
  */
 import { execFileSync } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, inject, it } from "vitest"
 import { actions, check } from "./support/idempotence.ts"
 
-const script = fileURLToPath(new URL("../../../scripts/postgres.sh", import.meta.url))
-const url =
-  process.env.PIVOT_PG_URL !== undefined && process.env.PIVOT_PG_URL !== ""
-    ? process.env.PIVOT_PG_URL
-    : execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim()
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgUrl: string
+    pgError: string
+  }
+}
+
+// The run's PostgreSQL test server (the store's globalSetup, listed in this project's config), stopped when it ends.
+const url = inject("pgUrl")
+const setupError = inject("pgError")
 const schema = `pivot_idem_${process.pid}`
 
 afterAll(() => {
+  if (setupError !== "") return
   const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], {
     encoding: "utf8",
   })
@@ -28,6 +33,7 @@ afterAll(() => {
 
 describe("retried commands (PostgreSQL)", () => {
   it("are acknowledged each time and stored once; other content under the id conflicts", async () => {
+    if (setupError !== "") throw new Error(setupError)
     let run = 0
     await fc.assert(
       fc.asyncProperty(actions, async (sequence) => {

@@ -17,7 +17,7 @@
  * jittered, growing delay (`busySchedule`), for at most `busyTimeout`, while other fibers run.
  */
 
-import { DatabaseSync, type StatementSync } from "node:sqlite"
+import type { StatementSync } from "node:sqlite"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as NodeSqlite from "../internal/nodeSqlite.ts"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
 export interface SqliteClientConfig {
@@ -125,7 +126,8 @@ export const make = (
     // No busy handler: SQLite would wait inside the synchronous call (see the module comment); `run` retries instead.
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => new DatabaseSync(options.filename, { readOnly: options.readonly ?? false, timeout: 0 }),
+        try: () =>
+          new (NodeSqlite.load().DatabaseSync)(options.filename, { readOnly: options.readonly ?? false, timeout: 0 }),
         catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
       }),
       (db) => Effect.sync(() => db.isOpen && db.close()),
