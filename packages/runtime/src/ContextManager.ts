@@ -33,6 +33,7 @@ import {
   Session,
   type SummaryInput,
   Tokens,
+  Usage as UsageFold,
   ValidWindow,
   Window,
 } from "@pivot/core"
@@ -244,6 +245,11 @@ export interface CompactRequest {
   readonly requestedBy?: "user" | "model" | undefined
   /** A note for the summariser's prompt (model requests only), e.g. what must survive the compaction. */
   readonly focus?: string | undefined
+  /**
+   * The tool call that asked (model requests only). The step carrying it is recorded after the pivot its call formed,
+   * so its usage, measured before the pivot, is not taken as the new window's size nor checked for an overflow.
+   */
+  readonly callId?: string | undefined
 }
 
 /** Why a model's compaction request was declined: nothing was written. */
@@ -578,13 +584,16 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         ...(input.finish === undefined ? {} : { finish: input.finish }),
         parts,
       }
-      const command: Commands.Command = {
+      // Usage measured before the latest pivot says nothing about the window now: no overflow is detected from it.
+      const commandOn = (current: State): Commands.Command => ({
         _tag: "RecordAssistantStep",
         message,
         config: settings.config,
-        limits: settings.model.limits,
-      }
-      const executed = yield* sessions.execute(sessionId, withCompaction(command, at, markerId, partId, false))
+        ...(UsageFold.predatesPivot(current.runtime.usage, message) ? {} : { limits: settings.model.limits }),
+      })
+      const executed = yield* sessions.execute(sessionId, (current) =>
+        withCompaction(commandOn(current), at, markerId, partId, false)(current),
+      )
       return summarise(executed.events, id)
     })
 
@@ -648,13 +657,9 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const usable = Overflow.usable(settings.config, settings.model.limits, cap)
       const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
       const runtime = state.runtime
-      const lastFinished =
-        state.session.lastFinished === undefined
-          ? undefined
-          : Session.message(state.session, state.session.lastFinished)
-      // After a pivot no call has measured the new window yet: estimate it.
-      const sincePivot = lastFinished?.role === "assistant" && lastFinished.summary === true
-      const reported = runtime.lastCall !== undefined && !sincePivot && runtime.lastCall.tokens > 0
+      // After a pivot or a prune no call has measured the new window yet: estimate it (`Usage.measured`).
+      const reported =
+        runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
       const tokens = reported
         ? runtime.lastCall!.tokens
         : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
@@ -759,9 +764,11 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             limits: settings.model.limits,
           }
           // The pre-check on the state in hand: when it finds nothing, nothing would be recorded (the common turn).
+          // Usage measured before the latest pivot is not checked (`Usage`'s staleness rule).
           if (
             state.session.sessionId !== undefined &&
             state.session.pending === undefined &&
+            state.runtime.usage.stale !== "pivot" &&
             !isNoOp(Session.decide(check, state.session))
           ) {
             const markerId = yield* ids.message
@@ -855,6 +862,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               at,
               markerId,
               ...(focus === undefined || focus === "" ? {} : { focus }),
+              ...(request?.callId === undefined ? {} : { callId: request.callId }),
             }
             // A model's request is re-judged on the state it is decided on: another writer may have compacted first.
             const executed = yield* sessions.execute(sessionId, (current) =>
