@@ -13,6 +13,7 @@
 import * as Facts from "./Facts.ts"
 import { attachedPlaceholder, compactionPartOf, isMedia, type Message, type ToolPart } from "./Message.ts"
 import { CONTINUE_TEXT, continueText } from "./Prompt.ts"
+import * as Text from "./Text.ts"
 
 /** What to summarise. */
 export interface Input {
@@ -53,9 +54,10 @@ const LINE_MAX = 240
 
 /** One line, whitespace collapsed, cut to `max` characters; only the start of a huge text is read. */
 const oneLine = (text: string, max = LINE_MAX): string => {
-  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text
-  const line = head.replace(/\s+/g, " ").trim()
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  const line = Text.clip(text, 4 * max)
+    .replace(/\s+/g, " ")
+    .trim()
+  return Text.ellipsis(line, max)
 }
 
 const normalise = (line: string): string => line.replace(/\s+/g, " ").trim().toLowerCase()
@@ -103,7 +105,7 @@ const requestOf = (message: Message): string | undefined => {
   for (const part of message.parts) {
     if (part.type === "text") {
       if (part.synthetic === true || part.ignored === true) continue
-      const text = part.text.length > 20_000 ? part.text.slice(0, 20_000) : part.text
+      const text = Text.clip(part.text, 20_000)
       if (text.trim() !== "" && !SYNTHETIC_TEXTS.has(normalise(text))) pieces.push(text)
     } else if (part.type === "subtask") pieces.push(`Subtask for ${part.agent}: ${part.description}`)
     else if (part.type === "file" && isMedia(part.mime)) pieces.push(attachedPlaceholder(part))
@@ -117,7 +119,7 @@ const CONSTRAINT =
   /\b(?:must|mustn't|never|always|don't|do not|should|shouldn't|avoid|only|prefer|make sure|ensure|without|keep|instead of|required?|important)\b/i
 
 const constraintsOf = (request: string): Array<string> => {
-  const text = request.length > 4_000 ? request.slice(0, 4_000) : request
+  const text = Text.clip(request, 4_000)
   const sentences = text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.trim())

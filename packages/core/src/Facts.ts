@@ -8,6 +8,7 @@
  * completed or failed command. Calls left pending or running did not happen (yet).
  */
 import type { Message, ToolPart } from "./Message.ts"
+import * as Text from "./Text.ts"
 
 /** A command the agent ran, with the outcome of its latest run. */
 export interface Command {
@@ -56,7 +57,7 @@ const PATH_KEYS = ["filePath", "file_path", "path", "file", "filename", "target"
 const COMMAND_KEYS = ["command", "cmd", "script"] as const
 const EXIT_KEYS = ["exit", "exitCode", "exit_code", "code"] as const
 
-const cap = (value: string): string => (value.length > MAX_ENTRY_CHARS ? value.slice(0, MAX_ENTRY_CHARS) : value)
+const cap = (value: string): string => Text.clip(value, MAX_ENTRY_CHARS)
 
 const stringAt = (input: unknown, keys: ReadonlyArray<string>): string | undefined => {
   if (typeof input !== "object" || input === null) return undefined
@@ -102,13 +103,13 @@ const exitCodeOf = (part: ToolPart): number | undefined => {
 
 /** The first non-empty line of a text, whitespace collapsed, cut to `max` characters. */
 export const firstLine = (text: string, max = 200): string => {
-  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text
+  const head = Text.clip(text, 4 * max)
   const line =
     head
       .split("\n")
       .map((l) => l.replace(/\s+/g, " ").trim())
       .find((l) => l !== "") ?? ""
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  return Text.ellipsis(line, max)
 }
 
 /** The path or command a tool call is about, if it names one. */
@@ -234,7 +235,7 @@ export const inline = (text: string): string =>
 /** Text as one Markdown code span on one line (see `inline`), whatever backticks it holds, cut to `max` characters. */
 export const code = (text: string, max = 300): string => {
   let one = inline(text)
-  if (one.length > max) one = `${one.slice(0, max - 1)}…`
+  one = Text.ellipsis(one, max)
   let longest = 0
   for (const run of one.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
   const fence = "`".repeat(longest + 1)

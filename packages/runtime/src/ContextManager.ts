@@ -32,6 +32,7 @@ import {
   type Render,
   Session,
   type SummaryInput,
+  Text,
   Tokens,
   Usage as UsageFold,
   ValidWindow,
@@ -847,7 +848,8 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             const partId = yield* ids.part
             const last = state.runtime.lastUserId
             const parent = last === undefined ? undefined : Session.message(state.session, last)
-            const focus = request?.focus?.trim().slice(0, MAX_FOCUS_CHARS)
+            // Cut on a grapheme boundary: half an emoji would put a lone surrogate into the summariser's prompt.
+            const focus = request?.focus === undefined ? undefined : Text.clip(request.focus.trim(), MAX_FOCUS_CHARS)
             const create: Command = {
               _tag: "CreateCompaction",
               at,

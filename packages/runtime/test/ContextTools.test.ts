@@ -185,6 +185,25 @@ describe("compactions the model asks for", () => {
     expect(out.log.some((e) => e._tag === "ContinueRequested")).toBe(false)
   })
 
+  it("given a focus note longer than the bound, then it is cut on a character boundary: no half emoji reaches the prompt (issue 18)", async () => {
+    const s = stub()
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("task")
+        yield* step(30_000)
+        // 1 + 1,500 × 2 units: the 2,000-unit bound falls between the halves of the 1,000th emoji.
+        yield* cm.compact(SESSION, { requestedBy: "model", focus: `a${"😀".repeat(1_500)}` })
+        return yield* events
+      }),
+      { summarizer: s },
+    )
+    const asked = out.find((e) => e._tag === "CompactionRequestedByModel")
+    const focus = asked?._tag === "CompactionRequestedByModel" ? asked.focus : undefined
+    expect(focus).toBe(`a${"😀".repeat(999)}`)
+    expect(captured(s.requests[0]).includes("\\ud83d")).toBe(false)
+  })
+
   it("given the model already compacted in this user turn, when it asks again, then it is declined and nothing is written; a new user message allows it again", async () => {
     const out = await run(
       Effect.gen(function* () {
