@@ -22,6 +22,7 @@ import {
   type Commands,
   type Config as CoreConfig,
   ExtractiveSummary,
+  type Facts,
   Ids,
   Message,
   type Model,
@@ -115,6 +116,12 @@ export interface Options {
   readonly boundedMemory?: boolean | undefined
   /** Append the facts block to every summary; default true. */
   readonly factsBlock?: boolean | undefined
+  /**
+   * Your tool names mapped to what they do, for the facts block and the extractive summary: `read` (looks at a path),
+   * `edit` (changes one), `command` (runs one), or `none`. Laid over OpenCode's names (`Facts.READ_TOOLS`,
+   * `EDIT_TOOLS`, `COMMAND_TOOLS`), which stay the default: `{ read_file: "read", run_cmd: "command" }`.
+   */
+  readonly toolKinds?: Facts.ToolKinds | undefined
   /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
   readonly warnAt?: number | undefined
   /** Tokens the caller adds to every request besides the window (system prompt, tools), for usage estimates. */
@@ -281,6 +288,25 @@ export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("In
   }
 }
 
+/** A `toolKinds` entry that is not `read`, `edit`, `command` or `none`. */
+export class InvalidToolKind extends Schema.TaggedError<InvalidToolKind>()("InvalidToolKind", {
+  tool: Schema.String,
+  kind: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid tool kind ${JSON.stringify(this.kind)} for tool ${JSON.stringify(this.tool)}: expected "read", "edit", "command" or "none"`
+  }
+}
+
+const TOOL_KINDS: ReadonlyArray<string> = ["read", "edit", "command", "none"]
+
+/** The options' `toolKinds`, checked: every value one of the kinds. */
+const checkToolKinds = (kinds: Facts.ToolKinds | undefined): Effect.Effect<void, InvalidToolKind> => {
+  for (const [tool, kind] of Object.entries(kinds ?? {}))
+    if (!TOOL_KINDS.includes(kind as string)) return Effect.fail(new InvalidToolKind({ tool, kind: String(kind) }))
+  return Effect.void
+}
+
 /** Any failure of a ContextManager operation. */
 export type ContextManagerError =
   | ExecuteError
@@ -343,11 +369,12 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 ) {
   /**
    * The context manager with its own `Sessions` handler over the `EventStore` in context. Uses the `Summarizer` in
-   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models.
+   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models and
+   * `InvalidToolKind` for a `toolKinds` entry that is not a kind.
    */
   static readonly layer = (
     options: Options,
-  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
+  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits | InvalidToolKind, EventStore | Ids.Ids> =>
     Layer.effect(ContextManager, make(options)).pipe(
       Layer.provideMerge(
         Sessions.layer({
@@ -362,14 +389,18 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
   /** The context manager over a `Sessions` handler provided separately. */
   static readonly layerWithSessions = (
     options: Options,
-  ): Layer.Layer<ContextManager, ImpossibleLimits, Sessions | Ids.Ids> => Layer.effect(ContextManager, make(options))
+  ): Layer.Layer<ContextManager, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
+    Layer.effect(ContextManager, make(options))
 }
 
 const validSessionId = Schema.is(Ids.SessionId)
 
 /** Builds the context manager (see `ContextManager.layer`). */
-export const make = (options: Options): Effect.Effect<ContextManagerShape, ImpossibleLimits, Sessions | Ids.Ids> =>
+export const make = (
+  options: Options,
+): Effect.Effect<ContextManagerShape, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
   Effect.gen(function* () {
+    yield* checkToolKinds(options.toolKinds)
     const sessions = yield* Sessions
     const ids = yield* Ids.Ids
     const provided = Option.getOrUndefined(yield* Effect.serviceOption(Summarizer))
@@ -402,6 +433,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         fallback: options.fallback ?? true,
         redactSecrets: options.redactSecrets ?? true,
         factsBlock: options.factsBlock ?? true,
+        toolKinds: options.toolKinds,
       },
     })
 
