@@ -10,9 +10,9 @@ const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" })
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff
 const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
-/** Whether `index` falls between the two halves of a surrogate pair. */
+/** Whether `index` falls between the two halves of a surrogate pair (outside the text `charCodeAt` is NaN: no half). */
 const splitsPair = (text: string, index: number): boolean =>
-  index > 0 && index < text.length && isHigh(text.charCodeAt(index - 1)) && isLow(text.charCodeAt(index))
+  isHigh(text.charCodeAt(index - 1)) && isLow(text.charCodeAt(index))
 
 /** The code point boundary at or before `index` (clamped to the text). */
 export const codePointBefore = (text: string, index: number): number => {
@@ -33,19 +33,10 @@ export const codePointAfter = (text: string, index: number): number => {
  */
 export const boundaryBefore = (text: string, index: number, floor = 0): number => {
   const at = Math.min(Math.max(0, Math.floor(index)), text.length)
-  if (at === 0 || at === text.length) return at
+  // No cluster contains the end of the text.
   const cluster = graphemes.segment(text).containing(at)
   if (cluster === undefined || cluster.index === at) return at
   return cluster.index > floor ? cluster.index : codePointBefore(text, at)
-}
-
-/** The grapheme boundary at or after `index` (clamped to the text). */
-export const boundaryAfter = (text: string, index: number): number => {
-  const at = Math.min(Math.max(0, Math.floor(index)), text.length)
-  if (at === 0 || at === text.length) return at
-  const cluster = graphemes.segment(text).containing(at)
-  if (cluster === undefined || cluster.index === at) return at
-  return cluster.index + cluster.segment.length
 }
 
 /** The longest prefix of `text` of at most `max` UTF-16 units that ends on a grapheme boundary (see `boundaryBefore`). */

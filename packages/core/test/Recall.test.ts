@@ -244,7 +244,11 @@ describe("the size bound", () => {
             expect(cuts).toContain(b.end)
             expect(b.text.length).toBeLessThanOrEqual(max)
             if (b.truncated) expect(cuts.find((c) => c > b.end)! - offset).toBeGreaterThan(max)
-          } else expect(b.text.length <= max || [...b.text].length === 1).toBe(true)
+          } else {
+            // Inside a grapheme longer than the bound: as many code points as fit (at least one).
+            expect(b.text.length <= max || [...b.text].length === 1).toBe(true)
+            if (b.truncated && max > 1) expect(b.text.length).toBeGreaterThanOrEqual(max - 1)
+          }
           pages.push(b.text)
           offset = b.end
         }
@@ -257,6 +261,50 @@ describe("the size bound", () => {
 })
 
 describe("cuts never split a character (issue 18)", () => {
+  it("a surrogate pair is any high half (U+D800–U+DBFF) before any low half (U+DC00–U+DFFF), and nothing else", () => {
+    // The edges of both ranges, and the code units just outside them.
+    const pairs = ["\ud800\udc00", "\udbff\udfff", "\ud800\udfff", "\udbff\udc00"]
+    for (const pair of pairs) {
+      expect(Text.codePointBefore(`a${pair}`, 2)).toBe(1)
+      expect(Text.codePointAfter(`a${pair}`, 2)).toBe(3)
+    }
+    const notPairs = ["\ud7ff\udc00", "\udc00\udc00", "\ud800\ue000", "\ud800\udbff", "\udfff\udc00", "ab"]
+    for (const text of notPairs) {
+      expect(Text.codePointBefore(text, 1)).toBe(1)
+      expect(Text.codePointAfter(text, 1)).toBe(1)
+    }
+    // Clamped to the text.
+    expect([Text.codePointBefore("ab", -3), Text.codePointBefore("ab", 9), Text.codePointAfter("ab", 9)]).toEqual([
+      0, 2, 2,
+    ])
+  })
+
+  it("a clip keeps whole graphemes, or code points inside one longer than the bound", () => {
+    expect(Text.clip("ab👨‍👩‍👧c", 9)).toBe("ab")
+    expect(Text.clip("ab👨‍👩‍👧c", 10)).toBe("ab👨‍👩‍👧")
+    expect(Text.clip("👨‍👩‍👧c", 5)).toBe("👨‍👩") // a first grapheme longer than the bound: code points
+    expect(Text.clip("😀", 1)).toBe("")
+    expect(Text.boundaryBefore("a👨‍👩‍👧", 5)).toBe(1)
+    expect(Text.boundaryBefore("a👨‍👩‍👧", 5, 1)).toBe(4) // inside 👩: before it
+    expect(Text.boundaryBefore("a👨‍👩‍👧", 3, 1)).toBe(3)
+  })
+
+  it("an ellipsis is the last unit of a cut text, and nothing fits in a bound of 0", () => {
+    expect(["abc", "abcdef"].flatMap((t) => [0, 1, 2, 3, 4].map((max) => Text.ellipsis(t, max)))).toEqual([
+      "",
+      "…",
+      "a…",
+      "abc",
+      "abc",
+      "",
+      "…",
+      "a…",
+      "ab…",
+      "abc…",
+    ])
+    expect(Text.ellipsis("a😀b", 3)).toBe("a…")
+  })
+
   it("property: a snippet, a page, a focus-sized clip and an ellipsis add no lone surrogate and end on a grapheme boundary", () => {
     fc.assert(
       fc.property(textArb, fc.integer({ min: 0, max: 130 }), fc.integer({ min: 0, max: 130 }), (text, max, offset) => {
