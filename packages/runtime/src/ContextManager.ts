@@ -20,6 +20,7 @@
  */
 import {
   type Commands,
+  Conversation,
   type Config as CoreConfig,
   ExtractiveSummary,
   type Facts,
@@ -31,6 +32,7 @@ import {
   ProviderError,
   Prune,
   type Render,
+  SchemaIssues,
   Session,
   type SummaryInput,
   Text,
@@ -307,12 +309,24 @@ const checkToolKinds = (kinds: Facts.ToolKinds | undefined): Effect.Effect<void,
   return Effect.void
 }
 
+/** A step's usage that is not a `TokenUsage`: the field and what was wrong, in one line. */
+export class InvalidUsage extends Schema.TaggedError<InvalidUsage>()("InvalidUsage", {
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid usage: ${this.detail} (a TokenUsage is { input, output, reasoning, cacheRead, cacheWrite, total? }, token counts >= 0; Tokens.fromProvider maps a provider's usage)`
+  }
+}
+
+const decodeUsage = Schema.decodeUnknownResult(Tokens.TokenUsage)
+
 /** Any failure of a ContextManager operation. */
 export type ContextManagerError =
   | ExecuteError
   | ForkError
   | ImpossibleLimits
   | InvalidSessionId
+  | InvalidUsage
   | SummaryInput.CompactionParentNotUser
 
 /** The service's operations. */
@@ -345,6 +359,11 @@ export interface ContextManagerShape {
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
   /** How full the context is, for a HUD. */
   readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
+  /**
+   * Every message the session ever recorded, in order, with its current parts (pruned outputs keep their text and a
+   * `compactedAt`), markers and summaries included: what a chat UI restores. Reads the whole stream.
+   */
+  readonly transcript: (sessionId: string) => Effect.Effect<ReadonlyArray<Message.Message>, ContextManagerError>
   /**
    * `context_recall`: the original of a pruned output or summary by its recall id, or ranked snippets for a query
    * (full-text search on a SQL store, a scan on memory); bounded, and recorded as `ContextRecalled`.
@@ -595,6 +614,10 @@ export const make = (
       sessionId: string,
       input: AssistantStepInput,
     ) {
+      // Checked where it enters: a wrong usage is one typed line, not a schema error deep in the event encoder.
+      const usage = decodeUsage(input.usage)
+      if (Result.isFailure(usage))
+        return yield* new InvalidUsage({ detail: SchemaIssues.oneLine(usage.failure, "usage") })
       const settings = yield* settingsFor(sessionId)
       const at = yield* Clock.currentTimeMillis
       const id = input.id ?? (yield* ids.message)
@@ -612,7 +635,7 @@ export const make = (
         model: input.model ?? settings.model.ref,
         ...(input.agent === undefined ? {} : { agent: input.agent }),
         ...(input.mode === undefined ? {} : { mode: input.mode }),
-        tokens: input.usage,
+        tokens: usage.success,
         ...(input.cost === undefined ? {} : { cost: input.cost }),
         ...(input.finish === undefined ? {} : { finish: input.finish }),
         parts,
@@ -951,6 +974,12 @@ export const make = (
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
+    const transcript = Effect.fn("ContextManager.transcript")(function* (sessionId: string) {
+      yield* settingsFor(sessionId)
+      const state = yield* sessions.history(sessionId)
+      return Conversation.messages(state.session.window.conversation)
+    })
+
     const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
     const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
@@ -968,6 +997,7 @@ export const make = (
       compact,
       prune,
       usage,
+      transcript,
       fork,
     } satisfies ContextManagerShape
   })

@@ -6,6 +6,8 @@
 export * from "./Event.ts"
 /** The `EventStore` service and its layers. */
 export * from "./EventStore.ts"
+/** Projection plugins: your read models, inline or async, stored, rebuilt on a version bump, served by `get`. */
+export * as Projections from "./projections/index.ts"
 /** Snapshot integrity: the checksum written beside each snapshot and the check before trusting one. */
 export * as Snapshot from "./Snapshot.ts"
 /** The store's typed failures. */
@@ -22,3 +24,9 @@ export * as SessionLog from "./session/SessionLog.ts"
 export * as SqliteClient from "./sqlite/SqliteClient.ts"
 /** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */
 export * as Upcast from "./Upcast.ts"
+
+// The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
+import { EffectCopies } from "@pivot/core"
+import * as Schema from "effect/Schema"
+
+EffectCopies.register("@pivot/store", Schema)
