@@ -17,6 +17,8 @@ export { createPivot } from "./Pivot.ts"
 export * as RecallTool from "./RecallTool.ts"
 /** The `Summarizer` port over any AI SDK `LanguageModel`. */
 export * as AiSummarizer from "./Summarizer.ts"
+/** pivot's messages as the AI SDK's UI messages (`useChat`), and the user input of a call made without `run`. */
+export * as UiMessages from "./UiMessages.ts"
 
 // The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
 import { EffectCopies } from "@pivot/core"
