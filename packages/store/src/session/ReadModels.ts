@@ -853,6 +853,20 @@ const makeProjector = (options: Options) => {
   ): Effect.Effect<States> => {
     if (!snapshotting) return Effect.succeed(states)
     if (!pivoted && version - (snapshotAt.get(sessionId) ?? 0) < snapshotEvery) return Effect.succeed(states)
+    // From now on this process holds the partial states too: memory follows the window, not the history.
+    return Effect.map(writeSnapshot(sql, stream, sessionId, version, states), (data) =>
+      data === undefined ? states : statesOfSnapshot(data),
+    )
+  }
+
+  /** Writes the read models' snapshot in the caller's transaction; answers its data, or nothing when it failed. */
+  const writeSnapshot = (
+    sql: Sql,
+    stream: string,
+    sessionId: string,
+    version: number,
+    states: States,
+  ): Effect.Effect<string | undefined> => {
     const data = snapshotOf(states)
     const row = {
       stream: snapshotKey(stream),
@@ -864,10 +878,9 @@ const makeProjector = (options: Options) => {
     }
     return sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`.pipe(
       Effect.andThen(sql.afterCommit(Effect.sync(() => snapshotAt.set(sessionId, version)))),
-      // From now on this process holds the partial states too: memory follows the window, not the history.
-      Effect.as(statesOfSnapshot(data)),
+      Effect.as(data),
       Effect.catchCause((cause) =>
-        Effect.as(Effect.logWarning(`${stream}: read-model snapshot not written`, cause), states),
+        Effect.as(Effect.logWarning(`${stream}: read-model snapshot not written`, cause), undefined),
       ),
     )
   }
@@ -974,8 +987,16 @@ const makeProjector = (options: Options) => {
           }
           yield* saveCheckpoints(sql, sessionId, held.version, held.position)
           const stream = Events.streamName(sessionId)
-          const done = yield* snapshotIfDue(sql, stream, sessionId, held.version, held.states, true)
-          yield* sql.afterCommit(Effect.sync(() => remember(sessionId, held.version, done)))
+          // A bulk load (an import) usually ends its process: the snapshot is written for the next one, and this
+          // process drops its copy (a later append here reads the snapshot back, as another process would).
+          const written = snapshotting
+            ? yield* writeSnapshot(sql, stream, sessionId, held.version, held.states)
+            : undefined
+          yield* sql.afterCommit(
+            Effect.sync(() =>
+              written === undefined ? remember(sessionId, held.version, held.states) : cache.delete(sessionId),
+            ),
+          )
         }
         return result
       }).pipe(
