@@ -88,9 +88,16 @@ const namesRequest = (lower: string, text: string): boolean => {
   return words.filter((w) => lower.includes(w)).length * 2 >= words.length
 }
 
-/** The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked. */
-export const check = (span: ReadonlyArray<Message>, summary: string): ReadonlyArray<Artifact> => {
-  const facts = Facts.facts(span, Number.POSITIVE_INFINITY)
+/**
+ * The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked; `tools`
+ * says which tools read, edit or run commands (OpenCode's names unless told, as for `Facts`).
+ */
+export const check = (
+  span: ReadonlyArray<Message>,
+  summary: string,
+  tools: Facts.Tools = Facts.OPENCODE_TOOLS,
+): ReadonlyArray<Artifact> => {
+  const facts = Facts.facts(span, tools, Number.POSITIVE_INFINITY)
   const lower = summary.toLowerCase()
   return [
     ...facts.filesRead.map((text) => ({ kind: "file-read" as const, text, named: namesFile(summary, text) })),
