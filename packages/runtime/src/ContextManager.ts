@@ -149,7 +149,10 @@ export interface Options {
 /** A part to record; its id is made when absent. */
 export type PartInput<P> = P extends { readonly id: infer I } ? Omit<P, "id"> & { readonly id?: I | undefined } : never
 
-/** A user message to record. */
+/**
+ * A user message to record. A retry with the same ids (message and parts) and the same content is acknowledged and
+ * stored once, whatever time it is recorded at; give the ids to retry after a lost acknowledgement.
+ */
 export interface UserMessageInput {
   readonly id?: Ids.MessageId | undefined
   /** Shorthand for one text part. */
@@ -160,7 +163,7 @@ export interface UserMessageInput {
   readonly system?: string | undefined
 }
 
-/** One finished model call to record. */
+/** One finished model call to record (retried with the same ids, `parentId` included: stored once, as a user message). */
 export interface AssistantStepInput {
   readonly id?: Ids.MessageId | undefined
   /** The user message it answers; the newest one when absent. */
