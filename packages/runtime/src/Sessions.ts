@@ -168,9 +168,36 @@ export interface Forked {
   readonly sessionId: string
   readonly parent: string
   readonly parentVersion: number
-  /** Events the child starts with: the parent's first `parentVersion`, then its `SessionForked`. */
+  /**
+   * Events the child starts with: the parent's first `parentVersion`, then a `SessionForked` for each ancestor the
+   * parent was forked from after that version (see `lineageBeyond`), then its own `SessionForked`.
+   */
   readonly version: number
 }
+
+/**
+ * The ancestors a fork at `at` would lose: the parent's `SessionForked` events after `at` (a fork at or before the
+ * parent's own fork point), each saying the parent's first `parentVersion` events are copies of that ancestor's. The
+ * child's first `min(at, parentVersion)` events are then copies of the ancestor's too, so each becomes a
+ * `SessionForked` at that version, in the parent's order, and the child keeps its whole lineage. Pure.
+ */
+export const lineageBeyond = (
+  after: ReadonlyArray<Event>,
+  at: number,
+  forkedAt: number,
+): Array<Extract<Event, { readonly _tag: "SessionForked" }>> =>
+  after.flatMap((e) =>
+    e._tag === "SessionForked"
+      ? [
+          {
+            _tag: "SessionForked" as const,
+            at: forkedAt,
+            parent: e.parent,
+            parentVersion: Math.min(at, e.parentVersion),
+          },
+        ]
+      : [],
+  )
 
 /** A stored event cannot be read: unknown type, a newer schema version than this program, or malformed data. */
 export class UndecodableEvent extends Schema.TaggedError<UndecodableEvent>()("UndecodableEvent", {
@@ -595,10 +622,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return yield* new ForkVersionOutOfRange({ sessionId: parentId, at: version, version: head })
       if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
         return yield* new ForkTargetExists({ sessionId: childId })
-      const inherited = yield* events(parentId, { to: version })
+      const all = yield* events(parentId)
       const forkedAt = yield* Clock.currentTimeMillis
       const copies: Array<Event> = [
-        ...inherited.map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
+        ...all
+          .slice(0, version)
+          .map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
+        ...lineageBeyond(all.slice(version), version, forkedAt),
         { _tag: "SessionForked", at: forkedAt, parent: parentId as Ids.SessionId, parentVersion: version },
       ]
       const encoded: Array<NewEvent> = []

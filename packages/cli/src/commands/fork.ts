@@ -73,9 +73,10 @@ export const fork: Entry = {
               layer,
             ),
           )
+          const lineage = forked.version - forked.parentVersion
           io.out(
             `forked session ${forked.parent} at version ${forked.parentVersion} into ${forked.sessionId} ` +
-              `(${forked.version} events: the parent's first ${forked.parentVersion}, then SessionForked); ` +
+              `(${forked.version} events: the parent's first ${forked.parentVersion}, then ${lineage === 1 ? "SessionForked" : `${lineage} SessionForked, one per ancestor`}); ` +
               `the parent is unchanged`,
           )
         }),
