@@ -29,6 +29,7 @@ import {
   Overflow,
   ProviderError,
   Prune,
+  Redaction,
   type Render,
   Session,
   type SummaryInput,
@@ -85,7 +86,10 @@ export interface Options {
   readonly summaryTimeout?: Duration.Input | undefined
   /** Fall back to the extractive summary when the model's fails; default true. `false` records the failure. */
   readonly fallback?: boolean | undefined
-  /** Redact secrets from the summariser input and the stored summary; default true. */
+  /**
+   * Redact secrets from the summariser input, the stored summary, a model's focus note (`context_compact`) and its
+   * recall queries (`context_recall`); default true.
+   */
   readonly redactSecrets?: boolean | undefined
   /**
    * Record-time redaction (opt-in, default false): secrets in every recorded text (user and assistant text,
@@ -382,6 +386,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
 
@@ -393,7 +398,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         plugins,
         summaryTimeout: options.summaryTimeout ?? "2 minutes",
         fallback: options.fallback ?? true,
-        redactSecrets: options.redactSecrets ?? true,
+        redactSecrets,
         factsBlock: options.factsBlock ?? true,
       },
     })
@@ -840,7 +845,11 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             const partId = yield* ids.part
             const last = state.runtime.lastUserId
             const parent = last === undefined ? undefined : Session.message(state.session, last)
-            const focus = request?.focus?.trim().slice(0, MAX_FOCUS_CHARS)
+            const note = request?.focus?.trim().slice(0, MAX_FOCUS_CHARS)
+            // The model's note is stored and printed (inspect): redacted like a summary, kinds recorded.
+            const found = note === undefined || !redactSecrets ? undefined : Redaction.redact(note)
+            const redacted = found !== undefined && found.redactions.length > 0 ? found : undefined
+            const focus = redacted?.text ?? note
             const create: Command = {
               _tag: "CreateCompaction",
               at,
@@ -850,6 +859,13 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             }
+            const secrets = (found: Redaction.Redacted): RuntimeEvents.Event => ({
+              _tag: "SecretsRedacted",
+              at,
+              markerId,
+              stage: "prompt",
+              findings: found.redactions.map((r) => ({ messageId: markerId, field: "focus", kind: r.kind })),
+            })
             const asked: RuntimeEvents.Event = {
               _tag: "CompactionRequestedByModel",
               at,
@@ -861,7 +877,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               !byModel
                 ? [create]
                 : declineOf(current) === undefined
-                  ? [create, { _tag: "Record", events: [asked] }]
+                  ? [create, { _tag: "Record", events: redacted === undefined ? [asked] : [asked, secrets(redacted)] }]
                   : [],
             )
             if (byModel && executed.events.length === 0)
@@ -909,7 +925,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
-    const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
+    const recallIn = Recall.make(sessions, readModels?.recall, { ...recallOptions, redactSecrets })
     const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
       return yield* recallIn(sessionId, request)

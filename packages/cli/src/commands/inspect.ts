@@ -3,7 +3,7 @@
  * its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser and prompt, the
  * `--at` version to replay it), compactions that formed no pivot, the prune index, context usage over time, and what the model re-read through context_recall.
  */
-import { CompactionHistory, Conversation, type Events, PruneIndex, Render, Tokens } from "@pivot/core"
+import { CompactionHistory, Conversation, type Events, PruneIndex, Redaction, Render, Tokens } from "@pivot/core"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { CliIo, type Entry, report } from "./Command.ts"
@@ -89,7 +89,15 @@ const pivotView = (entry: CompactionHistory.Entry, number: number): PivotView =>
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
   auto: entry.auto,
-  ...(entry.requestedByModel === undefined ? {} : { requestedByModel: entry.requestedByModel }),
+  // The model's own words: printed redacted, also when an older pivot stored them raw.
+  ...(entry.requestedByModel === undefined
+    ? {}
+    : {
+        requestedByModel:
+          entry.requestedByModel.focus === undefined
+            ? entry.requestedByModel
+            : { focus: Redaction.redact(entry.requestedByModel.focus).text },
+      }),
   overflow: entry.overflow,
   status: entry.status,
   at: entry.settledVersion ?? entry.requestedVersion,
@@ -125,7 +133,7 @@ export const inspection = (opened: Opened) =>
         recalls.push({
           version: meta.version,
           id: event.id,
-          query: event.query,
+          query: event.query === undefined ? undefined : Redaction.redact(event.query).text,
           found: event.found,
           chars: event.chars,
           truncated: event.truncated,
