@@ -301,4 +301,5 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     parent: ses("ses_0000000000parent"),
     parentVersion: 12,
   },
+  { _tag: "SessionForgotten", at: 1_767_000_016_000 },
 ]

@@ -314,6 +314,16 @@ export const SessionForked = Schema.TaggedStruct("SessionForked", {
   parentVersion: Count,
 })
 
+/**
+ * The session was forgotten (`pivot forget`, `SessionLog.forget`): its key was deleted in the same transaction, so
+ * every field stored encrypted before this event reads as `[ERASED]`. Every other fact stands. A reader holding the
+ * session's text in memory (a live state, a cache, a read model) folds the log again from its first event, and a
+ * writer refuses what it derived from text read before this event.
+ */
+export const SessionForgotten = Schema.TaggedStruct("SessionForgotten", {
+  at: Millis,
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -341,6 +351,7 @@ export const schemas = {
   HudShown,
   ContextRecalled,
   SessionForked,
+  SessionForgotten,
 } as const
 
 /** Event type names. */
@@ -378,6 +389,7 @@ export const versions: { readonly [K in Type]: number } = {
   HudShown: 1,
   ContextRecalled: 1,
   SessionForked: 1,
+  SessionForgotten: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -492,4 +504,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   HudShown: [],
   ContextRecalled: [["query"]],
   SessionForked: [],
+  SessionForgotten: [],
 }

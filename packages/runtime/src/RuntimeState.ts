@@ -62,6 +62,11 @@ export interface State {
   readonly pruned: { readonly parts: number; readonly tokens: number }
   /** The text of the newest `HudShown`. */
   readonly hud: string | undefined
+  /**
+   * How many times the session was forgotten (`SessionForgotten`): text derived from a state with a smaller count was
+   * read before an erasure and must not be written (see `Sessions.execute`'s `basis`).
+   */
+  readonly forgotten: number
 }
 
 /** The state of an empty stream. */
@@ -82,16 +87,17 @@ export const initial: State = {
   modelCompacted: false,
   pruned: { parts: 0, tokens: 0 },
   hud: undefined,
+  forgotten: 0,
 }
 
 /** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
-export const FORMAT = 1
+export const FORMAT = 2
 
 /** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
 export const decode = (raw: unknown): State => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
   const state = { ...initial, ...(raw as Partial<State>) }
-  for (const key of ["streak", "pivots", "failures", "fallbacks"] as const)
+  for (const key of ["streak", "pivots", "failures", "fallbacks", "forgotten"] as const)
     if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
   return state
 }
@@ -207,6 +213,8 @@ export const evolve = (state: State, event: Event): State => {
       return { ...state, pruned: { parts: state.pruned.parts + 1, tokens: state.pruned.tokens + event.tokens } }
     case "HudShown":
       return { ...state, hud: event.text }
+    case "SessionForgotten":
+      return { ...state, forgotten: state.forgotten + 1 }
     default:
       return state
   }

@@ -18,6 +18,7 @@ import {
   type NewEvent,
   type ReadError,
   type RecordedEvent,
+  SessionLog,
   Snapshot,
   type StoredSnapshot,
   Upcast,
@@ -131,6 +132,18 @@ export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>
   }
 }
 
+/**
+ * The session was forgotten (`SessionForgotten`) after the text this command carries was read: writing it would put
+ * erased text back. Nothing was recorded; decide again on the session as it reads now.
+ */
+export class SessionErased extends Schema.TaggedError<SessionErased>()("SessionErased", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId} was forgotten after this command's text was read; nothing was recorded`
+  }
+}
+
 /** `fork`: the session to fork has no events. */
 export class ForkSourceMissing extends Schema.TaggedError<ForkSourceMissing>()("ForkSourceMissing", {
   sessionId: Schema.String,
@@ -221,6 +234,17 @@ export type ExecuteError =
   | Exclude<AppendError, WrongExpectedVersion>
   | LoadError
   | ConcurrencyConflict
+  | SessionErased
+
+/** Options of one `execute`. */
+export interface ExecuteOptions {
+  /**
+   * The state the input's text was derived from (a summary written from it, a prompt built from it): when the session
+   * was forgotten after it (`RuntimeState.forgotten` grew), the command fails with `SessionErased` instead of writing
+   * that text back.
+   */
+  readonly basis?: State | undefined
+}
 
 /** Core's event schemas, by type, for the store's upcasting decoder. */
 export const schemas: Upcast.Schemas = Object.fromEntries(
@@ -403,7 +427,7 @@ export const conflictSchedule = (options: Pick<Options, "conflictBackoff" | "max
 /** The command handler's operations. */
 export interface SessionsShape {
   /** Decides and appends; answers the appended events (none when the decision was a no-op) and the new state. */
-  readonly execute: (sessionId: string, input: Input) => Effect.Effect<Executed, ExecuteError>
+  readonly execute: (sessionId: string, input: Input, options?: ExecuteOptions) => Effect.Effect<Executed, ExecuteError>
   /** The session's current state (catching up with events appended elsewhere). */
   readonly load: (sessionId: string) => Effect.Effect<State, LoadError>
   /**
@@ -472,8 +496,18 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     /** Folds the events appended after `from`'s version. */
     const catchUp = (sessionId: string, from: State) =>
       Effect.gen(function* () {
-        const recorded = yield* store.read(Events.streamName(sessionId), { from: from.session.version + 1 })
+        const stream = Events.streamName(sessionId)
+        const recorded = yield* store.read(stream, { from: from.session.version + 1 })
         if (recorded.length === 0) return from
+        if (from !== initialState && SessionLog.forgottenIn(recorded)) {
+          // Forgotten since `from` was read: it holds text the erasure took away. Fold the log again from its first
+          // event (the erased fields now read as such); nothing read before is kept.
+          snapshotAt.delete(sessionId)
+          const whole = fold(yield* decodeAll(sessionId, yield* store.read(stream)))
+          const state = bounded ? retain(whole) : whole
+          remember(sessionId, state)
+          return state
+        }
         let state = fold(yield* decodeAll(sessionId, recorded), from)
         if (bounded && recorded.some((r) => r.type === "SummaryFinished")) state = retain(state)
         remember(sessionId, state)
@@ -548,11 +582,19 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return yield* cached === undefined ? resume(sessionId) : catchUp(sessionId, cached)
     })
 
-    const execute = Effect.fn("Sessions.execute")(function* (sessionId: string, input: Input) {
+    const execute = Effect.fn("Sessions.execute")(function* (
+      sessionId: string,
+      input: Input,
+      executeOptions?: ExecuteOptions,
+    ) {
       const stream = Events.streamName(sessionId)
+      const basis = executeOptions?.basis
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
+        if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
+          return yield* new SessionErased({ sessionId })
         const decision = typeof input === "function" ? input(state) : input
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
         let decided = decide(state, decision, redactAt)

@@ -610,6 +610,29 @@ export const contract = (backend: Backend): void => {
           }),
         ))
 
+      it("given forget with a marker, then the marker is appended with the key's deletion: a writer that read the stream before gets a version conflict", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b")])
+            const forgotten = yield* store.forget("s", { marker: ev("m", { forgotten: true }) })
+            expect(forgotten).toMatchObject({ keyDeleted: true, version: 3 })
+            const after = yield* store.read("s")
+            expect(after.map((e) => [e.id, e.streamVersion])).toEqual([
+              ["a", 1],
+              ["b", 2],
+              ["m", 3],
+            ])
+            expect((after[0]!.data as { note: string }).note).toBe(EventStore.ERASED)
+            const stale = yield* Effect.flip(store.append("s", 2, [sealedEvent("late")]))
+            expect(stale._tag).toBe("WrongExpectedVersion")
+            // Without a marker the stream is unchanged.
+            yield* store.append("t", "no-stream", [sealedEvent("c")])
+            expect((yield* store.forget("t")).version).toBeUndefined()
+            expect(yield* store.streamVersion("t")).toBe(1)
+          }),
+        ))
+
       it("given a forgotten stream, when it gets a new sealed event, then a new key seals it and the old fields stay erased", () =>
         withStore(
           Effect.gen(function* () {

@@ -14,7 +14,9 @@
  * ```
  */
 import { Events, Ids, type Projection } from "@pivot/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
 import { EventStore, type Forgotten } from "../EventStore.ts"
@@ -246,16 +248,37 @@ export const append = (
   }).pipe(Effect.withSpan("SessionLog.append"))
 
 /**
+ * Whether recorded events include a `SessionForgotten`: a reader that folded the events before them holds text the
+ * erasure took away, and must fold the log again from its first event.
+ */
+export const forgottenIn = (recorded: ReadonlyArray<RecordedEvent>): boolean =>
+  recorded.some((r) => r.type === FORGOTTEN)
+
+const FORGOTTEN: Events.Type = "SessionForgotten"
+
+/** A fresh event id (the `Ids` format) from `Clock` and `Random`, for events the store layer writes itself. */
+const freshEventId = Effect.gen(function* () {
+  const millis = yield* Clock.currentTimeMillis
+  const random: Array<number> = []
+  for (let i = 0; i < 14; i++) random.push(yield* Random.nextIntBetween(0, 62))
+  return { id: Ids.format("evt", millis, 0, random), at: millis }
+})
+
+/**
  * Erases a session without rewriting its history (crypto-shredding): deletes the session's key, so every sealed
- * field of its events reads as `EventStore.ERASED` from now on, and drops derived plain copies (SQL read models).
- * Fails with `UnknownSession` when the store has no events for it. What `pivot forget` runs.
+ * field of its events reads as `EventStore.ERASED` from now on, drops derived plain copies (SQL read models,
+ * snapshots), and appends `SessionForgotten` in the same transaction, so a process holding the session's text (a live
+ * state, a read model's cache) notices on its next read and reads it again, and a writer that read it before gets a
+ * version conflict instead of writing it back. Fails with `UnknownSession` when the store has no events for it. What
+ * `pivot forget` runs.
  */
 export const forget = (sessionId: string): Effect.Effect<Forgotten, ReadError | UnknownSession, EventStore> =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const stream = Events.streamName(sessionId)
     if ((yield* store.streamVersion(stream)) === 0) return yield* new UnknownSession({ sessionId })
-    return yield* store.forget(stream)
+    const { id, at } = yield* freshEventId
+    return yield* store.forget(stream, { marker: toNewEvent({ _tag: "SessionForgotten", at }, id) })
   }).pipe(Effect.withSpan("SessionLog.forget"))
 
 /** Appends events with fresh ids from the `Ids` service, atomically, if the stream is at `expected`. */
