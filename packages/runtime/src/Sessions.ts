@@ -186,6 +186,8 @@ export interface Forked {
    * parent was forked from after that version (see `lineageBeyond`), then its own `SessionForked`.
    */
   readonly version: number
+  /** Whether the child's text is stored encrypted: asked for (`encryptAtRest`), or because the parent's is. */
+  readonly encrypted: boolean
 }
 
 /**
@@ -673,12 +675,28 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         ...lineageBeyond(all.slice(version), version, forkedAt),
         { _tag: "SessionForked", at: forkedAt, parent: parentId as Ids.SessionId, parentVersion: version },
       ]
+      // A fork of an encrypted session is encrypted too (with its own key): its copies must be erasable.
+      const encrypted = options.encryptAtRest === true || (yield* store.isSealed(Events.streamName(parentId)))
       const encoded: Array<NewEvent> = []
-      for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
+      for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, encrypted))
       yield* store
         .append(Events.streamName(childId), 0, encoded)
         .pipe(Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))))
-      return { sessionId: childId, parent: parentId, parentVersion: version, version: copies.length } satisfies Forked
+      // The parent forgotten while it was copied (`SessionLog.forget` looks for forks only after its own marker, so
+      // one of the two sees the other): the fork is forgotten with it.
+      const since = yield* store.read(Events.streamName(parentId), { from: head + 1 })
+      if (SessionLog.forgottenIn(since))
+        yield* SessionLog.forget(childId).pipe(
+          Effect.catchTag("UnknownSession", (error) => Effect.die(error)),
+          Effect.provideService(EventStore, store),
+        )
+      return {
+        sessionId: childId,
+        parent: parentId,
+        parentVersion: version,
+        version: copies.length,
+        encrypted,
+      } satisfies Forked
     })
 
     return { execute, load, history, events, fork } satisfies SessionsShape

@@ -51,6 +51,7 @@ describe("fork", () => {
       parent: SESSION,
       parentVersion: out.parent.session.version,
       version: out.parent.session.version + 1,
+      encrypted: false,
     })
     expect(out.childEvents.at(-1)).toMatchObject({ _tag: "SessionForked", parent: SESSION })
     expect(out.childEvents[0]).toMatchObject({ _tag: "SessionStarted", sessionId: CHILD })

@@ -79,6 +79,13 @@ export interface EventStoreShape {
    * event is appended in the same transaction (so readers and writers holding the stream's text notice the erasure).
    */
   readonly forget: (stream: string, options?: ForgetOptions) => Effect.Effect<Forgotten, ReadError>
+  /** Whether the stream has a key: some of its fields are stored sealed (and `forget` has not deleted it since). */
+  readonly isSealed: (stream: string) => Effect.Effect<boolean, ReadError>
+  /**
+   * Every event of one type, across all streams, in global order (a scan of the log: for rare questions such as
+   * "which sessions were forked from this one").
+   */
+  readonly readType: (type: string) => Effect.Effect<ReadonlyArray<RecordedEvent>, ReadError>
   /**
    * Stores a snapshot of the stream's folded state, replacing the stream's previous one, with a checksum of its data.
    * Snapshots are an optimisation beside the events, never a source of truth: `forget` deletes them.

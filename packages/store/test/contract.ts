@@ -633,6 +633,31 @@ export const contract = (backend: Backend): void => {
           }),
         ))
 
+      it("isSealed says whether a stream has a key; readType gives one type's events across streams in global order", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b", { id: "b" }, "Other")])
+            yield* store.append("t", "no-stream", [ev("c")])
+            yield* store.append("s", 2, [ev("d")])
+            expect([yield* store.isSealed("s"), yield* store.isSealed("t"), yield* store.isSealed("none")]).toEqual([
+              true,
+              false,
+              false,
+            ])
+            const tested = yield* store.readType("Tested")
+            expect(tested.map((e) => [e.id, e.stream])).toEqual([
+              ["a", "s"],
+              ["c", "t"],
+              ["d", "s"],
+            ])
+            expect(tested[0]!.data).toEqual(sealedData) // opened like any read
+            expect(yield* store.readType("Missing")).toEqual([])
+            yield* store.forget("s")
+            expect(yield* store.isSealed("s")).toBe(false)
+          }),
+        ))
+
       it("given a forgotten stream, when it gets a new sealed event, then a new key seals it and the old fields stay erased", () =>
         withStore(
           Effect.gen(function* () {

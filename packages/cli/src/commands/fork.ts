@@ -34,7 +34,9 @@ export const fork: Entry = {
       ),
       at: countFlag("at", "VERSION", "fork the session as it stood right after event VERSION (default: now)"),
       encrypt: Flag.Boolean("encrypt").pipe(
-        Flag.withDescription("store the child's text encrypted with its own key (see pivot forget)"),
+        Flag.withDescription(
+          "store the child's text encrypted with its own key (see pivot forget); a fork of an encrypted session always is",
+        ),
         Flag.withDefault(false),
       ),
     },
@@ -77,7 +79,7 @@ export const fork: Entry = {
           io.out(
             `forked session ${forked.parent} at version ${forked.parentVersion} into ${forked.sessionId} ` +
               `(${forked.version} events: the parent's first ${forked.parentVersion}, then ${lineage === 1 ? "SessionForked" : `${lineage} SessionForked, one per ancestor`}); ` +
-              `the parent is unchanged`,
+              `the parent is unchanged${forked.encrypted && !options.encrypt ? "; encrypted like its parent (with its own key)" : ""}`,
           )
         }),
       ),

@@ -149,6 +149,8 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
           snapshots.set(stream, { ...snapshot, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
         }),
       readSnapshot: (stream) => Effect.sync(() => snapshots.get(stream)),
+      isSealed: (stream) => Effect.sync(() => keys.has(stream)),
+      readType: (type) => Effect.suspend(() => recorded(log.filter((event) => event.type === type))),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),

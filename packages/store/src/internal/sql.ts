@@ -692,6 +692,16 @@ export const make = (
           }),
           Effect.mapError(toStoreError),
         ),
+      isSealed: (stream) =>
+        sql<{ readonly one: number }>`SELECT 1 AS one FROM pivot_keys WHERE stream = ${stream}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.mapError(toStoreError),
+        ),
+      readType: (type) =>
+        Effect.andThen(
+          sequencePending,
+          sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE type = ${type} AND position IS NOT NULL ORDER BY position`,
+        ).pipe(Effect.mapError(toStoreError), Effect.flatMap(recordedOf)),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, poll, options?.after ?? 0, pageSize),
     }

@@ -94,7 +94,7 @@ describe("forget on PostgreSQL", () => {
     expect(Number(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`))).toBeGreaterThan(0)
 
     const forgotten = await Effect.runPromise(SessionLog.forget(SESSION).pipe(Effect.provide(layer())))
-    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true, version: expect.any(Number) })
+    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true, version: expect.any(Number), forks: [] })
     expect(psql("SELECT count(*) FROM pivot_keys")).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`)).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_checkpoints WHERE session_id = '${SESSION}'`)).toBe("0")
