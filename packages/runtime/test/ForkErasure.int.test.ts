@@ -45,11 +45,11 @@ const recordEncrypted = (filename: string) =>
   )
 
 /** `pivot fork` without `--encrypt`: a Sessions handler that was not asked to encrypt. */
-const plainSessions = (store: Layer.Layer<EventStore>) =>
+const plainSessions = (store: Layer.Layer<EventStore, unknown>) =>
   Sessions.Sessions.layer({ encryptAtRest: false }).pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(store))
 
-const forkWith = (store: Layer.Layer<EventStore>, parent: string, child: string) =>
-  Effect.runPromise(
+const forkWith = (store: Layer.Layer<EventStore, unknown>, parent: string, child: string) =>
+  Effect.runPromise<Sessions.Forked, unknown>(
     Effect.flatMap(Sessions.Sessions, (sessions) => sessions.fork(parent, child)).pipe(
       Effect.provide(plainSessions(store)),
     ),
