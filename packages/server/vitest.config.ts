@@ -1,6 +1,8 @@
 import { defineProject } from "vitest/config"
+import { sourceResolve } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
+  ...sourceResolve,
   test: {
     name: "server",
     testTimeout: 60_000,
