@@ -304,9 +304,10 @@ export const ContextRecalled = Schema.TaggedStruct("ContextRecalled", {
 })
 
 /**
- * This session was forked from another: its events up to here are copies of the parent's first `parentVersion`
- * events (the parent's `SessionStarted` naming this session instead), so its window here is the parent's window at
- * that version. The parent is unchanged; from here on both evolve independently.
+ * This session was forked from another: its first `parentVersion` events are copies of the parent's first
+ * `parentVersion` events (the parent's `SessionStarted` naming this session instead), so its window there is the
+ * parent's window at that version. The parent is unchanged; from here on both evolve independently. A fork names every
+ * ancestor, oldest first, each with the version it shares with it.
  */
 export const SessionForked = Schema.TaggedStruct("SessionForked", {
   at: Millis,
