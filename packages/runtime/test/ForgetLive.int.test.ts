@@ -13,7 +13,9 @@ import { Ids, Tokens } from "@pivot/core"
 import { ContextManager, Summarizer, type SummaryRequest } from "@pivot/runtime"
 import { EventStore, ReadModels, SessionLog } from "@pivot/store"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { RUNS } from "../../core/test/support/runs.ts"
 import { SAMPLES } from "../../core/test/support/secrets.ts"
 import { fileBytes, formsOf } from "./support/bytes.ts"
 import { SESSION, SPEC, tool, used } from "./support/harness.ts"
@@ -166,5 +168,125 @@ describe("forget with the writer still running (issue 18 #1)", () => {
     } finally {
       await a.dispose()
     }
+  })
+})
+
+type Op =
+  | { readonly _tag: "user" }
+  | { readonly _tag: "step"; readonly tokens: number }
+  | { readonly _tag: "prepare" }
+  | { readonly _tag: "compact" }
+  | { readonly _tag: "prune" }
+  | { readonly _tag: "recall" }
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.constant({ _tag: "user" } as const),
+  fc.integer({ min: 500, max: 75_000 }).map((tokens) => ({ _tag: "step", tokens }) as const),
+  fc.constant({ _tag: "prepare" } as const),
+  fc.constant({ _tag: "compact" } as const),
+  fc.constant({ _tag: "prune" } as const),
+  fc.constant({ _tag: "recall" } as const),
+)
+
+/** Runs one op of writer A; `text` is what it writes (secrets before the forget, plain text after it). */
+const runOp = (o: Op, text: string) =>
+  Effect.gen(function* () {
+    const cm = yield* ContextManager
+    switch (o._tag) {
+      case "user":
+        return void (yield* cm.recordUserMessage(SESSION, { text }))
+      case "step":
+        return void (yield* cm.recordAssistantStep(SESSION, {
+          parts: [{ type: "text", text }, tool("bash", { command: text }, `${text}\n${"log line\n".repeat(50)}`)],
+          usage: used(o.tokens),
+          finish: "tool-calls",
+        }))
+      case "prepare":
+        return void (yield* cm.prepare(SESSION))
+      case "compact":
+        return void (yield* cm.compact(SESSION))
+      case "prune":
+        return void (yield* cm.prune(SESSION))
+      case "recall":
+        return void (yield* cm.recall(SESSION, { query: "log line" }))
+    }
+  })
+
+describe("forget at any point of any session (issue 18 #1)", () => {
+  it("for any ops before and after, and a forget between them or inside the next summariser call: once forgotten, nothing A prepares or writes holds a secret", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 8 }),
+        fc.array(op, { minLength: 0, maxLength: 8 }),
+        fc.boolean(),
+        async (before, after, insideSummariser) => {
+          const out = await Effect.runPromise(
+            Effect.scoped(
+              Effect.gen(function* () {
+                // One store, two programs: A with its caches, and the forget made beside it.
+                const store = yield* EventStore
+                const forgetNow = () =>
+                  Effect.runPromise(
+                    Effect.asVoid(SessionLog.forget(SESSION).pipe(Effect.provideService(EventStore, store))),
+                  )
+                let armed = false
+                let forgotten = false
+                const requests: Array<SummaryRequest> = []
+                const summarizer = Summarizer.of({
+                  summarize: (request) =>
+                    Effect.gen(function* () {
+                      requests.push(request)
+                      if (armed && !forgotten) {
+                        forgotten = true
+                        yield* Effect.promise(forgetNow)
+                      }
+                      return {
+                        text: `summary of ${JSON.stringify(request.messages)}`,
+                        usage: { ...Tokens.zero, input: 10, output: 2 },
+                        finish: "stop",
+                        model: request.model,
+                      }
+                    }),
+                })
+                const a = yield* Layer.build(
+                  ContextManager.layer({
+                    model: SPEC,
+                    encryptAtRest: true,
+                    redactSecrets: false,
+                    fallback: false,
+                    config: { prune: true },
+                    prune: { protect: 10, minimum: 10 },
+                  }).pipe(
+                    Layer.provide(Layer.succeed(Summarizer, summarizer)),
+                    Layer.provide(Ids.Ids.layerSequential),
+                    Layer.provide(Layer.succeed(EventStore, store)),
+                  ),
+                )
+                const inA = <X, E>(effect: Effect.Effect<X, E, ContextManager>) => Effect.provide(effect, a)
+                yield* inA(
+                  Effect.forEach([{ _tag: "user" } as const, ...before], (o) => runOp(o, `credentials:\n${ALL}`)),
+                )
+                if (insideSummariser) armed = true
+                else {
+                  forgotten = true
+                  yield* Effect.promise(forgetNow)
+                }
+                yield* inA(Effect.forEach(after, (o) => runOp(o, "plain words")))
+                if (!forgotten) {
+                  forgotten = true
+                  yield* Effect.promise(forgetNow)
+                }
+                const prepared = yield* inA(Effect.flatMap(ContextManager, (cm) => cm.prepare(SESSION)))
+                const log = yield* SessionLog.read(SESSION).pipe(Effect.provideService(EventStore, store))
+                return { prepared: JSON.stringify(prepared.messages), log: JSON.stringify(log) }
+              }),
+            ).pipe(Effect.provide(EventStore.layerMemory())),
+          )
+          expect(kindsIn(out.prepared)).toEqual([])
+          expect(kindsIn(out.log)).toEqual([])
+        },
+      ),
+      { ...RUNS, numRuns: Math.min(RUNS.numRuns, 60) },
+    )
   })
 })
