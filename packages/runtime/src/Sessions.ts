@@ -666,13 +666,17 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return yield* new ForkVersionOutOfRange({ sessionId: parentId, at: version, version: head })
       if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
         return yield* new ForkTargetExists({ sessionId: childId })
-      const all = yield* events(parentId)
+      const inherited = yield* events(parentId, { to: version })
+      // After the fork point only the parent's own lineage matters (decoded alone: no message is decoded for it).
+      const later = yield* store.read(Events.streamName(parentId), { from: version + 1 })
+      const ancestry = yield* decodeAll(
+        parentId,
+        later.filter((r) => r.type === "SessionForked"),
+      )
       const forkedAt = yield* Clock.currentTimeMillis
       const copies: Array<Event> = [
-        ...all
-          .slice(0, version)
-          .map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
-        ...lineageBeyond(all.slice(version), version, forkedAt),
+        ...inherited.map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
+        ...lineageBeyond(ancestry, version, forkedAt),
         { _tag: "SessionForked", at: forkedAt, parent: parentId as Ids.SessionId, parentVersion: version },
       ]
       // A fork of an encrypted session is encrypted too (with its own key): its copies must be erasable.
