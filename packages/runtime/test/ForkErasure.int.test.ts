@@ -34,6 +34,8 @@ const recordEncrypted = (filename: string) =>
         usage: used(2_000),
         finish: "tool-calls",
       })
+      // A summary (the extractive one: it quotes the secrets), so `context_recall` has something to find.
+      yield* cm.compact(SESSION)
     }).pipe(
       Effect.provide(
         ContextManager.layer({ model: SPEC, encryptAtRest: true, redactSecrets: false }).pipe(
@@ -94,6 +96,13 @@ describe("forks of encrypted sessions", () => {
     await forkWith(store, SESSION, "ses_child")
     await forkWith(store, "ses_child", "ses_grandchild")
     await forkWith(store, SESSION, "ses_sibling")
+    const recall = (id: string) =>
+      Effect.runPromise(
+        Effect.flatMap(ReadModels.ReadModels, (rm) => rm.recall(id, "credentials using deploy summary", 50)).pipe(
+          Effect.provide(store),
+        ),
+      )
+    expect(kindsIn(JSON.stringify(await recall("ses_grandchild")))).not.toEqual([]) // the control
     const forgotten = await Effect.runPromise(SessionLog.forget(SESSION).pipe(Effect.provide(store)))
     expect(forgotten.forks).toEqual(["ses_child", "ses_grandchild", "ses_sibling"])
     for (const id of [SESSION, "ses_child", "ses_grandchild", "ses_sibling"])
@@ -102,6 +111,8 @@ describe("forks of encrypted sessions", () => {
       Effect.flatMap(ReadModels.ReadModels, (rm) => rm.window("ses_grandchild")).pipe(Effect.provide(store)),
     )
     expect(kindsIn(JSON.stringify(recalled))).toEqual([])
+    for (const id of ["ses_child", "ses_grandchild", "ses_sibling"])
+      expect(kindsIn(JSON.stringify(await recall(id)))).toEqual([])
     expect([...new Set(fileBytes(filename).flatMap((f) => kindsIn(f.bytes)))]).toEqual([])
   })
 
