@@ -1,12 +1,12 @@
 import { defineProject } from "vitest/config"
-import { sourceResolve } from "../../scripts/vitest.shared.ts"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
   test: {
     name: "server",
     testTimeout: 60_000,
-    include: ["test/**/*.test.ts"],
+    ...testFiles,
     globalSetup: ["test/globalSetup.ts", "../store/test/globalSetup.ts"],
   },
 })

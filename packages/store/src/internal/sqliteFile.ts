@@ -2,11 +2,12 @@
 // database is reported as `StoreCorrupt` and left byte-for-byte as it was (enabling WAL or migrating would write).
 
 import * as fs from "node:fs"
-import { DatabaseSync } from "node:sqlite"
+import type { DatabaseSync } from "node:sqlite"
 import * as Effect from "effect/Effect"
 import { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import { migrationsTable } from "./migrations.ts"
+import * as NodeSqlite from "./nodeSqlite.ts"
 
 const MAGIC = "SQLite format 3\u0000"
 
@@ -54,7 +55,7 @@ const readHeader = (path: string): Uint8Array => {
 const underReadLock = (path: string): string | undefined => {
   let db: DatabaseSync | undefined
   try {
-    db = new DatabaseSync(path, { readOnly: true, timeout: 5000 })
+    db = new (NodeSqlite.load().DatabaseSync)(path, { readOnly: true, timeout: 5000 })
     db.exec("BEGIN")
     db.prepare("SELECT count(*) FROM sqlite_master").get()
     const size = fileSize(path) ?? 0
@@ -92,7 +93,7 @@ export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<vo
     if (problem !== undefined && problem !== "") return corrupt(problem)
     let db: DatabaseSync | undefined
     try {
-      db = new DatabaseSync(path, { readOnly: true, timeout: 5000 })
+      db = new (NodeSqlite.load().DatabaseSync)(path, { readOnly: true, timeout: 5000 })
       const tables = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .all()

@@ -12,7 +12,7 @@
  * the same process would only add lock contention.
  */
 
-import { DatabaseSync, type StatementSync } from "node:sqlite"
+import type { StatementSync } from "node:sqlite"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -24,6 +24,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as NodeSqlite from "../internal/nodeSqlite.ts"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
 export interface SqliteClientConfig {
@@ -98,7 +99,10 @@ export const make = (
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () =>
-          new DatabaseSync(options.filename, { readOnly: options.readonly ?? false, timeout: Math.round(busyMillis) }),
+          new (NodeSqlite.load().DatabaseSync)(options.filename, {
+            readOnly: options.readonly ?? false,
+            timeout: Math.round(busyMillis),
+          }),
         catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
       }),
       (db) => Effect.sync(() => db.isOpen && db.close()),
