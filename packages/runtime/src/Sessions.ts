@@ -11,7 +11,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { type Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
+import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -24,7 +24,7 @@ import {
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
-import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema, SchemaIssue } from "effect"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
@@ -120,6 +120,56 @@ export const redactCommand = (
   return redacted.findings.length === 0
     ? { command, findings: [] }
     : { command: { _tag: "Record", events: redacted.value }, findings: redacted.findings }
+}
+
+/** A command (or a recorded runtime event) with a value its schema does not allow. */
+export class InvalidCommand extends Schema.TaggedError<InvalidCommand>()("InvalidCommand", {
+  command: Schema.String,
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid ${this.command} command: ${this.detail}`
+  }
+}
+
+const issues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The first problem of a schema error, one line: `path.to.field: what is wrong`. */
+const firstIssue = (error: Schema.SchemaError): string => {
+  const issue = issues(error.issue).issues[0]
+  if (issue === undefined) return error.message
+  const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? p.key : p)).join(".")
+  return path === "" ? issue.message : `${path}: ${issue.message}`
+}
+
+const decodeRuntimeEvents = Schema.decodeUnknownResult(Schema.toType(Schema.Array(Events.Event)))
+
+/**
+ * A decision as the schemas declare it (issue 18): the boundary where keys no schema declares are dropped, as the log
+ * drops them, so that what is decided, held live and snapshotted is what a fold of the log gives. A wrong value is an
+ * `InvalidCommand` instead of a failure deep in the encoder.
+ */
+export const decodeDecision = (decision: Decision): Result.Result<Decision, InvalidCommand> => {
+  if (decision === undefined) return Result.succeed(undefined)
+  const one = (command: Command): Result.Result<Command, InvalidCommand> => {
+    const tag = typeof command === "object" && command !== null ? String(command._tag) : typeof command
+    const decoded: Result.Result<Command, Schema.SchemaError> =
+      command._tag === "Record"
+        ? Result.map(
+            decodeRuntimeEvents(command.events),
+            (events): Command => ({ _tag: "Record", events: events as ReadonlyArray<RuntimeEvents.Event> }),
+          )
+        : Commands.decode(command)
+    return Result.mapError(decoded, (error) => new InvalidCommand({ command: tag, detail: firstIssue(error) }))
+  }
+  if (!isCommandList(decision)) return one(decision)
+  const out: Array<Command> = []
+  for (const command of decision) {
+    const decoded = one(command)
+    if (Result.isFailure(decoded)) return decoded
+    out.push(decoded.success)
+  }
+  return Result.succeed(out)
 }
 
 /** Too many version conflicts in a row: other writers kept appending to the session. */
@@ -237,6 +287,7 @@ export type ExecuteError =
   | LoadError
   | ConcurrencyConflict
   | SessionErased
+  | InvalidCommand
 
 /** Options of one `execute`. */
 export interface ExecuteOptions {
@@ -597,7 +648,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
         if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
           return yield* new SessionErased({ sessionId })
-        const decision = typeof input === "function" ? input(state) : input
+        const decoded = decodeDecision(typeof input === "function" ? input(state) : input)
+        if (Result.isFailure(decoded)) return yield* decoded.failure
+        const decision = decoded.success
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
         let decided = decide(state, decision, redactAt)
         let onWhole = false
