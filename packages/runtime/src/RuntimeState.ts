@@ -4,7 +4,7 @@
  * after a restart), whether a finished compaction still owes its continue step, and the latest usage for the HUD.
  * A pure fold, O(1) per event.
  */
-import { type Events, type Ids, Message, Tokens } from "@pivot/core"
+import { type Events, type Ids, Message, Tokens, Usage } from "@pivot/core"
 
 /** Any event of a session stream (core's catalog holds the runtime's events too). */
 export type Event = Events.Event
@@ -67,6 +67,8 @@ export interface State {
    * read before an erasure and must not be written (see `Sessions.execute`'s `basis`).
    */
   readonly forgotten: number
+  /** Core's usage fold: whether the last call's count still measures the window (`Usage.measured`). */
+  readonly usage: Usage.State
 }
 
 /** The state of an empty stream. */
@@ -88,15 +90,17 @@ export const initial: State = {
   pruned: { parts: 0, tokens: 0 },
   hud: undefined,
   forgotten: 0,
+  usage: Usage.initial,
 }
 
 /** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
-export const FORMAT = 2
+export const FORMAT = 3
 
 /** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
 export const decode = (raw: unknown): State => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
-  const state = { ...initial, ...(raw as Partial<State>) }
+  const given = raw as Partial<State>
+  const state = { ...initial, ...given, usage: { ...Usage.initial, ...given.usage } }
   for (const key of ["streak", "pivots", "failures", "fallbacks", "forgotten"] as const)
     if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
   return state
@@ -111,6 +115,12 @@ const healthy = (state: State): boolean => state.progressed || state.unconfirmed
 
 /** Folds one event. */
 export const evolve = (state: State, event: Event): State => {
+  const own = evolveOwn(state, event)
+  const usage = Usage.evolve(state.usage, event)
+  return usage === own.usage ? own : { ...own, usage }
+}
+
+const evolveOwn = (state: State, event: Event): State => {
   switch (event._tag) {
     case "UserMessageAdded":
       // A person's new message starts a new run: a fresh compaction budget.
