@@ -1,5 +1,5 @@
 /**
- * pivot's own `SqlClient` over Node's built-in `node:sqlite` (`DatabaseSync`).
+ * pivot's own `SqlClient` over Node's built-in `node:sqlite` (`DatabaseSync`), or `bun:sqlite` inside Bun (see driver.ts).
  *
  * The official `@effect/sql-sqlite-node` has no release for stable effect 4, so this module provides the same
  * service shape and options (`filename`, `readonly`, `prepareCacheSize`, `prepareCacheTTL`, `disableWAL`,
@@ -12,7 +12,6 @@
  * the same process would only add lock contention.
  */
 
-import { DatabaseSync, type StatementSync } from "node:sqlite"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -24,6 +23,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as Driver from "./driver.ts"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
 export interface SqliteClientConfig {
@@ -78,7 +78,7 @@ const toSqlError = (cause: unknown, message: string, operation: string): SqlErro
 }
 
 interface CachedStatement {
-  readonly statement: StatementSync
+  readonly statement: Driver.Statement
   usedAt: number
 }
 
@@ -98,7 +98,7 @@ export const make = (
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () =>
-          new DatabaseSync(options.filename, { readOnly: options.readonly ?? false, timeout: Math.round(busyMillis) }),
+          Driver.open(options.filename, { readOnly: options.readonly ?? false, timeout: Math.round(busyMillis) }),
         catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
       }),
       (db) => Effect.sync(() => db.isOpen && db.close()),
@@ -112,7 +112,7 @@ export const make = (
 
     // Least recently used first: a Map keeps insertion order, and a hit re-inserts the entry.
     const cache = new Map<string, CachedStatement>()
-    const prepare = (sql: string, now: number): StatementSync => {
+    const prepare = (sql: string, now: number): Driver.Statement => {
       const hit = cache.get(sql)
       if (hit !== undefined && now - hit.usedAt <= cacheTtl) {
         cache.delete(sql)
