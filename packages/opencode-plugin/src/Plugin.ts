@@ -1,0 +1,426 @@
+/**
+ * The OpenCode plugin: OpenCode's hooks, each a thin shell over pivot's store, runtime and importer.
+ *
+ * - `event`: on each finished message, prune and compaction the session is synced into the store (`Recorder`);
+ * - `experimental.chat.system.transform`: syncs what the coming model call answers, then adds the usage HUD (the
+ *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
+ * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search) and
+ *   `context_compact` (asks OpenCode for a compaction through its SDK);
+ * - `experimental.session.compacting`: the previous summary anchored and the facts block, as context lines of
+ *   OpenCode's summariser prompt; secrets are redacted from the messages the summariser reads
+ *   (`experimental.chat.messages.transform`, while that session compacts).
+ *
+ * Every hook is guarded: a failure is written to the log file beside the store and to OpenCode's log, and the hook
+ * returns as if the plugin were absent. OpenCode's session never sees a pivot error.
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { Facts, Ids, Message, Prompt, Redaction, Window } from "@pivot/core"
+import { ContextManager, Hud, Sessions } from "@pivot/runtime"
+import { type EventStore, ReadModels } from "@pivot/store"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import { z } from "zod"
+import type { BusEvent, Client, Hooks, MessageWithParts, ModelInfo, PluginInput } from "./OpenCode.ts"
+import * as Recorder from "./Recorder.ts"
+
+/** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
+export interface Options {
+  /** Where to record: a SQLite file (relative to the project) or a `postgres://` URL. Default `PIVOT_DB`, else `.pivot/opencode.db`. */
+  readonly db?: string | undefined
+  /** Add the usage HUD to the system prompt; default true. */
+  readonly hud?: boolean | undefined
+  /** Add pivot's context lines to OpenCode's compaction and redact its summariser input; default true. */
+  readonly compaction?: boolean | undefined
+}
+
+/** The store a project records into by default (relative to the project folder). */
+export const DEFAULT_DB = ".pivot/opencode.db"
+
+/** The log file of plugin failures, beside a SQLite store (or in the project's `.pivot/` for PostgreSQL). */
+export const LOG_FILE = "opencode-plugin.log"
+
+/** Where the store is: `options.db`, else `PIVOT_DB`, else `.pivot/opencode.db` in the project. */
+export const resolveDb = (
+  directory: string,
+  options: Options,
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly _tag: "Sqlite"; readonly file: string } | { readonly _tag: "Postgres"; readonly url: string } => {
+  const db = options.db ?? env.PIVOT_DB ?? DEFAULT_DB
+  return /^postgres(ql)?:\/\//.test(db)
+    ? { _tag: "Postgres", url: db }
+    : { _tag: "Sqlite", file: Path.resolve(directory, db) }
+}
+
+/** The model pivot assumes before OpenCode names one (only the HUD reads its limits). */
+const FALLBACK_MODEL = {
+  ref: { providerId: "opencode", modelId: "unknown" },
+  limits: { context: 200_000, output: 32_000 },
+}
+
+const modelSpec = (model: ModelInfo) => ({
+  ref: { providerId: model.providerID, modelId: model.id },
+  limits: {
+    context: Math.max(1, model.limit?.context ?? FALLBACK_MODEL.limits.context),
+    output: Math.max(0, Math.min(model.limit?.output ?? 0, Math.max(0, (model.limit?.context ?? 0) - 1))),
+    ...(model.limit?.input === undefined || model.limit.input <= 0 ? {} : { input: model.limit.input }),
+  },
+})
+
+const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
+  if (where._tag === "Postgres") return ReadModels.layerPostgres({ url: Redacted.make(where.url) })
+  Fs.mkdirSync(Path.dirname(where.file), { recursive: true })
+  return ReadModels.layerSqlite({ filename: where.file })
+}
+
+const describe = (error: unknown): string => {
+  const text = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+  return (text ?? String(error)).split("\n")[0]!
+}
+
+/** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
+export const RECALL_DESCRIPTION =
+  'Get back the exact original of earlier context that was cleared ("[Old tool result content cleared]") or ' +
+  "summarised away. Search old tool outputs and earlier summaries with `query` (words to look for) to get ranked " +
+  "snippets with their ids, then pass an id (prt_… or msg_…) as `id` for the exact original. Long originals are " +
+  "cut; the note says which `offset` reads on."
+
+/** The compaction tool's description. */
+export const COMPACT_DESCRIPTION =
+  "Compact the conversation now: OpenCode summarises the history into a working-memory summary and continues from " +
+  "it. Use it at a good stopping point when the context status says the context is filling up."
+
+/**
+ * Builds the hooks. `env` and `now` are parameters for tests; OpenCode calls the default export (see index.ts).
+ */
+export const make = async (
+  input: PluginInput,
+  options: Options = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<Hooks> => {
+  const client: Client = input.client
+  const where = resolveDb(input.directory, options, env)
+  const logFile =
+    where._tag === "Sqlite"
+      ? Path.join(Path.dirname(where.file), LOG_FILE)
+      : Path.join(input.directory, ".pivot", LOG_FILE)
+  const hudOn = options.hud ?? true
+  const compactionOn = options.compaction ?? true
+
+  /** Records a failure: a line in the log file and OpenCode's log. Never throws. */
+  const report = async (what: string, error: unknown, sessionId?: string) => {
+    const line = { at: new Date().toISOString(), what, sessionId, error: describe(error) }
+    try {
+      Fs.mkdirSync(Path.dirname(logFile), { recursive: true })
+      Fs.appendFileSync(logFile, `${JSON.stringify(line)}\n`)
+    } catch {
+      // Nowhere to write: OpenCode's log below is the last resort.
+    }
+    try {
+      await client.app?.log({
+        body: { service: "pivot", level: "warn", message: `${what}: ${line.error}`, extra: { sessionId } },
+      })
+    } catch {
+      // OpenCode's log failing is not the session's problem either.
+    }
+  }
+
+  // Each session's model as OpenCode last named it (the HUD's limits).
+  const models = new Map<string, ReturnType<typeof modelSpec>>()
+  const recorder = Recorder.make()
+
+  let runtime:
+    | ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels, unknown>
+    | undefined
+  const open = () => {
+    if (runtime === undefined) {
+      const manager = ContextManager.layer({
+        model: FALLBACK_MODEL,
+        session: (sessionId) => {
+          const model = models.get(sessionId)
+          return model === undefined ? undefined : { model }
+        },
+        hud: true,
+        recall: true,
+        // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
+        redactOnRecord: false,
+      })
+      runtime = ManagedRuntime.make(
+        manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<
+          ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels,
+          unknown
+        >,
+      )
+    }
+    return runtime
+  }
+  const run = <A>(
+    effect: Effect.Effect<A, unknown, ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels>,
+  ) => open().runPromise(effect)
+
+  // One store operation per session at a time: syncs compute what to append from the version they read.
+  const queues = new Map<string, Promise<unknown>>()
+  const queued = <A>(sessionId: string, task: () => Promise<A>): Promise<A> => {
+    const previous = queues.get(sessionId) ?? Promise.resolve()
+    const next = previous.then(task, task)
+    const settled = next.catch(() => undefined)
+    queues.set(sessionId, settled)
+    void settled.then(() => {
+      if (queues.get(sessionId) === settled) queues.delete(sessionId)
+    })
+    return next
+  }
+
+  const fetchSession = async (sessionId: string) => {
+    const [info, messages] = await Promise.all([
+      client.session.get({ path: { id: sessionId } }),
+      client.session.messages({ path: { id: sessionId } }),
+    ])
+    if (info.data === undefined) throw new Error(`OpenCode has no session ${sessionId}: ${describe(info.error)}`)
+    if (messages.data === undefined)
+      throw new Error(`cannot read the messages of ${sessionId}: ${describe(messages.error)}`)
+    return { info: info.data, messages: messages.data }
+  }
+
+  /** Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. */
+  const sync = (sessionId: string, moment: Recorder.Moment) =>
+    queued(sessionId, async () => {
+      const exported = await fetchSession(sessionId)
+      return run(
+        recorder.sync(sessionId, exported, moment).pipe(
+          Effect.catchTag("WrongExpectedVersion", () =>
+            Effect.suspend(() => {
+              recorder.forget(sessionId)
+              return recorder.sync(sessionId, exported, moment)
+            }),
+          ),
+        ),
+      )
+    })
+
+  /** Runs a hook's body; on failure reports it and returns `fallback`. */
+  const guard = async <A>(what: string, sessionId: string | undefined, body: () => Promise<A>, fallback: A) => {
+    try {
+      return await body()
+    } catch (error) {
+      await report(what, error, sessionId)
+      return fallback
+    }
+  }
+
+  // Sessions compacting now: the summariser's input is redacted for them.
+  const compacting = new Set<string>()
+
+  const sessionOf = (event: BusEvent): string | undefined => {
+    const props = event.properties
+    if (props === undefined) return undefined
+    if (typeof props.sessionID === "string") return props.sessionID
+    const info = props.info as { readonly sessionID?: unknown } | undefined
+    return typeof info?.sessionID === "string" ? info.sessionID : undefined
+  }
+
+  const finishedMessage = (event: BusEvent): boolean => {
+    const info = event.properties?.info as
+      | { readonly role?: unknown; readonly time?: { readonly completed?: unknown }; readonly error?: unknown }
+      | undefined
+    return info?.role === "assistant" && (typeof info.time?.completed === "number" || info.error !== undefined)
+  }
+
+  /** The HUD for a session, recorded as `HudShown` when its text changed. */
+  const hudFor = (sessionId: string) =>
+    run(
+      Effect.gen(function* () {
+        const manager = yield* ContextManager
+        const sessions = yield* Sessions.Sessions
+        const state = yield* sessions.load(sessionId)
+        if (state.session.sessionId === undefined) return undefined
+        const usage = yield* manager.usage(sessionId)
+        const text = Hud.render(
+          {
+            tokens: usage.tokens,
+            usable: usage.usable,
+            pivots: usage.pivots,
+            prunedParts: state.runtime.pruned.parts,
+            prunedTokens: state.runtime.pruned.tokens,
+          },
+          { recall: true },
+        )
+        if (text !== state.runtime.hud) {
+          const at = Date.now()
+          yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text }] })
+        }
+        return text
+      }),
+    )
+
+  /** pivot's context lines for OpenCode's summariser: the previous summary anchored, and the facts block. */
+  const compactionContext = (sessionId: string) =>
+    run(
+      Effect.gen(function* () {
+        const sessions = yield* Sessions.Sessions
+        const state = yield* sessions.load(sessionId)
+        const messages = Window.messages(state.session.window)
+        const previous = messages.findLast(Message.isFinishedSummary)
+        const previousText = previous === undefined ? undefined : Message.summaryText(previous)
+        const facts = Facts.merge(Facts.parse(previousText ?? ""), Facts.facts(messages))
+        const lines: Array<string> = []
+        if (previousText !== undefined) lines.push(Prompt.anchor(Redaction.redact(previousText).text))
+        lines.push(Redaction.redact(Facts.factsBlock(facts)).text)
+        return lines
+      }),
+    )
+
+  const redactParts = (message: MessageWithParts): MessageWithParts => ({
+    info: message.info,
+    parts: message.parts.map((part) => {
+      if (part.type === "text" && typeof part.text === "string")
+        return { ...part, text: Redaction.redact(part.text).text }
+      const state = part.state as { readonly status?: unknown; readonly output?: unknown } | undefined
+      if (part.type === "tool" && state?.status === "completed" && typeof state.output === "string")
+        return { ...part, state: { ...state, output: Redaction.redact(state.output).text } }
+      return part
+    }),
+  })
+
+  const recall = z.object({
+    query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
+    id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
+    offset: z.number().int().min(0).optional().describe("With id: the character to start from (read on)."),
+  })
+
+  return {
+    event: ({ event }) =>
+      guard(
+        `event ${event.type}`,
+        sessionOf(event),
+        async () => {
+          const sessionId = sessionOf(event)
+          if (sessionId === undefined) return
+          if (event.type === "session.idle" || event.type === "session.compacted") {
+            if (event.type === "session.compacted") compacting.delete(sessionId)
+            await sync(sessionId, "idle")
+          } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
+        },
+        undefined,
+      ),
+
+    "chat.message": (input) =>
+      guard(
+        "chat.message",
+        input.sessionID,
+        async () => {
+          if (input.model !== undefined && !models.has(input.sessionID))
+            models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
+        },
+        undefined,
+      ),
+
+    "experimental.chat.system.transform": (input, output) =>
+      guard(
+        "system.transform",
+        input.sessionID,
+        async () => {
+          const sessionId = input.sessionID
+          if (sessionId === undefined) return
+          models.set(sessionId, modelSpec(input.model))
+          await sync(sessionId, "call")
+          if (!hudOn) return
+          const hud = await queued(sessionId, () => hudFor(sessionId))
+          if (hud !== undefined) output.system.push(hud)
+        },
+        undefined,
+      ),
+
+    "experimental.session.compacting": (input, output) =>
+      guard(
+        "session.compacting",
+        input.sessionID,
+        async () => {
+          if (!compactionOn) return
+          compacting.add(input.sessionID)
+          await sync(input.sessionID, "call")
+          output.context.push(...(await queued(input.sessionID, () => compactionContext(input.sessionID))))
+        },
+        undefined,
+      ),
+
+    "experimental.chat.messages.transform": (_input, output) =>
+      guard(
+        "messages.transform",
+        undefined,
+        async () => {
+          const sessionId = output.messages[0]?.info.sessionID
+          if (typeof sessionId !== "string" || !compacting.has(sessionId)) return
+          output.messages = output.messages.map(redactParts)
+        },
+        undefined,
+      ),
+
+    "tool.execute.after": (input) =>
+      guard("tool.execute.after", input.sessionID, async () => void (await sync(input.sessionID, "step")), undefined),
+
+    tool: {
+      context_recall: {
+        description: RECALL_DESCRIPTION,
+        args: recall.shape,
+        execute: (args: z.infer<typeof recall>, context) =>
+          guard(
+            "context_recall",
+            context.sessionID,
+            async () => {
+              await sync(context.sessionID, "step")
+              const recalled = await queued(context.sessionID, () =>
+                run(
+                  Effect.gen(function* () {
+                    const manager = yield* ContextManager
+                    return yield* manager.recall(context.sessionID, {
+                      ...(args.id === undefined ? {} : { id: args.id }),
+                      ...(args.query === undefined ? {} : { query: args.query }),
+                      ...(args.offset === undefined ? {} : { offset: args.offset }),
+                    })
+                  }),
+                ),
+              )
+              return recalled.text
+            },
+            "context_recall is unavailable right now (pivot could not read its store); go on without it.",
+          ),
+      },
+      context_compact: {
+        description: COMPACT_DESCRIPTION,
+        args: {},
+        execute: (_args: unknown, context) =>
+          guard(
+            "context_compact",
+            context.sessionID,
+            async () => {
+              const model = models.get(context.sessionID)
+              if (model === undefined) return "No model is known for this session yet; compaction was not requested."
+              // OpenCode compacts once this step ends; the summary replaces the history before the next call.
+              void client.session
+                .summarize({
+                  path: { id: context.sessionID },
+                  body: { providerID: model.ref.providerId, modelID: model.ref.modelId },
+                })
+                .then(
+                  (answer) =>
+                    answer.error === undefined ? undefined : report("context_compact", answer.error, context.sessionID),
+                  (error) => report("context_compact", error, context.sessionID),
+                )
+              return "Compaction requested: OpenCode summarises the conversation when this step ends."
+            },
+            "context_compact is unavailable right now; go on, OpenCode still compacts on its own when the context fills.",
+          ),
+      },
+    },
+
+    dispose: async () => {
+      const current = runtime
+      runtime = undefined
+      await Promise.allSettled([...queues.values()])
+      if (current !== undefined) await current.dispose()
+    },
+  }
+}
