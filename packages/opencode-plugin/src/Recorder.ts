@@ -51,9 +51,11 @@ const isFinished = (m: MessageWithParts) => {
 }
 
 /**
- * The settled prefix of a session's messages, in id order (OpenCode ids sort chronologically): up to the first
- * assistant message still being written, or the first compaction marker whose summary has not ended (before `idle`);
- * before `call`, without the user messages no model call has answered yet (their parts may still be arriving).
+ * The settled prefix of a session's messages, in id order (OpenCode ids sort chronologically): up to the newest
+ * assistant message still being written (an unfinished one with a later assistant message was abandoned: OpenCode
+ * moved on, e.g. after an overflow; one still unfinished when the session stopped stays so), or the first compaction marker
+ * whose summary has not ended (before `idle`); before `call`, without the user messages no model call has answered
+ * yet (their parts may still be arriving).
  */
 export const settled = (messages: ReadonlyArray<MessageWithParts>, moment: Moment): Array<MessageWithParts> => {
   const sorted = [...messages].sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0))
@@ -63,8 +65,11 @@ export const settled = (messages: ReadonlyArray<MessageWithParts>, moment: Momen
       .map((m) => m.info.parentID),
   )
   let cut = sorted.findIndex(
-    (m) =>
-      (m.info.role === "assistant" && !isFinished(m)) ||
+    (m, i) =>
+      (moment !== "idle" &&
+        m.info.role === "assistant" &&
+        !isFinished(m) &&
+        !sorted.slice(i + 1).some((later) => later.info.role === "assistant")) ||
       (moment !== "idle" && isMarker(m) && !summarised.has(m.info.id)),
   )
   if (cut === -1) {

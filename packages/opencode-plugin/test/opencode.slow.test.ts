@@ -1,0 +1,184 @@
+// The plugin inside the real OpenCode (npm opencode-ai 1.18.33), driven by a scripted model over loopback: five
+// `opencode run` turns of one session — six large reads, two small turns (then OpenCode prunes the reads), a recall
+// of a pruned output by search and then by id, page by page, and a turn whose usage fills the context (OpenCode
+// compacts). Checked: the plugin loads and records into .pivot/opencode.db; the HUD reaches every agent call; the
+// recalled pages put together are the pruned output's exact bytes; at every agent call the store held a version whose
+// window equals the messages OpenCode sent; the summariser got pivot's facts block and no secret; and the stored
+// events are exactly the import of OpenCode's own export (nothing lost, nothing twice).
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { Events } from "@pivot/core"
+import { Import } from "@pivot/opencode"
+import * as Result from "effect/Result"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import * as OpenCode from "./support/OpenCode.ts"
+import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+
+const WORD = "zanzibarquux"
+const SECRET = "sk-proj-Q7x9VbT2mK4pL8nR3sW6yZ1aC5dF0gH2jK7"
+const FILES = 6
+
+// ~45 KB of distinct, deterministic words per file (OpenCode's read returns at most 50 KB).
+const fileText = (n: number): string => {
+  const lines: Array<string> = []
+  let seed = n * 7919
+  for (let line = 0; line < 600; line++) {
+    const words: Array<string> = []
+    for (let w = 0; w < 10; w++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      words.push(`w${n}x${seed.toString(36)}`)
+    }
+    if (n === 1 && line === 300) words.push(WORD)
+    lines.push(words.join(" "))
+  }
+  return `${lines.join("\n")}\n`
+}
+
+const lastUser = (request: Captured): string =>
+  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
+
+const last = (request: Captured) => request.body.messages.at(-1)!
+
+/** The scripted model: what it answers depends on the turn's prompt and what came back since. */
+const script =
+  (dir: string) =>
+  (request: Captured): Reply => {
+    if (request.kind === "summary")
+      return { text: "## Goal\nRead six files and recall one.\n\n## Progress\nAll read.", promptTokens: 5_000 }
+    const prompt = lastUser(request)
+    const after = last(request)
+    if (prompt.includes("read the six files"))
+      return after.role === "user"
+        ? {
+            toolCalls: Array.from({ length: FILES }, (_, i) => ({
+              name: "read",
+              args: { filePath: Path.join(dir, `f${i + 1}.txt`) },
+            })),
+            promptTokens: 2_000,
+          }
+        : { text: "I read all six.", promptTokens: 80_000 }
+    if (prompt.includes("recall")) {
+      if (after.role === "user") return { toolCalls: [{ name: "context_recall", args: { query: WORD } }] }
+      const result = textOf(after)
+      const id = /id (prt_[A-Za-z0-9]+)/.exec(result)?.[1]
+      const more = /call context_recall with id (prt_[A-Za-z0-9]+) and offset (\d+)/.exec(result)
+      if (more !== null)
+        return { toolCalls: [{ name: "context_recall", args: { id: more[1], offset: Number(more[2]) } }] }
+      if (result.includes("best first") && id !== undefined)
+        return { toolCalls: [{ name: "context_recall", args: { id } }] }
+      return { text: "Recalled it.", promptTokens: 30_000 }
+    }
+    if (prompt.includes("fill the context")) return { text: "The context is full now.", promptTokens: 199_000 }
+    return { text: "Noted.", promptTokens: 81_000 }
+  }
+
+describe("the plugin in the real OpenCode", () => {
+  let model: ScriptedModel
+  let project: OpenCode.Project
+  let session: string
+  let server: OpenCode.Server
+
+  beforeAll(async () => {
+    OpenCode.build()
+    model = await start((request) => script(project.dir)(request))
+    project = OpenCode.project(model.port, { compaction: { prune: true } })
+    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n))
+    server = await OpenCode.serve(project)
+    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    session = OpenCode.sessionOf(await turn("Please read the six files."))
+    await turn(`Second turn. My key is ${SECRET}, keep it safe.`, session)
+    await turn("Third turn, nothing to do.", session)
+    await turn(`Please recall what the ${WORD} file said.`, session)
+    await turn("Now fill the context.", session)
+  }, 600_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    await model?.close()
+  })
+
+  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
+
+  it("loads from a file:// URL, records into .pivot/opencode.db and logs no failure", async () => {
+    expect(Fs.existsSync(db())).toBe(true)
+    expect(Fs.existsSync(Path.join(project.dir, ".pivot/opencode-plugin.log"))).toBe(false)
+    const tools = agentCalls()[0]!.body.tools!.map((t) => t.function.name)
+    expect(tools).toContain("context_recall")
+    expect(tools).toContain("context_compact")
+  })
+
+  it("puts the usage HUD in the system prompt of every agent call", () => {
+    for (const request of agentCalls()) {
+      const system = request.body.messages.filter((m) => m.role === "system").map(textOf)
+      expect(system.some((s) => s.includes("[pivot context status]"))).toBe(true)
+    }
+    // The HUD follows the usage OpenCode recorded: the last call before the compaction saw the 80,000 of turn one.
+    const texts = agentCalls().flatMap((r) => r.body.messages.filter((m) => m.role === "system").map(textOf))
+    expect(texts.some((t) => t.includes("context: 81,010 / 196,000 tokens"))).toBe(true)
+  })
+
+  it("answers context_recall with the exact bytes of a pruned output", async () => {
+    const exported = (await OpenCode.exportSession(project, session)) as {
+      messages: Array<{ parts: Array<{ id: string; state?: { output?: string; time?: { compacted?: number } } }> }>
+    }
+    const parts = exported.messages.flatMap((m) => m.parts)
+    const pruned = parts.filter((p) => p.state?.time?.compacted !== undefined)
+    expect(pruned.length).toBeGreaterThan(0)
+    // Every recall call and its answer, by call id, from the requests' histories.
+    const calls = new Map<string, { args: { id?: string; query?: string; offset?: number }; result?: string }>()
+    for (const request of model.requests)
+      for (const m of request.body.messages) {
+        for (const c of m.tool_calls ?? [])
+          if (c.function.name === "context_recall") calls.set(c.id, { args: JSON.parse(c.function.arguments) })
+        if (m.role === "tool" && calls.has(m.tool_call_id!)) calls.get(m.tool_call_id!)!.result = textOf(m)
+      }
+    const search = [...calls.values()].find((c) => c.args.query !== undefined)!
+    const id = /id (prt_[A-Za-z0-9]+)/.exec(search.result!)![1]!
+    const original = parts.find((p) => p.id === id)!.state!.output!
+    expect(original).toContain(WORD)
+    const pages = [...calls.values()]
+      .filter((c) => c.args.id === id)
+      .sort((a, b) => (a.args.offset ?? 0) - (b.args.offset ?? 0))
+      .map((c) => c.result!.replace(/\n\[Recall truncated: [^\]]*\]$/, ""))
+    expect(pages.length).toBeGreaterThan(1)
+    expect(pages.join("")).toBe(original)
+  })
+
+  it("held, at every agent call, a version whose window equals the messages OpenCode sent", async () => {
+    const events = await storedEvents(db(), session)
+    const byVersion = windows(events).map(([version, items]) => [version, JSON.stringify(items)] as const)
+    let previous = 0
+    for (const [i, request] of agentCalls().entries()) {
+      const sent = JSON.stringify(fromRequest(request.body.messages))
+      const match = byVersion.find(([version, items]) => version >= previous && items === sent)
+      expect(match, `agent call ${i}: no stored version has its window`).toBeDefined()
+      previous = match![0]
+    }
+  })
+
+  it("adds the facts block to OpenCode's summariser and redacts secrets from its input", () => {
+    const summaries = model.requests.filter((r) => r.kind === "summary")
+    expect(summaries.length).toBe(1)
+    const sent = JSON.stringify(summaries[0]!.body.messages)
+    expect(sent).toContain("## Facts (from the log)")
+    expect(sent).toContain("f1.txt")
+    expect(sent).not.toContain(SECRET)
+    // The agent itself still saw what the user typed.
+    expect(agentCalls().some((r) => JSON.stringify(r.body.messages).includes(SECRET))).toBe(true)
+  })
+
+  it("stored exactly the import of OpenCode's export: nothing lost, nothing twice", async () => {
+    const imported = Import.importSession(await OpenCode.exportSession(project, session))
+    if (Result.isFailure(imported)) throw imported.failure
+    const stored = (await storedEvents(db(), session)).filter(
+      (e) => e._tag !== "HudShown" && e._tag !== "ContextRecalled",
+    )
+    const encode = (e: Events.Event) => {
+      const { title: _, ...rest } = e as Events.Event & { title?: string }
+      return JSON.stringify(Events.encode(rest as Events.Event))
+    }
+    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
+  })
+})
