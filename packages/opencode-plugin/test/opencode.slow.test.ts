@@ -165,6 +165,7 @@ describe("the plugin in the real OpenCode", () => {
     expect(sent).toContain("## Facts (from the log)")
     expect(sent).toContain("f1.txt")
     expect(sent).not.toContain(SECRET)
+    expect(sent).toContain("[REDACTED:")
     // The agent itself still saw what the user typed.
     expect(agentCalls().some((r) => JSON.stringify(r.body.messages).includes(SECRET))).toBe(true)
   })
