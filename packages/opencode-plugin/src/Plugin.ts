@@ -6,8 +6,8 @@
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search) and
  *   `context_compact` (asks OpenCode for a compaction through its SDK);
- * - `experimental.session.compacting`: the previous summary anchored and the facts block, as context lines of
- *   OpenCode's summariser prompt; secrets are redacted from the messages the summariser reads
+ * - `experimental.session.compacting`: the facts block as a context line of OpenCode's summariser prompt (OpenCode
+ *   anchors the previous summary itself); secrets are redacted from the messages the summariser reads
  *   (`experimental.chat.messages.transform`, while that session compacts).
  *
  * Every hook is guarded: a failure is written to the log file beside the store and to OpenCode's log, and the hook
@@ -15,7 +15,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Prompt, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
 import { ContextManager, Hud, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -257,7 +257,11 @@ export const make = async (
       }),
     )
 
-  /** pivot's context lines for OpenCode's summariser: the previous summary anchored, and the facts block. */
+  /**
+   * pivot's context line for OpenCode's summariser: the facts block (files read and edited, commands and their
+   * outcomes, from the log), merged with the one the previous summary carries. OpenCode (1.18) anchors the previous
+   * summary in its own prompt (`<previous-summary>`), so pivot does not add it a second time.
+   */
   const compactionContext = (sessionId: string) =>
     run(
       Effect.gen(function* () {
@@ -265,12 +269,9 @@ export const make = async (
         const state = yield* sessions.load(sessionId)
         const messages = Window.messages(state.session.window)
         const previous = messages.findLast(Message.isFinishedSummary)
-        const previousText = previous === undefined ? undefined : Message.summaryText(previous)
-        const facts = Facts.merge(Facts.parse(previousText ?? ""), Facts.facts(messages))
-        const lines: Array<string> = []
-        if (previousText !== undefined) lines.push(Prompt.anchor(Redaction.redact(previousText).text))
-        lines.push(Redaction.redact(Facts.factsBlock(facts)).text)
-        return lines
+        const previousText = previous === undefined ? "" : (Message.summaryText(previous) ?? "")
+        const facts = Facts.merge(Facts.parse(previousText), Facts.facts(messages))
+        return [Redaction.redact(Facts.factsBlock(facts)).text]
       }),
     )
 

@@ -70,6 +70,7 @@ const script =
       return { text: "Recalled it.", promptTokens: 30_000 }
     }
     if (prompt.includes("fill the context")) return { text: "The context is full now.", promptTokens: 199_000 }
+    if (prompt.startsWith("Continue if you have next steps")) return { text: "Nothing left.", promptTokens: 6_000 }
     return { text: "Noted.", promptTokens: 81_000 }
   }
 
@@ -91,6 +92,7 @@ describe("the plugin in the real OpenCode", () => {
     await turn("Third turn, nothing to do.", session)
     await turn(`Please recall what the ${WORD} file said.`, session)
     await turn("Now fill the context.", session)
+    await turn("Now fill the context again.", session)
   }, 600_000)
 
   afterAll(async () => {
@@ -160,7 +162,11 @@ describe("the plugin in the real OpenCode", () => {
 
   it("adds the facts block to OpenCode's summariser and redacts secrets from its input", () => {
     const summaries = model.requests.filter((r) => r.kind === "summary")
-    expect(summaries.length).toBe(1)
+    expect(summaries.length).toBe(2)
+    // The second compaction updates the first summary: OpenCode anchors it, once.
+    const second = summaries[1]!.body.messages.map(textOf).join("\n")
+    expect(second.split("<previous-summary>").length).toBe(2)
+    expect(second).toContain("Read six files and recall one.")
     const sent = JSON.stringify(summaries[0]!.body.messages)
     expect(sent).toContain("## Facts (from the log)")
     expect(sent).toContain("f1.txt")
