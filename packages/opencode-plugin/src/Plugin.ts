@@ -301,9 +301,11 @@ export const make = async (
         async () => {
           const sessionId = sessionOf(event)
           if (sessionId === undefined) return
-          if (event.type === "session.idle" || event.type === "session.compacted") {
-            if (event.type === "session.compacted") compacting.delete(sessionId)
-            await sync(sessionId, "idle")
+          if (event.type === "session.idle") await sync(sessionId, "idle")
+          else if (event.type === "session.compacted") {
+            // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
+            compacting.delete(sessionId)
+            await sync(sessionId, "step")
           } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
         },
         undefined,

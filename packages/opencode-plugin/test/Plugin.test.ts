@@ -69,6 +69,19 @@ describe("the plugin's hooks", () => {
     expect(Fs.readFileSync(Path.join(directory, ".pivot/.gitignore"), "utf8")).toBe("*\n")
   })
 
+  it("records no message still being written when a compaction ends (OpenCode goes on with the continue call)", async () => {
+    const { hooks, data, db } = await setup()
+    const last = data.messages.at(-1)!.info as unknown as {
+      time: { created: number; completed?: number }
+      finish?: string
+    }
+    delete last.time.completed
+    delete last.finish
+    await hooks.event({ event: { type: "session.compacted", properties: { sessionID: data.info.id } } })
+    const steps = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "AssistantStepRecorded")
+    expect(steps).toHaveLength(3)
+  })
+
   it("adds the usage HUD of the session to the system prompt, recorded once per text", async () => {
     const { hooks, data, db } = await setup()
     const system = await transform(hooks, data.info.id)
