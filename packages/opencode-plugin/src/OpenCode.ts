@@ -96,9 +96,5 @@ export interface Hooks {
     input: unknown,
     output: { messages: Array<MessageWithParts> },
   ) => Promise<void>
-  readonly "tool.execute.after": (
-    input: { readonly tool: string; readonly sessionID: string; readonly callID: string },
-    output: unknown,
-  ) => Promise<void>
   readonly dispose: () => Promise<void>
 }

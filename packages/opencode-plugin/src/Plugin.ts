@@ -6,8 +6,8 @@
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search) and
  *   `context_compact` (asks OpenCode for a compaction through its SDK);
- * - `experimental.session.compacting`: the facts block as a context line of OpenCode's summariser prompt (OpenCode
- *   anchors the previous summary itself); secrets are redacted from the messages the summariser reads
+ * - `experimental.session.compacting`: the previous summary anchored and the facts block, as context lines of
+ *   OpenCode's summariser prompt; secrets are redacted from the messages the summariser reads
  *   (`experimental.chat.messages.transform`, while that session compacts).
  *
  * Every hook is guarded: a failure is written to the log file beside the store and to OpenCode's log, and the hook
@@ -15,7 +15,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Prompt, Redaction, Window } from "@pivot/core"
 import { ContextManager, Hud, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -81,6 +81,15 @@ const describe = (error: unknown): string => {
   const text = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
   return (text ?? String(error)).split("\n")[0]!
 }
+
+/**
+ * How OpenCode's own helper calls begin their system prompt (1.18): its title generator and its summariser. They get
+ * no HUD — it is for the agent — and the system transform has no other way to tell which call it serves.
+ */
+export const HELPER_PROMPTS: ReadonlyArray<string> = [
+  "You are a title generator.",
+  "You are a context summarization agent.",
+]
 
 /** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
 export const RECALL_DESCRIPTION =
@@ -258,9 +267,9 @@ export const make = async (
     )
 
   /**
-   * pivot's context line for OpenCode's summariser: the facts block (files read and edited, commands and their
-   * outcomes, from the log), merged with the one the previous summary carries. OpenCode (1.18) anchors the previous
-   * summary in its own prompt (`<previous-summary>`), so pivot does not add it a second time.
+   * pivot's context lines for OpenCode's summariser: the previous summary anchored (OpenCode 1.18 serialises the
+   * history into its summariser prompt without it), and the facts block (files read and edited, commands and their
+   * outcomes, from the log) merged with the one the previous summary carries.
    */
   const compactionContext = (sessionId: string) =>
     run(
@@ -269,9 +278,12 @@ export const make = async (
         const state = yield* sessions.load(sessionId)
         const messages = Window.messages(state.session.window)
         const previous = messages.findLast(Message.isFinishedSummary)
-        const previousText = previous === undefined ? "" : (Message.summaryText(previous) ?? "")
-        const facts = Facts.merge(Facts.parse(previousText), Facts.facts(messages))
-        return [Redaction.redact(Facts.factsBlock(facts)).text]
+        const previousText = previous === undefined ? undefined : Message.summaryText(previous)
+        const facts = Facts.merge(Facts.parse(previousText ?? ""), Facts.facts(messages))
+        return [
+          ...(previousText === undefined ? [] : [Redaction.redact(Prompt.anchor(previousText)).text]),
+          Redaction.redact(Facts.factsBlock(facts)).text,
+        ]
       }),
     )
 
@@ -331,7 +343,7 @@ export const make = async (
           if (sessionId === undefined) return
           models.set(sessionId, modelSpec(input.model))
           await sync(sessionId, "call")
-          if (!hudOn) return
+          if (!hudOn || HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
           const hud = await queued(sessionId, () => hudFor(sessionId))
           if (hud !== undefined) output.system.push(hud)
         },
@@ -362,9 +374,6 @@ export const make = async (
         },
         undefined,
       ),
-
-    "tool.execute.after": (input) =>
-      guard("tool.execute.after", input.sessionID, async () => void (await sync(input.sessionID, "step")), undefined),
 
     tool: {
       context_recall: {

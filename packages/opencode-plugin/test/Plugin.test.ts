@@ -4,7 +4,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Tokens } from "@pivot/core"
+import { Prompt, Tokens } from "@pivot/core"
 import { Hud } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
@@ -106,6 +106,18 @@ describe("the plugin's hooks", () => {
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([expected])
   })
 
+  it("leaves the HUD out of OpenCode's title and summariser calls", async () => {
+    const { hooks, data } = await setup()
+    for (const prompt of [
+      "You are a title generator. You output ONLY a thread title.",
+      "You are a context summarization agent. You are given",
+    ]) {
+      const output = { system: [prompt] }
+      await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+      expect(output.system).toEqual([prompt])
+    }
+  })
+
   it("leaves the HUD out when the hud option is off", async () => {
     const { hooks, data } = await setup({ hud: false })
     expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
@@ -156,6 +168,22 @@ describe("the plugin's hooks", () => {
     const after = withSecret()
     await hooks["experimental.chat.messages.transform"]({}, after)
     expect(JSON.stringify(after)).toContain(SECRET)
+  })
+
+  it("anchors the previous summary in OpenCode's summariser prompt", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    const data = JSON.parse(
+      Fs.readFileSync(Path.join(Path.dirname(fixture), "compaction-tail.json"), "utf8"),
+    ) as Session
+    const hooks = await Plugin.make({ client: fakeClient(data, []), directory }, {}, {})
+    disposers.push(hooks)
+    const summary = data.messages.findLast((m) => m.info.role === "assistant" && m.info.summary === true)!
+    const text = summary.parts.flatMap((p) => (p.type === "text" ? [p.text as string] : [])).join("")
+    const output: { context: Array<string>; prompt?: string } = { context: [] }
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, output)
+    expect(output.context[0]).toBe(Prompt.anchor(text))
+    expect(output.context[1]).toContain("## Facts (from the log)")
   })
 
   it("never fails a hook: a broken client is logged to OpenCode and to the log file, and the hooks go on", async () => {

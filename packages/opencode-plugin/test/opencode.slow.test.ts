@@ -5,13 +5,14 @@
 // recalled pages put together are the pruned output's exact bytes; at every agent call the store held a version whose
 // window equals the messages OpenCode sent; the summariser got pivot's facts block and no secret; and the stored
 // events are exactly the import of OpenCode's own export (nothing lost, nothing twice).
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 
@@ -82,8 +83,10 @@ describe("the plugin in the real OpenCode", () => {
 
   beforeAll(async () => {
     OpenCode.build()
-    model = await start((request) => script(project.dir)(request))
+    let dir = ""
+    model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
     project = OpenCode.project(model.port, { compaction: { prune: true } })
+    dir = project.dir
     for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n))
     server = await OpenCode.serve(project)
     const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
@@ -160,15 +163,36 @@ describe("the plugin in the real OpenCode", () => {
     }
   })
 
+  it("serves the pivot command on the live store: window --at, check and fork while OpenCode runs", async () => {
+    const pivot = (...args: Array<string>) =>
+      execFileSync(
+        process.execPath,
+        ["--conditions=@pivot/source", Path.join(OpenCode.ROOT, "packages/cli/src/bin.ts"), ...args],
+        { encoding: "utf8", cwd: project.dir, stdio: ["ignore", "pipe", "pipe"] },
+      )
+    const lastCall = agentCalls().at(-1)!
+    const sent = JSON.stringify(fromRequest(lastCall.body.messages))
+    const version = windows(await storedEvents(db(), session)).findLast(
+      ([, items]) => JSON.stringify(items) === sent,
+    )![0]
+    const printed = JSON.parse(
+      pivot("window", "--db", db(), "--session", session, "--at", String(version), "--format", "json"),
+    )
+    expect(JSON.stringify(fromWindow(printed.messages.map((m: { message: unknown }) => m.message)))).toBe(sent)
+    expect(pivot("check", "--db", db())).toContain("ok")
+    expect(pivot("fork", session, "--db", db(), "--into", "ses_forkedFromOpenCode")).toContain("ses_forkedFromOpenCode")
+  })
+
   it("adds the facts block to OpenCode's summariser and redacts secrets from its input", () => {
     const summaries = model.requests.filter((r) => r.kind === "summary")
     expect(summaries.length).toBe(2)
-    // The second compaction updates the first summary: OpenCode anchors it, once.
+    // The second compaction updates the first summary: pivot anchors it (OpenCode 1.18 does not), once.
     const second = summaries[1]!.body.messages.map(textOf).join("\n")
     expect(second.split("<previous-summary>").length).toBe(2)
     expect(second).toContain("Read six files and recall one.")
     const sent = JSON.stringify(summaries[0]!.body.messages)
     expect(sent).toContain("## Facts (from the log)")
+    expect(sent).not.toContain("[pivot context status]")
     expect(sent).toContain("f1.txt")
     expect(sent).not.toContain(SECRET)
     expect(sent).toContain("[REDACTED:")

@@ -1,5 +1,6 @@
 // A scripted OpenAI-compatible chat-completions server on loopback, for driving the real OpenCode: every request body is
 // kept, and each answer (text or tool calls, with usage) is streamed back as server-sent events, as a provider would.
+import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -56,8 +57,8 @@ export interface ScriptedModel {
 
 let calls = 0
 
-/** Starts the server; `script` answers each request. */
-export const start = async (script: (request: Captured) => Reply): Promise<ScriptedModel> => {
+/** Starts the server; `script` answers each request; each request is also appended to `dump` when given. */
+export const start = async (script: (request: Captured) => Reply, dump?: string): Promise<ScriptedModel> => {
   const requests: Array<Captured> = []
   const model: ScriptedModel = { port: 0, requests, onRequest: undefined, close: async () => {} }
   const server = Http.createServer((req, res) => {
@@ -71,6 +72,7 @@ export const start = async (script: (request: Captured) => Reply): Promise<Scrip
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Captured["body"]
       const captured: Captured = { body, kind: kindOf(body) }
       requests.push(captured)
+      if (dump !== undefined) Fs.appendFileSync(dump, `${JSON.stringify(captured)}\n`)
       model.onRequest?.(captured)
       let reply: Reply
       try {
