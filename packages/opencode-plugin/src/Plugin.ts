@@ -28,7 +28,10 @@ import * as Recorder from "./Recorder.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
 export interface Options {
-  /** Where to record: a SQLite file (relative to the project) or a `postgres://` URL. Default `PIVOT_DB`, else `.pivot/opencode.db`. */
+  /**
+   * Where to record: a SQLite file (relative to the project) or a `postgres://` URL (`?schema=NAME` for a schema other
+   * than `public`). Default `PIVOT_DB`, else `.pivot/opencode.db`.
+   */
   readonly db?: string | undefined
   /** Add the usage HUD to the system prompt; default true. */
   readonly hud?: boolean | undefined
@@ -47,11 +50,16 @@ export const resolveDb = (
   directory: string,
   options: Options,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly _tag: "Sqlite"; readonly file: string } | { readonly _tag: "Postgres"; readonly url: string } => {
+):
+  | { readonly _tag: "Sqlite"; readonly file: string }
+  | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string } => {
   const db = options.db ?? env.PIVOT_DB ?? DEFAULT_DB
-  return /^postgres(ql)?:\/\//.test(db)
-    ? { _tag: "Postgres", url: db }
-    : { _tag: "Sqlite", file: Path.resolve(directory, db) }
+  if (!/^postgres(ql)?:\/\//.test(db)) return { _tag: "Sqlite", file: Path.resolve(directory, db) }
+  // `?schema=NAME` picks the schema holding pivot's tables, as `pivot serve` reads it.
+  const url = new URL(db)
+  const schema = url.searchParams.get("schema") ?? "public"
+  url.searchParams.delete("schema")
+  return { _tag: "Postgres", url: url.toString(), schema }
 }
 
 /** The model pivot assumes before OpenCode names one (only the HUD reads its limits). */
@@ -70,7 +78,8 @@ const modelSpec = (model: ModelInfo) => ({
 })
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
-  if (where._tag === "Postgres") return ReadModels.layerPostgres({ url: Redacted.make(where.url) })
+  if (where._tag === "Postgres")
+    return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema })
   const folder = Path.dirname(where.file)
   // A folder the plugin makes is kept out of git (and out of OpenCode's snapshots of the project).
   if (Fs.mkdirSync(folder, { recursive: true }) !== undefined) Fs.writeFileSync(Path.join(folder, ".gitignore"), "*\n")

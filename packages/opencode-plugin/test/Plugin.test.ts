@@ -211,6 +211,12 @@ describe("the plugin's hooks", () => {
     expect(Plugin.resolveDb("/p", { db: "postgres://u@h/db" }, { PIVOT_DB: "x.db" })).toEqual({
       _tag: "Postgres",
       url: "postgres://u@h/db",
+      schema: "public",
+    })
+    expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "postgresql://u@h:5/db?schema=work" })).toEqual({
+      _tag: "Postgres",
+      url: "postgresql://u@h:5/db",
+      schema: "work",
     })
     expect(Plugin.resolveDb("/p", {}, {})).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
   })
