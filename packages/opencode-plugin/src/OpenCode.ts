@@ -82,7 +82,15 @@ export interface Hooks {
   readonly tool: Record<string, ToolDefinition>
   readonly "chat.message": (
     input: { readonly sessionID: string; readonly model?: { readonly providerID: string; readonly modelID: string } },
-    output: unknown,
+    output: { readonly parts: Array<{ readonly type: string; text?: unknown }> },
+  ) => Promise<void>
+  readonly "experimental.text.complete": (
+    input: { readonly sessionID: string; readonly messageID: string; readonly partID: string },
+    output: { text: string },
+  ) => Promise<void>
+  readonly "tool.execute.after": (
+    input: { readonly tool: string; readonly sessionID: string; readonly callID: string },
+    output: { output: unknown },
   ) => Promise<void>
   readonly "experimental.chat.system.transform": (
     input: { readonly sessionID?: string | undefined; readonly model: ModelInfo },
@@ -91,10 +99,6 @@ export interface Hooks {
   readonly "experimental.session.compacting": (
     input: { readonly sessionID: string },
     output: { context: Array<string>; prompt?: string | undefined },
-  ) => Promise<void>
-  readonly "experimental.chat.messages.transform": (
-    input: unknown,
-    output: { messages: Array<MessageWithParts> },
   ) => Promise<void>
   readonly dispose: () => Promise<void>
 }

@@ -6,16 +6,17 @@
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search) and
  *   `context_compact` (asks OpenCode for a compaction through its SDK);
- * - `experimental.session.compacting`: the previous summary anchored and the facts block, as context lines of
- *   OpenCode's summariser prompt; secrets are redacted from the messages the summariser reads
- *   (`experimental.chat.messages.transform`, while that session compacts).
+ * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
+ *   OpenCode's summariser prompt, and appended to the summary it writes (OpenCode anchors the previous summary);
+ * - `chat.message` and `tool.execute.after` (option `redactOnRecord`): secrets redacted from what OpenCode records,
+ *   so they never reach its summariser (1.18 has no hook over the summariser's input alone).
  *
  * Every hook is guarded: a failure is written to the log file beside the store and to OpenCode's log, and the hook
  * returns as if the plugin were absent. OpenCode's session never sees a pivot error.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Prompt, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
 import { ContextManager, Hud, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -23,7 +24,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
-import type { BusEvent, Client, Hooks, MessageWithParts, ModelInfo, PluginInput } from "./OpenCode.ts"
+import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
@@ -35,8 +36,14 @@ export interface Options {
   readonly db?: string | undefined
   /** Add the usage HUD to the system prompt; default true. */
   readonly hud?: boolean | undefined
-  /** Add pivot's context lines to OpenCode's compaction and redact its summariser input; default true. */
+  /** Add pivot's context lines (previous summary anchored, facts block) to OpenCode's compaction; default true. */
   readonly compaction?: boolean | undefined
+  /**
+   * Redact secrets as OpenCode records them (default false): the user's text (`chat.message`) and tool outputs
+   * (`tool.execute.after`) are stored with `[REDACTED:<kind>]` in place of each secret, so neither the summariser, nor
+   * the model, nor the store ever holds them. OpenCode 1.18 gives no hook over its summariser's input alone.
+   */
+  readonly redactOnRecord?: boolean | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -128,6 +135,7 @@ export const make = async (
       : Path.join(input.directory, ".pivot", LOG_FILE)
   const hudOn = options.hud ?? true
   const compactionOn = options.compaction ?? true
+  const redactOn = options.redactOnRecord ?? false
 
   /** Records a failure: a line in the log file and OpenCode's log. Never throws. */
   const report = async (what: string, error: unknown, sessionId?: string) => {
@@ -230,9 +238,6 @@ export const make = async (
     }
   }
 
-  // Sessions compacting now: the summariser's input is redacted for them.
-  const compacting = new Set<string>()
-
   const sessionOf = (event: BusEvent): string | undefined => {
     const props = event.properties
     if (props === undefined) return undefined
@@ -276,37 +281,26 @@ export const make = async (
     )
 
   /**
-   * pivot's context lines for OpenCode's summariser: the previous summary anchored (OpenCode 1.18 serialises the
-   * history into its summariser prompt without it), and the facts block (files read and edited, commands and their
-   * outcomes, from the log) merged with the one the previous summary carries.
+   * The facts of a session's window (files read and edited, commands and their outcomes, from the log), merged with
+   * the block the previous summary carries. OpenCode (1.18) anchors the previous summary itself (`<prior-summary>`),
+   * so pivot adds only the facts.
    */
-  const compactionContext = (sessionId: string) =>
+  const factsOf = (sessionId: string) =>
     run(
       Effect.gen(function* () {
         const sessions = yield* Sessions.Sessions
         const state = yield* sessions.load(sessionId)
         const messages = Window.messages(state.session.window)
         const previous = messages.findLast(Message.isFinishedSummary)
-        const previousText = previous === undefined ? undefined : Message.summaryText(previous)
-        const facts = Facts.merge(Facts.parse(previousText ?? ""), Facts.facts(messages))
-        return [
-          ...(previousText === undefined ? [] : [Redaction.redact(Prompt.anchor(previousText)).text]),
-          Redaction.redact(Facts.factsBlock(facts)).text,
-        ]
+        const previousText = previous === undefined ? "" : (Message.summaryText(previous) ?? "")
+        return Facts.merge(Facts.parse(previousText), Facts.facts(messages))
       }),
     )
 
-  const redactParts = (message: MessageWithParts): MessageWithParts => ({
-    info: message.info,
-    parts: message.parts.map((part) => {
-      if (part.type === "text" && typeof part.text === "string")
-        return { ...part, text: Redaction.redact(part.text).text }
-      const state = part.state as { readonly status?: unknown; readonly output?: unknown } | undefined
-      if (part.type === "tool" && state?.status === "completed" && typeof state.output === "string")
-        return { ...part, state: { ...state, output: Redaction.redact(state.output).text } }
-      return part
-    }),
-  })
+  // The facts a compaction of each session started with, for its summary's text once it is written.
+  const pendingFacts = new Map<string, Facts.Facts>()
+
+  const redacted = (text: string) => Redaction.redact(text).text
 
   const recall = z.object({
     query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
@@ -323,22 +317,49 @@ export const make = async (
           const sessionId = sessionOf(event)
           if (sessionId === undefined) return
           if (event.type === "session.idle") await sync(sessionId, "idle")
+          // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
           else if (event.type === "session.compacted") {
-            // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
-            compacting.delete(sessionId)
+            pendingFacts.delete(sessionId)
             await sync(sessionId, "step")
           } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
         },
         undefined,
       ),
 
-    "chat.message": (input) =>
+    "chat.message": (input, output) =>
       guard(
         "chat.message",
         input.sessionID,
         async () => {
           if (input.model !== undefined && !models.has(input.sessionID))
             models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
+          if (redactOn)
+            for (const part of output.parts)
+              if (part.type === "text" && typeof part.text === "string") part.text = redacted(part.text)
+        },
+        undefined,
+      ),
+
+    // The summary's text, as OpenCode finishes it: the facts block appended, as pivot's own summaries carry it.
+    "experimental.text.complete": (input, output) =>
+      guard(
+        "text.complete",
+        input.sessionID,
+        async () => {
+          const facts = pendingFacts.get(input.sessionID)
+          if (facts === undefined) return
+          pendingFacts.delete(input.sessionID)
+          output.text = redacted(Facts.withBlock(output.text, facts))
+        },
+        undefined,
+      ),
+
+    "tool.execute.after": (input, output) =>
+      guard(
+        "tool.execute.after",
+        input.sessionID,
+        async () => {
+          if (redactOn && typeof output.output === "string") output.output = redacted(output.output)
         },
         undefined,
       ),
@@ -365,21 +386,10 @@ export const make = async (
         input.sessionID,
         async () => {
           if (!compactionOn) return
-          compacting.add(input.sessionID)
           await sync(input.sessionID, "call")
-          output.context.push(...(await queued(input.sessionID, () => compactionContext(input.sessionID))))
-        },
-        undefined,
-      ),
-
-    "experimental.chat.messages.transform": (_input, output) =>
-      guard(
-        "messages.transform",
-        undefined,
-        async () => {
-          const sessionId = output.messages[0]?.info.sessionID
-          if (typeof sessionId !== "string" || !compacting.has(sessionId)) return
-          output.messages = output.messages.map(redactParts)
+          const facts = await queued(input.sessionID, () => factsOf(input.sessionID))
+          pendingFacts.set(input.sessionID, facts)
+          output.context.push(redacted(Facts.factsBlock(facts)))
         },
         undefined,
       ),

@@ -4,7 +4,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Prompt, Tokens } from "@pivot/core"
+import { Tokens } from "@pivot/core"
 import { Hud } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
@@ -141,36 +141,31 @@ describe("the plugin's hooks", () => {
     expect(await hooks.tool.context_recall!.execute({ id }, context)).toBe(part.state.output)
   })
 
-  it("gives OpenCode's summariser pivot's facts block and redacts secrets from its input while it compacts", async () => {
+  it("gives OpenCode's summariser pivot's facts block", async () => {
     const { hooks, data } = await setup()
-    const sessionID = data.info.id
     const output: { context: Array<string>; prompt?: string } = { context: [] }
-    const withSecret = (): { messages: Array<MessageWithParts> } => ({
-      messages: [
-        {
-          info: { id: "msg_01", role: "user", sessionID },
-          parts: [{ type: "text", text: `my key is ${SECRET}` }],
-        },
-      ],
-    })
-    const before = withSecret()
-    await hooks["experimental.chat.messages.transform"]({}, before)
-    expect(JSON.stringify(before)).toContain(SECRET)
-
-    await hooks["experimental.session.compacting"]({ sessionID }, output)
-    expect(output.context.join("\n")).toContain("## Facts (from the log)")
-    const during = withSecret()
-    await hooks["experimental.chat.messages.transform"]({}, during)
-    expect(JSON.stringify(during)).not.toContain(SECRET)
-    expect(JSON.stringify(during)).toContain("[REDACTED:")
-
-    await hooks.event({ event: { type: "session.compacted", properties: { sessionID } } })
-    const after = withSecret()
-    await hooks["experimental.chat.messages.transform"]({}, after)
-    expect(JSON.stringify(after)).toContain(SECRET)
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, output)
+    expect(output.context).toHaveLength(1)
+    expect(output.context[0]).toContain("## Facts (from the log)")
+    expect(output.prompt).toBeUndefined()
   })
 
-  it("anchors the previous summary in OpenCode's summariser prompt", async () => {
+  it("redacts secrets from the user's text and tool outputs as OpenCode records them, with redactOnRecord", async () => {
+    const record = async (hooks: Hooks) => {
+      const message = { parts: [{ type: "text", text: `my key is ${SECRET}` as unknown }, { type: "file" }] }
+      await hooks["chat.message"]({ sessionID: "ses_x" }, message)
+      const tool = { output: `export OPENAI_API_KEY=${SECRET}` as unknown }
+      await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_x", callID: "c1" }, tool)
+      return JSON.stringify([message, tool])
+    }
+    const on = await record((await setup({ redactOnRecord: true })).hooks)
+    expect(on).not.toContain(SECRET)
+    expect(on).toContain("[REDACTED:")
+    // Off by default: what the user typed reaches the model as typed.
+    expect(await record((await setup()).hooks)).toContain(SECRET)
+  })
+
+  it("appends the facts block to the summary OpenCode writes next, once, merged with the previous summary's", async () => {
     const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
     folders.push(directory)
     const data = JSON.parse(
@@ -178,12 +173,16 @@ describe("the plugin's hooks", () => {
     ) as Session
     const hooks = await Plugin.make({ client: fakeClient(data, []), directory }, {}, {})
     disposers.push(hooks)
-    const summary = data.messages.findLast((m) => m.info.role === "assistant" && m.info.summary === true)!
-    const text = summary.parts.flatMap((p) => (p.type === "text" ? [p.text as string] : [])).join("")
     const output: { context: Array<string>; prompt?: string } = { context: [] }
     await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, output)
-    expect(output.context[0]).toBe(Prompt.anchor(text))
-    expect(output.context[1]).toContain("## Facts (from the log)")
+    const ids = { sessionID: data.info.id, messageID: "msg_99", partID: "prt_99" }
+    const summary = { text: "## Goal\nGo on." }
+    await hooks["experimental.text.complete"](ids, summary)
+    expect(summary.text.startsWith("## Goal\nGo on.\n\n## Facts (from the log)")).toBe(true)
+    expect(summary.text.slice(summary.text.indexOf("## Facts"))).toBe(output.context[0])
+    const next = { text: "Later text." }
+    await hooks["experimental.text.complete"](ids, next)
+    expect(next.text).toBe("Later text.")
   })
 
   it("never fails a hook: a broken client is logged to OpenCode and to the log file, and the hooks go on", async () => {

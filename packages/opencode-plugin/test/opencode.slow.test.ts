@@ -85,7 +85,7 @@ describe("the plugin in the real OpenCode", () => {
     OpenCode.build()
     let dir = ""
     model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, { compaction: { prune: true } })
+    project = OpenCode.project(model.port, { compaction: { prune: true } }, { redactOnRecord: true })
     dir = project.dir
     for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n))
     server = await OpenCode.serve(project)
@@ -207,21 +207,28 @@ describe("the plugin in the real OpenCode", () => {
     expect(pivot("fork", session, "--db", db(), "--into", "ses_forkedFromOpenCode")).toContain("ses_forkedFromOpenCode")
   })
 
-  it("adds the facts block to OpenCode's summariser and redacts secrets from its input", () => {
+  it("gives OpenCode's summariser the facts block and no secret, and the summary keeps the facts", async () => {
     const summaries = model.requests.filter((r) => r.kind === "summary")
     expect(summaries.length).toBe(2)
-    // The second compaction updates the first summary: pivot anchors it (OpenCode 1.18 does not), once.
+    const first = JSON.stringify(summaries[0]!.body.messages)
+    expect(first).toContain("## Facts (from the log)")
+    expect(first).toContain("f1.txt")
+    expect(first).not.toContain("[pivot context status]")
+    // redactOnRecord: the secret the user typed was stored redacted, so the summariser never sees it.
+    expect(first).not.toContain(SECRET)
+    expect(first).toContain("[REDACTED:")
+    // The second compaction: OpenCode anchors the first summary itself (once), and that summary carries the facts
+    // block pivot appended to it, so the files read before the first pivot are still known.
     const second = summaries[1]!.body.messages.map(textOf).join("\n")
-    expect(second.split("<previous-summary>").length).toBe(2)
-    expect(second).toContain("Read six files and recall one.")
-    const sent = JSON.stringify(summaries[0]!.body.messages)
-    expect(sent).toContain("## Facts (from the log)")
-    expect(sent).not.toContain("[pivot context status]")
-    expect(sent).toContain("f1.txt")
-    expect(sent).not.toContain(SECRET)
-    expect(sent).toContain("[REDACTED:")
-    // The agent itself still saw what the user typed.
-    expect(agentCalls().some((r) => JSON.stringify(r.body.messages).includes(SECRET))).toBe(true)
+    expect(second.split("<prior-summary>").length).toBe(2)
+    expect(second).not.toContain("<previous-summary>")
+    const prior = second.slice(second.indexOf("<prior-summary>"), second.indexOf("</prior-summary>"))
+    expect(prior).toContain("Read six files and recall one.")
+    expect(prior).toContain("## Facts (from the log)")
+    expect(second.slice(second.lastIndexOf("## Facts (from the log)"))).toContain("f1.txt")
+    // Redacted as OpenCode recorded it: no model call and no stored event holds the secret.
+    expect(agentCalls().some((r) => JSON.stringify(r.body.messages).includes(SECRET))).toBe(false)
+    expect(JSON.stringify((await storedEvents(db(), session)).map((e) => Events.encode(e)))).not.toContain(SECRET)
   })
 
   it("stored exactly the import of OpenCode's export: nothing lost, nothing twice", async () => {

@@ -31,8 +31,12 @@ export interface Project {
   readonly env: NodeJS.ProcessEnv
 }
 
-/** A scratch git repository configured for the scripted model at `port`, with the plugin and `config` merged in. */
-export const project = (port: number, config: Record<string, unknown> = {}): Project => {
+/** A scratch git repository configured for the scripted model at `port`, with the plugin (and its options) and `config`. */
+export const project = (
+  port: number,
+  config: Record<string, unknown> = {},
+  pluginOptions?: Record<string, unknown>,
+): Project => {
   const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-opencode-"))
   const dir = Path.join(root, "project")
   const home = Path.join(root, "home")
@@ -51,7 +55,9 @@ export const project = (port: number, config: Record<string, unknown> = {}): Pro
             models: { model: { limit: { context: 200_000, output: 4_000 } } },
           },
         },
-        plugin: [pathToFileURL(PLUGIN).href],
+        plugin: [
+          pluginOptions === undefined ? pathToFileURL(PLUGIN).href : [pathToFileURL(PLUGIN).href, pluginOptions],
+        ],
         ...config,
       },
       null,
