@@ -220,9 +220,9 @@ describe("the plugin in the real OpenCode", () => {
     // The second compaction: OpenCode anchors the first summary itself (once), and that summary carries the facts
     // block pivot appended to it, so the files read before the first pivot are still known.
     const second = summaries[1]!.body.messages.map(textOf).join("\n")
-    expect(second.split("<prior-summary>").length).toBe(2)
+    expect(second.split("\n<prior-summary>\n").length).toBe(2)
     expect(second).not.toContain("<previous-summary>")
-    const prior = second.slice(second.indexOf("<prior-summary>"), second.indexOf("</prior-summary>"))
+    const prior = second.slice(second.indexOf("\n<prior-summary>\n"), second.indexOf("</prior-summary>"))
     expect(prior).toContain("Read six files and recall one.")
     expect(prior).toContain("## Facts (from the log)")
     expect(second.slice(second.lastIndexOf("## Facts (from the log)"))).toContain("f1.txt")
