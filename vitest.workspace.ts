@@ -3,6 +3,6 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "scripts"],
+    projects: ["packages/*", "scripts", "examples"],
   },
 })

@@ -1,7 +1,7 @@
 // pivot in your own agent loop, with any model client: the ContextManager layer records each turn, prepares the next
 // model input (compacting first when the context is full) and prunes old tool outputs. "Your model" here is a
 // function that reads a big file each turn and reports usage as the size of the prompt it was given.
-import { Ids, type Render, Tokens } from "@pivot/core"
+import { Ids, Prune, type Render, Tokens } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect, Layer } from "effect"
@@ -10,6 +10,7 @@ import { Effect, Layer } from "effect"
 const layer = ContextManager.layer({
   model: { ref: { providerId: "local", modelId: "tiny-coder" }, limits: { context: 24_000, output: 4_000 } },
   config: { prune: true }, // OpenCode's keys: auto, prune, reserved, tail_turns, preserve_recent_tokens, …
+  prune: Prune.sized(24_000), // thresholds for this window (OpenCode's fixed 40k / 20k would never act in 24k)
   plugins: [], // projection plugins, see docs/extend.md
 }).pipe(
   Layer.provide(Ids.Ids.layer),

@@ -14,7 +14,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { type Config as CoreConfig, Ids, type Model } from "@pivot/core"
+import { type Config as CoreConfig, type Message as CoreMessage, Ids, type Model, Prune } from "@pivot/core"
 import {
   Config,
   ContextManager,
@@ -36,12 +36,14 @@ import type {
   ModelMessage,
   PrepareStepFunction,
   ToolSet,
+  UIMessage,
 } from "ai"
-import { Cause, Effect, Layer, Logger, ManagedRuntime, Result, Schema } from "effect"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, Redacted, Result, Schema } from "effect"
 import * as AiAgent from "./Agent.ts"
 import { type ContextToolSet, contextTools, withHud } from "./ContextTools.ts"
 import * as Messages from "./Messages.ts"
 import * as AiSummarizer from "./Summarizer.ts"
+import * as UiMessages from "./UiMessages.ts"
 
 /** A usage object that is not the AI SDK's (see `Messages.validateUsage`). */
 export { InvalidUsage } from "./Messages.ts"
@@ -75,12 +77,44 @@ export class InvalidSessionName extends Schema.TaggedError<InvalidSessionName>()
   }
 }
 
+/** A model call with nothing to answer: the session has no user message and the call brought none. */
+export class NoUserMessage extends Schema.TaggedError<NoUserMessage>()("NoUserMessage", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId} has no user message to answer: give the call a prompt, or record one first (pivot.run(text, call) or pivot.user(text))`
+  }
+}
+
+/**
+ * Which defaults `createPivot` starts from. `"sized"` (default): pruning on, its thresholds relative to the model's
+ * context (`Prune.sized`: protect 20%, act above 10%, capped at OpenCode's 40k / 20k). `"opencode"`: OpenCode's own
+ * defaults exactly (pruning off; when switched on, the absolute 40k / 20k thresholds).
+ */
+export type Preset = "sized" | "opencode"
+
+/** Whether a store string is a PostgreSQL URL (`postgres://…` or `postgresql://…`) rather than a SQLite path. */
+export const isPostgresUrl = (store: string): boolean => /^postgres(ql)?:\/\//i.test(store)
+
+// A PostgreSQL URL fit for messages: the password replaced.
+const withoutPassword = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@")
+
 /** Options of `createPivot`. */
 export interface CreateOptions {
   /** The session model: the model your agent calls. Its limits come from the catalog unless `limits` is given. */
   readonly model: LanguageModel
-  /** The SQLite file of the event store (its folder is created), or `":memory:"` for a store that dies with the process. */
+  /**
+   * The event store: a SQLite file (its folder is created), a PostgreSQL URL (`postgres://user:pass@host/db`), or
+   * `":memory:"` for a store that dies with the process.
+   */
   readonly store: string
+  /** The defaults to start from: `"sized"` (default) or `"opencode"` (see `Preset`); `config` and `manager` win. */
+  readonly preset?: Preset | undefined
+  /**
+   * How the summariser calls its model: `"stream"` (default; a model that cannot stream is asked through
+   * `generateText` instead) or `"generate"`.
+   */
+  readonly summarizerMode?: AiSummarizer.Mode | undefined
   /** The model's token limits, instead of the catalog's. */
   readonly limits?: Model.ModelLimits | undefined
   /** The session of the handle `createPivot` returns (any name; see `Ids.sessionIdOf`); default `"default"`. */
@@ -180,6 +214,10 @@ export interface PivotSession {
   readonly recordToolResult: (toolCallId: string, outcome: AiAgent.ToolOutcome) => Promise<Recorded | undefined>
   /** The context usage: tokens, percent of the usable window, status. */
   readonly usage: () => Promise<Usage>
+  /** Every message recorded, in order, markers and summaries included, pruned outputs in full (see `transcript`). */
+  readonly transcript: () => Promise<ReadonlyArray<CoreMessage.Message>>
+  /** The chat as a `useChat` UI shows it (`UiMessages.toUIMessages` of the transcript): to restore a chat's display. */
+  readonly uiMessages: () => Promise<Array<UIMessage>>
   /** The last provider error reported during `run`, with what pivot made of it. */
   readonly lastError: () => ProviderErrorOutcome | undefined
   /** Tools for the model to steer its own context (`context_compact`): spread them into your `tools`. */
@@ -259,6 +297,39 @@ const textOf = (message: unknown): string =>
 /** Any bad input of `createPivot` or `layer`. */
 export type CreateError = UnknownModelLimits | Config.ImpossibleLimits | InvalidSessionName | StoreNotCreatable
 
+// The compaction config and prune thresholds of a preset; what the caller gave wins.
+const presetSettings = (options: CreateOptions, context: number) => {
+  if (options.preset === "opencode") return { config: options.config, prune: options.manager?.prune }
+  return {
+    config: { prune: true, ...options.config } satisfies CoreConfig.CompactionConfig,
+    prune: options.manager?.prune ?? Prune.sized(context),
+  }
+}
+
+// Opens the store a `store` string names; a store that does not open fails with `StoreNotCreatable` and leaves nothing.
+const storeLayerOf = (store: string): Effect.Effect<Layer.Layer<EventStore, StoreNotCreatable>, StoreNotCreatable> =>
+  Effect.gen(function* () {
+    if (store === ":memory:") return EventStore.layerMemory()
+    const opened = (layer: Layer.Layer<EventStore, unknown>, path: string, cleanUp: () => void) =>
+      Layer.catchCause(layer, (cause) => {
+        cleanUp()
+        const error = Cause.squash(cause)
+        const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+        return Layer.effect(EventStore, Effect.fail(new StoreNotCreatable({ path, reason })))
+      })
+    if (isPostgresUrl(store))
+      return opened(ReadModels.layerPostgres({ url: Redacted.make(store) }), withoutPassword(store), () => {})
+    const place = yield* Effect.try({
+      try: () => prepareStore(store),
+      catch: (error) =>
+        error instanceof StoreNotCreatable ? error : new StoreNotCreatable({ path: store, reason: String(error) }),
+    })
+    // The store did not open: leave no folder behind that this call created.
+    return opened(ReadModels.layerSqlite({ filename: place.file }), place.file, () => {
+      if (place.created !== undefined) Fs.rmSync(place.created, { recursive: true, force: true })
+    })
+  })
+
 /** What `layer` provides: the context manager and the event store under it. */
 export type Services = ContextManager | EventStore
 
@@ -295,37 +366,21 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
   Layer.unwrap(
     Effect.gen(function* () {
       const { model, compactionModel, summarizerModel } = yield* plan(options)
-      const place =
-        options.store === ":memory:"
-          ? undefined
-          : yield* Effect.try({
-              try: () => prepareStore(options.store),
-              catch: (error) =>
-                error instanceof StoreNotCreatable
-                  ? error
-                  : new StoreNotCreatable({ path: options.store, reason: String(error) }),
-            })
-      const storeLayer: Layer.Layer<EventStore, StoreNotCreatable> =
-        place === undefined
-          ? EventStore.layerMemory()
-          : Layer.catchCause(ReadModels.layerSqlite({ filename: place.file }), (cause) => {
-              // The store did not open: leave no folder behind that this call created.
-              if (place.created !== undefined) Fs.rmSync(place.created, { recursive: true, force: true })
-              const error = Cause.squash(cause)
-              const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
-              return Layer.effect(EventStore, Effect.fail(new StoreNotCreatable({ path: place.file, reason })))
-            })
+      const storeLayer = yield* storeLayerOf(options.store)
+      const preset = presetSettings(options, model.limits.context)
       const managerLayer = ContextManager.layer({
         ...options.manager,
         model,
         ...(compactionModel === undefined ? {} : { compactionModel }),
-        ...(options.config === undefined ? {} : { config: options.config }),
+        ...(preset.config === undefined ? {} : { config: preset.config }),
+        ...(preset.prune === undefined ? {} : { prune: preset.prune }),
         ...(options.hud === undefined ? {} : { hud: options.hud }),
       })
-      const withSummarizer =
-        summarizerModel === false
-          ? managerLayer
-          : managerLayer.pipe(Layer.provide(AiSummarizer.layer({ model: summarizerModel })))
+      const summarizer = AiSummarizer.layer({
+        model: summarizerModel === false ? options.model : summarizerModel,
+        ...(options.summarizerMode === undefined ? {} : { mode: options.summarizerMode }),
+      })
+      const withSummarizer = summarizerModel === false ? managerLayer : managerLayer.pipe(Layer.provide(summarizer))
       return withSummarizer.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))
     }),
   ) as Layer.Layer<Services, CreateError>
@@ -340,6 +395,27 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
       }),
     )
 
+  // A call made without `run` or `user` brings its own prompt: its newest user message is recorded at the call's first
+  // step, unless the window already ends with it (the same call retried). `run` and `user` record it themselves.
+  let inRun = 0
+  let userPending = false
+  const prepareFor = async (stepOptions: unknown): Promise<Array<ModelMessage>> => {
+    const { messages } = await hooks.settings.prepareStep()
+    const first = isRecord(stepOptions) && (stepOptions.stepNumber ?? 0) === 0
+    const given =
+      first && inRun === 0 && !userPending && isRecord(stepOptions) && Array.isArray(stepOptions.messages)
+        ? UiMessages.newestUserInput(stepOptions.messages as Array<ModelMessage>)
+        : undefined
+    const last = messages.at(-1)
+    const answered = last !== undefined && last.role === "user" && UiMessages.newestUserInput([last]) === given
+    if (given !== undefined && given.trim() !== "" && !answered) {
+      await hooks.user(given)
+      return prepareFor({ stepNumber: 1 })
+    }
+    if (messages.length === 0) throw new NoUserMessage({ sessionId })
+    return messages
+  }
+
   const wrap = <S extends Wrappable>(settings: S): Wrapped<S> => {
     const { prepareStep, onStepEnd, onStepFinish, onStepError, onError, onEnd, onFinish, ...rest } = settings
     const theirStepEnd = (onStepEnd ?? onStepFinish) as ((event: unknown) => unknown) | undefined
@@ -350,7 +426,7 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     const wrapped = {
       ...rest,
       prepareStep: async (stepOptions: unknown) => {
-        const { messages } = await hooks.settings.prepareStep()
+        const messages = await prepareFor(stepOptions)
         const hud = hooks.lastPrepared()?.hud
         const answered =
           theirPrepare === undefined
@@ -364,6 +440,7 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
         return { messages, ...kept, instructions: withHud(base, hud) }
       },
       onStepEnd: async (event: AiAgent.StepLike) => {
+        userPending = false
         await hooks.settings.onStepEnd(event)
         await theirStepEnd?.(event)
       },
@@ -389,10 +466,16 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     runOptions?: { readonly maxAttempts?: number | undefined },
   ): Promise<A> => {
     const turn = await hooks.user(input)
-    return hooks.run(() => call(turn), runOptions)
+    inRun++
+    try {
+      return await hooks.run(() => call(turn), runOptions)
+    } finally {
+      inRun--
+    }
   }
 
   const record = async (step: AiAgent.StepLike): Promise<Recorded> => {
+    userPending = false
     const usage = orThrow(Messages.validateUsage(isRecord(step) ? step.usage : undefined))
     const model = AiAgent.stepModel(step)
     return cm((manager) =>
@@ -420,10 +503,13 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
     messages: async () => (await hooks.settings.prepareStep()).messages,
     user: async (input) => {
       await hooks.user(input)
+      userPending = true
     },
     record,
     recordToolResult: hooks.recordToolResult,
     usage: () => cm((manager) => manager.usage(sessionId)),
+    transcript: () => cm((manager) => manager.transcript(sessionId)),
+    uiMessages: async () => UiMessages.toUIMessages(await cm((manager) => manager.transcript(sessionId))),
     lastError: hooks.lastError,
     tools: contextTools(runner, sessionId),
     fork: async (into, forkOptions) => {

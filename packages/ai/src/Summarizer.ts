@@ -15,7 +15,10 @@ import { generateText, type LanguageModel, streamText } from "ai"
 import { Duration, Effect, Layer } from "effect"
 import * as Messages from "./Messages.ts"
 
-/** How the summary is requested: one streamed call (default) or one `generateText` call. */
+/**
+ * How the summary is requested: one streamed call (default; a model that cannot stream is asked once more through
+ * `generateText`) or one `generateText` call.
+ */
 export type Mode = "stream" | "generate"
 
 /** AI SDK call settings passed through unchanged (sampling, provider options, headers). */
@@ -138,6 +141,32 @@ const collectGenerate = async (
   }
 }
 
+/**
+ * Whether a failure says the model cannot stream (a provider without `doStream`, e.g. a generate-only wrapper): the
+ * AI SDK's `UnsupportedFunctionalityError`, or the "Not implemented" its mocks and some providers throw.
+ */
+export const isStreamingUnsupported = (error: unknown): boolean => {
+  const cause = Messages.unwrap(error)
+  if (!(cause instanceof Error)) return false
+  return cause.name === "AI_UnsupportedFunctionalityError" || /^not implemented\b/i.test(cause.message.trim())
+}
+
+// Stream mode: a model that cannot stream answers through one `generateText` call instead of failing the summary.
+const collectStreamOrGenerate = async (
+  model: LanguageModel,
+  request: SummaryRequest,
+  options: Options,
+  signal: AbortSignal,
+): Promise<Collected> => {
+  const streamed = await collectStream(model, request, options, signal).catch((error: unknown) => {
+    if (isStreamingUnsupported(error)) return undefined
+    throw error
+  })
+  if (streamed === undefined) return collectGenerate(model, request, options, signal)
+  const cannotStream = streamed.text === "" && streamed.errors.some(isStreamingUnsupported)
+  return cannotStream ? collectGenerate(model, request, options, signal) : streamed
+}
+
 const isAbort = (error: unknown): boolean =>
   error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")
 
@@ -181,7 +210,7 @@ export const judge = (collected: Collected, model: Model.ModelRef): SummaryRespo
  */
 export const make = (options: Options): SummarizerShape => {
   const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_TIMEOUT)
-  const collect = options.mode === "generate" ? collectGenerate : collectStream
+  const collect = options.mode === "generate" ? collectGenerate : collectStreamOrGenerate
   const summarize = Effect.fn("AiSummarizer.summarize")(function* (request: SummaryRequest) {
     const model = typeof options.model === "function" ? options.model(request.model) : options.model
     const ref = options.modelRef ?? modelRefOf(model)

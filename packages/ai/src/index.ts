@@ -17,3 +17,5 @@ export { createPivot } from "./Pivot.ts"
 export * as RecallTool from "./RecallTool.ts"
 /** The `Summarizer` port over any AI SDK `LanguageModel`. */
 export * as AiSummarizer from "./Summarizer.ts"
+/** pivot's messages as the AI SDK's UI messages (`useChat`), and the user input of a call made without `run`. */
+export * as UiMessages from "./UiMessages.ts"

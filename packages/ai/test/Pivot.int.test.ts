@@ -202,16 +202,22 @@ describe("createPivot: wrap composes with the caller's hooks", () => {
 })
 
 describe("createPivot: a summariser that falls back says why", () => {
-  it("a model without doStream: a warning names the cause, and the compaction history records it", async () => {
+  it("a summariser that fails: a warning names the cause, and the compaction history records it", async () => {
     const file = Path.join(tempDir(), "pivot.db")
-    // The session model fills the window (95k of a 100k context); the summariser (the same model) cannot stream.
+    // The session model fills the window (95k of a 100k context); the summariser fails.
     const { model } = scripted(answer([{ type: "text", text: "long answer" }], "stop", 95_000))
+    const summarizer = new MockLanguageModelV4({
+      doGenerate: async () => {
+        throw new Error("summariser down")
+      },
+    })
     const warnings: Array<string> = []
     const pivot = await open({
       model,
       store: file,
       limits: LIMITS,
       session: "s",
+      summarizer,
       onWarning: (message) => warnings.push(message),
     })
     await pivot.run("first", (turn) => generateText(pivot.wrap({ model, ...turn })))
@@ -219,7 +225,7 @@ describe("createPivot: a summariser that falls back says why", () => {
     await pivot.messages() // compacts: the summariser fails, the extractive summary is used
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(
-      /^pivot: session ses_s, compaction msg_\w+: the summariser's summary was replaced by the extractive fallback \(failed: .*[Nn]ot implemented.*\)$/,
+      /^pivot: session ses_s, compaction msg_\w+: the summariser's summary was replaced by the extractive fallback \(failed: .*summariser down.*\)$/,
     )
     await pivot.close()
     opened.splice(0)
@@ -230,7 +236,7 @@ describe("createPivot: a summariser that falls back says why", () => {
     )
     expect(history).toHaveLength(1)
     expect(history[0]?.fallback).toBe("failed")
-    expect(history[0]?.fallbackError).toMatch(/[Nn]ot implemented/)
+    expect(history[0]?.fallbackError).toMatch(/summariser down/)
     // `pivot inspect` prints the cause with the pivot (the CLI run as a user would, on the same file).
     const bin = Path.join(import.meta.dirname, "../../cli/src/bin.ts")
     const inspect = spawnSync(
@@ -241,7 +247,7 @@ describe("createPivot: a summariser that falls back says why", () => {
         env: { ...process.env, NO_COLOR: "1" },
       },
     )
-    expect(inspect.stdout).toMatch(/extractive fallback \(failed: .*[Nn]ot implemented.*\)/)
+    expect(inspect.stdout).toMatch(/extractive fallback \(failed: .*summariser down.*\)/)
   })
 })
 
@@ -372,5 +378,185 @@ describe("Pivot.layer and Pivot.session: the same entry for Effect programs", ()
     )
     expect(badName).toBeInstanceOf(Pivot.InvalidSessionName)
     expect(Fs.readdirSync(dir)).toEqual([])
+  })
+})
+
+describe("createPivot: the summariser's mode", () => {
+  // The session model fills the window on its first answer, so the second turn's prepare compacts.
+  const fillThenSummary = () => {
+    let calls = 0
+    const model = new MockLanguageModelV4({
+      doGenerate: async () =>
+        calls++ === 0
+          ? answer([{ type: "text", text: "long answer" }], "stop", 95_000)
+          : answer([{ type: "text", text: "## Objective\nthe generated summary" }], "stop"),
+    })
+    return model
+  }
+
+  it("a model that only generates (no doStream) still writes the summary, with no fallback warning", async () => {
+    const model = fillThenSummary()
+    const warnings: Array<string> = []
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS, onWarning: (m) => warnings.push(m) })
+    await pivot.run("first", (turn) => generateText(pivot.wrap({ model, ...turn })))
+    await pivot.user("second")
+    const messages = await pivot.messages()
+    expect(warnings).toEqual([])
+    expect(JSON.stringify(messages)).toContain("the generated summary")
+  })
+
+  it("summarizerMode generate: the summariser never streams", async () => {
+    const model = fillThenSummary()
+    const streamed = streamModel([...textParts("a streamed summary"), finish()])
+    const summarizer = new MockLanguageModelV4({
+      doStream: streamed.doStream,
+      doGenerate: async () => answer([{ type: "text", text: "a generated summary" }], "stop"),
+    })
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS, summarizer, summarizerMode: "generate" })
+    await pivot.run("first", (turn) => generateText(pivot.wrap({ model, ...turn })))
+    await pivot.user("second")
+    expect(JSON.stringify(await pivot.messages())).toContain("a generated summary")
+    expect(summarizer.doStreamCalls).toHaveLength(0)
+    expect(summarizer.doGenerateCalls).toHaveLength(1)
+  })
+})
+
+describe("createPivot: a call through wrap without run", () => {
+  it("records the call's own prompt as the user message, and the model is sent it", async () => {
+    const { model, seen } = scripted(answer([{ type: "text", text: "hi there" }], "stop"))
+    const file = Path.join(tempDir(), "pivot.db")
+    const pivot = await open({ model, store: file, limits: LIMITS, session: "w" })
+    const result = await generateText(pivot.wrap({ model, prompt: "hello without run" }))
+    expect(result.text).toBe("hi there")
+    expect(JSON.stringify(seen[0])).toContain("hello without run")
+    expect(await pivot.messages()).toEqual([
+      { role: "user", content: [{ type: "text", text: "hello without run" }] },
+      { role: "assistant", content: [{ type: "text", text: "hi there" }] },
+    ])
+  })
+
+  it("the same call retried after a failure records its prompt once", async () => {
+    let calls = 0
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        if (calls++ === 0) throw new Error("connection reset")
+        return answer([{ type: "text", text: "answered" }], "stop")
+      },
+    })
+    const file = Path.join(tempDir(), "pivot.db")
+    const pivot = await open({ model, store: file, limits: LIMITS, session: "r" })
+    const call = () => generateText(pivot.wrap({ model, prompt: "please answer", maxRetries: 0 }))
+    await expect(call()).rejects.toThrow("connection reset")
+    await call()
+    // Once more after the answer: a new turn with the same words is recorded again.
+    await call()
+    await pivot.close()
+    opened.splice(0)
+    const users = (await eventsIn(file, pivot.sessionId)).filter((type) => type === "UserMessageAdded")
+    expect(users).toHaveLength(2)
+  })
+
+  it("a call with no prompt on an empty session fails with NoUserMessage, one line", async () => {
+    const { model, seen } = scripted(answer([{ type: "text", text: "never" }], "stop"))
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS, session: "empty" })
+    const error = await generateText(pivot.wrap({ model, prompt: "   " })).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Pivot.NoUserMessage)
+    expect((error as Error).message).toMatch(/^session ses_empty has no user message to answer: .*pivot\.run/)
+    expect((error as Error).message).not.toContain("\n")
+    expect(seen).toHaveLength(0)
+  })
+})
+
+describe("createPivot: presets", () => {
+  // Four turns, each reading a ~5k-token file, in a 32k window: usage stays low, so only a prune can shed them. The
+  // last two turns are never pruned; of the two before, the newer is kept (5k ≤ 20% of 32k), the older cleared.
+  const SMALL = { context: 32_000, output: 4_000 }
+  const bigRead = tool({
+    description: "Read a file",
+    inputSchema: jsonSchema<{ path: string }>({ type: "object", properties: { path: { type: "string" } } }),
+    execute: async ({ path }) => `${path}: ${"x".repeat(20_000)}`,
+  })
+  const fourTurns = async (options: Partial<Pivot.CreateOptions>) => {
+    let call = 0
+    const model = new MockLanguageModelV4({
+      doGenerate: async () =>
+        call++ % 2 === 0
+          ? answer(
+              [{ type: "tool-call", toolCallId: `c${call}`, toolName: "read", input: '{"path":"a.ts"}' }],
+              "tool-calls",
+            )
+          : answer([{ type: "text", text: "read it" }], "stop"),
+    })
+    const pivot = await open({ model, store: ":memory:", limits: SMALL, ...options })
+    for (const question of ["one", "two", "three", "four"])
+      await pivot.run(question, (turn) =>
+        generateText(pivot.wrap({ model, tools: { read: bigRead }, stopWhen: stepCountIs(3), ...turn })),
+      )
+    return (await pivot.transcript()).flatMap((message) =>
+      message.role === "assistant"
+        ? message.parts.flatMap((part) =>
+            part.type === "tool" && part.state.status === "completed" ? [part.state.compactedAt !== undefined] : [],
+          )
+        : [],
+    )
+  }
+
+  it("sized (the default) prunes the oldest output in a 32k window; opencode's absolute thresholds never do", async () => {
+    expect(await fourTurns({})).toEqual([true, false, false, false])
+    expect(await fourTurns({ preset: "opencode", config: { prune: true } })).toEqual([false, false, false, false])
+  })
+
+  it("the caller's config wins over the preset: prune false keeps every output", async () =>
+    expect(await fourTurns({ config: { prune: false } })).toEqual([false, false, false, false]))
+})
+
+describe("createPivot: the transcript and the chat's UI messages", () => {
+  it("restores what the user saw: text and tool calls with their outputs, even pruned ones", async () => {
+    const { model } = toolThenText()
+    const pivot = await open({ model, store: ":memory:", limits: LIMITS })
+    await pivot.run("What is the answer?", (turn) =>
+      generateText(pivot.wrap({ model, tools: { read: readTool }, stopWhen: stepCountIs(5), ...turn })),
+    )
+    const ui = await pivot.uiMessages()
+    expect(ui.map((message) => message.role)).toEqual(["user", "assistant"])
+    expect(ui[0]?.parts).toEqual([{ type: "text", text: "What is the answer?" }])
+    // The two steps of the answer form one message, split by step-start, as useChat shows them.
+    expect(ui[1]?.parts).toEqual([
+      { type: "step-start" },
+      {
+        type: "dynamic-tool",
+        toolName: "read",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { path: "src/a.ts" },
+        output: "contents of src/a.ts: export const answer = 41",
+      },
+      { type: "step-start" },
+      { type: "text", text: "It is 41." },
+    ])
+    const transcript = await pivot.transcript()
+    expect(transcript.map((message) => message.role)).toEqual(["user", "assistant", "assistant"])
+    expect(ui.map((message) => message.id)).toEqual([transcript[0]?.id, transcript[1]?.id])
+  })
+})
+
+describe("createPivot: a PostgreSQL URL as store", () => {
+  it("a server that is not there fails with StoreNotCreatable, the password hidden", async () => {
+    const { model } = scripted(answer([{ type: "text", text: "never" }], "stop"))
+    const error = await createPivot({
+      model,
+      limits: LIMITS,
+      store: "postgres://pivot:s3cret-pw@127.0.0.1:1/pivot",
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Pivot.StoreNotCreatable)
+    expect((error as Error).message).toContain("postgres://pivot:***@127.0.0.1:1/pivot")
+    expect((error as Error).message).not.toContain("s3cret-pw")
+  })
+
+  it("isPostgresUrl: postgres:// and postgresql://, any case; paths are not URLs", () => {
+    expect(Pivot.isPostgresUrl("postgres://h/db")).toBe(true)
+    expect(Pivot.isPostgresUrl("POSTGRESQL://h/db")).toBe(true)
+    expect(Pivot.isPostgresUrl("./postgres/pivot.db")).toBe(false)
+    expect(Pivot.isPostgresUrl(":memory:")).toBe(false)
   })
 })

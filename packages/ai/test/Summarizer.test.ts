@@ -272,6 +272,40 @@ describe("AiSummarizer in generate mode", () => {
   })
 })
 
+describe("AiSummarizer in stream mode, over a model that cannot stream", () => {
+  const generateOnly = (text: string) =>
+    new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [{ type: "text", text }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: USAGE,
+        warnings: [],
+      }),
+    })
+
+  it("given a model without doStream, then the summary comes from one generate call", async () => {
+    const model = generateOnly("summary from generate")
+    const response = success(await summarize({ model }))
+    expect(response.text).toBe("summary from generate")
+    expect(model.doGenerateCalls).toHaveLength(1)
+  })
+
+  it("given a stream that fails for another reason, then it fails and nothing else is called", async () => {
+    const model = failingModel(apiError(500, {}, "upstream broke"))
+    expect(failure(await summarize({ model, maxRetries: 0 })).message).toMatch(/upstream broke/)
+    expect(model.doGenerateCalls).toHaveLength(0)
+  })
+
+  it("isStreamingUnsupported: only 'not implemented' and unsupported-functionality errors", () => {
+    expect(AiSummarizer.isStreamingUnsupported(new Error("Not implemented"))).toBe(true)
+    const unsupported = new Error("streaming is not supported")
+    unsupported.name = "AI_UnsupportedFunctionalityError"
+    expect(AiSummarizer.isStreamingUnsupported(unsupported)).toBe(true)
+    expect(AiSummarizer.isStreamingUnsupported(new Error("the feature is not implemented yet here"))).toBe(false)
+    expect(AiSummarizer.isStreamingUnsupported("Not implemented")).toBe(false)
+  })
+})
+
 describe("AiSummarizer.judge", () => {
   const ref = { providerId: "p", modelId: "m" }
   const collected = (over: Partial<AiSummarizer.Collected>): AiSummarizer.Collected => ({

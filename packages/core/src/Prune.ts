@@ -23,6 +23,25 @@ export interface Options {
   readonly protectedTools?: ReadonlyArray<string> | undefined
 }
 
+/** Share of the model's context kept as the newest tool outputs by `sized` (OpenCode keeps a fixed 40,000 tokens). */
+export const SIZED_PROTECT_SHARE = 0.2
+
+/** Share of the model's context a `sized` prune must free before it acts (OpenCode: a fixed 20,000 tokens). */
+export const SIZED_MINIMUM_SHARE = 0.1
+
+/**
+ * Thresholds sized to a model's context window: OpenCode's constants are absolute, so in a 32k window (protect 40k,
+ * act above 20k) a prune can never fire. `sized` keeps 20% of the context as the newest outputs and acts once it
+ * frees more than 10%, capped at OpenCode's constants, so large models behave exactly as OpenCode.
+ */
+export const sized = (context: number): Options => {
+  const tokens = Math.max(0, Math.floor(context))
+  return {
+    protect: Math.min(PRUNE_PROTECT, Math.floor(tokens * SIZED_PROTECT_SHARE)),
+    minimum: Math.min(PRUNE_MINIMUM, Math.floor(tokens * SIZED_MINIMUM_SHARE)),
+  }
+}
+
 /** One tool output chosen for pruning, with its estimated size. */
 export interface Target {
   readonly messageId: MessageId

@@ -301,3 +301,32 @@ describe("Prune.apply", () => {
     expect(Prune.apply(messages, Prune.empty, 7)).toBe(messages)
   })
 })
+
+describe("Prune.sized", () => {
+  it("given a 32k context, then it protects 20% and acts above 10%", () =>
+    expect(Prune.sized(32_000)).toEqual({ protect: 6_400, minimum: 3_200 }))
+
+  it("given the context where 20% reaches OpenCode's protect, then both thresholds equal OpenCode's constants", () => {
+    expect(Prune.sized(199_999)).toEqual({ protect: 39_999, minimum: 19_999 })
+    expect(Prune.sized(200_000)).toEqual({ protect: 40_000, minimum: 20_000 })
+    expect(Prune.sized(200_001)).toEqual({ protect: 40_000, minimum: 20_000 })
+  })
+
+  it("given a 0-token or negative context, then nothing is protected and any positive saving acts", () => {
+    expect(Prune.sized(0)).toEqual({ protect: 0, minimum: 0 })
+    expect(Prune.sized(-5)).toEqual({ protect: 0, minimum: 0 })
+  })
+
+  it("given a 32k session whose outputs OpenCode's constants never prune, then sized thresholds prune the oldest", () => {
+    const messages = [
+      user(1, "one"),
+      assistant(2, 1, [tool(1, "bash", out(4_000)), tool(2, "read", out(4_000))]),
+      user(3, "two"),
+      assistant(4, 3, [tool(3, "bash", out(4_000))]),
+      user(5, "three"),
+      user(6, "four"),
+    ]
+    expect(Prune.select(messages).parts).toEqual([])
+    expect(Prune.select(messages, Prune.sized(32_000)).parts.map((p) => p.partId)).toEqual([partId(1), partId(2)])
+  })
+})

@@ -20,6 +20,7 @@
  */
 import {
   type Commands,
+  Conversation,
   type Config as CoreConfig,
   ExtractiveSummary,
   Ids,
@@ -312,6 +313,11 @@ export interface ContextManagerShape {
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
   /** How full the context is, for a HUD. */
   readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
+  /**
+   * Every message the session ever recorded, in order, with its current parts (pruned outputs keep their text and a
+   * `compactedAt`), markers and summaries included: what a chat UI restores. Reads the whole stream.
+   */
+  readonly transcript: (sessionId: string) => Effect.Effect<ReadonlyArray<Message.Message>, ContextManagerError>
   /**
    * `context_recall`: the original of a pruned output or summary by its recall id, or ranked snippets for a query
    * (full-text search on a SQL store, a scan on memory); bounded, and recorded as `ContextRecalled`.
@@ -909,6 +915,12 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
+    const transcript = Effect.fn("ContextManager.transcript")(function* (sessionId: string) {
+      yield* settingsFor(sessionId)
+      const state = yield* sessions.history(sessionId)
+      return Conversation.messages(state.session.window.conversation)
+    })
+
     const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
     const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
@@ -926,6 +938,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       compact,
       prune,
       usage,
+      transcript,
       fork,
     } satisfies ContextManagerShape
   })

@@ -110,6 +110,63 @@
       sessions.length === 0
         ? el("p", {}, "the store holds no sessions")
         : el("table", { id: "sessions" }, el("thead", {}, head), tbody),
+      await projectionsSection(),
+    )
+  }
+
+  /** The read side: built-in read models and users' projections, their progress, and a stored state on demand. */
+  const projectionsSection = async () => {
+    const { projections } = await getJson("/api/projections")
+    const shown = el("pre", { id: "projection-state", class: "state" })
+    const progress = (s) =>
+      s === undefined
+        ? "inline with every append"
+        : `${s.ready ? (s.lag === 0 ? "current" : `${num(s.lag)} events behind`) : "building"} at ${num(s.checkpoint)}/${num(s.head)}`
+    const rows = projections.map((p) =>
+      el(
+        "tr",
+        { dataset: { projection: p.name } },
+        el(
+          "td",
+          {},
+          p.kind === "projection"
+            ? el(
+                "a",
+                {
+                  href: "#",
+                  onclick: async (event) => {
+                    event.preventDefault()
+                    const key = p.scope === "global" ? "" : `?key=${enc(prompt("session id") ?? "")}`
+                    try {
+                      const found = await getJson(`/api/projections/${enc(p.name)}${key}`)
+                      shown.textContent = JSON.stringify(found.state, null, 2)
+                    } catch (error) {
+                      shown.textContent = String(error.message ?? error)
+                    }
+                  },
+                },
+                p.name,
+              )
+            : p.name,
+        ),
+        el("td", { class: "n" }, `v${p.version}`),
+        el("td", {}, `${p.kind}, ${p.mode}, per ${p.scope === "global" ? "store" : "session"}`),
+        el("td", {}, progress(p.status)),
+        el("td", { class: "n" }, p.status === undefined ? "—" : num(p.status.lag)),
+        el("td", { class: "error" }, p.status?.failures > 0 ? `${p.status.failures}× ${p.status.error ?? ""}` : ""),
+      ),
+    )
+    const head = el(
+      "tr",
+      {},
+      ["projection", "version", "kind", "status", "lag", "failures"].map((label) => el("th", {}, label)),
+    )
+    return el(
+      "section",
+      { id: "projections" },
+      el("h2", {}, "read side"),
+      el("table", { id: "projections-table" }, el("thead", {}, head), el("tbody", {}, rows)),
+      shown,
     )
   }
 

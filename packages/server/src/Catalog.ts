@@ -5,7 +5,7 @@
  * their summaries stay. Reads only: the catalog never appends.
  */
 import { Events } from "@pivot/core"
-import { EventStore, type EventStoreShape, type ReadError, SessionLog } from "@pivot/store"
+import { EventStore, type EventStoreShape, Projections, type ReadError, SessionLog } from "@pivot/store"
 import { Context, Effect, Layer, Semaphore, Stream } from "effect"
 import { describe, NotFound, StoreFailed } from "./ServeError.ts"
 import * as SessionView from "./SessionView.ts"
@@ -50,7 +50,22 @@ export interface CatalogShape {
   ) => Effect.Effect<EventPage, NotFound | StoreFailed>
   /** The session's new stream versions as they are appended, from after `position`; never ends. */
   readonly live: (sessionId: string, position: number) => Stream.Stream<number, StoreFailed>
+  /** The store's read side: the built-in read models and the projections stored, with their status. */
+  readonly projections: Effect.Effect<ReadonlyArray<Projections.ReadSideEntry>, StoreFailed>
+  /** A projection's stored state for a key (default: its global key) and some of its keys; `NotFound` if none. */
+  readonly projection: (
+    name: string,
+    key: string | undefined,
+  ) => Effect.Effect<
+    { readonly version: number; readonly state: unknown; readonly keys: ReadonlyArray<string> },
+    NotFound | StoreFailed
+  >
 }
+
+/** How the catalog reads the store's projections (none for a store without them, e.g. an export in memory). */
+export type ProjectionSource = Pick<Projections.ProjectionsShape, "status" | "stored">
+
+const noProjections: ProjectionSource = { status: Effect.succeed([]), stored: () => Effect.succeed(undefined) }
 
 /** The sessions the viewer serves. */
 export class Catalog extends Context.Service<Catalog, CatalogShape>()("@pivot/server/Catalog") {}
@@ -70,7 +85,7 @@ const storeFailed = (error: unknown) => new StoreFailed({ message: describe(erro
 export const make = (
   store: EventStoreShape,
   listSessions: ListSessions,
-  options: { readonly cacheSize?: number | undefined } = {},
+  options: { readonly cacheSize?: number | undefined; readonly projections?: ProjectionSource | undefined } = {},
 ): Effect.Effect<CatalogShape> =>
   Effect.gen(function* () {
     const cacheSize = Math.max(1, options.cacheSize ?? 8)
@@ -187,7 +202,16 @@ export const make = (
       for (const [i, sessionId] of listed.entries()) yield* catchUp(sessionId, i >= listed.length - cacheSize)
     }).pipe(Effect.ignore)
 
-    return { ids, warm, sessions, session, events, live }
+    const source = options.projections ?? noProjections
+    const projections = Effect.mapError(Effect.map(source.status, Projections.readSide), storeFailed)
+    const projection = (name: string, key: string | undefined) =>
+      Effect.gen(function* () {
+        const found = yield* Effect.mapError(source.stored(name, key), storeFailed)
+        if (found === undefined) return yield* new NotFound({ message: `no projection ${name} is stored` })
+        return found
+      })
+
+    return { ids, warm, sessions, session, events, live, projections, projection }
   })
 
 /** The index in a log (stream versions ascending, foreign events skipped) of the event at `version`. */

@@ -120,6 +120,12 @@ const route = (
   }
   if (first !== "api") return undefined
   const [what, raw, sub, arg, tail, ...more] = rest
+  if (what === "projections" && sub === undefined) {
+    if (raw === undefined) return Effect.map(catalog.projections, (projections) => json({ projections }))
+    return Effect.map(catalog.projection(raw, query.get("key") ?? undefined), (found) =>
+      json({ name: raw, key: query.get("key") ?? null, ...found }),
+    )
+  }
   if (what !== "sessions" || more.length > 0) return undefined
   if (raw === undefined) return Effect.map(catalog.sessions, (sessions) => json({ sessions }))
   return Effect.gen(function* () {

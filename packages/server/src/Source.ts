@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import { PgClient } from "@effect/sql-pg"
 import { Import } from "@pivot/opencode"
-import { EventStore, type ReadError, ReadModels, SessionLog } from "@pivot/store"
+import { EventStore, Projections, type ReadError, ReadModels, SessionLog } from "@pivot/store"
 import { Context, Effect, Layer, Redacted, Result, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import * as Catalog from "./Catalog.ts"
@@ -65,7 +65,8 @@ const overReadModels = Layer.effect(
   Catalog.Catalog,
   Effect.gen(function* () {
     const readModels = yield* ReadModels.ReadModels
-    return yield* Catalog.make(yield* EventStore, readModels.sessions)
+    const projections = yield* Projections.Projections
+    return yield* Catalog.make(yield* EventStore, readModels.sessions, { projections })
   }),
 )
 
@@ -80,7 +81,7 @@ export const catalog = (source: Source): Layer.Layer<Catalog.Catalog, StartupErr
             return yield* new StartupError({
               message: `no database at ${source.file} (run npm start for a demo one, or pivot import <export.json> --db ${source.file})`,
             })
-          return overReadModels.pipe(Layer.provide(ReadModels.layerSqlite({ filename: source.file, readonly: true })))
+          return overReadModels.pipe(Layer.provide(Projections.layerSqlite({ filename: source.file, readonly: true })))
         }),
       )
     case "Postgres":
@@ -90,7 +91,7 @@ export const catalog = (source: Source): Layer.Layer<Catalog.Catalog, StartupErr
           Effect.fail(new StartupError({ message: `invalid Postgres schema name ${JSON.stringify(source.schema)}` })),
         )
       return overReadModels.pipe(
-        Layer.provide(ReadModels.layerSql({ readonly: true })),
+        Layer.provide(Projections.layerSql({ readonly: true })),
         Layer.provide(
           PgClient.layer({
             url: Redacted.make(source.url),

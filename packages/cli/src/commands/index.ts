@@ -7,6 +7,7 @@ import { forget } from "./forget.ts"
 import { fork } from "./fork.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
+import { projections } from "./projections.ts"
 import { prune } from "./prune.ts"
 import { rebuild } from "./rebuild.ts"
 import { serve } from "./serve.ts"
@@ -21,6 +22,7 @@ export const all: ReadonlyArray<Entry> = [
   inspect,
   fork,
   rebuild,
+  projections,
   check,
   forget,
   serve,

@@ -54,6 +54,7 @@ import {
 } from "../EventStore.ts"
 import * as Seal from "../internal/seal.ts"
 import { classify, keysOf, streamLock } from "../internal/sql.ts"
+import * as Projections from "../projections/Projections.ts"
 import * as Snapshot from "../Snapshot.ts"
 import { MalformedEvent, type ReadError } from "../StoreError.ts"
 import { UndecodableEvent, UnknownSession } from "./SessionError.ts"
@@ -717,6 +718,14 @@ export interface Options extends SessionLog.DecoderOptions {
   readonly snapshots?: false | { readonly every?: number | undefined } | undefined
 }
 
+/** The read models' options with users' projections (see `Projections.layerSqlite`). */
+export interface ProjectedOptions extends Options {
+  /** Your projections, kept beside the built-in read models (inline or async). */
+  readonly projections?: ReadonlyArray<Projections.AnyDefinition> | undefined
+  /** The options of the projections' background work. */
+  readonly projector?: Omit<Projections.Options, "projections"> | undefined
+}
+
 /** A session a bulk transaction appended to: its states folded so far, and whether its window rows are in step. */
 interface Deferred {
   readonly states: States
@@ -1325,48 +1334,77 @@ const makeService = (
  * The read models over a store layer built with the given hooks: the store projects inline on every append, and
  * the service queries the same connection.
  */
-const withStore = <E, R>(
-  options: Options & { readonly readonly?: boolean | undefined; readonly path?: string | undefined },
+export const withStore = <E, R>(
+  options: ProjectedOptions & { readonly readonly?: boolean | undefined; readonly path?: string | undefined },
   store: (hooks: SqlHooks) => Layer.Layer<EventStore, E, R>,
-): Layer.Layer<ReadModels | EventStore, E, R> =>
+): Layer.Layer<ReadModels | EventStore | Projections.Projections, E | ReadError | Projections.InvalidProjection, R> =>
   Layer.unwrap(
-    Effect.sync(() => {
+    Effect.gen(function* () {
+      const definitions = options.projections ?? []
+      yield* Effect.fromResult(Projections.validate(definitions))
       const projector = makeProjector(options)
+      const decoder = SessionLog.makeDecoder(options)
+      const user = Projections.hooks(definitions, decoder, options.readonly === true)
       let client: Sql | undefined
       const hooks: SqlHooks = {
         onOpen: (sql) => {
           client = sql
           return options.readonly === true
             ? Effect.void
-            : Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql))
+            : Effect.andThen(Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql)), user.onOpen(sql))
         },
-        onAppend: projector.onAppend,
-        onForget: projector.onForget,
+        onAppend: (sql, events, fields) =>
+          definitions.length === 0
+            ? projector.onAppend(sql, events, fields)
+            : Effect.andThen(projector.onAppend(sql, events, fields), user.onAppend(sql, events)),
+        onForget: (sql, stream) => Effect.andThen(projector.onForget(sql, stream), user.onForget(sql, stream)),
       }
+      // Built after the store: its `onOpen` hands over the connection.
+      const opened = Effect.gen(function* () {
+        yield* EventStore
+        if (client === undefined) return yield* Effect.die(new Error("ReadModels: the store did not open"))
+        return client
+      })
       const service = Layer.effect(
         ReadModels,
+        Effect.map(opened, (sql) => makeService(sql, projector, options.path)),
+      )
+      const projections = Layer.effect(
+        Projections.Projections,
         Effect.gen(function* () {
-          yield* EventStore // built first: its `onOpen` hands over the connection
-          if (client === undefined) return yield* Effect.die(new Error("ReadModels: the store did not open"))
-          return makeService(client, projector, options.path)
+          const sql = yield* opened
+          return yield* Projections.make(sql, yield* EventStore, {
+            ...options.projector,
+            projections: definitions,
+            decoder,
+            readonly: options.readonly,
+            path: options.path,
+          })
         }),
       )
-      return Layer.provideMerge(service, store(hooks))
+      return Layer.provideMerge(Layer.merge(service, projections), store(hooks))
     }),
   )
 
+// The layers without users' projections (`Projections.layerSqlite` & co. take them): with none, none is invalid.
+const withoutProjections = <R>(
+  layer: Layer.Layer<ReadModels | EventStore | Projections.Projections, ReadError | Projections.InvalidProjection, R>,
+) => layer as Layer.Layer<ReadModels | EventStore, ReadError, R>
+
 /** The SQLite event store with inline read models (see `EventStore.layerSqlite` for the options). */
 export const layerSqlite = (options: SqliteStoreOptions & Options): Layer.Layer<ReadModels | EventStore, ReadError> =>
-  withStore({ ...options, path: options.filename }, (hooks) => EventStore.layerSqlite({ ...options, ...hooks }))
+  withStore({ ...options, path: options.filename }, (hooks) => EventStore.layerSqlite({ ...options, ...hooks })).pipe(
+    withoutProjections,
+  )
 
 /** The PostgreSQL event store with inline read models (see `EventStore.layerPostgres` for the options). */
 export const layerPostgres = (
   options: PostgresStoreOptions & Options,
 ): Layer.Layer<ReadModels | EventStore, ReadError> =>
-  withStore(options, (hooks) => EventStore.layerPostgres({ ...options, ...hooks }))
+  withStore(options, (hooks) => EventStore.layerPostgres({ ...options, ...hooks })).pipe(withoutProjections)
 
 /** The store over the `SqlClient` provided, with inline read models. */
 export const layerSql = (
   options: SqlStoreOptions & Options = {},
 ): Layer.Layer<ReadModels | EventStore, ReadError, SqlClient.SqlClient> =>
-  withStore(options, (hooks) => EventStore.layerSql({ ...options, ...hooks }))
+  withStore(options, (hooks) => EventStore.layerSql({ ...options, ...hooks })).pipe(withoutProjections)

@@ -1,0 +1,115 @@
+/**
+ * `pivot projections [list|status|rebuild NAME] [--db FILE] [--format text|json]`: the read side of a database —
+ * the built-in read models and users' projections (registered by the programs that write the store), with their
+ * progress, and a rebuild from the events. `list` and `status` never write.
+ */
+import { Projections, ReadModels } from "@pivot/store"
+import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
+import { checkReadable, DEFAULT_DB, formatFlag, orCliError } from "./Source.ts"
+import { plural } from "./Text.ts"
+
+const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
+
+const ACTIONS = ["list", "status", "rebuild"] as const
+
+const progressOf = (status: Projections.Status | undefined): string => {
+  if (status === undefined) return "kept inline with every append"
+  const state = status.ready ? (status.lag === 0 ? "current" : `${plural(status.lag, "event")} behind`) : "building"
+  const failing = status.failures > 0 ? `, failing (${status.failures}× in a row: ${status.error ?? "?"})` : ""
+  const lease = status.owner === undefined ? "" : `, lease ${status.owner}`
+  return `${state} at ${status.checkpoint}/${status.head}, ${plural(status.keys, "state")}${failing}${lease}`
+}
+
+/** The `projections` command. */
+export const projections: Entry = {
+  name: "projections",
+  synopsis,
+  command: Command.make(
+    "projections",
+    {
+      action: Argument.String("action").pipe(
+        Argument.withDescription("list (default), status, or rebuild NAME"),
+        Argument.optional,
+      ),
+      name: Argument.String("name").pipe(Argument.withDescription("the projection to rebuild"), Argument.optional),
+      db: Flag.String("db").pipe(
+        Flag.withMetavar("FILE"),
+        Flag.withDescription(`the pivot database (default ${DEFAULT_DB}); it must exist`),
+        Flag.withDefault(DEFAULT_DB),
+      ),
+      format: formatFlag,
+    },
+    (options) =>
+      report(
+        "projections",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          const action = Option.getOrElse(options.action, () => "list")
+          if (!(ACTIONS as ReadonlyArray<string>).includes(action))
+            return yield* new UsageError({ message: `unknown action ${action}: one of ${ACTIONS.join(", ")}` })
+          const name = Option.getOrUndefined(options.name)
+          if (action === "rebuild" && name === undefined)
+            return yield* new UsageError({ message: "rebuild needs the NAME of a projection" })
+          if (action !== "rebuild" && name !== undefined)
+            return yield* new UsageError({ message: `${action} takes no NAME (got ${name})` })
+          const db = options.db
+          yield* checkReadable(db)
+          if (action !== "rebuild") {
+            const stored = yield* orCliError(
+              Effect.provide(
+                Effect.gen(function* () {
+                  return yield* (yield* Projections.Projections).status
+                }),
+                Projections.layerSqlite({ filename: db, readonly: true }),
+              ),
+            )
+            const rows = Projections.readSide(stored)
+            if (options.format === "json") {
+              io.out(JSON.stringify(rows))
+              return
+            }
+            for (const row of rows) {
+              const head = `${row.name} v${row.version}  ${row.kind}, ${row.mode}, per ${row.scope === "global" ? "store" : "session"}`
+              io.out(action === "status" ? `${head}: ${progressOf(row.status)}` : head)
+            }
+            return
+          }
+          const program = Effect.gen(function* () {
+            const builtIn = ReadModels.names.some((model) => model.name === name)
+            if (builtIn) {
+              const sessions = yield* orCliError((yield* ReadModels.ReadModels).rebuild({ all: true }))
+              io.out(`rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`)
+              return
+            }
+            const reset = yield* orCliError((yield* Projections.Projections).rebuild(name!))
+            if (reset === 0) {
+              const known = Projections.readSide(yield* orCliError((yield* Projections.Projections).status)).map(
+                (row) => row.name,
+              )
+              return yield* new CliError({
+                message: `unknown projection ${name} in ${db} (known: ${known.join(", ")})`,
+              })
+            }
+            io.out(
+              `reset ${name} in ${db}: the next process that registers it rebuilds it from the first event (its rows are deleted)`,
+            )
+          })
+          yield* orCliError(Effect.provide(program, Projections.layerSqlite({ filename: db })))
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds one from the events.",
+    ),
+    Command.withShortDescription("list the read models and projections, their status, or rebuild one"),
+    Command.withExamples([
+      { command: "pivot projections --db .pivot/pivot.db", description: "every read model and projection" },
+      { command: "pivot projections status --db .pivot/pivot.db", description: "progress, lag and failures" },
+      { command: "pivot projections rebuild pruned-per-tool --db .pivot/pivot.db", description: "rebuild one" },
+    ]),
+  ),
+}
