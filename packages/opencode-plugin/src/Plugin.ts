@@ -116,11 +116,12 @@ export const RECALL_DESCRIPTION =
 
 /** The compaction tool's description. */
 export const COMPACT_DESCRIPTION =
-  "Compact the conversation now: OpenCode summarises the history into a working-memory summary and continues from " +
-  "it. Use it at a good stopping point when the context status says the context is filling up."
+  "Compact the conversation now: when this step ends, OpenCode summarises the history into a working-memory summary " +
+  "and the turn ends; the next one starts from the summary. Use it at a good stopping point when the context status " +
+  "says the context is filling up."
 
 /**
- * Builds the hooks. `env` and `now` are parameters for tests; OpenCode calls the default export (see index.ts).
+ * Builds the hooks. `env` is a parameter for tests; OpenCode calls the default export (see index.ts).
  */
 export const make = async (
   input: PluginInput,
