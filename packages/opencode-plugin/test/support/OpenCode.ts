@@ -108,7 +108,10 @@ export const opencode = (
 /** A running `opencode serve` (the plugin lives in it; runs attach to it, so its background work, e.g. prune, ends). */
 export interface Server {
   readonly url: string
+  /** SIGTERM, then waits for the exit. */
   readonly stop: () => Promise<void>
+  /** SIGKILL: OpenCode dies on the spot, as in a crash. */
+  readonly kill: () => void
 }
 
 /** Starts `opencode serve` on a free loopback port. */
@@ -131,8 +134,11 @@ export const serve = (p: Project): Promise<Server> =>
         resolve({
           url,
           stop: async () => {
-            if (child.exitCode === null) child.kill("SIGTERM")
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
             await exited
+          },
+          kill: () => {
+            child.kill("SIGKILL")
           },
         })
       }
