@@ -12,7 +12,8 @@ import { Events, type ModelMessage } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
+import * as Recorder from "../src/Recorder.ts"
+import { caughtUp, fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 
@@ -234,9 +235,8 @@ describe("the plugin in the real OpenCode", () => {
   it("stored exactly the import of OpenCode's export: nothing lost, nothing twice", async () => {
     const imported = Import.importSession(await OpenCode.exportSession(project, session))
     if (Result.isFailure(imported)) throw imported.failure
-    const stored = (await storedEvents(db(), session)).filter(
-      (e) => e._tag !== "HudShown" && e._tag !== "ContextRecalled",
-    )
+    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
+    const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
     const encode = (e: Events.Event) => {
       const { title: _, ...rest } = e as Events.Event & { title?: string }
       return JSON.stringify(Events.encode(rest as Events.Event))

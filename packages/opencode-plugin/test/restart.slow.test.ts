@@ -8,7 +8,7 @@ import { Import } from "@pivot/opencode"
 import * as Result from "effect/Result"
 import { afterAll, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
-import { storedEvents } from "./support/Compare.ts"
+import { caughtUp } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 
@@ -58,9 +58,10 @@ it("resumes after OpenCode is killed mid-call: the store equals the import of th
   await OpenCode.run(project, "The third turn.", session, server.url)
 
   const db = Path.join(dir, ".pivot/opencode.db")
-  const stored = (await storedEvents(db, session)).filter((e) => Recorder.IMPORTED.has(e._tag))
   const imported = Import.importSession(await OpenCode.exportSession(project, session))
   if (Result.isFailure(imported)) throw imported.failure
+  const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
+  const stored = (await caughtUp(db, session, isImported, imported.success.events.length)).filter(isImported)
   const encode = (e: Events.Event) => {
     const { title: _, ...rest } = e as Events.Event & { title?: string }
     return JSON.stringify(Events.encode(rest as Events.Event))

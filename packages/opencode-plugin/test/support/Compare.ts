@@ -94,6 +94,25 @@ export const storedEvents = (file: string, sessionId: string): Promise<Array<Eve
     ),
   )
 
+/**
+ * The session's events once the store has caught up with `expected` events of the importer's kinds (the plugin syncs
+ * on OpenCode's `session.idle`, which may still be running when `opencode run` returns); gives up after `timeout` ms.
+ */
+export const caughtUp = async (
+  file: string,
+  sessionId: string,
+  imported: (event: Events.Event) => boolean,
+  expected: number,
+  timeout = 30_000,
+): Promise<Array<Events.Event>> => {
+  const until = Date.now() + timeout
+  for (;;) {
+    const events = await storedEvents(file, sessionId)
+    if (events.filter(imported).length >= expected || Date.now() > until) return events
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
 /** The window after each version of a stream: `[version, items]`, versions 1 … head. */
 export const windows = (events: ReadonlyArray<Events.Event>): Array<readonly [number, Array<Item>]> => {
   let state = Session.initialState
