@@ -16,6 +16,7 @@ import * as Recorder from "../src/Recorder.ts"
 import { caughtUp, fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import * as Viewer from "./support/Viewer.ts"
 
 const WORD = "zanzibarquux"
 const SECRET = "sk-proj-Q7x9VbT2mK4pL8nR3sW6yZ1aC5dF0gH2jK7"
@@ -81,6 +82,8 @@ describe("the plugin in the real OpenCode", () => {
   let project: OpenCode.Project
   let session: string
   let server: OpenCode.Server
+  let viewer: Viewer.Viewer | undefined
+  const heads: Array<number> = []
 
   beforeAll(async () => {
     OpenCode.build()
@@ -94,12 +97,24 @@ describe("the plugin in the real OpenCode", () => {
     session = OpenCode.sessionOf(await turn(`Please read the six files. My key is ${SECRET}, keep it safe.`))
     await turn("Second turn, nothing to do.", session)
     await turn("Third turn, nothing to do.", session)
+    // The viewer opens on the live session: its page follows the turns still to come.
+    viewer = await Viewer.open(db(), `/sessions/${session}`)
+    heads.push(await viewer.head())
     await turn(`Please recall what the ${WORD} file said.`, session)
+    await viewer.page.waitForFunction(
+      (seen) => Number((globalThis as any).document.getElementById("live")?.dataset.head) > seen,
+      heads[0]!,
+      {
+        timeout: 30_000,
+      },
+    )
+    heads.push(await viewer.head())
     await turn("Now fill the context.", session)
     await turn("Now fill the context again.", session)
   }, 600_000)
 
   afterAll(async () => {
+    await viewer?.close()
     await server?.stop()
     await model?.close()
   })
@@ -188,6 +203,25 @@ describe("the plugin in the real OpenCode", () => {
     // Every call but the one after the second compaction matches exactly.
     expect(found.filter((m) => m.deviation).length).toBe(1)
     expect(found.at(-1)!.deviation).toBe(true)
+  })
+
+  it("shows the session growing live in pivot serve, in Chromium, while OpenCode runs", async () => {
+    expect(heads[0]).toBeGreaterThan(0)
+    expect(heads[1]).toBeGreaterThan(heads[0]!)
+    // After the last turn the page has caught up with the whole stream.
+    const head = (await storedEvents(db(), session)).length
+    await viewer!.page.waitForFunction(
+      (n) => Number((globalThis as any).document.getElementById("live")?.dataset.head) >= n,
+      head,
+      {
+        timeout: 30_000,
+      },
+    )
+    await viewer!.page.reload()
+    await viewer!.page.waitForSelector("body[data-ready='true']", { timeout: 30_000 })
+    const shot = Path.join(OpenCode.ROOT, "docs/img/opencode-live.png")
+    await viewer!.page.screenshot({ path: shot, fullPage: true })
+    expect(Fs.statSync(shot).size).toBeGreaterThan(10_000)
   })
 
   it("serves the pivot command on the live store: window --at, check and fork while OpenCode runs", async () => {
