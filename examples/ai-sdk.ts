@@ -2,7 +2,10 @@
 // hand-written loop, several sessions, the summariser and its warnings. Runs offline on scripted models.
 import { createPivot } from "@pivot/ai"
 import { generateText, stepCountIs, streamText, ToolLoopAgent } from "ai"
+import { fresh } from "./support/fresh.ts"
 import { makeModel, model, tools } from "./support/models.ts"
+
+fresh("./data/pivot.db") // each run starts from an empty store
 
 // #region create
 const pivot = await createPivot({

@@ -6,6 +6,9 @@ import { Window } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { ReadModels, Replay, SessionLog } from "@pivot/store"
 import { Effect, Result } from "effect"
+import { fresh } from "./support/fresh.ts"
+
+fresh("pivot.db") // each run stores the fixture anew (a second append of the same events is refused)
 
 const imported = Import.importText(readFileSync("packages/opencode/test/fixtures/compaction-tail.json", "utf8"))
 if (Result.isFailure(imported)) throw new Error(imported.failure.message)

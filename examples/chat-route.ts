@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:http"
 import { createPivot, type Pivot } from "@pivot/ai"
 import { convertToModelMessages, stepCountIs, streamText, type UIMessage } from "ai"
+import { fresh } from "./support/fresh.ts"
 import { model, tools } from "./support/models.ts"
 
 // #region route
@@ -56,11 +57,11 @@ export const send = async (base: string, id: string, shown: Array<UIMessage>, te
 }
 
 if (import.meta.main) {
-  const pivot = await createPivot({ model, store: "./data/chat.db" })
+  const pivot = await createPivot({ model, store: fresh("./data/chat.db") }) // each run starts from an empty store
   const server = await serve(chatRoute(pivot))
   const address = server.address()
   const base = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
-  const id = `chat-${Date.now()}` // a new chat each run; reopen one by its id
+  const id = "chat-1" // the chat's id, as useChat sends it: the same id finds the same chat
   await send(base, id, [], "What does src/answer.ts export?")
   const shown = (await (await fetch(`${base}/api/chat?id=${id}`)).json()) as Array<UIMessage>
   await send(base, id, shown, "Thanks!")

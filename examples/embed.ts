@@ -5,6 +5,9 @@ import { Ids, Prune, type Render, Tokens } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect, Layer } from "effect"
+import { fresh } from "./support/fresh.ts"
+
+fresh("pivot.db") // each run starts from an empty store
 
 // #region layer
 const layer = ContextManager.layer({

@@ -6,6 +6,9 @@ import { Ids, type Message, type Projection } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
 import { Projections } from "@pivot/store"
 import { Effect, Layer } from "effect"
+import { fresh } from "./support/fresh.ts"
+
+fresh("./data/projections.db") // each run starts from an empty store
 
 // #region projections
 /** Tool outputs pruned from the model input, per tool, across all sessions. */
@@ -71,9 +74,8 @@ const layer = ContextManager.layer({
 const tools = ["read", "bash", "grep"]
 const program = Effect.gen(function* () {
   const pivot = yield* ContextManager
-  const run = Date.now().toString(36) // new sessions each run: the store keeps the earlier ones
   for (let s = 0; s < 3; s++) {
-    const sessionId = `ses_projections_${run}_${s}`
+    const sessionId = `ses_projections_${s}`
     for (let turn = 1; turn <= 4; turn++) {
       yield* pivot.recordUserMessage(sessionId, { text: `Step ${turn}` })
       yield* pivot.prepare(sessionId)

@@ -2,9 +2,11 @@
 // names, or searches what was pruned and summarised. Runs offline on a scripted model (examples/support/recallModel.ts).
 import { createPivot, RecallTool } from "@pivot/ai"
 import { stepCountIs, ToolLoopAgent } from "ai"
+import { fresh } from "./support/fresh.ts"
 import { BUILD_LOG, makeRecallModel, tools } from "./support/recallModel.ts"
 
 const model = makeRecallModel()
+fresh("./data/recall.db") // each run starts from an empty store
 // #region setup
 const pivot = await createPivot({
   model,

@@ -1,11 +1,15 @@
 // The consumer check: pivot as a user gets it from npm. Builds every package, packs it, installs the tarballs with
-// plain npm into a temporary app outside the repository, and checks there, on Node 22 (the oldest release `engines`
-// allows) and on Node 24:
+// plain npm into a temporary app outside the repository that already has its own effect, and checks there, on Node 22
+// (the oldest release `engines` allows) and on Node 24:
+//   - the app has exactly one copy of effect (and of ai, @effect/*): they are pivot's peer dependencies; an app on an
+//     effect outside their range is refused by npm instead of getting a second copy, and a second copy forced in is
+//     named as such by the error it causes;
 //   - a plain .mjs imports each package;
 //   - a strict NodeNext .ts consumer type-checks against the shipped .d.ts (skipLibCheck false, no
 //     allowImportingTsExtensions), then runs: one real turn on SQLite through the public API;
 //   - `npx pivot --help`, `npx pivot --version` and `npx pivot demo` run, and `npx pivot serve` answers over HTTP;
-// plus what the tarballs hold (compiled code, no tests, no tsconfig) and the bin's message on a too-old Node.
+// plus what the tarballs hold (compiled code, no tests, no tsconfig) and, on a too-old Node, the bin's message and a
+// SQLite store's one-line refusal (importing pivot and an in-memory store work there).
 // Prints one line per check and ends with "consumer check: N passed, N failed"; `--report FILE` also writes the
 // counts as JSON (.ci/run adds them to its total). Plain JavaScript, so it needs no build to start.
 //
@@ -15,6 +19,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import { release } from "./release.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const args = process.argv.slice(2)
@@ -105,17 +110,9 @@ mkdirSync(tarballs)
 mkdirSync(app)
 console.log(`consumer check in ${work} (pivot ${version}; Node ${minimumNode} and ${process.versions.node})`)
 
-must("build (clean)", () => {
-  const r = exec(process.execPath, [join(root, "scripts/build.mjs"), "--clean"], { env: process.env })
-  return r.status === 0 ? undefined : describe(r)
-})
-
-must(`npm pack ${packages.length} packages`, () => {
-  const r = exec("npm", ["pack", "--workspaces", "--ignore-scripts", "--json", "--pack-destination", tarballs], {
-    cwd: root,
-  })
-  if (r.status !== 0) return describe(r)
-  const packed = JSON.parse(r.stdout)
+// The tarballs a user gets, made as `npm run release` makes them (a clean build, then npm pack of every package).
+must(`release: ${packages.length} packages built and packed`, () => {
+  const packed = release(tarballs, cleanEnv(dirname(process.execPath)))
   if (packed.length !== packages.length) return `packed ${packed.length}, expected ${packages.length}`
   const bad = packed.flatMap((p) =>
     p.files
@@ -148,11 +145,23 @@ must(`Node ${minimumNode} (the npm package node@${minimumNode}, cached in ${node
   return r.stdout.trim() === `v${minimumNode}` ? undefined : `node --version said ${describe(r)}`
 })
 
-must("npm install the tarballs into the app", () => {
+// The versions the repository develops against: the app installs the same, as its own dependencies.
+const effectVersion = JSON.parse(readFileSync(join(root, "node_modules/effect/package.json"), "utf8")).version
+const aiVersion = JSON.parse(readFileSync(join(root, "node_modules/ai/package.json"), "utf8")).version
+const peers = [...new Set(packages.flatMap((p) => Object.keys(p.json.peerDependencies ?? {})))].sort()
+
+must(`the app has its own effect ${effectVersion} and ai ${aiVersion}`, () => {
   writeFileSync(
     join(app, "package.json"),
     JSON.stringify({ name: "pivot-consumer", version: "1.0.0", private: true, type: "module" }, null, 2),
   )
+  const r = exec("npm", ["install", "--no-audit", "--no-fund", `effect@${effectVersion}`, `ai@${aiVersion}`], {
+    cwd: app,
+  })
+  return r.status === 0 ? undefined : describe(r)
+})
+
+must("npm install the tarballs into the app", () => {
   const typesNode = JSON.parse(readFileSync(join(root, "node_modules/@types/node/package.json"), "utf8")).version
   const files = readdirSync(tarballs).map((f) => join(tarballs, f))
   // The AI SDK's declarations import `json-schema` types that it lists only as its own devDependency: a strict
@@ -167,6 +176,50 @@ must("npm install the tarballs into the app", () => {
   return r.status === 0 ? undefined : describe(r)
 })
 cpSync(join(root, "scripts/consumer"), app, { recursive: true })
+
+/** Every installed copy of `name` under the app: its top-level folder and any nested node_modules/<name>. */
+const copiesOf = (name) => {
+  const found = []
+  const walk = (modules) => {
+    if (!existsSync(modules)) return
+    if (existsSync(join(modules, name, "package.json"))) found.push(relative(app, join(modules, name)))
+    for (const entry of readdirSync(modules, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === ".bin") continue
+      const scoped = entry.name.startsWith("@")
+        ? readdirSync(join(modules, entry.name)).map((n) => join(modules, entry.name, n))
+        : [join(modules, entry.name)]
+      for (const dir of scoped) walk(join(dir, "node_modules"))
+    }
+  }
+  walk(join(app, "node_modules"))
+  return found
+}
+
+check(`one copy of each peer (${peers.join(", ")}): the app's own, none nested under a package`, () => {
+  const wrong = peers
+    .map((name) => [name, copiesOf(name)])
+    .filter(([name, found]) => found.length !== 1 || found[0] !== join("node_modules", name))
+  if (wrong.length > 0) return wrong.map(([name, found]) => `${name}: ${found.join(", ") || "none"}`).join("; ")
+  // npm's own view agrees: one effect, every @pivot package's deduplicated onto it.
+  const ls = exec("npm", ["ls", "effect", "--all", "--parseable"], { cwd: app })
+  const paths = [...new Set(ls.stdout.split("\n").filter(Boolean))]
+  return ls.status === 0 && paths.length === 1 ? undefined : `npm ls effect: ${paths.join(", ") || describe(ls)}`
+})
+
+check("an app on an effect outside pivot's range is refused by npm (ERESOLVE), not given a second copy", () => {
+  const other = join(work, "other-app")
+  mkdirSync(other)
+  // effect 4.0.x is below the peer range (^4.1.0): npm must say so instead of nesting 4.1 under each package.
+  writeFileSync(
+    join(other, "package.json"),
+    JSON.stringify({ name: "other", version: "1.0.0", private: true, dependencies: { effect: "4.0.6" } }, null, 2),
+  )
+  const files = readdirSync(tarballs).map((f) => join(tarballs, f))
+  const r = exec("npm", ["install", "--dry-run", "--no-audit", "--no-fund", ...files], { cwd: other })
+  return r.status !== 0 && /ERESOLVE/.test(r.stderr) && /effect/.test(r.stderr)
+    ? undefined
+    : `npm install exited ${r.status}: ${firstLine(withoutNpmWarnings(r.stderr)) || firstLine(r.stdout)}`
+})
 
 check("shipped declarations import .js, never .ts", () => {
   const walk = (dir) =>
@@ -231,6 +284,19 @@ for (const [label, node] of [
   })
 }
 
+check("a second copy of effect forced under @pivot/runtime: the turn fails naming the copies, in one line", () => {
+  const nested = join(app, "node_modules/@pivot/runtime/node_modules/effect")
+  cpSync(join(app, "node_modules/effect"), nested, { recursive: true })
+  try {
+    const r = exec(process.execPath, ["out/turn.js"], { cwd: app })
+    if (r.status === 0) return "the turn passed with two copies of effect"
+    const line = r.stderr.split("\n").find((l) => l.includes("copies of effect"))
+    return line !== undefined ? undefined : `the error does not name the copies: ${firstLine(r.stderr)}`
+  } finally {
+    rmSync(join(app, "node_modules/@pivot/runtime/node_modules"), { recursive: true, force: true })
+  }
+})
+
 // The machines' system Node is older than 22: the bin must say what it needs instead of failing to parse.
 const systemNode = "/usr/bin/node"
 const systemMajor = existsSync(systemNode)
@@ -241,5 +307,13 @@ if (systemMajor > 0 && systemMajor < 22)
     const r = exec(systemNode, [pivotBin, "--help"], { cwd: app, env: cleanEnv(dirname(systemNode)) })
     return r.status === 1 && r.stderr.includes(`Node >= ${minimumNode.replace(/\.0$/, "")}`) ? undefined : describe(r)
   })
+if (systemMajor > 0 && systemMajor < 22)
+  check(
+    `Node ${systemMajor} (system): @pivot/ai imports and runs in memory; a SQLite store names Node >= 22.16`,
+    () => {
+      const r = exec(systemNode, ["old-node.mjs"], { cwd: app, env: cleanEnv(dirname(systemNode)) })
+      return r.status === 0 && r.stdout.includes("old node ok") ? undefined : firstLine(r.stdout) || describe(r)
+    },
+  )
 
 finish()

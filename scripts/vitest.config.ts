@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { sourceResolve } from "./vitest.shared.ts"
+import { sourceResolve, testFiles } from "./vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  test: { name: "scripts", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+  test: { name: "scripts", testTimeout: 60_000, ...testFiles },
 })

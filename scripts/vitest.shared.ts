@@ -1,9 +1,25 @@
 // What every Vitest project shares: tests import the packages' TypeScript sources through the "@pivot/source" export
-// condition (the same no-build loop as tsconfig's customConditions and `node --conditions=@pivot/source`), never dist/.
+// condition (the same no-build loop as tsconfig's customConditions and `node --conditions=@pivot/source`), never dist/;
+// and the two lanes (docs/testing.md): `*.slow.test.ts` files (PostgreSQL, Chromium, real processes killed, the
+// OpenCode binary) run in `npm run test:all` only, `npm test` (PIVOT_TEST_LANE=fast) leaves them out.
+
 import { defaultServerConditions } from "vite"
+import { configDefaults } from "vitest/config"
 
 /** Vite resolve options that pick each package's `@pivot/source` export before its compiled one. */
 export const sourceResolve = {
   resolve: { conditions: ["@pivot/source", ...defaultServerConditions] },
   ssr: { resolve: { conditions: ["@pivot/source", ...defaultServerConditions] } },
+}
+
+/** The slow lane's files, by name: the convention every package follows. */
+export const SLOW_TESTS = "**/*.slow.test.ts"
+
+/** `fast` (what `npm test` sets) leaves the slow lane out; anything else, or unset, runs every test file. */
+export const lane: "fast" | "all" = process.env.PIVOT_TEST_LANE === "fast" ? "fast" : "all"
+
+/** A project's test files in the current lane. */
+export const testFiles = {
+  include: ["test/**/*.test.ts"],
+  exclude: lane === "fast" ? [...configDefaults.exclude, SLOW_TESTS] : [...configDefaults.exclude],
 }

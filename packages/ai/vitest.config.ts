@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { sourceResolve } from "../../scripts/vitest.shared.ts"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  test: { name: "ai", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+  test: { name: "ai", testTimeout: 60_000, ...testFiles },
 })

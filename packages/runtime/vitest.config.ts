@@ -1,7 +1,8 @@
 import { defineProject } from "vitest/config"
-import { sourceResolve } from "../../scripts/vitest.shared.ts"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  test: { name: "runtime", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
+  // The PostgreSQL server of the conflict probe (Conflicts.slow.test.ts), started and stopped by the store's setup.
+  test: { name: "runtime", testTimeout: 60_000, ...testFiles, globalSetup: ["../store/test/globalSetup.ts"] },
 })

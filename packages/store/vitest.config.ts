@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { sourceResolve } from "../../scripts/vitest.shared.ts"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  test: { name: "store", testTimeout: 60_000, include: ["test/**/*.test.ts"], globalSetup: ["test/globalSetup.ts"] },
+  test: { name: "store", testTimeout: 60_000, ...testFiles, globalSetup: ["test/globalSetup.ts"] },
 })

@@ -117,22 +117,34 @@ const rootScripts = Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json
 const manifests = readdirSync(join(ROOT, "packages"))
   .map((name) => join(ROOT, "packages", name, "package.json"))
   .filter(existsSync)
-  .map((path) => JSON.parse(readFileSync(path, "utf8")) as { name: string; dependencies?: Record<string, string> })
+  .map(
+    (path) =>
+      JSON.parse(readFileSync(path, "utf8")) as {
+        name: string
+        dependencies?: Record<string, string>
+        peerDependencies?: Record<string, string>
+      },
+  )
 // What the docs may tell a user to install: pivot's packages and what they depend on (`ai`, `effect`, …).
-const packageNames = [...new Set(manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {})]))]
+const packageNames = [
+  ...new Set(
+    manifests.flatMap((m) => [m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {})]),
+  ),
+]
 
 // The commands `pivot --help` lists (its SUBCOMMANDS section), plus `help`: the CLI itself says which exist, so a
 // command the docs name must be one it lists (`pivot nope --help` prints the general help and exits 0).
-let pivotCommands: ReadonlySet<string> | undefined
-const isPivotCommand = (command: string): boolean => {
-  if (pivotCommands === undefined) {
+let subcommands: ReadonlyArray<string> | undefined
+/** The commands `pivot --help` lists, in its order. */
+export const pivotSubcommands = (): ReadonlyArray<string> => {
+  if (subcommands === undefined) {
     const help = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" }).stdout ?? ""
-    const section = help.split(/^SUBCOMMANDS$/m)[1] ?? ""
-    const names = [...section.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm)].map((m) => m[1] as string)
-    pivotCommands = new Set(["help", ...names])
+    const section = help.split(/^SUBCOMMANDS$/m)[1]?.split(/^[A-Z]+$/m)[0] ?? ""
+    subcommands = [...section.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm)].map((m) => m[1] as string)
   }
-  return pivotCommands.has(command)
+  return subcommands
 }
+const isPivotCommand = (command: string): boolean => command === "help" || pivotSubcommands().includes(command)
 
 /** Why a shell command is not one the docs may show, or undefined when it is. */
 export const unknownCommand = (command: string): string | undefined => {
@@ -145,7 +157,12 @@ export const unknownCommand = (command: string): string | undefined => {
     if (sub === "start" || sub === "test" || sub === "ci") return undefined
     if (sub === "run") return rootScripts.includes(arg ?? "") ? undefined : `no npm script ${arg}`
     if (sub === "install" || sub === "i")
-      return rest.slice(1).every((a) => a.startsWith("-") || packageNames.includes(a.replace(/@[^@/]*$/, "")))
+      return rest.slice(1).every(
+        (a) =>
+          a.startsWith("-") ||
+          packageNames.includes(a.replace(/@[^@/]*$/, "")) ||
+          /(^|\/)release\/[\w*.-]+\.tgz$/.test(a), // the tarballs of `npm run release`
+      )
         ? undefined
         : `npm install of something that is not a pivot package: ${rest.slice(1).join(" ")}`
     return `npm ${sub} is not a command the docs use`

@@ -13,6 +13,7 @@ import {
   isGenerated,
   markdownFiles,
   outputMatches,
+  pivotSubcommands,
   ROOT,
   ruleViolation,
   run,
@@ -120,19 +121,29 @@ describe("runnable docs (the rules of docs/README.md)", () => {
   })
 })
 
-describe("the examples (examples/*.ts) run", () => {
+describe("the examples (examples/*.ts) run, and run again", () => {
   const files = readdirSync(EXAMPLES).filter((name) => name.endsWith(".ts"))
-  it.each(files)("examples/%s exits 0 and warns of nothing", (name) => {
+  // An example that leaves files behind runs again in the same folder, as a user would: the second run finds what the
+  // first wrote and must neither fail (a duplicate event id) nor print anything else (a session that accumulates).
+  it.each(files)("examples/%s exits 0, warns of nothing, and prints the same when run again", (name) => {
     const dir = scratch()
-    try {
-      const result = spawnSync(process.execPath, [join(EXAMPLES, name)], {
+    const once = () =>
+      spawnSync(process.execPath, [join(EXAMPLES, name)], {
         cwd: dir,
         encoding: "utf8",
         env: { ...process.env, NO_COLOR: "1" },
         timeout: 120_000,
       })
-      expect(result.stderr).toBe("")
-      expect(result.status).toBe(0)
+    try {
+      const first = once()
+      expect(first.stderr).toBe("")
+      expect(first.status).toBe(0)
+      const written = readdirSync(dir).filter((entry) => entry !== "packages" && entry !== "examples")
+      if (written.length === 0) return // nothing was written: a second run starts as the first did
+      const second = once()
+      expect(second.stderr).toBe("")
+      expect(second.status).toBe(0)
+      expect(second.stdout).toBe(first.stdout)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -189,8 +200,32 @@ describe("the checker itself", () => {
     expect(unknownCommand("npx pivot inspect --session x")).toBeUndefined()
     expect(unknownCommand("npm install @pivot/ai")).toBeUndefined()
     expect(unknownCommand("npm install left-pad")).toContain("not a pivot package")
+    expect(unknownCommand("npm install ../pivot/release/*.tgz ai effect")).toBeUndefined()
+    expect(unknownCommand("npm install ../elsewhere/thing.tgz")).toContain("not a pivot package")
     expect(unknownCommand("curl http://x")).toContain("not a command the docs may show")
     expect(unknownCommand("PIVOT_MODEL=x npm start")).toBeUndefined()
+  })
+})
+
+describe("the command lists of the docs are the CLI's (pivot --help)", () => {
+  const commands = [...pivotSubcommands()].sort()
+
+  it("the CLI lists its commands", () => {
+    expect(commands).toEqual(expect.arrayContaining(["demo", "import", "window", "fork", "forget", "serve"]))
+  })
+
+  it("docs/cli.md's table has one row per command", () => {
+    const text = readFileSync(join(ROOT, "docs/cli.md"), "utf8")
+    const rows = [...text.matchAll(/^\| `([a-z][\w-]*)[^`]*` \|/gm)].map((m) => m[1]!)
+    expect([...rows].sort()).toEqual(commands)
+  })
+
+  it("the README's list of the cli package's commands names every command", () => {
+    const list =
+      /\(packages\/cli\) \| the `pivot` command \(([^;)]*)/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1] ??
+      ""
+    const listed = [...list.matchAll(/`([a-z][\w-]*)`/g)].map((m) => m[1]!)
+    expect([...listed].sort()).toEqual(commands)
   })
 })
 

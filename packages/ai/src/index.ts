@@ -19,3 +19,9 @@ export * as RecallTool from "./RecallTool.ts"
 export * as AiSummarizer from "./Summarizer.ts"
 /** pivot's messages as the AI SDK's UI messages (`useChat`), and the user input of a call made without `run`. */
 export * as UiMessages from "./UiMessages.ts"
+
+// The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
+import { EffectCopies } from "@pivot/core"
+import * as Schema from "effect/Schema"
+
+EffectCopies.register("@pivot/ai", Schema)

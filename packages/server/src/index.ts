@@ -16,3 +16,9 @@ export * as SessionView from "./SessionView.ts"
 export * as Source from "./Source.ts"
 /** The window at a version, diffs, pivot reports. */
 export * as WindowView from "./WindowView.ts"
+
+// The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
+import { EffectCopies } from "@pivot/core"
+import * as Schema from "effect/Schema"
+
+EffectCopies.register("@pivot/server", Schema)

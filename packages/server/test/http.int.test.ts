@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { type Events, ValidWindow, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Pages, Serve } from "../src/index.ts"
 import { play, writeSqlite, XSS_PAYLOAD } from "./support/play.ts"
 
@@ -382,28 +382,6 @@ describe("sources", () => {
       await served.close()
     }
     expect(hash(file)).toBe(bytes)
-  })
-
-  it("serves a PostgreSQL store read-only (?schema= picks the schema)", async () => {
-    const url = inject("pgUrl")
-    expect(inject("pgError")).toBe("")
-    const schema = `serve_${process.pid}_${Date.now() % 100000}`
-    const small = play({ sessionId: "ses_pg", turns: 12 })
-    await Effect.runPromise(
-      SessionLog.append(
-        "ses_pg",
-        "no-stream",
-        SessionLog.fromEvents("ses_pg", small).map(({ event, meta }) => ({ id: meta.id, event })),
-      ).pipe(Effect.provide(ReadModels.layerPostgres({ url, schema }))),
-    )
-    const served = await Serve.start({ source: `${url}?schema=${schema}`, port: 0 })
-    try {
-      const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions/ses_pg/window/${small.length}/raw`)
-      expect(await response.text()).toBe(ValidWindow.toJson(Window.messages(Window.fold(small))))
-      expect(served.source).not.toContain("password")
-    } finally {
-      await served.close()
-    }
   })
 })
 

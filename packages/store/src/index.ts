@@ -24,3 +24,9 @@ export * as SessionLog from "./session/SessionLog.ts"
 export * as SqliteClient from "./sqlite/SqliteClient.ts"
 /** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */
 export * as Upcast from "./Upcast.ts"
+
+// The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
+import { EffectCopies } from "@pivot/core"
+import * as Schema from "effect/Schema"
+
+EffectCopies.register("@pivot/store", Schema)

@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module"
 import type { DatabaseSync as NodeDatabaseSync } from "node:sqlite"
+import * as NodeSqlite from "../internal/nodeSqlite.ts"
 
 /** The options pivot opens a database with. */
 export interface OpenOptions {
@@ -97,21 +98,24 @@ const isBun = (): boolean => typeof (globalThis as { readonly Bun?: unknown }).B
 
 let opener: ((filename: string, options: OpenOptions) => Database) | undefined
 
-/** Opens a database with the runtime's driver; throws (as `node:sqlite` does) when it cannot be opened. */
+/**
+ * Opens a database with the runtime's driver: `bun:sqlite` inside Bun, else `node:sqlite` (on a Node without it, or
+ * without its busy timeouts, the one-line reason of `NodeSqlite.load`). Throws as the driver does when the database
+ * cannot be opened.
+ */
 export const open = (filename: string, options: OpenOptions = {}): Database => {
   if (opener === undefined) {
-    const node = process.getBuiltinModule?.("node:sqlite") as typeof import("node:sqlite") | undefined
-    if (node !== undefined) {
-      const DatabaseSync: typeof NodeDatabaseSync = node.DatabaseSync
+    if (isBun()) {
+      const Bun = (createRequire(import.meta.url)("bun:sqlite") as { readonly Database: BunDatabaseClass }).Database
+      opener = (file, o) => bunDatabase(Bun, file, o)
+    } else {
+      const DatabaseSync: typeof NodeDatabaseSync = NodeSqlite.load().DatabaseSync
       opener = (file, o) =>
         new DatabaseSync(file, {
           readOnly: o.readOnly ?? false,
           ...(o.timeout === undefined ? {} : { timeout: o.timeout }),
         }) as unknown as Database
-    } else if (isBun()) {
-      const Bun = (createRequire(import.meta.url)("bun:sqlite") as { readonly Database: BunDatabaseClass }).Database
-      opener = (file, o) => bunDatabase(Bun, file, o)
-    } else throw new Error("no SQLite driver: pivot needs Node >= 22.16 (node:sqlite) or Bun (bun:sqlite)")
+    }
   }
   return opener(filename, options)
 }

@@ -1,167 +1,14 @@
-// The recall index (`ReadModels.recall`): full-text search over pruned outputs and summaries, on a real SQLite file
-// (FTS5) and on PostgreSQL (tsvector), returning the expected ids in rank order — the same ids core's scan returns.
-import { execFileSync } from "node:child_process"
+// The recall index (`ReadModels.recall`): full-text search over pruned outputs and summaries on a real SQLite file
+// (FTS5), returning the expected ids in rank order — the same ids core's scan returns. The same cases on PostgreSQL
+// (tsvector) are in Recall.postgres.slow.test.ts.
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Conversation, type Events, Ids, type Message, Recall, Tokens, Window } from "@pivot/core"
 import { Effect, type ManagedRuntime } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { ReadModels, SessionLog } from "../../src/index.ts"
+import { eventsOf, searches } from "./recallCases.ts"
 import { freshSession, open, type Stores } from "./support.ts"
-
-const MODEL = { providerId: "anthropic", modelId: "claude-test" } as const
-const msg = Ids.unsafe.message
-const prt = Ids.unsafe.part
-
-const completed = (id: string, tool: string, output: string): Message.ToolPart => ({
-  type: "tool",
-  id: prt(id),
-  callId: `call_${id}`,
-  tool,
-  state: { status: "completed", input: {}, output },
-})
-
-// Outputs written so every backend agrees on the order: a short one repeating the words, a medium one with each
-// once, a long one with one of them once.
-const OUTPUTS = {
-  prt_a1_0: ["read", "config port config config config"],
-  prt_a1_1: ["bash", "FAIL the config test: expected port 8080 but the server listened elsewhere"],
-  prt_a1_2: ["grep", `${"unrelated words about a build log and its many lines ".repeat(6)} config mentioned once`],
-  prt_a1_3: ["bash", "nothing to see here"],
-} as const
-
-const eventsOf = (sessionId: string): Array<Events.Event> => {
-  const a1: Message.AssistantMessage = {
-    role: "assistant",
-    id: msg("msg_a1"),
-    parentId: msg("msg_u1"),
-    createdAt: 2,
-    model: MODEL,
-    tokens: Tokens.zero,
-    finish: "tool-calls",
-    parts: Object.entries(OUTPUTS).map(([id, [tool, output]]) => completed(id, tool, output)),
-  }
-  const summary: Message.AssistantMessage = {
-    role: "assistant",
-    id: msg("msg_s1"),
-    parentId: msg("msg_m1"),
-    createdAt: 9,
-    model: MODEL,
-    tokens: Tokens.zero,
-    finish: "stop",
-    summary: true,
-    mode: "compaction",
-    parts: [{ type: "text", id: prt("prt_s1_0"), text: "We changed the server port and the deploy script." }],
-  }
-  return [
-    { _tag: "SessionStarted", sessionId: sessionId as Ids.SessionId, at: 0, model: MODEL },
-    {
-      _tag: "UserMessageAdded",
-      at: 1,
-      message: {
-        role: "user",
-        id: msg("msg_u1"),
-        createdAt: 1,
-        parts: [{ type: "text", id: prt("prt_u1_0"), text: "fix the config" }],
-      },
-    },
-    { _tag: "AssistantStepRecorded", at: 2, message: a1 },
-    ...["prt_a1_0", "prt_a1_1", "prt_a1_2"].map(
-      (partId): Events.Event => ({
-        _tag: "PartCompacted",
-        at: 3,
-        messageId: msg("msg_a1"),
-        partId: prt(partId),
-        tokens: 10,
-      }),
-    ),
-    {
-      _tag: "CompactionRequested",
-      at: 4,
-      marker: {
-        role: "user",
-        id: msg("msg_m1"),
-        createdAt: 4,
-        parts: [{ type: "compaction", id: prt("prt_m1_0"), auto: false }],
-      },
-    },
-    { _tag: "SummaryFinished", at: 9, markerId: msg("msg_m1"), summary },
-  ]
-}
-
-const append = (sessionId: string) =>
-  SessionLog.append(
-    sessionId,
-    0,
-    eventsOf(sessionId).map((event, i) => ({ id: SessionLog.eventId(sessionId, i + 1), event })),
-  )
-
-/** The scan over the same documents: core's reference for which documents match. */
-const scan = (sessionId: string, query: string) =>
-  Recall.search(Recall.documents(Conversation.messages(Window.fold(eventsOf(sessionId)).conversation)), query, 10).map(
-    (h) => h.id,
-  )
-
-const searches = (store: () => ManagedRuntime.ManagedRuntime<Stores, unknown>) => {
-  it("given pruned outputs and a summary, then a query returns the expected ids ranked, as the scan does", async () => {
-    const sessionId = freshSession("recall")
-    const other = freshSession("other")
-    const found = await store().runPromise(
-      Effect.gen(function* () {
-        yield* append(sessionId)
-        yield* append(other) // the same words in another session never leak into this one's results
-        const readModels = yield* ReadModels.ReadModels
-        const ids = (query: string, limit = 10) =>
-          Effect.map(readModels.recall(sessionId, query, limit), (docs) => docs.map((d) => d.id))
-        return {
-          config: yield* ids("config"),
-          configPort: yield* ids("Config PORT"),
-          limited: yield* ids("config", 2),
-          port: yield* ids("port"),
-          none: yield* ids("kubernetes"),
-          visible: yield* ids("nothing"),
-          syntax: yield* ids('config" OR NEAR( * :port'),
-          docs: yield* readModels.recall(sessionId, "deploy", 10),
-        }
-      }),
-    )
-    expect(found.config).toEqual(["prt_a1_0", "prt_a1_1", "prt_a1_2"])
-    expect(found.config).toEqual(scan(sessionId, "config"))
-    expect(found.configPort).toEqual(["prt_a1_0", "prt_a1_1", "msg_s1", "prt_a1_2"])
-    expect(found.configPort).toEqual(scan(sessionId, "config port"))
-    expect(found.limited).toEqual(["prt_a1_0", "prt_a1_1"])
-    expect(new Set(found.port)).toEqual(new Set(["prt_a1_0", "prt_a1_1", "msg_s1"]))
-    expect(found.none).toEqual([])
-    expect(found.visible).toEqual([]) // prt_a1_3 is not pruned: not recallable
-    expect(found.syntax).toEqual(found.configPort)
-    expect(found.docs).toEqual([
-      {
-        id: "msg_s1",
-        kind: "summary",
-        messageId: "msg_s1",
-        text: "We changed the server port and the deploy script.",
-      },
-    ])
-  })
-
-  it("given a rebuild, then the same query finds the same ids (rebuilt == inline)", async () => {
-    const sessionId = freshSession("rebuild")
-    const [before, after] = await store().runPromise(
-      Effect.gen(function* () {
-        yield* append(sessionId)
-        const readModels = yield* ReadModels.ReadModels
-        const before = yield* readModels.recall(sessionId, "config port", 10)
-        const tables = yield* readModels.tables(sessionId)
-        yield* readModels.rebuild(sessionId)
-        expect((yield* readModels.tables(sessionId)).recall).toEqual(tables.recall)
-        return [before, yield* readModels.recall(sessionId, "config port", 10)] as const
-      }),
-    )
-    expect(after).toEqual(before)
-    expect(after.length).toBe(4)
-  })
-}
 
 describe("recall search on a real SQLite file (FTS5)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-recall-"))
@@ -227,26 +74,5 @@ describe("recall after forget on a real SQLite file", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
-  })
-})
-
-describe("recall search on PostgreSQL (tsvector)", () => {
-  const url = inject("pgUrl")
-  const setupError = inject("pgError")
-  const schema = `pivot_recall_${process.pid}_${Date.now().toString(36)}`
-  let runtime: ManagedRuntime.ManagedRuntime<Stores, unknown> | undefined
-  afterAll(async () => {
-    await runtime?.dispose()
-    if (setupError === "")
-      await Effect.runPromise(
-        Effect.try(() =>
-          execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE;`], { stdio: "ignore" }),
-        ).pipe(Effect.ignore),
-      )
-  })
-  searches(() => {
-    if (setupError !== "") throw new Error(setupError)
-    runtime ??= open(ReadModels.layerPostgres({ url, schema, maxConnections: 2 }))
-    return runtime
   })
 })

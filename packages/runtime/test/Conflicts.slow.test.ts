@@ -4,7 +4,15 @@
 
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { describe, expect, inject, it } from "vitest"
+
+declare module "vitest" {
+  // Provided by the store's setup (the PostgreSQL test server), listed in this project's config.
+  export interface ProvidedContext {
+    pgUrl: string
+    pgError: string
+  }
+}
 
 const probe = fileURLToPath(new URL("../../../scripts/bench/conflicts.ts", import.meta.url))
 
@@ -19,12 +27,15 @@ interface Report {
 }
 
 const runProbe = (backend: string): Report => {
+  // The probe's PostgreSQL is this run's test server (the store's globalSetup), stopped when the run ends.
+  if (backend === "postgres" && inject("pgError") !== "") throw new Error(inject("pgError"))
   const out = execFileSync(
     process.execPath,
     ["--conditions=@pivot/source", probe, "--backend", backend, "--processes", "4", "--commands", "120"],
     {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PIVOT_PG_URL: inject("pgUrl") },
     },
   )
   const line = out.split("\n").find((l) => l.startsWith(`{"backend":"${backend}"`))
