@@ -10,7 +10,10 @@ import { join } from "node:path"
 const file = join(import.meta.dirname, "..", "package-lock.json")
 const lock = JSON.parse(readFileSync(file, "utf8"))
 const platform = (name) => {
-  const os = ["win32", "darwin", "linux", "android", "freebsd"].find((o) => name.includes(o))
+  // opencode-ai's builds say "windows" where npm's os field says "win32"
+  const os = name.includes("windows")
+    ? "win32"
+    : ["win32", "darwin", "linux", "android", "freebsd"].find((o) => name.includes(o))
   const cpu = ["x64", "arm64", "ia32", "arm"].find((c) => name.includes(`-${c}`))
   return { os, cpu, libc: name.endsWith("-musl") ? "musl" : undefined }
 }

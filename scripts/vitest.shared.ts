@@ -3,6 +3,7 @@
 // and the two lanes (docs/testing.md): `*.slow.test.ts` files (PostgreSQL, Chromium, real processes killed, the
 // OpenCode binary) run in `npm run test:all` only, `npm test` (PIVOT_TEST_LANE=fast) leaves them out.
 
+import { fileURLToPath } from "node:url"
 import { defaultServerConditions } from "vite"
 import { configDefaults } from "vitest/config"
 
@@ -18,8 +19,10 @@ export const SLOW_TESTS = "**/*.slow.test.ts"
 /** `fast` (what `npm test` sets) leaves the slow lane out; anything else, or unset, runs every test file. */
 export const lane: "fast" | "all" = process.env.PIVOT_TEST_LANE === "fast" ? "fast" : "all"
 
-/** A project's test files in the current lane. */
+/** A project's test files in the current lane, and the setup every project loads (the property seed). */
 export const testFiles = {
   include: ["test/**/*.test.ts"],
   exclude: lane === "fast" ? [...configDefaults.exclude, SLOW_TESTS] : [...configDefaults.exclude],
+  // fast-check's seed from `PIVOT_PROPERTY_SEED` (scripts/fastcheck.setup.ts).
+  setupFiles: [fileURLToPath(new URL("./fastcheck.setup.ts", import.meta.url))],
 }

@@ -104,7 +104,33 @@ describe("pivot check", () => {
     const db = await imported()
     const result = await pivot("check", "--db", db)
     expect(result.code).toBe(0)
-    expect(result.out).toEqual([`${db} is sound: integrity check ok; 1 session (36 events) replayed`])
+    expect(result.out).toEqual([
+      `${db} is sound: integrity check ok; 1 session (36 events) replayed; read models of 1 session match a rebuild`,
+    ])
+  })
+
+  it("given read models that differ from the log (a usage row, a window message), then it lists each, exits 1, and rebuild mends them", async () => {
+    const db = await imported()
+    const raw = new DatabaseSync(db)
+    raw.exec("UPDATE pivot_rm_usage SET calls = calls + 2")
+    raw.exec(
+      "UPDATE pivot_rm_window SET message = replace(message, '\"text\"', '\"txt\"') WHERE ordinal = (SELECT MAX(ordinal) FROM pivot_rm_window)",
+    )
+    const { rows } = raw.prepare("SELECT COUNT(*) AS rows FROM pivot_rm_window").get() as { rows: number }
+    raw.close()
+    const before = snapshot(db)
+    const result = await pivot("check", "--db", db)
+    expect(result.code).toBe(1)
+    expect(result.out).toEqual([
+      `read models: session ${realSessionId}: window: 1 of ${rows} rows differ from a fold of the log (first at ordinal ${rows - 1})`,
+      `read models: session ${realSessionId}: usage: 1 of 1 rows differ from a fold of the log`,
+    ])
+    expect(result.err).toEqual([
+      `pivot check: ${db}: the read models of 1 session of 1 differ from a rebuild (listed above); pivot rebuild rewrites them from the log`,
+    ])
+    expect(snapshot(db)).toEqual(before)
+    expect((await pivot("rebuild", "--db", db)).code).toBe(0)
+    expect((await pivot("check", "--db", db)).code).toBe(0)
   })
 
   it("given a damaged page, then it lists the problems, exits 1 in one stderr line, and leaves the file as it was", async () => {

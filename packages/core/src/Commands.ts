@@ -134,3 +134,10 @@ export const Command = Schema.Union([
   Prune,
 ])
 export type Command = typeof Command.Type
+
+/**
+ * A command as its schema declares it: keys the schema does not declare (an OpenCode tool state's `time`, a caller's
+ * own fields) are dropped, as the event encoder drops them from the log, and a wrong value fails. Applied where
+ * commands enter the runtime (`Sessions.execute`), so that the live state, its snapshots and a fold of the log agree.
+ */
+export const decode = Schema.decodeUnknownResult(Schema.toType(Command))

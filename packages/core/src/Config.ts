@@ -24,6 +24,12 @@ export const CompactionConfig = Schema.Struct({
    * is the lower of this and the absolute `usable`.
    */
   threshold: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))),
+  /**
+   * The OpenCode release whose rules apply where releases differ: `"1.17"` (default; the spec, v1.17.20) or `"1.18"`
+   * (v1.18.33, checked against the real binary). Today only the tail budget's cap differs (8_000 / 15_000);
+   * docs/adr/0015-opencode-versions.md.
+   */
+  opencode: Schema.optionalKey(Schema.Literals(["1.17", "1.18"])),
 })
 export type CompactionConfig = typeof CompactionConfig.Type
 

@@ -13,17 +13,19 @@ import { renderMessage } from "./Render.ts"
 export const DEFAULT_TAIL_TURNS = 2
 /** Lower bound of the derived tail budget. */
 export const MIN_PRESERVE_RECENT_TOKENS = 2_000
-/** Upper bound of the derived tail budget. */
+/** Upper bound of the derived tail budget (OpenCode 1.17). */
 export const MAX_PRESERVE_RECENT_TOKENS = 8_000
+/** Upper bound of the derived tail budget in OpenCode 1.18 (`compaction.opencode: "1.18"`). */
+export const MAX_PRESERVE_RECENT_TOKENS_1_18 = 15_000
 
 /**
  * The tail's token budget: `preserve_recent_tokens`, else a quarter of the compaction model's usable window clamped
- * to [2_000, 8_000]. No output cap is applied here, as in OpenCode.
+ * to [2_000, 8_000] (to [2_000, 15_000] with `opencode: "1.18"`). No output cap is applied here, as in OpenCode.
  */
 export const tailBudget = (config: CompactionConfig, compactionModelLimits: ModelLimits): number =>
   config.preserve_recent_tokens ??
   Math.min(
-    MAX_PRESERVE_RECENT_TOKENS,
+    config.opencode === "1.18" ? MAX_PRESERVE_RECENT_TOKENS_1_18 : MAX_PRESERVE_RECENT_TOKENS,
     Math.max(MIN_PRESERVE_RECENT_TOKENS, Math.floor(usable(config, compactionModelLimits) * 0.25)),
   )
 

@@ -36,6 +36,15 @@ describe("Tail.tailBudget (§2.9 step 2)", () => {
     expect(Tail.tailBudget({ preserve_recent_tokens: 0 }, FIXTURE)).toBe(0)
   })
 
+  it("given opencode 1.18, when no budget is configured, then the quarter is capped at 15_000 instead of 8_000", () => {
+    // usable = 68_000 → 17_000: capped at 15_000 (1.18.33), 8_000 (1.17.20)
+    expect(Tail.tailBudget({ opencode: "1.18" }, FIXTURE)).toBe(15_000)
+    expect(Tail.tailBudget({ opencode: "1.17" }, FIXTURE)).toBe(8_000)
+    // below both caps the releases agree
+    expect(Tail.tailBudget({ opencode: "1.18" }, { context: 30_000, output: 4_000 })).toBe(6_500)
+    expect(Tail.tailBudget({ opencode: "1.18", preserve_recent_tokens: 10_000 }, FIXTURE)).toBe(10_000)
+  })
+
   it("given limit.input and reserved, when the budget is derived, then it uses the compaction model's usable window", () => {
     // usable = 40_000 - 30_000 = 10_000 → 2_500
     expect(Tail.tailBudget({ reserved: 30_000 }, { context: 50_000, input: 40_000, output: 8_000 })).toBe(2_500)

@@ -11,7 +11,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { type Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
+import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -23,7 +23,7 @@ import {
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
-import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema, SchemaIssue } from "effect"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
@@ -121,6 +121,56 @@ export const redactCommand = (
     : { command: { _tag: "Record", events: redacted.value }, findings: redacted.findings }
 }
 
+/** A command (or a recorded runtime event) with a value its schema does not allow. */
+export class InvalidCommand extends Schema.TaggedError<InvalidCommand>()("InvalidCommand", {
+  command: Schema.String,
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid ${this.command} command: ${this.detail}`
+  }
+}
+
+const issues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The first problem of a schema error, one line: `path.to.field: what is wrong`. */
+const firstIssue = (error: Schema.SchemaError): string => {
+  const issue = issues(error.issue).issues[0]
+  if (issue === undefined) return error.message
+  const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? p.key : p)).join(".")
+  return path === "" ? issue.message : `${path}: ${issue.message}`
+}
+
+const decodeRuntimeEvents = Schema.decodeUnknownResult(Schema.toType(Schema.Array(Events.Event)))
+
+/**
+ * A decision as the schemas declare it (issue 18): the boundary where keys no schema declares are dropped, as the log
+ * drops them, so that what is decided, held live and snapshotted is what a fold of the log gives. A wrong value is an
+ * `InvalidCommand` instead of a failure deep in the encoder.
+ */
+export const decodeDecision = (decision: Decision): Result.Result<Decision, InvalidCommand> => {
+  if (decision === undefined) return Result.succeed(undefined)
+  const one = (command: Command): Result.Result<Command, InvalidCommand> => {
+    const tag = typeof command === "object" && command !== null ? String(command._tag) : typeof command
+    const decoded: Result.Result<Command, Schema.SchemaError> =
+      command._tag === "Record"
+        ? Result.map(
+            decodeRuntimeEvents(command.events),
+            (events): Command => ({ _tag: "Record", events: events as ReadonlyArray<RuntimeEvents.Event> }),
+          )
+        : Commands.decode(command)
+    return Result.mapError(decoded, (error) => new InvalidCommand({ command: tag, detail: firstIssue(error) }))
+  }
+  if (!isCommandList(decision)) return one(decision)
+  const out: Array<Command> = []
+  for (const command of decision) {
+    const decoded = one(command)
+    if (Result.isFailure(decoded)) return decoded
+    out.push(decoded.success)
+  }
+  return Result.succeed(out)
+}
+
 /** Too many version conflicts in a row: other writers kept appending to the session. */
 export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>()("ConcurrencyConflict", {
   sessionId: Schema.String,
@@ -194,6 +244,7 @@ export type ExecuteError =
   | Exclude<AppendError, WrongExpectedVersion>
   | LoadError
   | ConcurrencyConflict
+  | InvalidCommand
 
 /** Core's event schemas, by type, for the store's upcasting decoder. */
 export const schemas: Upcast.Schemas = Object.fromEntries(
@@ -526,7 +577,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        const decision = typeof input === "function" ? input(state) : input
+        const decoded = decodeDecision(typeof input === "function" ? input(state) : input)
+        if (Result.isFailure(decoded)) return yield* decoded.failure
+        const decision = decoded.success
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
         let decided = decide(state, decision, redactAt)
         let onWhole = false

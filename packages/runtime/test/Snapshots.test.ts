@@ -121,7 +121,7 @@ describe("snapshots through Sessions", () => {
     )
     expect(fromSnapshot).toBeGreaterThan(0)
     expect(bounded).toBeGreaterThan(0)
-  })
+  }, 300_000)
 
   it("a snapshot is written every N events and after each pivot, and never for sessions encrypted at rest", async () => {
     const generated = generate(

@@ -41,7 +41,11 @@
     nav.replaceChildren(...items.flatMap((item) => [" / ", typeof item === "string" ? el("span", {}, item) : item]))
   }
 
-  const fail = (error) => main.replaceChildren(el("p", { class: "error", id: "error" }, String(error.message ?? error)))
+  /** Replaces a node's children; nothing for null, undefined, false or "" (replaceChildren would print "null"). */
+  const fill = (node, ...children) =>
+    node.replaceChildren(...children.filter((c) => c !== undefined && c !== null && c !== false && c !== ""))
+
+  const fail = (error) => fill(main, el("p", { class: "error", id: "error" }, String(error.message ?? error)))
 
   // ---------------------------------------------------------------------------------------------------------------
   // Sessions
@@ -105,7 +109,8 @@
       ),
     )
     render()
-    main.replaceChildren(
+    fill(
+      main,
       el("h1", {}, `${sessions.length} session${sessions.length === 1 ? "" : "s"}`),
       sessions.length === 0
         ? el("p", {}, "the store holds no sessions")
@@ -181,18 +186,14 @@
     "manual-compaction": "#2563eb",
   }
 
-  /** The chart's columns from a timeline answer: the points, the overflow line under them, the usable limit. */
+  /**
+   * The chart's columns from a timeline answer, as the server made them (`SessionView.chart`: x over the whole range,
+   * the overflow line from edge to edge), and the usable limit when given.
+   */
   const chartData = (timeline) => {
-    const s = timeline.points
-    const trigger = []
-    let t = 0
-    let current = null
-    for (const v of s.version) {
-      while (t < timeline.triggers.length && timeline.triggers[t].version <= v) current = timeline.triggers[t++].tokens
-      trigger.push(current)
-    }
-    const data = [s.version, s.total, s.input, s.cache, s.output, trigger]
-    if (timeline.usable !== undefined && timeline.usable !== null) data.push(s.version.map(() => timeline.usable))
+    const c = timeline.chart
+    const data = [c.version, c.total, c.input, c.cache, c.output, c.overflow]
+    if (timeline.usable !== undefined && timeline.usable !== null) data.push(c.version.map(() => timeline.usable))
     return data
   }
 
@@ -345,17 +346,12 @@
       "p",
       { class: "legend" },
       Object.entries(MARK_COLOURS).map(([kind, colour]) =>
-        el(
-          "span",
-          { class: "key" },
-          el("i", { style: `background:${colour}` }),
-          ` ${kind}: ${timeline.marks.filter((m) => m.kind === kind).length} `,
-        ),
+        el("span", { class: "key" }, el("i", { style: `background:${colour}` }), ` ${kind}: ${timeline.legend[kind]} `),
       ),
     )
     const lineage =
       session.lineage.length === 0
-        ? ""
+        ? null
         : el(
             "p",
             { class: "lineage", id: "lineage" },
@@ -369,7 +365,8 @@
               ),
             ]),
           )
-    main.replaceChildren(
+    fill(
+      main,
       el("h1", {}, session.title ?? sessionId),
       lineage,
       figures,
@@ -472,7 +469,8 @@
     const header = el("div", { class: "stepper" })
     const list = el("div", { id: "window" })
     const raw = el("pre", { id: "raw", class: "raw" })
-    main.replaceChildren(
+    fill(
+      main,
       header,
       list,
       el(
@@ -568,7 +566,8 @@
       el("button", { type: "submit", id: "run-diff" }, "diff"),
     )
     const c = data.counts
-    main.replaceChildren(
+    fill(
+      main,
       form,
       el(
         "p",
@@ -602,7 +601,8 @@
     const r = await getJson(api(`/${enc(sessionId)}/pivots/${number}`))
     crumbs(el("a", { href: sessionHref() }, sessionId), `pivot #${number}`)
     const row = (label, ...value) => el("tr", {}, el("th", {}, label), el("td", {}, ...value))
-    main.replaceChildren(
+    fill(
+      main,
       el("h1", {}, `pivot #${r.number} (${r.auto ? "auto" : "manual"}${r.overflow ? ", overflow" : ""})`),
       el(
         "table",
@@ -666,7 +666,8 @@
             { href: `?${new URLSearchParams({ ...(type ? { type } : {}), page: String(p) })}`, class: "pager" },
             label,
           )
-    main.replaceChildren(
+    fill(
+      main,
       el("form", { method: "get", id: "filter" }, "type ", select),
       el(
         "p",

@@ -171,7 +171,10 @@ const route = (
           total: steps.map((s) => s.total),
         },
         triggers: view.triggers,
+        // What the chart draws, x from `from` to `to` (see `SessionView.chart`), and the legend's counts.
+        chart: SessionView.chart(steps, view.triggers, Math.min(from, head, to), Math.min(to, head)),
         marks: ranged ? [] : view.marks,
+        legend: SessionView.legend(view.marks),
       })
       if (!ranged) timelines.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })

@@ -256,6 +256,67 @@ export const stepsBetween = (steps: ReadonlyArray<Step>, from: number, to: numbe
   return out
 }
 
+/** The timeline chart's columns: one x per point (a stream version), each series aligned with it. */
+export interface Chart {
+  readonly version: ReadonlyArray<number>
+  readonly total: ReadonlyArray<number | null>
+  readonly input: ReadonlyArray<number | null>
+  readonly cache: ReadonlyArray<number | null>
+  readonly output: ReadonlyArray<number | null>
+  /** The overflow line: the trigger in effect at each version (null when no trigger was ever recorded). */
+  readonly overflow: ReadonlyArray<number | null>
+}
+
+/**
+ * The chart of versions `from` to `to` from its model steps (`stepsBetween`) and the recorded triggers. The x axis
+ * spans the whole range: when no step stands at `from` or `to`, a row with no usage is added there, so that marks
+ * after the last step (a pivot that ends a session) are on the axis, and the overflow line runs from edge to edge.
+ * A trigger is recorded only when an overflow is detected, but it follows from the model's limits and the compaction
+ * config, which a session keeps: before the first recorded one, the line shows that first trigger.
+ */
+export const chart = (
+  steps: ReadonlyArray<Step>,
+  triggers: ReadonlyArray<Trigger>,
+  from: number,
+  to: number,
+): Chart => {
+  const rows: Array<Step | number> = []
+  if (steps.length === 0 || steps[0]!.version > from) rows.push(from)
+  rows.push(...steps)
+  const last = steps[steps.length - 1]
+  if ((last === undefined || last.version < to) && to > from) rows.push(to)
+  const version = rows.map((r) => (typeof r === "number" ? r : r.version))
+  const column = (pick: (step: Step) => number) => rows.map((r) => (typeof r === "number" ? null : pick(r)))
+  const overflow: Array<number | null> = []
+  let t = 0
+  let current: number | null = triggers[0]?.tokens ?? null
+  for (const v of version) {
+    while (t < triggers.length && triggers[t]!.version <= v) current = triggers[t++]!.tokens
+    overflow.push(current)
+  }
+  return {
+    version,
+    total: column((s) => s.total),
+    input: column((s) => s.input),
+    cache: column((s) => s.cache),
+    output: column((s) => s.output),
+    overflow,
+  }
+}
+
+/** Events per mark kind, as the legend counts them: a prune's run of cleared outputs counts each output. */
+export const legend = (marks: ReadonlyArray<Mark>): Record<MarkKind, number> => {
+  const counts: Record<MarkKind, number> = {
+    pivot: 0,
+    prune: 0,
+    fallback: 0,
+    "provider-overflow": 0,
+    "manual-compaction": 0,
+  }
+  for (const mark of marks) counts[mark.kind] += mark.count
+  return counts
+}
+
 /** The session's compactions that formed a pivot, oldest first. */
 export const pivots = (state: State): ReadonlyArray<CompactionHistory.Entry> => CompactionHistory.pivots(state.history)
 

@@ -94,4 +94,86 @@ describe("SessionView", () => {
     for (const { event, meta } of SessionLog.fromEvents("ses_fig", events)) SessionView.evolve(plain, event, meta)
     expect(SessionView.summary(plain).lineage).toEqual([])
   })
+
+  // Issue 18, the demo session in the viewer: the x axis ended at the last model step (v81) so the pivot at v85 had no
+  // mark, the overflow line started at the first step after the first recorded trigger, and the legend counted prune
+  // marks (1 run) where the header counted pruned outputs (6).
+  const step = (version: number, total: number): SessionView.Step => ({
+    version,
+    messageId: `msg_${version}`,
+    input: total - 100,
+    cache: 0,
+    output: 100,
+    total,
+  })
+
+  it("chart: x spans from..to, each step is at its version, the edges have no usage, the overflow line is the trigger in effect (the first one before it)", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 120 }), { maxLength: 40 }),
+        fc.uniqueArray(fc.record({ version: fc.integer({ min: 0, max: 120 }), tokens: fc.nat(100_000) }), {
+          maxLength: 4,
+          selector: (t) => t.version,
+        }),
+        fc.integer({ min: 0, max: 120 }),
+        fc.integer({ min: 0, max: 120 }),
+        (versions, unsorted, a, b) => {
+          const [from, to] = a <= b ? [a, b] : [b, a]
+          const steps = versions
+            .filter((v) => v >= from && v <= to)
+            .sort((x, y) => x - y)
+            .map((v) => step(v, 1_000 + v))
+          const triggers = [...unsorted].sort((x, y) => x.version - y.version)
+          const c = SessionView.chart(steps, triggers, from, to)
+          expect(c.version[0]).toBe(from)
+          expect(c.version[c.version.length - 1]).toBe(to)
+          for (let i = 1; i < c.version.length; i++) expect(c.version[i]!).toBeGreaterThan(c.version[i - 1]!)
+          for (const column of [c.total, c.input, c.cache, c.output, c.overflow])
+            expect(column).toHaveLength(c.version.length)
+          for (const [i, v] of c.version.entries()) {
+            const at = steps.find((s) => s.version === v)
+            expect([c.total[i], c.input[i], c.cache[i], c.output[i]]).toEqual(
+              at === undefined ? [null, null, null, null] : [at.total, at.input, at.cache, at.output],
+            )
+            const inEffect = triggers.filter((t) => t.version <= v).at(-1) ?? triggers[0]
+            expect(c.overflow[i]).toBe(inEffect?.tokens ?? null)
+          }
+          // Only the edges are added.
+          expect(
+            c.version.filter((v) => !steps.some((s) => s.version === v)).every((v) => v === from || v === to),
+          ).toBe(true)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it("chart: the demo session's shape (steps to v81, a trigger at v22, pivot at v85, head 87)", () => {
+    const steps = [3, 4, 21, 27, 81].map((v) => step(v, v * 700))
+    const c = SessionView.chart(steps, [{ version: 22, tokens: 56_000 }], 0, 87)
+    expect(c.version).toEqual([0, 3, 4, 21, 27, 81, 87])
+    expect(c.overflow).toEqual([56_000, 56_000, 56_000, 56_000, 56_000, 56_000, 56_000])
+    expect(c.total).toEqual([null, ...steps.map((s) => s.total), null])
+    // A session whose overflow was never detected has no line.
+    expect(SessionView.chart(steps, [], 0, 87).overflow.every((t) => t === null)).toBe(true)
+    // An empty range is one x.
+    expect(SessionView.chart([], [], 0, 0).version).toEqual([0])
+  })
+
+  it("legend: counts events per kind, so a prune run counts each output, as the header's prunes; pivots as the header's", () => {
+    fc.assert(
+      fc.property(shapes, (shape) => {
+        const events = play({ sessionId: "ses_legend", ...shape })
+        const view = SessionView.make("ses_legend")
+        for (const { event, meta } of SessionLog.fromEvents("ses_legend", events)) SessionView.evolve(view, event, meta)
+        const legend = SessionView.legend(view.marks)
+        const summary = SessionView.summary(view)
+        expect(legend.prune).toBe(summary.prunes)
+        expect(legend.prune).toBe(events.filter((e) => e._tag === "PartCompacted").length)
+        expect(legend.pivot).toBe(summary.pivots)
+        expect(legend.fallback).toBe(events.filter((e) => e._tag === "SummaryFallbackUsed").length)
+      }),
+      { numRuns: 40 },
+    )
+  })
 })

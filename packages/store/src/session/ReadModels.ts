@@ -110,9 +110,12 @@ export const evolveStates = (states: States, event: Event, meta: Meta): States =
 // ---------------------------------------------------------------------------------------------------------------
 // Snapshots of the folded read models
 
-/** The format of the read models' snapshots: their projections' versions, the window encoding, the event catalog. */
+/**
+ * The format of the read models' snapshots: their projections' versions, the window encoding, the event catalog.
+ * Version 2: the data names its session and stream version (what the checksum covers binds them, ADR 0013).
+ */
 export const snapshotFormat = (): string =>
-  `pivot-read-models/1;${models.map((m) => `${m.name}:${m.version}`).join(",")};window=${StateSnapshot.FORMAT};events=${Events.catalogFingerprint()}`
+  `pivot-read-models/2;${models.map((m) => `${m.name}:${m.version}`).join(",")};window=${StateSnapshot.FORMAT};events=${Events.catalogFingerprint()}`
 
 /** Where the read models' snapshot of a stream is kept, beside the runtime's (keyed by the stream itself). */
 export const snapshotKey = (stream: string): string => `read-models:${stream}`
@@ -123,12 +126,25 @@ const NOT_HELD = Object.freeze({}) as never
 /** Compaction entries a snapshot keeps in full: the newest ones, the only ones events still change. */
 const HISTORY_TAIL = 2
 
-/** The read models' states as a snapshot's data: the window retained, old history and prune entries as counts. */
-export const snapshotOf = (states: States): string => {
+/** Whose states a snapshot holds: written into its data, so that the checksum covers them too. */
+export interface SnapshotOwner {
+  readonly sessionId: string
+  /** The stream version the states were folded to. */
+  readonly version: number
+}
+
+/**
+ * The read models' states as a snapshot's data: the window retained, old history and prune entries as counts, and
+ * the session and stream version they stand for (checked on reading: a row moved to another session's key, or to
+ * another version, or older data under a newer version, is not used).
+ */
+export const snapshotOf = (owner: SnapshotOwner, states: States): string => {
   const window = Retention.retainWindow(states.window)
   const sources = Audit.heldSources({ window, sources: states.audit.sources })
   const entries = states.history.entries
   return JSON.stringify({
+    session: owner.sessionId,
+    version: owner.version,
     window: StateSnapshot.encodeWindow(window),
     sources,
     usage: states.usage,
@@ -141,9 +157,15 @@ export const snapshotOf = (states: States): string => {
   })
 }
 
-/** The partial states a snapshot's data stands for; throws on data of the wrong shape. */
-export const statesOfSnapshot = (data: string): States => {
+/**
+ * The partial states a snapshot's data stands for; throws on data of the wrong shape, or that names another session
+ * or stream version than `owner` (the row's key and version).
+ */
+export const statesOfSnapshot = (data: string, owner: SnapshotOwner): States => {
   const raw = JSON.parse(data)
+  if (raw.session !== owner.sessionId) throw new Error(`it holds the states of session ${String(raw.session)}`)
+  if (raw.version !== owner.version)
+    throw new Error(`it holds the states of version ${String(raw.version)} but is stored as ${owner.version}`)
   const window = StateSnapshot.decodeWindow(raw.window)
   const history = raw.history
   const tail: ReadonlyArray<CompactionHistory.Entry> = history.tail
@@ -778,6 +800,148 @@ const writeWindowStep = (
     }
   })
 
+/** A session's read-model rows as stored, without `session_id` (see `Tables`). */
+const tablesOf = (sql: Sql, sessionId: string) =>
+  Effect.gen(function* () {
+    const window =
+      yield* sql`SELECT ordinal, message_id, message FROM pivot_rm_window WHERE session_id = ${sessionId} ORDER BY ordinal`
+    const usage =
+      yield* sql`SELECT calls, last_tokens, compacting, state FROM pivot_rm_usage WHERE session_id = ${sessionId}`
+    const compactions =
+      yield* sql`SELECT seq, marker_id, status, requested_version, settled_version, entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} ORDER BY seq`
+    const pruned =
+      yield* sql`SELECT seq, message_id, part_id, tokens, event_id, stream_version, entry FROM pivot_rm_pruned WHERE session_id = ${sessionId} ORDER BY seq`
+    const audit =
+      yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
+    const recall =
+      yield* sql`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
+    const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
+      a.model.localeCompare(b.model),
+    )
+    return { window, usage, compactions, pruned, audit, recall, checkpoints } as Tables
+  })
+
+const withoutSession = (rows: ReadonlyArray<Record<string, unknown>>) => rows.map(({ session_id: _, ...row }) => row)
+
+/** The rows a fold's states make, per table (what `write` would insert, `session_id` left out). */
+const rowsOfStates = (
+  sessionId: string,
+  states: States,
+): Record<Exclude<keyof Tables, "checkpoints">, ReadonlyArray<Record<string, unknown>>> => {
+  const { sources, window } = states.audit
+  const order = window.conversation.order
+  const audit: Array<Record<string, unknown>> = []
+  for (let i = 0; i < order.length; i++) {
+    const id = seqAt(order, i)
+    audit.push(...auditRows(sessionId, id, sources.get(id) ?? [], 0))
+  }
+  return {
+    window: withoutSession(windowRows(sessionId, states.window, 0)),
+    usage: states.usage === Usage.projection.initial ? [] : withoutSession([usageRow(sessionId, states.usage)]),
+    compactions: withoutSession(states.history.entries.map((entry, seq) => compactionRow(sessionId, seq, entry))),
+    pruned: withoutSession(states.pruned.entries.map((entry, seq) => prunedRow(sessionId, seq, entry))),
+    audit: withoutSession(audit),
+    recall: withoutSession(recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation)))),
+  }
+}
+
+/** Which table each model writes, and the columns that order its rows (sorted here: SQL collations differ). */
+const tableOfModel: ReadonlyArray<{
+  readonly model: Model
+  readonly table: Exclude<keyof Tables, "checkpoints">
+  readonly key: ReadonlyArray<string>
+}> = [
+  { model: windowModel, table: "window", key: ["ordinal"] },
+  { model: usageModel, table: "usage", key: [] },
+  { model: historyModel, table: "compactions", key: ["seq"] },
+  { model: prunedModel, table: "pruned", key: ["seq"] },
+  { model: auditModel, table: "audit", key: ["message_id", "seq"] },
+  { model: recallModel, table: "recall", key: ["doc_id"] },
+]
+
+// Cells compared as text: drivers answer BIGINT as a string, numbers as numbers.
+const cellText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+
+/** One line per difference between stored rows and a fold's rows (none when they agree). */
+const compareRows = (
+  table: string,
+  key: ReadonlyArray<string>,
+  stored: ReadonlyArray<unknown>,
+  folded: ReadonlyArray<Record<string, unknown>>,
+): Array<string> => {
+  const canon = (rows: ReadonlyArray<unknown>) =>
+    rows
+      .map((row) => {
+        const r = row as Record<string, unknown>
+        const cells = Object.keys(r)
+          .sort()
+          .map((k) => [k, cellText(r[k])] as const)
+        return { key: key.map((k) => cellText(r[k]) ?? "").join("/"), text: JSON.stringify(cells) }
+      })
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const a = canon(stored)
+  const b = canon(folded)
+  const keyed = new Map(b.map((row) => [row.key, row.text]))
+  const differing = a.filter((row) => keyed.get(row.key) !== row.text)
+  const lines: Array<string> = []
+  if (a.length !== b.length) lines.push(`${table}: ${a.length} rows stored, a fold of the log gives ${b.length}`)
+  if (differing.length > 0)
+    lines.push(
+      `${table}: ${differing.length} of ${a.length} rows differ from a fold of the log` +
+        (key.length > 0 ? ` (first at ${key.join("/")} ${differing[0]!.key})` : ""),
+    )
+  return lines
+}
+
+/** Whether the read models' tables exist (a read-only connection never creates them). */
+const hasReadModels = (sql: Sql) =>
+  Effect.map(
+    sql.onDialectOrElse({
+      pg: () =>
+        sql<{
+          readonly n: number | string
+        }>`SELECT COUNT(*) AS n FROM pg_catalog.pg_tables WHERE tablename = 'pivot_rm_checkpoints' AND schemaname = ANY (current_schemas(false))`,
+      orElse: () =>
+        sql<{
+          readonly n: number | string
+        }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'pivot_rm_checkpoints'`,
+    }),
+    (rows) => Number(rows[0]?.n ?? 0) > 0,
+  )
+
+/** The warning logged when a read-model snapshot is not used. */
+const snapshotWarning = (stream: string, problem: string) =>
+  `${stream}: read-model snapshot ignored (${problem}); folding the events instead`
+
+/**
+ * The stream's read-model snapshot, if any: its partial states at a version ≤ `base` when it can be trusted, else
+ * why not (another format, a checksum mismatch, beyond `base`, another session's or version's states, unreadable).
+ */
+const readSnapshot = (sql: Sql, stream: string, base: number) =>
+  Effect.map(
+    sql<{
+      readonly stream_version: number | string
+      readonly format: string
+      readonly checksum: string
+      readonly data: string
+    }>`SELECT stream_version, format, checksum, data FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`,
+    (rows): Result.Result<{ readonly version: number; readonly states: States }, string> | undefined => {
+      const row = rows[0]
+      if (row === undefined) return undefined
+      const version = Number(row.stream_version)
+      const stored = { stream, version, format: row.format, checksum: row.checksum, data: row.data, recordedAt: 0 }
+      if (row.format !== snapshotFormat()) return Result.fail(`format ${row.format}`)
+      if (!Snapshot.intact(stored)) return Result.fail("checksum mismatch")
+      if (version > base) return Result.fail(`version ${version} beyond ${base}`)
+      const sessionId = SessionLog.sessionIdOf(stream) ?? stream
+      try {
+        return Result.succeed({ version, states: statesOfSnapshot(row.data, { sessionId, version }) })
+      } catch (error) {
+        return Result.fail(error instanceof Error ? error.message : String(error))
+      }
+    },
+  )
+
 /** Folds and writes a session's read models; holds the folded states of recent sessions (committed events only). */
 const makeProjector = (options: Options) => {
   const decoder = SessionLog.makeDecoder(options)
@@ -800,28 +964,9 @@ const makeProjector = (options: Options) => {
   /** The latest snapshot's partial states at a version ≤ `base`, when one can be trusted. */
   const fromSnapshot = (sql: Sql, stream: string, base: number) =>
     Effect.gen(function* () {
-      const rows = yield* sql<{
-        readonly stream_version: number | string
-        readonly format: string
-        readonly checksum: string
-        readonly data: string
-      }>`SELECT stream_version, format, checksum, data FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
-      const row = rows[0]
-      if (row === undefined) return undefined
-      const version = Number(row.stream_version)
-      const stored = { stream, version, format: row.format, checksum: row.checksum, data: row.data, recordedAt: 0 }
-      let problem: string | undefined
-      if (row.format !== snapshotFormat()) problem = `format ${row.format}`
-      else if (!Snapshot.intact(stored)) problem = "checksum mismatch"
-      else if (version > base) problem = `version ${version} beyond ${base}`
-      if (problem === undefined) {
-        try {
-          return { version, states: statesOfSnapshot(row.data) }
-        } catch (error) {
-          problem = error instanceof Error ? error.message : String(error)
-        }
-      }
-      yield* Effect.logWarning(`${stream}: read-model snapshot ignored (${problem}); folding the events instead`)
+      const read = yield* readSnapshot(sql, stream, base)
+      if (read === undefined || read._tag === "Success") return read?.success
+      yield* Effect.logWarning(snapshotWarning(stream, read.failure))
       return undefined
     })
 
@@ -853,7 +998,21 @@ const makeProjector = (options: Options) => {
   ): Effect.Effect<States> => {
     if (!snapshotting) return Effect.succeed(states)
     if (!pivoted && version - (snapshotAt.get(sessionId) ?? 0) < snapshotEvery) return Effect.succeed(states)
-    const data = snapshotOf(states)
+    // From now on this process holds the partial states too: memory follows the window, not the history.
+    return Effect.map(writeSnapshot(sql, stream, sessionId, version, states), (data) =>
+      data === undefined ? states : statesOfSnapshot(data, { sessionId, version }),
+    )
+  }
+
+  /** Writes the read models' snapshot in the caller's transaction; answers its data, or nothing when it failed. */
+  const writeSnapshot = (
+    sql: Sql,
+    stream: string,
+    sessionId: string,
+    version: number,
+    states: States,
+  ): Effect.Effect<string | undefined> => {
+    const data = snapshotOf({ sessionId, version }, states)
     const row = {
       stream: snapshotKey(stream),
       stream_version: version,
@@ -864,10 +1023,9 @@ const makeProjector = (options: Options) => {
     }
     return sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`.pipe(
       Effect.andThen(sql.afterCommit(Effect.sync(() => snapshotAt.set(sessionId, version)))),
-      // From now on this process holds the partial states too: memory follows the window, not the history.
-      Effect.as(statesOfSnapshot(data)),
+      Effect.as(data),
       Effect.catchCause((cause) =>
-        Effect.as(Effect.logWarning(`${stream}: read-model snapshot not written`, cause), states),
+        Effect.as(Effect.logWarning(`${stream}: read-model snapshot not written`, cause), undefined),
       ),
     )
   }
@@ -974,8 +1132,16 @@ const makeProjector = (options: Options) => {
           }
           yield* saveCheckpoints(sql, sessionId, held.version, held.position)
           const stream = Events.streamName(sessionId)
-          const done = yield* snapshotIfDue(sql, stream, sessionId, held.version, held.states, true)
-          yield* sql.afterCommit(Effect.sync(() => remember(sessionId, held.version, done)))
+          // A bulk load (an import) usually ends its process: the snapshot is written for the next one, and this
+          // process drops its copy (a later append here reads the snapshot back, as another process would).
+          const written = snapshotting
+            ? yield* writeSnapshot(sql, stream, sessionId, held.version, held.states)
+            : undefined
+          yield* sql.afterCommit(
+            Effect.sync(() =>
+              written === undefined ? remember(sessionId, held.version, held.states) : cache.delete(sessionId),
+            ),
+          )
         }
         return result
       }).pipe(
@@ -1000,7 +1166,14 @@ const makeProjector = (options: Options) => {
         yield* m.write(sql, sessionId, states)
       }
       yield* saveCheckpoints(sql, sessionId, head, recorded[recorded.length - 1]!.position)
-      yield* sql.afterCommit(Effect.sync(() => remember(sessionId, head, states)))
+      // A rebuild trusts the log only: the snapshot goes too (the next one is folded from these whole states).
+      yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
+      yield* sql.afterCommit(
+        Effect.sync(() => {
+          remember(sessionId, head, states)
+          snapshotAt.delete(sessionId)
+        }),
+      )
       return head
     })
 
@@ -1045,7 +1218,63 @@ const makeProjector = (options: Options) => {
     })
   }
 
-  return { project, rewrite, onAppend, onForget, bulk }
+  /**
+   * Compares a session's stored read models with a fold of its log, writing nothing: one line per difference. A model
+   * not projected yet, or by another projection version, is skipped (the next read rebuilds it); one behind the log is
+   * compared with the fold at its checkpoint. A snapshot that a new process would ignore (other than for its format,
+   * which an upgrade changes) or whose states are not the fold's at its version is a difference too.
+   */
+  const verify = (sql: Sql, sessionId: string): Effect.Effect<Verified, ProjectError | UnknownSession> =>
+    Effect.gen(function* () {
+      const stream = Events.streamName(sessionId)
+      const head = yield* headOf(sql, stream)
+      if (head === 0) return yield* new UnknownSession({ sessionId })
+      // A database written by the runtime alone (or opened read-only before any projection) has no read models.
+      if (!(yield* hasReadModels(sql))) return { version: head, models: 0, differences: [] }
+      const tables = yield* tablesOf(sql, sessionId)
+      const checkpoints = new Map(tables.checkpoints.map((cp) => [cp.model, cp]))
+      const snapshot = snapshotting ? yield* readSnapshot(sql, stream, head) : undefined
+      const snapshotRow = snapshotting
+        ? (yield* sql<{
+            readonly data: string
+            readonly stream_version: number | string
+          }>`SELECT data, stream_version FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`)[0]
+        : undefined
+      // The versions whose states are needed: each model's checkpoint, and the snapshot's.
+      const wanted = new Set<number>()
+      for (const { model } of tableOfModel) {
+        const cp = checkpoints.get(model.name)
+        if (cp !== undefined && cp.projectionVersion === model.version) wanted.add(Math.min(cp.streamVersion, head))
+      }
+      if (snapshot?._tag === "Success") wanted.add(snapshot.success.version)
+      const at = new Map<number, States>()
+      let states = initialStates
+      if (wanted.has(0)) at.set(0, states)
+      for (const { event, meta } of yield* decodeAll(yield* readRecorded(sql, stream, 1, Math.max(0, ...wanted)))) {
+        states = evolveStates(states, event, meta)
+        if (wanted.has(meta.version)) at.set(meta.version, states)
+      }
+      const differences: Array<string> = []
+      let compared = 0
+      for (const { model, table, key } of tableOfModel) {
+        const cp = checkpoints.get(model.name)
+        if (cp === undefined || cp.projectionVersion !== model.version) continue
+        compared++
+        const folded = at.get(Math.min(cp.streamVersion, head)) ?? states
+        differences.push(...compareRows(table, key, tables[table], rowsOfStates(sessionId, folded)[table]))
+      }
+      if (snapshot?._tag === "Failure" && !snapshot.failure.startsWith("format "))
+        differences.push(`snapshot: a new process would ignore it (${snapshot.failure})`)
+      if (snapshot?._tag === "Success" && snapshotRow !== undefined) {
+        const version = snapshot.success.version
+        const folded = at.get(version)
+        if (folded === undefined || snapshotOf({ sessionId, version }, folded) !== snapshotRow.data)
+          differences.push(`snapshot: its states at version ${version} differ from a fold of the log`)
+      }
+      return { version: head, models: compared, differences }
+    })
+
+  return { project, rewrite, onAppend, onForget, bulk, verify }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1063,6 +1292,16 @@ export interface Tables {
   readonly audit: ReadonlyArray<unknown>
   readonly recall: ReadonlyArray<unknown>
   readonly checkpoints: ReadonlyArray<Checkpoint>
+}
+
+/** A session's stored read models compared with a fold of its log (see `ReadModelsShape.verify`). */
+export interface Verified {
+  /** The session's stream version. */
+  readonly version: number
+  /** How many read models were compared (0: none stored for the session, e.g. a database the runtime alone wrote). */
+  readonly models: number
+  /** One line per difference; none when the stored read models are what a rebuild would write. */
+  readonly differences: ReadonlyArray<string>
 }
 
 /** The read side's queries. Each first brings the session's read models up to date with its log. */
@@ -1097,6 +1336,11 @@ export interface ReadModelsShape {
   readonly rebuild: (target: string | { readonly all: true }) => Effect.Effect<number, ReadModelError>
   /** Every session in the store with its stream version. */
   readonly sessions: Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
+  /**
+   * Compares the session's stored read models (and their snapshot) with a fold of its whole log, writing nothing:
+   * what `pivot check` reports. A difference means a rebuild would change them.
+   */
+  readonly verify: (sessionId: string) => Effect.Effect<Verified, ReadModelError>
   /** The raw rows and checkpoints of a session, as stored (no catching up). */
   readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
   /**
@@ -1306,27 +1550,8 @@ const makeService = (
           (error) => Effect.fail(toStoreError(error)),
         ),
       ),
-    tables: (sessionId) =>
-      query(
-        Effect.gen(function* () {
-          const window =
-            yield* sql`SELECT ordinal, message_id, message FROM pivot_rm_window WHERE session_id = ${sessionId} ORDER BY ordinal`
-          const usage =
-            yield* sql`SELECT calls, last_tokens, compacting, state FROM pivot_rm_usage WHERE session_id = ${sessionId}`
-          const compactions =
-            yield* sql`SELECT seq, marker_id, status, requested_version, settled_version, entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} ORDER BY seq`
-          const pruned =
-            yield* sql`SELECT seq, message_id, part_id, tokens, event_id, stream_version, entry FROM pivot_rm_pruned WHERE session_id = ${sessionId} ORDER BY seq`
-          const audit =
-            yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
-          const recall =
-            yield* sql`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
-          const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
-            a.model.localeCompare(b.model),
-          )
-          return { window, usage, compactions, pruned, audit, recall, checkpoints }
-        }),
-      ) as Effect.Effect<Tables, ReadError>,
+    verify: (sessionId) => query(projector.verify(sql, sessionId)).pipe(Effect.withSpan("ReadModels.verify")),
+    tables: (sessionId) => query(tablesOf(sql, sessionId)) as Effect.Effect<Tables, ReadError>,
   }
 }
 

@@ -1,0 +1,295 @@
+/**
+ * Runs the real OpenCode binary (npm `opencode-ai`, a root devDependency) headless and offline: a scratch git
+ * repository, `HOME` and `XDG_*` in a temporary folder, one OpenAI-compatible provider pointing at a loopback
+ * scripted model (`model-server.ts`), and OpenCode's network features switched off by its own environment toggles.
+ */
+import { spawn } from "node:child_process"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+
+/** The OpenCode version the harness and the fixtures are pinned to (root package.json's `opencode-ai`). */
+export const OPENCODE_VERSION = "1.18.33"
+
+/** The provider and model id the scripted model is configured under. */
+export const MODEL = "scripted/scripted"
+
+const require = createRequire(import.meta.url)
+
+/**
+ * The platform binary. Read from the platform package itself rather than `opencode-ai/bin`, which only a postinstall
+ * script fills in (and `npm ci --ignore-scripts` skips it).
+ */
+export const binaryPath = (): string => {
+  const os = process.platform === "win32" ? "windows" : process.platform
+  const base = `opencode-${os}-${process.arch}`
+  const exe = process.platform === "win32" ? "opencode.exe" : "opencode"
+  for (const name of [base, `${base}-baseline`, `${base}-musl`, `${base}-baseline-musl`]) {
+    try {
+      const candidate = join(dirname(require.resolve(`${name}/package.json`)), "bin", exe)
+      if (existsSync(candidate)) return candidate
+    } catch {
+      // not installed for this platform: try the next build
+    }
+  }
+  const wrapper = join(dirname(require.resolve("opencode-ai/package.json")), "bin", "opencode.exe")
+  if (existsSync(wrapper)) return wrapper
+  throw new Error(
+    `no OpenCode binary for ${process.platform}-${process.arch}: run npm ci (opencode-ai is a devDependency)`,
+  )
+}
+
+/** The `compaction` section of `opencode.json`. */
+export interface CompactionConfig {
+  readonly auto?: boolean
+  readonly prune?: boolean
+  readonly reserved?: number
+  readonly tail_turns?: number
+  readonly preserve_recent_tokens?: number
+}
+
+/** A scratch OpenCode installation around one project. */
+export interface Workspace {
+  readonly root: string
+  /** The project (a git repository with one commit). */
+  readonly repo: string
+  readonly env: Record<string, string>
+  readonly remove: () => void
+}
+
+/** What the scratch project holds besides `opencode.json`. */
+export interface WorkspaceOptions {
+  readonly baseURL: string
+  readonly context: number
+  readonly output: number
+  readonly compaction?: CompactionConfig
+  readonly files?: Readonly<Record<string, string | Uint8Array>>
+  /** The model's input media types besides text (OpenCode replaces the others by an error text). */
+  readonly inputs?: ReadonlyArray<"image" | "pdf" | "audio" | "video">
+}
+
+const git = (cwd: string, args: ReadonlyArray<string>) =>
+  run("git", args, { cwd, env: { PATH: process.env.PATH ?? "" } })
+
+/** Creates the scratch project and home; `remove()` deletes both. */
+export const workspace = async (options: WorkspaceOptions): Promise<Workspace> => {
+  const root = mkdtempSync(join(tmpdir(), "pivot-oracle-"))
+  const home = join(root, "home")
+  const repo = join(root, "repo")
+  mkdirSync(home)
+  mkdirSync(repo)
+  const config = {
+    $schema: "https://opencode.ai/config.json",
+    provider: {
+      scripted: {
+        npm: "@ai-sdk/openai-compatible",
+        options: { baseURL: options.baseURL, apiKey: "x" },
+        models: {
+          scripted: {
+            limit: { context: options.context, output: options.output },
+            ...(options.inputs ? { modalities: { input: ["text", ...options.inputs], output: ["text"] } } : {}),
+          },
+        },
+      },
+    },
+    ...(options.compaction ? { compaction: options.compaction } : {}),
+  }
+  writeFileSync(join(repo, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`)
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(repo, name), text)
+  const identity = ["-c", "user.name=oracle", "-c", "user.email=oracle@example.invalid"]
+  await git(repo, ["init", "-q"])
+  await git(repo, ["add", "-A"])
+  await git(repo, [...identity, "commit", "-qm", "scenario"])
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    // Offline and deterministic: no model catalog, no update check, no plugin install (npm), no LSP downloads,
+    // nothing read from ~/.claude or external skill folders.
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_PURE: "1",
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    OPENCODE_DISABLE_SHARE: "1",
+    OPENCODE_DISABLE_CLAUDE_CODE: "1",
+    OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+    // Anything that still tries the network fails at once instead of waiting (the scripted model is on loopback).
+    HTTP_PROXY: "http://127.0.0.1:9",
+    HTTPS_PROXY: "http://127.0.0.1:9",
+    NO_PROXY: "127.0.0.1,localhost",
+  }
+  return { root, repo, env, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+/** The output of a finished process. */
+export interface Ran {
+  readonly status: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs a process without blocking the event loop (the scripted model answers from this process). stdin is closed:
+ * `opencode run` reads a piped stdin to the end before it starts.
+ */
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: {
+    readonly cwd: string
+    readonly env: Record<string, string>
+    readonly timeoutMs?: number
+    /** Send stdout to this file instead of collecting it. */
+    readonly stdoutFile?: string
+  },
+): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const out = options.stdoutFile === undefined ? "pipe" : openSync(options.stdoutFile, "w")
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", out, "pipe"] })
+    if (typeof out === "number") closeSync(out)
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+    })
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8")
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000)
+    child.on("error", reject)
+    child.on("close", (status) => {
+      clearTimeout(timer)
+      if (status === 0) resolve({ status, stdout, stderr })
+      else reject(new Error(`${command} ${args.join(" ")} exited ${status}: ${stderr.slice(-2000)}`))
+    })
+  })
+
+/** One `opencode run` turn; `continue` adds the message to the last session instead of a new one. */
+export const turn = (ws: Workspace, message: string, options: { readonly continue?: boolean } = {}): Promise<Ran> =>
+  run(binaryPath(), ["run", ...(options.continue ? ["--continue"] : []), "-m", MODEL, message], {
+    cwd: ws.repo,
+    env: ws.env,
+  })
+
+/** The id of the newest session (`opencode session list --format json`). */
+export const latestSession = async (ws: Workspace): Promise<string> => {
+  const listed = await run(binaryPath(), ["session", "list", "--format", "json"], { cwd: ws.repo, env: ws.env })
+  const sessions = JSON.parse(listed.stdout) as Array<{ id: string; updated?: number }>
+  const first = sessions[0]
+  if (first === undefined) throw new Error("opencode session list: no session")
+  return first.id
+}
+
+/**
+ * `opencode export <id>`: the session's export text as OpenCode prints it. Written to a file, not a pipe: into a
+ * pipe, OpenCode 1.18.33 exits before a large export is flushed and the text is cut short.
+ */
+export const exportSession = async (ws: Workspace, sessionId: string): Promise<string> => {
+  const file = join(ws.root, `${sessionId}.export.json`)
+  await run(binaryPath(), ["export", sessionId], { cwd: ws.repo, env: ws.env, stdoutFile: file })
+  return readFileSync(file, "utf8")
+}
+
+/** Reads a file of the scratch project (for scenarios that check what a tool wrote). */
+export const readProjectFile = (ws: Workspace, name: string): string => readFileSync(join(ws.repo, name), "utf8")
+
+/** A running `opencode serve` (one OpenCode instance for a whole scenario: each turn skips OpenCode's start-up). */
+export interface Server {
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/** Starts `opencode serve` on a free loopback port and waits until it listens. */
+export const serve = (ws: Workspace, timeoutMs = 120_000): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(binaryPath(), ["serve", "--hostname", "127.0.0.1", "--port", "0"], {
+      cwd: ws.repo,
+      env: ws.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let seen = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`opencode serve did not start in ${timeoutMs} ms: ${seen.slice(-2000)}`))
+    }, timeoutMs)
+    const exited = new Promise<void>((done) => child.on("close", () => done()))
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString("utf8")
+      const found = /listening on (http:\/\/[\d.]+:\d+)/.exec(seen)
+      if (found === null) return
+      clearTimeout(timer)
+      child.stdout.off("data", onData)
+      resolve({
+        url: found[1]!,
+        // OpenCode 1.18.33's server does not always stop on SIGTERM: give it a few seconds, then kill it.
+        close: async () => {
+          child.kill("SIGTERM")
+          const forced = setTimeout(() => child.kill("SIGKILL"), 5_000)
+          await exited
+          clearTimeout(forced)
+        },
+      })
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8")
+    })
+    child.on("error", reject)
+  })
+
+const post = async (server: Server, path: string, body: unknown): Promise<unknown> => {
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(600_000),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`POST ${path}: HTTP ${response.status} ${text.slice(0, 500)}`)
+  return text === "" ? undefined : JSON.parse(text)
+}
+
+const [providerID, modelID] = MODEL.split("/") as [string, string]
+
+/** Creates a session (`POST /session`); its id. */
+export const createSession = async (server: Server): Promise<string> =>
+  ((await post(server, "/session", {})) as { id: string }).id
+
+/** A file attached to a message: a path in the project and its media type. */
+export interface Attachment {
+  readonly path: string
+  readonly mime: string
+}
+
+/** One user turn (`POST /session/:id/message`), answered when OpenCode's loop for it has finished. */
+export const prompt = (
+  server: Server,
+  sessionId: string,
+  text: string,
+  attachments: ReadonlyArray<Attachment> = [],
+): Promise<unknown> =>
+  post(server, `/session/${sessionId}/message`, {
+    model: { providerID, modelID },
+    parts: [
+      { type: "text", text },
+      ...attachments.map((a) => ({
+        type: "file",
+        mime: a.mime,
+        url: `file://${a.path}`,
+        filename: a.path.split("/").at(-1),
+      })),
+    ],
+  })
+
+/** Interrupts the session's running turn (`POST /session/:id/abort`, what Esc does in the TUI). */
+export const abort = (server: Server, sessionId: string): Promise<unknown> =>
+  post(server, `/session/${sessionId}/abort`, {})
+
+/** A compaction asked by the user (`POST /session/:id/summarize`, what the TUI's /compact sends). */
+export const summarize = (server: Server, sessionId: string): Promise<unknown> =>
+  post(server, `/session/${sessionId}/summarize`, { providerID, modelID, auto: false })
