@@ -169,9 +169,9 @@ describe("the plugin in the real OpenCode", () => {
 
   /**
    * For each agent call, the first stored version (not before the previous call's) whose window equals what OpenCode
-   * sent. One deviation is known (the parity tests of issue 19 part 1 own it): after a second compaction whose tail
-   * reaches back across the first, OpenCode's window still shows the first marker and summary inside the tail, and
-   * pivot's does not. Such a call is matched without that pair and reported as `deviation`.
+   * sent. One deviation is known and deliberate (docs/parity.md, deviation 2): after a second compaction whose tail
+   * reaches back across the first, OpenCode's window still shows the first marker and summary inside the tail (two
+   * summaries at once), and pivot's does not. Such a call is matched without that pair and reported as `deviation`.
    */
   const matches = async () => {
     const byVersion = windows(await storedEvents(db(), session)).map(
