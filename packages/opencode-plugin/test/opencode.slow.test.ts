@@ -224,7 +224,7 @@ describe("the plugin in the real OpenCode", () => {
     expect(Fs.statSync(shot).size).toBeGreaterThan(10_000)
   })
 
-  it("serves the pivot command on the live store: window --at, check and fork while OpenCode runs", async () => {
+  it("serves the pivot command on the live store: window --at, inspect, check and fork while OpenCode runs", async () => {
     const pivot = (...args: Array<string>) =>
       execFileSync(
         process.execPath,
@@ -238,6 +238,7 @@ describe("the plugin in the real OpenCode", () => {
     expect(fromWindow(printed.messages.map((m: { message: ModelMessage.ModelMessage }) => m.message))).toEqual(
       exact.sent,
     )
+    expect(pivot("inspect", "--db", db(), "--session", session)).toContain(`session ${session}`)
     expect(pivot("check", "--db", db())).toContain("ok")
     expect(pivot("fork", session, "--db", db(), "--into", "ses_forkedFromOpenCode")).toContain("ses_forkedFromOpenCode")
   })
