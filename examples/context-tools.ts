@@ -61,4 +61,7 @@ console.log(systems[1])
 console.log("context_compact answered:")
 console.log(result.steps[1]?.toolResults[0]?.output)
 console.log(`step 3 starts from the pivot: ${(await pivot.usage()).pivots} pivot(s), then "${result.text}"`)
+// Step 2's usage was measured before its own compaction: step 3's HUD estimates the new window instead.
+console.log("status in the system prompt of step 3:")
+console.log(systems[2]?.split("\n").find((line) => line.startsWith("context:")))
 await pivot.close()

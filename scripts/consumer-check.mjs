@@ -309,7 +309,7 @@ if (systemMajor > 0 && systemMajor < 22)
   })
 if (systemMajor > 0 && systemMajor < 22)
   check(
-    `Node ${systemMajor} (system): @pivot/ai imports and runs in memory; a SQLite store names Node >= 22.16`,
+    `Node ${systemMajor} (system): every package imports, @pivot/ai runs in memory; a SQLite store names Node >= 22.16`,
     () => {
       const r = exec(systemNode, ["old-node.mjs"], { cwd: app, env: cleanEnv(dirname(systemNode)) })
       return r.status === 0 && r.stdout.includes("old node ok") ? undefined : firstLine(r.stdout) || describe(r)

@@ -4,7 +4,12 @@
 // exactly the commands that succeeded.
 //
 //   node scripts/bench/conflicts.ts [--processes 4] [--commands 480] [--backend sqlite,postgres]
-//                                   [--attempts 12] [--backoff 5] [--max-backoff 500]
+//                                   [--attempts 12] [--backoff 5] [--max-backoff 500] [--workload messages,turns]
+//
+// Workloads: `messages` executes user messages only; `turns` runs agent turns through `ContextManager` (a user
+// message, `prepare`, then a step answering that message, its usage the window's estimate) on a small model, so the
+// processes compact the shared session again and again and live states drop old messages: a step whose parent
+// another process's pivot dropped must still be recorded (issue 18 item 4). Every failed command counts, by error.
 //
 // `--attempts 5 --backoff 0` reproduces the policy before issue 12 (five immediate retries). PostgreSQL comes from
 // $PIVOT_PG_URL, else scripts/postgres.sh.
@@ -16,10 +21,11 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { Events, Ids } from "@pivot/core"
-import { Sessions } from "@pivot/runtime"
+import { Events, Ids, Tokens } from "@pivot/core"
+import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore, type ReadError } from "@pivot/store"
 import { Effect, Layer } from "effect"
+import { windowTokens } from "./support/agentLoop.ts"
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +35,7 @@ const { values } = parseArgs({
     attempts: { type: "string", default: "30" },
     backoff: { type: "string", default: "5" },
     "max-backoff": { type: "string", default: "1000" },
+    workload: { type: "string", default: "messages,turns" },
     child: { type: "string" },
     target: { type: "string" },
     tag: { type: "string" },
@@ -72,7 +79,12 @@ interface ChildReport {
   readonly failed: number
   readonly retries: number
   readonly otherErrors: ReadonlyArray<string>
+  /** The ids of the messages acknowledged (turns workload). */
+  readonly acknowledged?: ReadonlyArray<string>
 }
+
+/** A small window, so a few turns of 4 processes fill it and compactions (pivots) come often. */
+const TURNS_MODEL = { ref: { providerId: "probe", modelId: "probe" }, limits: { context: 24_000, output: 4_000 } }
 
 const waitForGo = Effect.promise(
   () =>
@@ -126,15 +138,75 @@ const child = (backend: string, target: string, tag: string, commands: number) =
   )
 }
 
-const spawnChild = (backend: string, target: string, tag: string, commands: number) => {
+/**
+ * One process of the turns workload: `commands` / 2 turns, each a user message and a step answering it (two
+ * commands), with `prepare` before the step (it compacts when the window is full; its failures count too).
+ */
+const turnsChild = (backend: string, target: string, tag: string, commands: number) => {
+  const counter = { retries: 0 }
+  return Effect.gen(function* () {
+    const cm = yield* ContextManager
+    const sessions = yield* Sessions.Sessions
+    yield* sessions.load(SESSION)
+    process.stdout.write("ready\n")
+    yield* waitForGo
+    let ok = 0
+    let failed = 0
+    const otherErrors: Array<string> = []
+    const acknowledged: Array<string> = []
+    const count = <A, E extends { readonly _tag: string; readonly message: string }, R>(
+      effect: Effect.Effect<A, E, R>,
+      command = true,
+    ) =>
+      Effect.gen(function* () {
+        const result = yield* Effect.result(effect)
+        if (result._tag === "Success") {
+          if (command) ok++
+          return result.success
+        }
+        if (result.failure._tag === "ConcurrencyConflict") failed++
+        else otherErrors.push(`${result.failure._tag}: ${result.failure.message}`)
+        return undefined
+      })
+    for (let n = 0; n < Math.ceil(commands / 2); n++) {
+      const asked = yield* count(cm.recordUserMessage(SESSION, { text: `request ${n} from ${tag}: fix module ${n}` }))
+      if (asked?.messageId === undefined) continue
+      acknowledged.push(asked.messageId)
+      yield* count(cm.prepare(SESSION), false) // not a command of the count, but its failures are
+      const window = (yield* sessions.load(SESSION)).session.window
+      const answered = yield* count(
+        cm.recordAssistantStep(SESSION, {
+          parentId: asked.messageId,
+          parts: [{ type: "text", text: `fixed module ${n} for ${tag}: ${"export const x = 1\n".repeat(300)}` }],
+          usage: { ...Tokens.zero, input: windowTokens(window) },
+          finish: "stop",
+        }),
+      )
+      if (answered?.messageId !== undefined) acknowledged.push(answered.messageId)
+    }
+    const report: ChildReport = { ok, failed, retries: counter.retries, otherErrors, acknowledged }
+    process.stdout.write(`${JSON.stringify(report)}\n`)
+  }).pipe(
+    Effect.provide(
+      ContextManager.layer({ model: TURNS_MODEL }).pipe(
+        Layer.provide(Ids.Ids.layer),
+        Layer.provide(counted(counter)),
+        Layer.provide(storeLayer(backend, target)),
+      ),
+    ),
+  )
+}
+
+const spawnChild = (backend: string, target: string, tag: string, commands: number, workload: string) => {
   const script = fileURLToPath(import.meta.url)
   const args = [script, "--child", backend, "--target", target, "--tag", tag, "--commands", String(commands)]
+  args.push("--workload", workload)
   args.push("--attempts", values.attempts, "--backoff", values.backoff, "--max-backoff", values["max-backoff"])
   return spawn(process.execPath, ["--conditions=@pivot/source", ...args], { stdio: ["pipe", "pipe", "inherit"] })
 }
 
 /** Runs the processes against one session and checks the stream against what they acknowledged. */
-const probe = async (backend: string, target: string) => {
+const probe = async (backend: string, target: string, workload: string) => {
   const processes = Number(values.processes)
   const commands = Number(values.commands)
   await Effect.runPromise(
@@ -147,7 +219,9 @@ const probe = async (backend: string, target: string) => {
       ),
     ),
   )
-  const children = Array.from({ length: processes }, (_, i) => spawnChild(backend, target, `p${i}x`, commands))
+  const children = Array.from({ length: processes }, (_, i) =>
+    spawnChild(backend, target, `p${i}x`, commands, workload),
+  )
   let ready = 0
   const started = performance.now()
   const reports = await Promise.all(
@@ -169,24 +243,43 @@ const probe = async (backend: string, target: string) => {
     ),
   )
   const seconds = (performance.now() - started) / 1000
-  const stored = await Effect.runPromise(
+  const recorded = await Effect.runPromise(
     Effect.gen(function* () {
-      return yield* (yield* EventStore).streamVersion(Events.streamName(SESSION))
+      return yield* (yield* EventStore).read(Events.streamName(SESSION))
     }).pipe(Effect.provide(storeLayer(backend, target))),
   )
+  // Messages: the stream is the start and one event per success. Turns: each acknowledged message stored once.
+  const storedIds = new Map<string, number>()
+  for (const e of recorded) {
+    const id = (e.data as { message?: { id?: unknown } }).message?.id
+    if ((e.type === "UserMessageAdded" || e.type === "AssistantStepRecorded") && typeof id === "string")
+      storedIds.set(id, (storedIds.get(id) ?? 0) + 1)
+  }
   const ok = reports.reduce((sum, r) => sum + r.ok, 0)
   const failed = reports.reduce((sum, r) => sum + r.failed, 0)
   const retries = reports.reduce((sum, r) => sum + r.retries, 0)
   const other = reports.flatMap((r) => r.otherErrors)
+  const acknowledged = reports.flatMap((r) => r.acknowledged ?? [])
+  const storedMatches =
+    workload === "turns" ? acknowledged.every((id) => storedIds.get(id) === 1) : recorded.length === 1 + ok
+  const byError: Record<string, number> = {}
+  for (const message of other) {
+    const tag = message.split(":")[0]!
+    byError[tag] = (byError[tag] ?? 0) + 1
+  }
+  if (other.length > 0) console.error(other.slice(0, 5).join("\n"))
   return {
     backend,
+    workload,
     processes,
     commands: processes * commands,
     succeeded: ok,
     failed,
     retries,
     otherErrors: other.length,
-    storedMatches: stored === 1 + ok,
+    byError,
+    storedMatches,
+    pivots: recorded.filter((e) => e.type === "SummaryFinished").length,
     seconds: Number(seconds.toFixed(1)),
   }
 }
@@ -200,19 +293,21 @@ const pgUrl = () => {
 
 const main = async () => {
   if (values.child !== undefined) {
-    await Effect.runPromise(child(values.child, values.target!, values.tag!, Number(values.commands)))
+    const run = values.workload === "turns" ? turnsChild : child
+    await Effect.runPromise(run(values.child, values.target!, values.tag!, Number(values.commands)))
     return
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-probe-conflicts-"))
   try {
     console.log(`policy: ${JSON.stringify(policy)}`)
-    for (const backend of values.backend.split(",")) {
-      const target =
-        backend === "sqlite"
-          ? path.join(dir, "shared.db")
-          : `${pgUrl()}#probe_${process.pid}_${Math.floor(performance.now())}`
-      console.log(JSON.stringify(await probe(backend, target)))
-    }
+    for (const workload of values.workload.split(","))
+      for (const backend of values.backend.split(",")) {
+        const target =
+          backend === "sqlite"
+            ? path.join(dir, `shared-${workload}.db`)
+            : `${pgUrl()}#probe_${process.pid}_${Math.floor(performance.now())}`
+        console.log(JSON.stringify(await probe(backend, target, workload)))
+      }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

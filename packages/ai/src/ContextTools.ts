@@ -66,12 +66,14 @@ export const contextTools = (runner: Runner, sessionId: string): ContextToolSet 
       description:
         "Compact your context now: the conversation so far is replaced by a summary and your next step starts from it. Use it at a good stopping point when the context status says the context is filling up. Optionally say what the summary must keep.",
       inputSchema: compactSchema,
-      execute: async (input) =>
+      execute: async (input, { toolCallId }) =>
         compactResult(
           await cm((manager) =>
             manager.compact(sessionId, {
               requestedBy: "model",
               ...(input.focus === undefined ? {} : { focus: input.focus }),
+              // The step that made this call is recorded after the pivot, with usage measured before it.
+              callId: toolCallId,
             }),
           ),
         ),

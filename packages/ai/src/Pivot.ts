@@ -20,6 +20,7 @@ import {
   ContextManager,
   type ContextManagerShape,
   type Hud,
+  type InvalidToolKind,
   type Options as ManagerOptions,
   type ProviderErrorOutcome,
   type Recall,
@@ -295,7 +296,12 @@ const textOf = (message: unknown): string =>
   (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
 
 /** Any bad input of `createPivot` or `layer`. */
-export type CreateError = UnknownModelLimits | Config.ImpossibleLimits | InvalidSessionName | StoreNotCreatable
+export type CreateError =
+  | UnknownModelLimits
+  | Config.ImpossibleLimits
+  | InvalidSessionName
+  | StoreNotCreatable
+  | InvalidToolKind
 
 // The compaction config and prune thresholds of a preset; what the caller gave wins.
 const presetSettings = (options: CreateOptions, context: number) => {
@@ -539,7 +545,7 @@ export const session = (
  * Opens pivot for an AI SDK agent in one call: the store (its folder created), the model's limits (from the catalog
  * unless given), a summariser over `summarizer` (default: the session model), and the handle of one session.
  * Bad input fails before anything is written, with a one-line typed error: `UnknownModelLimits`, `ImpossibleLimits`,
- * `InvalidSessionName`, `StoreNotCreatable`.
+ * `InvalidSessionName`, `StoreNotCreatable`, `InvalidToolKind`.
  */
 export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
   const onWarning = options.onWarning ?? ((message: string) => console.warn(message))

@@ -120,6 +120,32 @@ describe("context tools through createPivot", () => {
     expect(tags).toContain("SummaryFinished")
   })
 
+  it("one context_compact call makes one pivot, and the next step's HUD shows the new window (issue 18)", async () => {
+    // The calling step reports 95,000 tokens (over the 92,000 trigger), measured before the compaction its call ran.
+    const { model, prompts } = scripted(
+      answer([{ type: "text", text: "reading" }], "stop", 60_000),
+      answer(
+        [{ type: "tool-call", toolCallId: "call_c", toolName: "context_compact", input: "{}" }],
+        "tool-calls",
+        95_000,
+      ),
+      answer([{ type: "text", text: "continuing" }], "stop", 4_000),
+    )
+    const pivot = await open({ model, hud: true, session: "fresh" })
+    const settings = pivot.wrap({ model, instructions: "Work.", tools: pivot.tools, stopWhen: stepCountIs(5) })
+    await pivot.run("look around", (turn) => generateText({ ...settings, ...turn }))
+    await pivot.run("go on", (turn) => generateText({ ...settings, ...turn }))
+    const events = await pivot.runtime.runPromise(
+      Effect.flatMap(EventStore, (store) => store.read(`session-${pivot.sessionId}`)),
+    )
+    expect(events.filter((e) => e.type === "CompactionRequested")).toHaveLength(1)
+    expect(events.filter((e) => e.type === "SummaryFinished")).toHaveLength(1)
+    const status = systemOf(prompts[2]!).match(/context: ([\d,]+) \/ 92,000 tokens \(\d+%\), level (\w+)/)
+    expect(status?.[2]).toBe("ok")
+    expect(Number(status?.[1]?.replaceAll(",", ""))).toBeLessThan(5_000)
+    expect(await pivot.usage()).toMatchObject({ source: "reported", tokens: 4_010 }) // input and output of the last call
+  })
+
   it("a second request in the same user turn is declined with a clear result, not an error", async () => {
     const call = (id: string) =>
       answer([{ type: "tool-call", toolCallId: id, toolName: "context_compact", input: "{}" }], "tool-calls", 30_000)

@@ -272,6 +272,8 @@ export const CompactionRequestedByModel = Schema.TaggedStruct("CompactionRequest
   at: Millis,
   markerId: MessageId,
   focus: Schema.optionalKey(Schema.String),
+  /** The tool call that asked: the step carrying it was measured before the pivot it formed (`Usage.predatesPivot`). */
+  callId: Schema.optionalKey(Schema.String),
 })
 
 /**

@@ -13,6 +13,7 @@
 import * as Facts from "./Facts.ts"
 import { attachedPlaceholder, compactionPartOf, isMedia, type Message, type ToolPart } from "./Message.ts"
 import { CONTINUE_TEXT, continueText } from "./Prompt.ts"
+import * as Text from "./Text.ts"
 
 /** What to summarise. */
 export interface Input {
@@ -22,6 +23,8 @@ export interface Input {
   readonly previousSummary?: string | undefined
   /** The messages kept verbatim after the summary; read to reconcile the work state, not summarised. */
   readonly tail?: ReadonlyArray<Message> | undefined
+  /** Your tool names mapped to read / edit / command, over OpenCode's (`Facts.toolsOf`). */
+  readonly toolKinds?: Facts.ToolKinds | undefined
 }
 
 /** The most characters a summary has. */
@@ -53,9 +56,10 @@ const LINE_MAX = 240
 
 /** One line, whitespace collapsed, cut to `max` characters; only the start of a huge text is read. */
 const oneLine = (text: string, max = LINE_MAX): string => {
-  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text
-  const line = head.replace(/\s+/g, " ").trim()
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  const line = Text.clip(text, 4 * max)
+    .replace(/\s+/g, " ")
+    .trim()
+  return Text.ellipsis(line, max)
 }
 
 const normalise = (line: string): string => line.replace(/\s+/g, " ").trim().toLowerCase()
@@ -103,7 +107,7 @@ const requestOf = (message: Message): string | undefined => {
   for (const part of message.parts) {
     if (part.type === "text") {
       if (part.synthetic === true || part.ignored === true) continue
-      const text = part.text.length > 20_000 ? part.text.slice(0, 20_000) : part.text
+      const text = Text.clip(part.text, 20_000)
       if (text.trim() !== "" && !SYNTHETIC_TEXTS.has(normalise(text))) pieces.push(text)
     } else if (part.type === "subtask") pieces.push(`Subtask for ${part.agent}: ${part.description}`)
     else if (part.type === "file" && isMedia(part.mime)) pieces.push(attachedPlaceholder(part))
@@ -117,7 +121,7 @@ const CONSTRAINT =
   /\b(?:must|mustn't|never|always|don't|do not|should|shouldn't|avoid|only|prefer|make sure|ensure|without|keep|instead of|required?|important)\b/i
 
 const constraintsOf = (request: string): Array<string> => {
-  const text = request.length > 4_000 ? request.slice(0, 4_000) : request
+  const text = Text.clip(request, 4_000)
   const sentences = text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.trim())
@@ -159,17 +163,18 @@ const lastLine = (output: string): string => {
 }
 
 /** What a tool call is about, as a line fragment: the command or path in a code span, else the tool name. */
-const subject = (part: ToolPart): string => {
-  const target = Facts.targetOf(part)
+const subject = (part: ToolPart, kinds: Facts.Tools): string => {
+  const target = Facts.targetOf(part, kinds)
   return target === undefined ? `\`${part.tool}\`` : `${Facts.code(target, 160)}`
 }
 
 // A key that identifies "the same thing" across calls: a command, or a path for edits.
-const keyOf = (part: ToolPart): string | undefined => {
-  const target = Facts.targetOf(part)
+const keyOf = (part: ToolPart, kinds: Facts.Tools): string | undefined => {
+  const target = Facts.targetOf(part, kinds)
   if (target === undefined) return undefined
-  if (Facts.COMMAND_TOOLS.has(part.tool)) return `command:${target}`
-  if (Facts.EDIT_TOOLS.has(part.tool)) return `edit:${target}`
+  const kind = kinds.kindOf(part.tool)
+  if (kind === "command") return `command:${target}`
+  if (kind === "edit") return `edit:${target}`
   return undefined
 }
 
@@ -179,48 +184,49 @@ interface Failure {
   readonly target: string
 }
 
-const failureOf = (part: ToolPart): Failure | undefined => {
-  const key = keyOf(part)
-  const target = Facts.targetOf(part)
+const failureOf = (part: ToolPart, kinds: Facts.Tools): Failure | undefined => {
+  const key = keyOf(part, kinds)
+  const target = Facts.targetOf(part, kinds)
   if (key === undefined || target === undefined) return undefined
   const state = part.state
   if (state.status === "error") {
     if (Facts.isInterrupted(part)) return undefined
-    const verb = Facts.COMMAND_TOOLS.has(part.tool) ? "" : `${part.tool} of `
-    return { key, target, line: `${verb}${subject(part)} failed: ${Facts.firstLine(state.error, 160)}` }
+    const verb = kinds.kindOf(part.tool) === "command" ? "" : `${part.tool} of `
+    return { key, target, line: `${verb}${subject(part, kinds)} failed: ${Facts.firstLine(state.error, 160)}` }
   }
-  if (state.status === "completed" && Facts.COMMAND_TOOLS.has(part.tool)) {
+  if (state.status === "completed" && kinds.kindOf(part.tool) === "command") {
     const outcome = Facts.commandOutcome(part)
     if (outcome?.failed !== true) return undefined
     const why = lastLine(state.output)
     return {
       key,
       target,
-      line: `${subject(part)} failed (exit ${outcome.exitCode ?? "?"})${why === "" ? "" : `: ${why}`}`,
+      line: `${subject(part, kinds)} failed (exit ${outcome.exitCode ?? "?"})${why === "" ? "" : `: ${why}`}`,
     }
   }
   return undefined
 }
 
-const succeeded = (part: ToolPart): boolean => part.state.status === "completed" && failureOf(part) === undefined
+const succeeded = (part: ToolPart, kinds: Facts.Tools): boolean =>
+  part.state.status === "completed" && failureOf(part, kinds) === undefined
 
 const isOpen = (part: ToolPart): boolean =>
   part.state.status === "pending" || part.state.status === "running" || Facts.isInterrupted(part)
 
 /** The work state over `messages`: failures not followed by a success of the same thing, and what was resolved. */
-const workState = (messages: ReadonlyArray<Message>) => {
+const workState = (messages: ReadonlyArray<Message>, kinds: Facts.Tools) => {
   const open = new Map<string, Failure>()
   const resolved = new Set<string>()
   for (const part of tools(messages)) {
-    const key = keyOf(part)
-    const failure = failureOf(part)
+    const key = keyOf(part, kinds)
+    const failure = failureOf(part, kinds)
     if (failure !== undefined) {
       // Re-inserted so that the map stays in order of the latest failure.
       open.delete(failure.key)
       open.set(failure.key, failure)
-    } else if (key !== undefined && succeeded(part)) {
+    } else if (key !== undefined && succeeded(part, kinds)) {
       open.delete(key)
-      resolved.add(Facts.targetOf(part) ?? "")
+      resolved.add(Facts.targetOf(part, kinds) ?? "")
     }
   }
   return { blocked: [...open.values()], resolved }
@@ -324,10 +330,11 @@ export const summarize = (input: Input): string => {
 
   const headRequests = requestsIn(head)
   const lastRequest = requestsIn(all).at(-1)
-  const headFacts = Facts.facts(head)
+  const kinds = Facts.toolsOf(input.toolKinds)
+  const headFacts = Facts.facts(head, kinds)
   const previousFacts = input.previousSummary === undefined ? Facts.empty : Facts.parse(input.previousSummary)
   const facts = Facts.merge(previousFacts, headFacts)
-  const state = workState(all)
+  const state = workState(all, kinds)
   const lastReal = all.findLast(isReal)
   const working = midTask(all)
 
@@ -344,10 +351,11 @@ export const summarize = (input: Input): string => {
   // Completed: successful edits and commands of the head.
   const doneLines = [...prev("completed")]
   for (const part of tools(head)) {
-    const target = Facts.targetOf(part)
-    if (target === undefined || !succeeded(part)) continue
-    if (Facts.EDIT_TOOLS.has(part.tool)) doneLines.push(`Edited ${Facts.code(target, 160)}`)
-    else if (Facts.COMMAND_TOOLS.has(part.tool)) doneLines.push(`Ran ${Facts.code(target, 160)}`)
+    const target = Facts.targetOf(part, kinds)
+    if (target === undefined || !succeeded(part, kinds)) continue
+    const kind = kinds.kindOf(part.tool)
+    if (kind === "edit") doneLines.push(`Edited ${Facts.code(target, 160)}`)
+    else if (kind === "command") doneLines.push(`Ran ${Facts.code(target, 160)}`)
   }
 
   // Active: calls the last assistant left open, else the request being worked on.
@@ -357,7 +365,7 @@ export const summarize = (input: Input): string => {
     lastReal === undefined
       ? prev("active")
       : openCalls.length > 0
-        ? openCalls.map((p) => `${subject(p)} was started and did not finish`)
+        ? openCalls.map((p) => `${subject(p, kinds)} was started and did not finish`)
         : working && lastRequest !== undefined
           ? [`Working on: ${oneLine(lastRequest, 200)}`]
           : []
@@ -380,7 +388,7 @@ export const summarize = (input: Input): string => {
       steps.push(
         `${lastReal?.role === "user" ? "Answer" : "Continue"} the user's latest request: ${oneLine(lastRequest, 200)}`,
       )
-    for (const p of openCalls.slice(-2)) steps.push(`Re-run ${subject(p)}, which did not finish`)
+    for (const p of openCalls.slice(-2)) steps.push(`Re-run ${subject(p, kinds)}, which did not finish`)
     const blocker = state.blocked.at(-1)
     if (blocker !== undefined) steps.push(`Fix the failure of ${Facts.code(blocker.target, 120)} and run it again`)
     if (modelError.length > 0) steps.push("Retry the step that failed")

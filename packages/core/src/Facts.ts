@@ -3,11 +3,13 @@
  * commands it ran and how they ended, the errors it hit. Every summary ends with a facts block so that exact paths
  * and commands survive even when a model drops them, and the block of the previous summary is merged into the next.
  *
- * Tools are read as OpenCode names them: `read`, `list`, `grep`, `glob` look at paths; `edit`, `multiedit`, `write`,
- * `patch`, `apply_patch` change them; `bash` runs commands. Only finished calls count: a completed read or edit, a
- * completed or failed command. Calls left pending or running did not happen (yet).
+ * Tools are read as OpenCode names them by default: `read`, `list`, `grep`, `glob` look at paths; `edit`, `multiedit`,
+ * `write`, `patch`, `apply_patch` change them; `bash` runs commands. Other names are mapped with `tools` (the
+ * `toolKinds` option): `{ read_file: "read", run_cmd: "command" }`. Only finished calls count: a completed read or
+ * edit, a completed or failed command. Calls left pending or running did not happen (yet).
  */
 import type { Message, ToolPart } from "./Message.ts"
+import * as Text from "./Text.ts"
 
 /** A command the agent ran, with the outcome of its latest run. */
 export interface Command {
@@ -52,11 +54,40 @@ export const EDIT_TOOLS: ReadonlySet<string> = new Set([
 /** Tools that run shell commands. */
 export const COMMAND_TOOLS: ReadonlySet<string> = new Set(["bash", "shell", "sh", "exec", "run", "terminal"])
 
+/** What a tool does, as far as the facts are concerned. */
+export type ToolKind = "read" | "edit" | "command"
+
+/** A mapping of tool names to what they do; `"none"` makes a default name count as nothing. */
+export type ToolKinds = { readonly [tool: string]: ToolKind | "none" }
+
+/** How tool names are read: the kind of each name. */
+export interface Tools {
+  readonly kindOf: (tool: string) => ToolKind | undefined
+}
+
+const defaultKind = (tool: string): ToolKind | undefined =>
+  COMMAND_TOOLS.has(tool) ? "command" : READ_TOOLS.has(tool) ? "read" : EDIT_TOOLS.has(tool) ? "edit" : undefined
+
+/** OpenCode's names (`READ_TOOLS`, `EDIT_TOOLS`, `COMMAND_TOOLS`): the default. */
+export const OPENCODE_TOOLS: Tools = { kindOf: defaultKind }
+
+/** OpenCode's names with `kinds` laid over them (a name given here wins; `"none"` removes a default). */
+export const toolsOf = (kinds: ToolKinds | undefined): Tools => {
+  if (kinds === undefined || Object.keys(kinds).length === 0) return OPENCODE_TOOLS
+  const own = new Map(Object.entries(kinds))
+  return {
+    kindOf: (tool) => {
+      const kind = own.get(tool)
+      return kind === undefined ? defaultKind(tool) : kind === "none" ? undefined : kind
+    },
+  }
+}
+
 const PATH_KEYS = ["filePath", "file_path", "path", "file", "filename", "target"] as const
 const COMMAND_KEYS = ["command", "cmd", "script"] as const
 const EXIT_KEYS = ["exit", "exitCode", "exit_code", "code"] as const
 
-const cap = (value: string): string => (value.length > MAX_ENTRY_CHARS ? value.slice(0, MAX_ENTRY_CHARS) : value)
+const cap = (value: string): string => Text.clip(value, MAX_ENTRY_CHARS)
 
 const stringAt = (input: unknown, keys: ReadonlyArray<string>): string | undefined => {
   if (typeof input !== "object" || input === null) return undefined
@@ -102,18 +133,18 @@ const exitCodeOf = (part: ToolPart): number | undefined => {
 
 /** The first non-empty line of a text, whitespace collapsed, cut to `max` characters. */
 export const firstLine = (text: string, max = 200): string => {
-  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text
+  const head = Text.clip(text, 4 * max)
   const line =
     head
       .split("\n")
       .map((l) => l.replace(/\s+/g, " ").trim())
       .find((l) => l !== "") ?? ""
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  return Text.ellipsis(line, max)
 }
 
 /** The path or command a tool call is about, if it names one. */
-export const targetOf = (part: ToolPart): string | undefined =>
-  COMMAND_TOOLS.has(part.tool)
+export const targetOf = (part: ToolPart, tools: Tools = OPENCODE_TOOLS): string | undefined =>
+  tools.kindOf(part.tool) === "command"
     ? stringAt(part.state.input, COMMAND_KEYS)
     : (stringAt(part.state.input, PATH_KEYS) ?? editedPaths(part.state.input)[0])
 
@@ -157,7 +188,7 @@ class Seen<V> {
  * The facts of a message log, in order. Paths and commands are exact as they appear in tool inputs (trimmed),
  * de-duplicated, at most `MAX_ENTRIES` each (the most recently seen kept).
  */
-export const facts = (messages: ReadonlyArray<Message>): Facts => {
+export const facts = (messages: ReadonlyArray<Message>, tools: Tools = OPENCODE_TOOLS): Facts => {
   const read = new Seen<string>()
   const edited = new Seen<string>()
   const commands = new Seen<Command>()
@@ -167,15 +198,15 @@ export const facts = (messages: ReadonlyArray<Message>): Facts => {
     for (const part of message.parts) {
       if (part.type !== "tool") continue
       const state = part.state
-      if (COMMAND_TOOLS.has(part.tool)) {
+      const kind = tools.kindOf(part.tool)
+      if (kind === "command") {
         const outcome = commandOutcome(part)
         if (outcome !== undefined) commands.add(outcome.command, outcome)
       } else if (state.status === "completed") {
-        if (READ_TOOLS.has(part.tool)) {
+        if (kind === "read") {
           const path = stringAt(state.input, PATH_KEYS)
           if (path !== undefined) read.add(cap(path), cap(path))
-        } else if (EDIT_TOOLS.has(part.tool))
-          for (const path of editedPaths(state.input)) edited.add(cap(path), cap(path))
+        } else if (kind === "edit") for (const path of editedPaths(state.input)) edited.add(cap(path), cap(path))
       }
       if (state.status === "error" && !isInterrupted(part)) {
         const line = `${part.tool}: ${firstLine(state.error)}`
@@ -234,7 +265,7 @@ export const inline = (text: string): string =>
 /** Text as one Markdown code span on one line (see `inline`), whatever backticks it holds, cut to `max` characters. */
 export const code = (text: string, max = 300): string => {
   let one = inline(text)
-  if (one.length > max) one = `${one.slice(0, max - 1)}…`
+  one = Text.ellipsis(one, max)
   let longest = 0
   for (const run of one.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
   const fence = "`".repeat(longest + 1)

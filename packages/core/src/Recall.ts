@@ -8,6 +8,7 @@
  * what record-time redaction or crypto-shredding removed was never stored, so it never comes back.
  */
 import { isFinishedSummary, type Message, summaryText } from "./Message.ts"
+import * as Text from "./Text.ts"
 
 /** One thing the model can re-read. */
 export interface Document {
@@ -60,15 +61,51 @@ const RECALL_ID = /^(prt|msg)_[0-9A-Za-z_-]{1,64}$/
 /** Whether a string has the shape of a recall id (`prt_…` or `msg_…`); says nothing of whether it exists. */
 export const isRecallId = (id: string): boolean => RECALL_ID.test(id)
 
-/** The search terms of a query: its words (letters and digits), lowercased, each once, at most `MAX_TERMS`. */
+// Scripts written without spaces between words (Chinese, Japanese) or that glue particles to words (Korean).
+const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]+/gu
+const CJK_FIRST = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u
+
+/**
+ * Whether a search term is CJK text, matched as a substring of a document rather than as a whole word: a word
+ * tokeniser sees an unbroken run of Han, kana or Hangul as one word, so "连接" would never find "数据库连接失败".
+ */
+export const isSubstringTerm = (term: string): boolean => CJK_FIRST.test(term)
+
+/**
+ * The search terms of a query, each once, at most `MAX_TERMS`: its words (letters and digits), lowercased, with every
+ * run of CJK characters in a word split out as a term of its own (`isSubstringTerm`): "数据库error" is "数据库" and "error".
+ */
 export const terms = (query: string): Array<string> => {
   const out: Array<string> = []
+  const add = (term: string) => {
+    if (term !== "" && out.length < MAX_TERMS && !out.includes(term)) out.push(term)
+  }
   for (const match of query.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-    const term = match[0]
-    if (!out.includes(term)) out.push(term)
+    const word = match[0]
+    let from = 0
+    for (const run of word.matchAll(CJK)) {
+      add(word.slice(from, run.index))
+      add(run[0])
+      from = run.index + run[0].length
+    }
+    add(word.slice(from))
     if (out.length === MAX_TERMS) break
   }
   return out
+}
+
+/** A query's terms split by how they match: whole words, and CJK substrings. */
+export const termKinds = (
+  queryTerms: ReadonlyArray<string>,
+): { readonly words: ReadonlyArray<string>; readonly substrings: ReadonlyArray<string> } => ({
+  words: queryTerms.filter((t) => !isSubstringTerm(t)),
+  substrings: queryTerms.filter(isSubstringTerm),
+})
+
+const occurrences = (text: string, term: string): number => {
+  let n = 0
+  for (let at = text.indexOf(term); at >= 0; at = text.indexOf(term, at + term.length)) n++
+  return n
 }
 
 /** The words of a text, lowercased, in order (the tokens a term must equal to match). */
@@ -87,28 +124,38 @@ export interface Hit {
 }
 
 /**
- * A document's score for some terms: how many of its words are one of them, damped by its length
- * (`matches / (1 + ln words)`, PostgreSQL's `ts_rank_cd` normalisation 1), so a short document that repeats a term
- * outranks a long one that mentions it once. 0: it does not match.
+ * A document's score for some terms: how many of its words are one of the word terms, plus how often each CJK term
+ * occurs in it, damped by its length (`matches / (1 + ln words)`, PostgreSQL's `ts_rank_cd` normalisation 1), so a
+ * short document that repeats a term outranks a long one that mentions it once. 0: it does not match.
  */
 export const score = (document: Document, queryTerms: ReadonlyArray<string>): number => {
   const all = words(document.text)
+  const kinds = termKinds(queryTerms)
   let n = 0
-  for (const w of all) if (queryTerms.includes(w)) n++
-  return n === 0 ? 0 : n / (1 + Math.log(all.length))
+  for (const w of all) if (kinds.words.includes(w)) n++
+  // CJK has no case: the original text is searched, as the SQL stores search their stored body.
+  for (const term of kinds.substrings) n += occurrences(document.text, term)
+  return n === 0 ? 0 : n / (1 + Math.log(Math.max(1, all.length)))
 }
 
-/** A plain excerpt of a text around the first word that is one of the terms (whitespace runs folded to one space). */
+/**
+ * A plain excerpt of a text around the first match of a term (whitespace runs folded to one space), cut on grapheme
+ * boundaries so no character is split (`Text`).
+ */
 export const snippet = (text: string, queryTerms: ReadonlyArray<string>): string => {
-  const lower = text.toLowerCase()
+  const kinds = termKinds(queryTerms)
   let at = -1
-  for (const match of lower.matchAll(/[\p{L}\p{N}]+/gu))
-    if (queryTerms.includes(match[0])) {
+  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu))
+    if (kinds.words.includes(match[0])) {
       at = match.index
       break
     }
-  const start = Math.max(0, at - SNIPPET_CHARS / 4)
-  const end = Math.min(text.length, start + SNIPPET_CHARS)
+  for (const term of kinds.substrings) {
+    const found = text.indexOf(term)
+    if (found >= 0 && (at < 0 || found < at)) at = found
+  }
+  const start = Text.boundaryBefore(text, at - SNIPPET_CHARS / 4)
+  const end = Text.boundaryBefore(text, start + SNIPPET_CHARS, start)
   const body = text.slice(start, end).replace(/\s+/g, " ").trim()
   return `${start > 0 ? "…" : ""}${body}${end < text.length ? "…" : ""}`
 }
@@ -117,7 +164,11 @@ export const snippet = (text: string, queryTerms: ReadonlyArray<string>): string
  * The scan: the documents matching any term of the query, best first (`score`, then newest id first), at most `limit`.
  * The memory store's search, and the reference the SQL searches are tested against for which documents match.
  */
-export const search = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Hit> => {
+export const search = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Hit> =>
+  hitsOf(rank(docs, query, limit), query)
+
+/** The documents matching any term of the query, ranked as the scan ranks them (`score`, then newest id first). */
+export const rank = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Document> => {
   const queryTerms = terms(query)
   if (queryTerms.length === 0 || limit <= 0) return []
   const scored: Array<{ readonly doc: Document; readonly score: number }> = []
@@ -126,7 +177,7 @@ export const search = (docs: Iterable<Document>, query: string, limit: number = 
     if (s > 0) scored.push({ doc, score: s })
   }
   scored.sort((a, b) => b.score - a.score || (a.doc.id < b.doc.id ? 1 : a.doc.id > b.doc.id ? -1 : 0))
-  return scored.slice(0, limit).map(({ doc }) => hitOf(doc, queryTerms))
+  return scored.slice(0, limit).map(({ doc }) => doc)
 }
 
 const hitOf = (doc: Document, queryTerms: ReadonlyArray<string>): Hit => ({
@@ -155,20 +206,18 @@ export interface Bounded {
 }
 
 /**
- * At most `maxChars` characters of `text` from `offset` (never splitting a surrogate pair, so every slice is valid
- * text); the whole text when it fits.
+ * At most `maxChars` characters of `text` from `offset`, cut on grapheme boundaries (`Text`), so every slice is valid
+ * text and no character is split between two pages; the whole text when it fits. An offset inside a surrogate pair
+ * starts at that pair; a bound smaller than the first character still shows that one character, so paging advances.
  */
 export const bound = (text: string, maxChars: number, offset = 0): Bounded => {
-  const from = Math.min(Math.max(0, Math.floor(offset)), text.length)
+  // Only a pair is snapped to: a grapheme longer than the bound is paged by code points, so pages may start inside one.
+  const from = Text.codePointBefore(text, offset)
   const max = Math.max(1, Math.floor(maxChars))
-  let end = Math.min(text.length, from + max)
-  // Keep a surrogate pair whole: end before a high surrogate whose low half would be cut off.
-  if (end < text.length && end > from + 1 && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--
+  let end = Text.boundaryBefore(text, from + max, from)
+  if (end === from && from < text.length) end = Text.codePointAfter(text, from + 1)
   return { text: text.slice(from, end), truncated: end < text.length, end }
 }
-
-const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff
-const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
 /** The line that ends a cut answer: how much was shown and how to read on. */
 export const truncationNote = (id: string, b: Bounded, total: number): string =>

@@ -23,6 +23,7 @@ import {
 import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId, PartId, SessionId } from "./Ids.ts"
 import type * as BloomFilter from "./internal/BloomFilter.ts"
+import { jsonEqual } from "./internal/jsonEqual.ts"
 import type { AssistantMessage, Message, UserMessage, UserPart } from "./Message.ts"
 import { attachedPlaceholder, isMedia } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
@@ -174,7 +175,8 @@ type Decision = Result.Result<ReadonlyArray<Event>, DomainError>
 
 const none: Decision = Result.succeed([])
 const emit = (...events: ReadonlyArray<Event>): Decision => Result.succeed(events)
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+/** The message without the times its recorder stamps: a retry recorded later is the same message. */
+const untimed = ({ createdAt: _created, completedAt: _completed, ...rest }: Message & { completedAt?: number }) => rest
 
 /** A part id derived from a message id: fresh, unique and sortable without asking the id service again. */
 const derivedPartId = (messageId: MessageId, index: number) =>
@@ -183,7 +185,10 @@ const derivedPartId = (messageId: MessageId, index: number) =>
 const existing = (state: State, incoming: Message): Decision | undefined => {
   const stored = message(state, incoming.id)
   if (stored === undefined) return undefined
-  return sameJson(stored, incoming) ? none : Result.fail(new MessageConflict({ messageId: incoming.id }))
+  // A retry (same id, same content, time aside) is acknowledged and adds nothing; other content under the id conflicts.
+  return jsonEqual(untimed(stored), untimed(incoming))
+    ? none
+    : Result.fail(new MessageConflict({ messageId: incoming.id }))
 }
 
 const recordAssistantStep = (state: State, command: typeof Commands.RecordAssistantStep.Type): Decision => {
@@ -421,7 +426,7 @@ const recordToolResult = (state: State, command: typeof Commands.RecordToolResul
   const part = target.parts.find((p) => p.id === command.partId)
   if (part?.type !== "tool")
     return Result.fail(new UnknownPart({ messageId: command.messageId, partId: command.partId }))
-  if (sameJson(part.state, command.state)) return none
+  if (jsonEqual(part.state, command.state)) return none
   // A result is final: a settled call keeps its first result.
   if (part.state.status === "completed" || part.state.status === "error")
     return Result.fail(new MessageConflict({ messageId: command.messageId }))

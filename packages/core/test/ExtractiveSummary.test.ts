@@ -550,3 +550,25 @@ describe("ExtractiveSummary: failures in the work state", () => {
     expect(section(fixed, "### Blocked")).toEqual(["(none)"])
   })
 })
+
+describe("ExtractiveSummary.summarize with your own tool names (toolKinds, issue 18)", () => {
+  const renamed: Record<string, string> = { read: "read_file", bash: "run_cmd", edit: "replace_in_file" }
+  const theirs: ReadonlyArray<Message> = fixHead.map((m) =>
+    m.role !== "assistant"
+      ? m
+      : {
+          ...m,
+          parts: m.parts.map((p) =>
+            p.type === "tool" && renamed[p.tool] !== undefined ? { ...p, tool: renamed[p.tool]! } : p,
+          ),
+        },
+  )
+
+  it("given the names mapped, then the summary is the one OpenCode's names give; unmapped, commands are (none)", () => {
+    const toolKinds = { read_file: "read", run_cmd: "command", replace_in_file: "edit" } as const
+    expect(summarize({ head: theirs, toolKinds })).toBe(summarize({ head: fixHead }))
+    const unmapped = summarize({ head: theirs })
+    expect(section(unmapped, "### Commands")).toEqual(["(none)"])
+    expect(section(unmapped, "### Completed")).toEqual(["(none)"])
+  })
+})

@@ -546,3 +546,75 @@ describe("Facts.parse and strip: the lines they skip", () => {
     expect(Facts.strip(`  Intro.\n\n${Facts.HEADING}\n(none)`)).toBe("  Intro.")
   })
 })
+
+describe("your own tool names (toolKinds, issue 18)", () => {
+  // The fix session again, with tools named as another agent names them.
+  const renamed: Record<string, string> = {
+    read: "read_file",
+    bash: "run_cmd",
+    edit: "replace_in_file",
+    grep: "search",
+  }
+  const theirs: ReadonlyArray<Message> = fixSession.map((m) =>
+    m.role !== "assistant"
+      ? m
+      : {
+          ...m,
+          parts: m.parts.map((p) =>
+            p.type === "tool" && renamed[p.tool] !== undefined ? { ...p, tool: renamed[p.tool]! } : p,
+          ),
+        },
+  )
+  const kinds: Facts.ToolKinds = { read_file: "read", run_cmd: "command", replace_in_file: "edit", search: "read" }
+
+  it("given other tool names and no mapping, then the facts miss what they did", () => {
+    const facts = Facts.facts(theirs)
+    expect(facts.filesRead).toEqual([])
+    expect(facts.commands).toEqual([])
+    expect(Facts.factsBlock(facts)).toContain("### Files read\n(none)")
+    expect(Facts.factsBlock(facts)).toContain("### Commands\n(none)")
+  })
+
+  it("given a mapping of those names, then the facts are the same as with OpenCode's names (errors name the tool)", () => {
+    const expected = Facts.facts(fixSession)
+    expect(Facts.facts(theirs, Facts.toolsOf(kinds))).toEqual({
+      ...expected,
+      errors: expected.errors.map((e) => e.replace(/^read:/, "read_file:")),
+    })
+  })
+
+  it("a mapping is laid over OpenCode's names: unmapped defaults still count, and none removes one", () => {
+    const tools = Facts.toolsOf({ run_cmd: "command", bash: "none", read: "edit" })
+    expect(["run_cmd", "bash", "read", "grep", "write", "unknown"].map(tools.kindOf)).toEqual([
+      "command",
+      undefined,
+      "edit",
+      "read",
+      "edit",
+      undefined,
+    ])
+    expect(Facts.toolsOf(undefined)).toBe(Facts.OPENCODE_TOOLS)
+  })
+
+  it("property: a name's kind is its mapping's, else OpenCode's (from the three lists)", () => {
+    const names = fc.constantFrom("read", "bash", "edit", "write", "grep", "read_file", "run_cmd", "x", "constructor")
+    const kind = fc.constantFrom("read", "edit", "command", "none") as fc.Arbitrary<Facts.ToolKind | "none">
+    fc.assert(
+      fc.property(fc.dictionary(names, kind), names, (mapping, name) => {
+        const reference = Object.hasOwn(mapping, name)
+          ? mapping[name] === "none"
+            ? undefined
+            : mapping[name]
+          : Facts.COMMAND_TOOLS.has(name)
+            ? "command"
+            : Facts.READ_TOOLS.has(name)
+              ? "read"
+              : Facts.EDIT_TOOLS.has(name)
+                ? "edit"
+                : undefined
+        expect(Facts.toolsOf(mapping).kindOf(name)).toBe(reference)
+      }),
+      RUNS,
+    )
+  })
+})

@@ -109,6 +109,57 @@ describe("Usage", () => {
     })
   })
 
+  // The step that called context_compact is recorded after the pivot its call formed (issue 18, item 9).
+  const askedMidStep = (callId: string) => {
+    const events = pivoted()
+    const atPivot = events.findIndex((e) => e._tag === "SummaryFinished")
+    const asked: Event = { _tag: "CompactionRequestedByModel", at: 11, markerId: id("msg_c1"), callId: "call_c" }
+    const withAsk = [...events.slice(0, atPivot), asked, ...events.slice(atPivot)]
+    return withAsk.map((e) =>
+      e._tag === "AssistantStepRecorded" && e.message.id === id("msg_a2")
+        ? {
+            ...e,
+            message: {
+              ...e.message,
+              parts: [
+                {
+                  type: "tool" as const,
+                  id: part("prt_t1"),
+                  callId,
+                  tool: "context_compact",
+                  state: { status: "completed" as const, input: {}, output: "ok" },
+                },
+              ],
+            },
+          }
+        : e,
+    ) as ReadonlyArray<Event>
+  }
+
+  it("given the step that asked for the pivot is recorded after it, then its count is stale: usage stays estimated", () => {
+    const events = askedMidStep("call_c")
+    const state = Projection.fold(Usage.projection, Projection.withMeta(events))
+    expect(state).toMatchObject({ stale: "pivot", calls: 2, pivotAskedBy: undefined })
+    expect(Usage.measured(state)).toBeUndefined()
+    expect(Usage.report(state, {}, LIMITS, 900)).toMatchObject({ tokens: 900, estimated: true })
+    expect(state).toEqual(Reference.usage(events))
+    // A step carrying another call measured the new window.
+    const other = askedMidStep("call_other")
+    expect(Usage.measured(Projection.fold(Usage.projection, Projection.withMeta(other)))).toBe(12_000)
+  })
+
+  it("given outputs pruned after the last call, then its count is stale until the next call; a pivot wins over a prune", () => {
+    const events = pivoted()
+    const prune: Event = { _tag: "PartCompacted", at: 20, messageId: id("msg_a1"), partId: part("prt_x"), tokens: 5 }
+    const pruned = Projection.fold(Usage.projection, Projection.withMeta([...events, prune]))
+    expect(pruned.stale).toBe("prune")
+    expect(Usage.report(pruned, {}, LIMITS, 700)).toMatchObject({ tokens: 700, estimated: true })
+    const atPivot = events.findIndex((e) => e._tag === "SummaryFinished")
+    const both = [...events.slice(0, atPivot + 1), prune]
+    expect(Projection.fold(Usage.projection, Projection.withMeta(both)).stale).toBe("pivot")
+    expect(Reference.usage([...events, prune])).toEqual(pruned)
+  })
+
   it("levels: ok below 80% of the trigger, warn from 80%, over at the trigger, compacting while one is pending", () => {
     const at = (tokens: number) =>
       Usage.report({ ...Usage.initial, lastCall: { messageId: id("msg_a"), tokens, at: 0 } }, {}, LIMITS, 0).level
@@ -398,9 +449,11 @@ describe("read models against their reference models (written apart from their e
     const events = pivoted()
     expect(Reference.usage(events)).toEqual({
       lastCall: { messageId: id("msg_a2"), tokens: 12_000, at: 14 },
-      pivotSinceLastCall: false,
+      stale: undefined,
       compacting: false,
       calls: 2,
+      askedBy: undefined,
+      pivotAskedBy: undefined,
     })
     expect(Reference.compactions(events)).toEqual([
       {

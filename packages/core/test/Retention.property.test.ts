@@ -3,10 +3,19 @@
  * the fold of the whole log — same window, same decisions once `mayNeedHistory` sends the doubtful ones to the whole
  * log, same state after more events. The reference is the plain fold from the first event.
  */
-import { Result } from "effect"
+import { HashMap, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type Commands, Retention, Session, StateSnapshot, Window } from "./support/core.ts"
+import * as BloomFilter from "../src/internal/BloomFilter.ts"
+import {
+  type Commands,
+  Conversation,
+  type MessageId,
+  Retention,
+  Session,
+  StateSnapshot,
+  Window,
+} from "./support/core.ts"
 import { RUNS } from "./support/runs.ts"
 import { type Generated, generatedArb } from "./support/sessions.ts"
 
@@ -143,5 +152,115 @@ describe("Retention and snapshots", () => {
     expect(() => StateSnapshot.decode({ ...encoded, visible: ["msg_x"] })).toThrow(/not held/)
     expect(() => StateSnapshot.decode(null)).toThrow(/object/)
     expect(observe(roundTrip(Session.initialState))).toEqual(observe(Session.initialState))
+  })
+})
+
+// Issue 18 (mutation run): what retain keeps and remembers, exactly. The reference restates the module's rule — the
+// messages a rule can still reach — and trims by the recorded order itself.
+describe("Retention: exactly what is kept and remembered", () => {
+  /** The ids the module comment names as reachable, from the state's public fields. */
+  const reachableOf = (state: Session.State, keep: ReadonlyArray<MessageId>): Set<string> => {
+    const ids = new Set<string>(Window.messages(state.window).map((m) => m.id))
+    for (const id of [state.lastFinished, state.overflowReported, ...keep]) if (id !== undefined) ids.add(id)
+    const pivot = state.window.pivot
+    const latest = pivot === undefined ? undefined : Session.compaction(state, pivot.markerId)
+    if (latest !== undefined && latest.status !== "continued" && latest.plan?.replayOf !== undefined)
+      ids.add(latest.plan.replayOf)
+    return ids
+  }
+  const orderOf = (state: Session.State) => Conversation.messages(state.window.conversation).map((m) => m.id)
+
+  it("property: retain keeps every message from the oldest reachable one, drops the rest, and remembers each dropped id", () => {
+    let trimmed = 0
+    fc.assert(
+      fc.property(sessionsArb, fc.array(fc.nat()), ({ steps }, picks) => {
+        for (const { before } of steps) {
+          if (before.window.pivot === undefined || before.pending !== undefined) continue
+          const order = orderOf(before)
+          const keep = picks.slice(0, 2).map((p) => order[p % order.length]!) as Array<MessageId>
+          const retained = Retention.retain(before, keep)
+          const reachable = reachableOf(before, keep)
+          const oldest = order.findIndex((id) => reachable.has(id))
+          if (oldest <= 0) {
+            expect(retained).toBe(before)
+            continue
+          }
+          trimmed++
+          const kept = order.slice(oldest)
+          const dropped = order.slice(0, oldest)
+          expect(orderOf(retained)).toEqual(kept)
+          expect(Retention.retiredCount(retained)).toBe(oldest)
+          expect([...HashMap.keys(retained.compactions)].every((id) => kept.includes(id))).toBe(true)
+          expect([...HashMap.keys(retained.window.plans)].every((id) => kept.includes(id))).toBe(true)
+          expect(HashMap.size(retained.compactions)).toBe(
+            [...HashMap.keys(before.compactions)].filter((id) => kept.includes(id)).length,
+          )
+          for (const id of dropped) expect(Retention.mayBeRetired(retained, id as MessageId)).toBe(true)
+          // The ascending run of dropped ids is remembered by its greatest id, the rest go into the filter.
+          let run = 0
+          while (run < dropped.length && (run === 0 || dropped[run]! > dropped[run - 1]!)) run++
+          expect(retained.retired?.below).toBe(dropped[run - 1])
+          expect(retained.retired?.ids.count).toBe(dropped.length - run)
+          // With no id in the filter, a kept id is in doubt exactly when it is at most the run's greatest.
+          if (run === dropped.length)
+            for (const id of kept)
+              expect(Retention.mayBeRetired(retained, id as MessageId)).toBe(id <= dropped[run - 1]!)
+        }
+      }),
+      RUNS,
+    )
+    expect(trimmed).toBeGreaterThan(0)
+  })
+
+  it("mayBeRetired and mayNeedHistory: nothing is in doubt on a state that dropped nothing", () => {
+    const state = Session.initialState
+    const id = "msg_00000001" as MessageId
+    expect(Retention.mayBeRetired(state, id)).toBe(false)
+    expect(Retention.mayNeedHistory(state, { refused: true, events: [] })).toBe(false)
+    const retired = {
+      ...state,
+      retired: {
+        count: 2,
+        below: "msg_00000005" as MessageId,
+        ids: BloomFilter.add(BloomFilter.empty, ["msg_00000009"]),
+      },
+    }
+    expect(
+      ["msg_00000004", "msg_00000005", "msg_00000006", "msg_00000009"].map((m) =>
+        Retention.mayBeRetired(retired, m as MessageId),
+      ),
+    ).toEqual([true, true, false, true])
+    const added = (mid: string) => ({
+      _tag: "UserMessageAdded" as const,
+      at: 1,
+      message: { role: "user" as const, id: mid as MessageId, createdAt: 1, parts: [] },
+    })
+    expect(Retention.mayNeedHistory(retired, { refused: true, events: [] })).toBe(true)
+    expect(Retention.mayNeedHistory(retired, { refused: false, events: [] })).toBe(false)
+    expect(Retention.mayNeedHistory(retired, { refused: false, events: [added("msg_00000006")] })).toBe(false)
+    expect(
+      Retention.mayNeedHistory(retired, { refused: false, events: [added("msg_00000006"), added("msg_00000003")] }),
+    ).toBe(true)
+  })
+
+  it("property: retainWindow keeps the window's messages from its oldest visible one, and the plans of the markers it holds", () => {
+    fc.assert(
+      fc.property(sessionsArb, ({ state }) => {
+        const window = state.window
+        const order = orderOf(state)
+        const visible = new Set(Window.messages(window).map((m) => m.id))
+        const oldest = order.findIndex((id) => visible.has(id))
+        const retained = Retention.retainWindow(window)
+        if (oldest <= 0) expect(retained).toBe(window)
+        else {
+          expect(Conversation.messages(retained.conversation).map((m) => m.id)).toEqual(order.slice(oldest))
+          expect([...HashMap.keys(retained.plans)].sort()).toEqual(
+            [...HashMap.keys(window.plans)].filter((id) => order.slice(oldest).includes(id)).sort(),
+          )
+        }
+        expect(Window.render(retained)).toEqual(Window.render(window))
+      }),
+      RUNS,
+    )
   })
 })

@@ -99,6 +99,25 @@ describe("recording the conversation", () => {
       .when({ _tag: "AddUserMessage", message: userMessage("u1", "other") })
       .thenFails("MessageConflict")
   })
+  it("given recorded messages, when retried with the same ids and content but other times and key order, then nothing (issue 18 item 5)", () => {
+    const asked = userMessage("u1", "hello")
+    const answered = assistantMessage("a1", "u1", "hi back", { completedAt: asked.createdAt + 5 })
+    const after = Session.fold([
+      started(),
+      { _tag: "UserMessageAdded", at: asked.createdAt, message: asked },
+      { _tag: "AssistantStepRecorded", at: asked.createdAt + 5, message: answered },
+    ])
+    // As a retry after a lost acknowledgement builds it: stamped again, its keys in its own order.
+    const { parts, ...rest } = answered
+    const reordered = parts.map((p) => Object.fromEntries(Object.entries(p).reverse()) as typeof p)
+    const retried = { parts: reordered, ...rest, createdAt: 999, completedAt: 1_000 }
+    const again = (command: Commands.Command) => Session.decide(command, after)
+    expect(again({ _tag: "AddUserMessage", message: { ...asked, createdAt: 999 } })).toEqual(Result.succeed([]))
+    expect(again({ _tag: "RecordAssistantStep", message: retried })).toEqual(Result.succeed([]))
+    const changed = { ...retried, parts: [{ type: "text" as const, id: parts[0]!.id, text: "other" }] }
+    const conflict = again({ _tag: "RecordAssistantStep", message: changed })
+    expect(Result.isFailure(conflict) && conflict.failure._tag).toBe("MessageConflict")
+  })
   it("an assistant step whose parent is unknown is refused", () => {
     given(started())
       .when({ _tag: "RecordAssistantStep", message: assistantMessage("a1", "nope") })

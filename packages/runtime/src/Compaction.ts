@@ -63,6 +63,8 @@ export interface Options {
   readonly redactSecrets: boolean
   /** Append the facts block to every summary. */
   readonly factsBlock: boolean
+  /** Your tool names mapped to read / edit / command for the facts and the extractive summary (over OpenCode's). */
+  readonly toolKinds?: Facts.ToolKinds | undefined
 }
 
 /** How a compaction ended. */
@@ -209,10 +211,15 @@ interface Input {
   readonly tooLarge: boolean
 }
 
-const digestOf = (dropped: ReadonlyArray<Message.Message>, previousSummary: string | undefined): string =>
+const digestOf = (
+  dropped: ReadonlyArray<Message.Message>,
+  previousSummary: string | undefined,
+  toolKinds: Facts.ToolKinds | undefined,
+): string =>
   ExtractiveSummary.summarize({
     head: dropped,
     ...(previousSummary === undefined ? {} : { previousSummary }),
+    toolKinds,
   })
 
 const asFinding = (f: Redaction.Finding): RuntimeEvents.RedactionFinding => ({
@@ -312,6 +319,7 @@ export const make = (deps: {
           ? digestOf(
               head.filter((m) => droppedIds.has(m.id)),
               plan.previousSummary,
+              options.toolKinds,
             )
           : plan.previousSummary
       const byId = new Map(kept.map((m) => [m.id, m] as const))
@@ -428,7 +436,7 @@ export const make = (deps: {
             const redactedDropped = options.redactSecrets
               ? Redaction.redactMessages(head.slice(0, count)).messages
               : head.slice(0, count)
-            prompt = promptWith(digestOf(redactedDropped, plan.previousSummary))
+            prompt = promptWith(digestOf(redactedDropped, plan.previousSummary, options.toolKinds))
           }
           budgeted = {
             _tag: "SummaryInputBudgeted",
@@ -588,6 +596,7 @@ export const make = (deps: {
           head: input.head,
           ...(input.plan.previousSummary === undefined ? {} : { previousSummary: input.plan.previousSummary }),
           tail: input.tail,
+          toolKinds: options.toolKinds,
         })
       let text: string
       let usage = Tokens.zero
@@ -665,7 +674,10 @@ export const make = (deps: {
       if (options.factsBlock)
         text = Facts.withBlock(
           text,
-          Facts.merge(Facts.parse(input.plan.previousSummary ?? ""), Facts.facts(input.head)),
+          Facts.merge(
+            Facts.parse(input.plan.previousSummary ?? ""),
+            Facts.facts(input.head, Facts.toolsOf(options.toolKinds)),
+          ),
         )
       const summaryId = compaction.summaryId!
       const redacted = redactText(text)

@@ -23,6 +23,7 @@ import {
   Conversation,
   type Config as CoreConfig,
   ExtractiveSummary,
+  type Facts,
   Ids,
   Message,
   type Model,
@@ -34,7 +35,9 @@ import {
   SchemaIssues,
   Session,
   type SummaryInput,
+  Text,
   Tokens,
+  Usage as UsageFold,
   ValidWindow,
   Window,
 } from "@pivot/core"
@@ -115,6 +118,12 @@ export interface Options {
   readonly boundedMemory?: boolean | undefined
   /** Append the facts block to every summary; default true. */
   readonly factsBlock?: boolean | undefined
+  /**
+   * Your tool names mapped to what they do, for the facts block and the extractive summary: `read` (looks at a path),
+   * `edit` (changes one), `command` (runs one), or `none`. Laid over OpenCode's names (`Facts.READ_TOOLS`,
+   * `EDIT_TOOLS`, `COMMAND_TOOLS`), which stay the default: `{ read_file: "read", run_cmd: "command" }`.
+   */
+  readonly toolKinds?: Facts.ToolKinds | undefined
   /** Share of the trigger at which the HUD status turns to "warn"; default 0.8. */
   readonly warnAt?: number | undefined
   /** Tokens the caller adds to every request besides the window (system prompt, tools), for usage estimates. */
@@ -140,7 +149,10 @@ export interface Options {
 /** A part to record; its id is made when absent. */
 export type PartInput<P> = P extends { readonly id: infer I } ? Omit<P, "id"> & { readonly id?: I | undefined } : never
 
-/** A user message to record. */
+/**
+ * A user message to record. A retry with the same ids (message and parts) and the same content is acknowledged and
+ * stored once, whatever time it is recorded at; give the ids to retry after a lost acknowledgement.
+ */
 export interface UserMessageInput {
   readonly id?: Ids.MessageId | undefined
   /** Shorthand for one text part. */
@@ -151,7 +163,7 @@ export interface UserMessageInput {
   readonly system?: string | undefined
 }
 
-/** One finished model call to record. */
+/** One finished model call to record (retried with the same ids, `parentId` included: stored once, as a user message). */
 export interface AssistantStepInput {
   readonly id?: Ids.MessageId | undefined
   /** The user message it answers; the newest one when absent. */
@@ -246,6 +258,11 @@ export interface CompactRequest {
   readonly requestedBy?: "user" | "model" | undefined
   /** A note for the summariser's prompt (model requests only), e.g. what must survive the compaction. */
   readonly focus?: string | undefined
+  /**
+   * The tool call that asked (model requests only). The step carrying it is recorded after the pivot its call formed,
+   * so its usage, measured before the pivot, is not taken as the new window's size nor checked for an overflow.
+   */
+  readonly callId?: string | undefined
 }
 
 /** Why a model's compaction request was declined: nothing was written. */
@@ -274,6 +291,25 @@ export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("In
   override get message(): string {
     return `invalid session id ${JSON.stringify(this.sessionId)}: expected ses_<letters, digits, _ or ->`
   }
+}
+
+/** A `toolKinds` entry that is not `read`, `edit`, `command` or `none`. */
+export class InvalidToolKind extends Schema.TaggedError<InvalidToolKind>()("InvalidToolKind", {
+  tool: Schema.String,
+  kind: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid tool kind ${JSON.stringify(this.kind)} for tool ${JSON.stringify(this.tool)}: expected "read", "edit", "command" or "none"`
+  }
+}
+
+const TOOL_KINDS: ReadonlyArray<string> = ["read", "edit", "command", "none"]
+
+/** The options' `toolKinds`, checked: every value one of the kinds. */
+const checkToolKinds = (kinds: Facts.ToolKinds | undefined): Effect.Effect<void, InvalidToolKind> => {
+  for (const [tool, kind] of Object.entries(kinds ?? {}))
+    if (!TOOL_KINDS.includes(kind as string)) return Effect.fail(new InvalidToolKind({ tool, kind: String(kind) }))
+  return Effect.void
 }
 
 /** A step's usage that is not a `TokenUsage`: the field and what was wrong, in one line. */
@@ -355,11 +391,12 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 ) {
   /**
    * The context manager with its own `Sessions` handler over the `EventStore` in context. Uses the `Summarizer` in
-   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models.
+   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models and
+   * `InvalidToolKind` for a `toolKinds` entry that is not a kind.
    */
   static readonly layer = (
     options: Options,
-  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits, EventStore | Ids.Ids> =>
+  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits | InvalidToolKind, EventStore | Ids.Ids> =>
     Layer.effect(ContextManager, make(options)).pipe(
       Layer.provideMerge(
         Sessions.layer({
@@ -374,14 +411,18 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
   /** The context manager over a `Sessions` handler provided separately. */
   static readonly layerWithSessions = (
     options: Options,
-  ): Layer.Layer<ContextManager, ImpossibleLimits, Sessions | Ids.Ids> => Layer.effect(ContextManager, make(options))
+  ): Layer.Layer<ContextManager, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
+    Layer.effect(ContextManager, make(options))
 }
 
 const validSessionId = Schema.is(Ids.SessionId)
 
 /** Builds the context manager (see `ContextManager.layer`). */
-export const make = (options: Options): Effect.Effect<ContextManagerShape, ImpossibleLimits, Sessions | Ids.Ids> =>
+export const make = (
+  options: Options,
+): Effect.Effect<ContextManagerShape, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
   Effect.gen(function* () {
+    yield* checkToolKinds(options.toolKinds)
     const sessions = yield* Sessions
     const ids = yield* Ids.Ids
     const provided = Option.getOrUndefined(yield* Effect.serviceOption(Summarizer))
@@ -414,6 +455,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         fallback: options.fallback ?? true,
         redactSecrets: options.redactSecrets ?? true,
         factsBlock: options.factsBlock ?? true,
+        toolKinds: options.toolKinds,
       },
     })
 
@@ -601,13 +643,16 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
         ...(input.finish === undefined ? {} : { finish: input.finish }),
         parts,
       }
-      const command: Commands.Command = {
+      // Usage measured before the latest pivot says nothing about the window now: no overflow is detected from it.
+      const commandOn = (current: State): Commands.Command => ({
         _tag: "RecordAssistantStep",
         message,
         config: settings.config,
-        limits: settings.model.limits,
-      }
-      const executed = yield* sessions.execute(sessionId, withCompaction(command, at, markerId, partId, false))
+        ...(UsageFold.predatesPivot(current.runtime.usage, message) ? {} : { limits: settings.model.limits }),
+      })
+      const executed = yield* sessions.execute(sessionId, (current) =>
+        withCompaction(commandOn(current), at, markerId, partId, false)(current),
+      )
       return summarise(executed.events, id)
     })
 
@@ -671,13 +716,9 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
       const usable = Overflow.usable(settings.config, settings.model.limits, cap)
       const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
       const runtime = state.runtime
-      const lastFinished =
-        state.session.lastFinished === undefined
-          ? undefined
-          : Session.message(state.session, state.session.lastFinished)
-      // After a pivot no call has measured the new window yet: estimate it.
-      const sincePivot = lastFinished?.role === "assistant" && lastFinished.summary === true
-      const reported = runtime.lastCall !== undefined && !sincePivot && runtime.lastCall.tokens > 0
+      // After a pivot or a prune no call has measured the new window yet: estimate it (`Usage.measured`).
+      const reported =
+        runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
       const tokens = reported
         ? runtime.lastCall!.tokens
         : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
@@ -782,9 +823,11 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             limits: settings.model.limits,
           }
           // The pre-check on the state in hand: when it finds nothing, nothing would be recorded (the common turn).
+          // Usage measured before the latest pivot is not checked (`Usage`'s staleness rule).
           if (
             state.session.sessionId !== undefined &&
             state.session.pending === undefined &&
+            state.runtime.usage.stale !== "pivot" &&
             !isNoOp(Session.decide(check, state.session))
           ) {
             const markerId = yield* ids.message
@@ -863,7 +906,8 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
             const partId = yield* ids.part
             const last = state.runtime.lastUserId
             const parent = last === undefined ? undefined : Session.message(state.session, last)
-            const focus = request?.focus?.trim().slice(0, MAX_FOCUS_CHARS)
+            // Cut on a grapheme boundary: half an emoji would put a lone surrogate into the summariser's prompt.
+            const focus = request?.focus === undefined ? undefined : Text.clip(request.focus.trim(), MAX_FOCUS_CHARS)
             const create: Command = {
               _tag: "CreateCompaction",
               at,
@@ -878,6 +922,7 @@ export const make = (options: Options): Effect.Effect<ContextManagerShape, Impos
               at,
               markerId,
               ...(focus === undefined || focus === "" ? {} : { focus }),
+              ...(request?.callId === undefined ? {} : { callId: request.callId }),
             }
             // A model's request is re-judged on the state it is decided on: another writer may have compacted first.
             const executed = yield* sessions.execute(sessionId, (current) =>

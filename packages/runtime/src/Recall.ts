@@ -6,7 +6,7 @@
  * a query that matched nothing: the model's attempt is part of the audit). Input that is not a recall — no id of the
  * right shape, a query without a word, a negative offset — and a session that never started write nothing.
  */
-import { Conversation, Recall, Retention } from "@pivot/core"
+import { Conversation, Recall, Retention, Text } from "@pivot/core"
 import type { ReadModels } from "@pivot/store"
 import { Clock, Effect } from "effect"
 import type { ExecuteError, SessionsShape } from "./Sessions.ts"
@@ -71,7 +71,7 @@ export const make = (
     const offset = request.offset ?? 0
     if (id === undefined && query === undefined) return unrecorded(Recall.malformed("neither an id nor a query"))
     if (id !== undefined && !Recall.isRecallId(id))
-      return unrecorded(Recall.malformed(`${JSON.stringify(id.slice(0, 80))} is not a recall id`))
+      return unrecorded(Recall.malformed(`${JSON.stringify(Text.clip(id, 80))} is not a recall id`))
     if (!Number.isInteger(offset) || offset < 0)
       return unrecorded(Recall.malformed(`offset ${String(offset)} is not a whole number ≥ 0`))
     if (id === undefined && Recall.terms(query!).length === 0)

@@ -4,7 +4,7 @@
  * after a restart), whether a finished compaction still owes its continue step, and the latest usage for the HUD.
  * A pure fold, O(1) per event.
  */
-import { type Events, type Ids, Message, Tokens } from "@pivot/core"
+import { type Events, type Ids, Message, Tokens, Usage } from "@pivot/core"
 
 /** Any event of a session stream (core's catalog holds the runtime's events too). */
 export type Event = Events.Event
@@ -62,6 +62,8 @@ export interface State {
   readonly pruned: { readonly parts: number; readonly tokens: number }
   /** The text of the newest `HudShown`. */
   readonly hud: string | undefined
+  /** Core's usage fold: whether the last call's count still measures the window (`Usage.measured`). */
+  readonly usage: Usage.State
 }
 
 /** The state of an empty stream. */
@@ -82,15 +84,17 @@ export const initial: State = {
   modelCompacted: false,
   pruned: { parts: 0, tokens: 0 },
   hud: undefined,
+  usage: Usage.initial,
 }
 
 /** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
-export const FORMAT = 1
+export const FORMAT = 2
 
 /** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
 export const decode = (raw: unknown): State => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
-  const state = { ...initial, ...(raw as Partial<State>) }
+  const given = raw as Partial<State>
+  const state = { ...initial, ...given, usage: { ...Usage.initial, ...given.usage } }
   for (const key of ["streak", "pivots", "failures", "fallbacks"] as const)
     if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
   return state
@@ -105,6 +109,12 @@ const healthy = (state: State): boolean => state.progressed || state.unconfirmed
 
 /** Folds one event. */
 export const evolve = (state: State, event: Event): State => {
+  const own = evolveOwn(state, event)
+  const usage = Usage.evolve(state.usage, event)
+  return usage === own.usage ? own : { ...own, usage }
+}
+
+const evolveOwn = (state: State, event: Event): State => {
   switch (event._tag) {
     case "UserMessageAdded":
       // A person's new message starts a new run: a fresh compaction budget.

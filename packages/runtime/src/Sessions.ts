@@ -493,15 +493,25 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return out
       })
 
-    /** Folds the events appended after `from`'s version. */
-    const catchUp = (sessionId: string, from: State) =>
+    /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
+    const catchUp = (sessionId: string, from: State, to?: number) =>
       Effect.gen(function* () {
-        const recorded = yield* store.read(Events.streamName(sessionId), { from: from.session.version + 1 })
+        const recorded = yield* store.read(Events.streamName(sessionId), {
+          from: from.session.version + 1,
+          ...(to === undefined ? {} : { to }),
+        })
         if (recorded.length === 0) return from
         let state = fold(yield* decodeAll(sessionId, recorded), from)
         if (bounded && recorded.some((r) => r.type === "SummaryFinished")) state = retain(state)
         remember(sessionId, state)
         return state
+      })
+
+    /** `whole` (a state folded from the first event) advanced by the events appended since; not cached. */
+    const advance = (sessionId: string, whole: State) =>
+      Effect.gen(function* () {
+        const recorded = yield* store.read(Events.streamName(sessionId), { from: whole.session.version + 1 })
+        return recorded.length === 0 ? whole : fold(yield* decodeAll(sessionId, recorded), whole)
       })
 
     /** The whole state from the first event (nothing dropped); not cached. */
@@ -576,10 +586,12 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const stream = Events.streamName(sessionId)
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
+      // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
+      let whole: State | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const decoded = decodeDecision(typeof input === "function" ? input(state) : input)
         if (Result.isFailure(decoded)) return yield* decoded.failure
-        const decision = decoded.success
+        let decision = decoded.success
         const redactAt = options.redactOnRecord === true ? yield* Clock.currentTimeMillis : undefined
         let decided = decide(state, decision, redactAt)
         let onWhole = false
@@ -598,11 +610,19 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
             events: Result.isSuccess(decided) ? decided.success.events : [],
           })
         ) {
-          const whole = yield* history(sessionId)
-          if (whole.session.version === state.session.version) {
-            decided = decide(whole, decision, redactAt)
-            onWhole = true
+          whole = whole === undefined ? yield* history(sessionId) : yield* advance(sessionId, whole)
+          if (whole.session.version !== state.session.version) {
+            // Another writer appended meanwhile: a decision on the older live state would be stale, so bring the live
+            // state to the whole log's version and decide there (a later append is caught by the expected version).
+            state = yield* catchUp(sessionId, state, whole.session.version)
+            if (typeof input === "function") {
+              const again = decodeDecision(input(state))
+              if (Result.isFailure(again)) return yield* again.failure
+              decision = again.success
+            }
           }
+          decided = decide(whole, decision, redactAt)
+          onWhole = true
         }
         if (Result.isFailure(decided)) return yield* decided.failure
         const { events } = decided.success

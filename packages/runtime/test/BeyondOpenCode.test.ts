@@ -3,9 +3,16 @@
  * "too large to compact", the extractive summariser as default and fallback, the facts block, and secret redaction.
  */
 import { Ids, Prompt, Tokens } from "@pivot/core"
-import { Compaction, ContextManager, EXTRACTIVE_MODEL, Summarizer, SummarizerError } from "@pivot/runtime"
+import {
+  Compaction,
+  ContextManager,
+  EXTRACTIVE_MODEL,
+  InvalidToolKind,
+  Summarizer,
+  SummarizerError,
+} from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
@@ -376,6 +383,48 @@ describe("the facts block", () => {
     expect(text).toContain("packages/core/src/Window.ts")
     expect(text).toContain("packages/core/src/Tail.ts")
     expect(text).toContain("npx vitest run packages/core")
+  })
+
+  // Issue 18: another agent's tool names, mapped with the toolKinds option.
+  const theirSteps = (toolKinds?: Record<string, string>) =>
+    run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("fix it")
+        yield* cm.recordAssistantStep(SESSION, {
+          parts: [
+            tool("read_file", { path: "packages/core/src/Window.ts" }, "export const x = 1"),
+            tool("run_cmd", { cmd: "npx vitest run packages/core" }, "1 failed"),
+          ],
+          usage: used(1_000),
+          finish: "tool-calls",
+        })
+        return yield* cm.compact(SESSION)
+      }),
+      { summarizer: stub("did stuff"), options: toolKinds === undefined ? {} : { toolKinds: toolKinds as never } },
+    )
+  const textOf = (out: { readonly outcome?: { readonly status: string; readonly text?: string } | undefined }) =>
+    out.outcome?.status === "finished" ? (out.outcome.text ?? "") : ""
+
+  it("given tools named read_file and run_cmd, then the facts block records them only when toolKinds maps them", async () => {
+    const unmapped = textOf(await theirSteps())
+    expect(unmapped).toContain("### Files read\n(none)")
+    expect(unmapped).toContain("### Commands\n(none)")
+    const mapped = textOf(await theirSteps({ read_file: "read", run_cmd: "command" }))
+    expect(mapped).toContain("### Files read\n- `packages/core/src/Window.ts`")
+    expect(mapped).toContain("### Commands\n- `npx vitest run packages/core`")
+  })
+
+  it("given a toolKinds entry that is not a kind, then the layer fails with a one-line InvalidToolKind", async () => {
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(Effect.void, layer({ options: { toolKinds: { run_cmd: "shell" } as never } })),
+    )
+    expect(exit._tag).toBe("Failure")
+    const error = exit._tag === "Failure" ? Cause.squash(exit.cause) : undefined
+    expect(error).toBeInstanceOf(InvalidToolKind)
+    expect(String((error as Error).message)).toBe(
+      'invalid tool kind "shell" for tool "run_cmd": expected "read", "edit", "command" or "none"',
+    )
   })
 })
 

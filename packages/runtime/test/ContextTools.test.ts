@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { RUNS } from "../../core/test/support/runs.ts"
-import { captured, prepare, run, SESSION, services, step, stub, tool, used, user } from "./support/harness.ts"
+import { captured, prepare, run, SESSION, services, step, stub, tool, used, user, users } from "./support/harness.ts"
 
 const events = Effect.gen(function* () {
   const { sessions } = yield* services
@@ -185,6 +185,25 @@ describe("compactions the model asks for", () => {
     expect(out.log.some((e) => e._tag === "ContinueRequested")).toBe(false)
   })
 
+  it("given a focus note longer than the bound, then it is cut on a character boundary: no half emoji reaches the prompt (issue 18)", async () => {
+    const s = stub()
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("task")
+        yield* step(30_000)
+        // 1 + 1,500 × 2 units: the 2,000-unit bound falls between the halves of the 1,000th emoji.
+        yield* cm.compact(SESSION, { requestedBy: "model", focus: `a${"😀".repeat(1_500)}` })
+        return yield* events
+      }),
+      { summarizer: s },
+    )
+    const asked = out.find((e) => e._tag === "CompactionRequestedByModel")
+    const focus = asked?._tag === "CompactionRequestedByModel" ? asked.focus : undefined
+    expect(focus).toBe(`a${"😀".repeat(999)}`)
+    expect(captured(s.requests[0]).includes("\\ud83d")).toBe(false)
+  })
+
   it("given the model already compacted in this user turn, when it asks again, then it is declined and nothing is written; a new user message allows it again", async () => {
     const out = await run(
       Effect.gen(function* () {
@@ -262,5 +281,77 @@ describe("compactions the model asks for", () => {
       JSON.stringify(Window.render(out.live.session.window)),
     )
     expect(replayed.runtime).toEqual(out.live.runtime)
+  })
+
+  // The AI SDK records a step after its tools ran: the step that called context_compact comes after the summary its
+  // call formed, with usage measured before it (issue 18, item 9).
+  const compactingStep = (input: number) =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* user("refactor the parser")
+      yield* step(30_000)
+      yield* prepare
+      const call = { ...tool("context_compact", { focus: "the plan" }, "Compacted"), callId: "call_compact_1" }
+      yield* cm.compact(SESSION, { requestedBy: "model", focus: "the plan", callId: call.callId })
+      yield* cm.recordAssistantStep(SESSION, { parts: [call], usage: used(input), finish: "tool-calls" })
+      const prepared = yield* prepare
+      return { prepared, usage: yield* cm.usage(SESSION), log: yield* events }
+    })
+
+  it("given the step that called context_compact reports usage at the trigger, when it is recorded after the pivot, then that one call made exactly one pivot and no overflow", async () => {
+    // 68,000 is the harness model's trigger: the step's own usage, measured before the pivot, must not compact again.
+    const out = await run(compactingStep(68_000), { options: { hud: true } })
+    const count = (tag: string) => out.log.filter((e) => e._tag === tag).length
+    expect(count("CompactionRequested")).toBe(1)
+    expect(count("SummaryFinished")).toBe(1)
+    expect(count("OverflowDetected")).toBe(0)
+    expect(out.log.find((e) => e._tag === "CompactionRequestedByModel")).toMatchObject({ callId: "call_compact_1" })
+  })
+
+  it("given the step that called context_compact, then the next HUD shows the estimated new window, not the usage measured before the pivot", async () => {
+    const out = await run(compactingStep(60_000), { options: { hud: true } })
+    expect(out.usage.source).toBe("estimated")
+    expect(out.usage.tokens).toBeLessThan(5_000)
+    expect(out.prepared.usage).toEqual(out.usage)
+    expect(out.prepared.hud).toContain(`context: ${out.usage.tokens.toLocaleString("en-US")} / 68,000 tokens`)
+    expect(out.prepared.hud).toContain("level ok")
+    // The next call reports again: its count is the window's size.
+    const next = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* compactingStep(60_000)
+        yield* step(4_000)
+        return yield* cm.usage(SESSION)
+      }),
+      { options: { hud: true } },
+    )
+    expect(next).toMatchObject({ source: "reported", tokens: 4_000 })
+  })
+
+  it("given an end-of-turn prune, then the next HUD shows the window after the prune, not the last call's count from before it", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        const [u1] = yield* users("first")
+        yield* cm.recordAssistantStep(SESSION, {
+          parentId: u1!,
+          parts: [tool("bash", { command: "cat big" }, "x".repeat(200_000))],
+          usage: used(55_000),
+          finish: "end_turn",
+        })
+        yield* users("second", "third")
+        const before = yield* cm.usage(SESSION)
+        const pruned = yield* cm.prune(SESSION)
+        const prepared = yield* prepare
+        return { before, pruned, prepared, after: yield* cm.usage(SESSION) }
+      }),
+      { options: { hud: true, config: { prune: true } } },
+    )
+    expect(out.before).toMatchObject({ source: "reported", tokens: 55_000 })
+    expect(out.pruned.parts).toBe(1)
+    expect(out.after.source).toBe("estimated")
+    expect(out.after.tokens).toBeLessThan(5_000)
+    expect(out.prepared.hud).toContain(`context: ${out.after.tokens.toLocaleString("en-US")} / 68,000 tokens`)
+    expect(out.prepared.hud).toContain("level ok")
   })
 })

@@ -207,6 +207,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
           pollInterval,
           readonly: options.readonly,
           path: options.filename,
+          busyTimeout: client.busyTimeout,
           onOpen,
           onAppend,
           onForget,

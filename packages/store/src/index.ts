@@ -6,6 +6,8 @@
 export * from "./Event.ts"
 /** The `EventStore` service and its layers. */
 export * from "./EventStore.ts"
+/** `node:sqlite`, loaded when a SQLite database opens; a Node without it (before 22.16) is named in one line. */
+export * as NodeSqlite from "./internal/nodeSqlite.ts"
 /** Projection plugins: your read models, inline or async, stored, rebuilt on a version bump, served by `get`. */
 export * as Projections from "./projections/index.ts"
 /** Snapshot integrity: the checksum written beside each snapshot and the check before trusting one. */

@@ -1,6 +1,13 @@
 // A pivot runtime over a memory store with sequential ids, for the agent tests and the example.
 import { Ids } from "@pivot/core"
-import { type Config, ContextManager, type Options, type Sessions, type Summarizer } from "@pivot/runtime"
+import {
+  type Config,
+  ContextManager,
+  type InvalidToolKind,
+  type Options,
+  type Sessions,
+  type Summarizer,
+} from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Layer, ManagedRuntime } from "effect"
 
@@ -23,7 +30,7 @@ export type Services = ContextManager | Sessions.Sessions | EventStore
 export const layer = (
   summarizer?: Layer.Layer<Summarizer>,
   options: Partial<Options> = {},
-): Layer.Layer<Services, Config.ImpossibleLimits> => {
+): Layer.Layer<Services, Config.ImpossibleLimits | InvalidToolKind> => {
   const manager = ContextManager.layer({
     model: { ref: SESSION_MODEL, limits: LIMITS },
     compactionModel: { ref: COMPACTION_MODEL, limits: { context: 200_000, output: 8_000 } },
@@ -39,4 +46,5 @@ export const layer = (
 export const runtime = (
   summarizer?: Layer.Layer<Summarizer>,
   options: Partial<Options> = {},
-): ManagedRuntime.ManagedRuntime<Services, Config.ImpossibleLimits> => ManagedRuntime.make(layer(summarizer, options))
+): ManagedRuntime.ManagedRuntime<Services, Config.ImpossibleLimits | InvalidToolKind> =>
+  ManagedRuntime.make(layer(summarizer, options))

@@ -19,20 +19,44 @@ const callsOf = (events: ReadonlyArray<Event>): ReadonlyArray<number> =>
 const lastIndexOf = (events: ReadonlyArray<Event>, tags: ReadonlyArray<Event["_tag"]>): number =>
   events.findLastIndex((e) => tags.includes(e._tag))
 
-/** What the usage read model should hold: the last call, whether a pivot followed it, whether a compaction is open. */
+/** The tool call that asked for the compaction open at index `at`: the newest request by the model since it opened. */
+const askedAt = (events: ReadonlyArray<Event>, at: number): string | undefined => {
+  const before = events.slice(0, at)
+  const opened = lastIndexOf(before, ["CompactionRequested", "SummaryFinished", "SummaryFailed"])
+  const asked = before
+    .slice(opened + 1)
+    .findLast((e) => e._tag === "CompactionRequestedByModel" && e.callId !== undefined)
+  return asked?._tag === "CompactionRequestedByModel" ? asked.callId : undefined
+}
+
+/**
+ * What the usage read model should hold: the last call, what made its count stale (a pivot after it, or one its own
+ * tool call asked for since the call before it; else a prune after it), whether a compaction is open.
+ */
 export const usage = (events: ReadonlyArray<Event>) => {
   const calls = callsOf(events)
   const last = calls.at(-1)
   const step = last === undefined ? undefined : events[last]
+  const pivot = lastIndexOf(events, ["SummaryFinished"])
+  const askedForPivot = pivot < 0 ? undefined : askedAt(events, pivot)
+  const carriesAsk =
+    step?._tag === "AssistantStepRecorded" &&
+    pivot < last! &&
+    pivot > (calls.at(-2) ?? -1) &&
+    askedForPivot !== undefined &&
+    step.message.parts.some((p) => p.type === "tool" && p.callId === askedForPivot)
+  const pruned = last !== undefined && events.slice(last + 1).some((e) => e._tag === "PartCompacted")
   return {
     lastCall:
       step?._tag === "AssistantStepRecorded"
         ? { messageId: step.message.id, tokens: contextOf(step.message.tokens), at: step.at }
         : undefined,
-    pivotSinceLastCall: last !== undefined && lastIndexOf(events, ["SummaryFinished"]) > last,
+    stale: last === undefined ? undefined : pivot > last || carriesAsk ? "pivot" : pruned ? "prune" : undefined,
     compacting:
       lastIndexOf(events, ["CompactionRequested"]) > lastIndexOf(events, ["SummaryFinished", "SummaryFailed"]),
     calls: calls.length,
+    askedBy: askedAt(events, events.length),
+    pivotAskedBy: pivot > (last ?? -1) ? askedForPivot : undefined,
   }
 }
 

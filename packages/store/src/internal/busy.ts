@@ -4,10 +4,9 @@
 // the busy timeout. These steps are idempotent, so they are retried with a jittered exponential backoff instead.
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
 import type { SqlError } from "effect/sql"
 import type { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
-import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { busySchedule as sqliteBusySchedule, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 
 const SQLITE_BUSY = 5
 const SQLITE_LOCKED = 6
@@ -30,11 +29,7 @@ export const isBusy = (error: StoreUnavailable | StoreCorrupt): boolean => {
 
 /** 10 ms, doubling, ±20% jitter, each wait at most 250 ms, for at most `budget` in all (the busy timeout). */
 export const busySchedule = (budget: Duration.Input) =>
-  Schedule.exponential("10 millis").pipe(
-    Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.millis(250)))),
-    Schedule.jittered,
-    Schedule.upTo({ duration: budget }),
-  )
+  sqliteBusySchedule(budget, { first: Duration.millis(10), cap: Duration.millis(250) })
 
 /** Retries `effect` while it fails with a lock held elsewhere, within `budget`; other failures pass through. */
 export const retryWhileBusy =

@@ -20,7 +20,7 @@ import {
   StoreUnavailable,
   WrongExpectedVersion,
 } from "../StoreError.ts"
-import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { busySchedule, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
@@ -115,6 +115,11 @@ export interface SqlStoreOptions {
   readonly readonly?: boolean | undefined
   /** The database's file name, for error messages. */
   readonly path?: string | undefined
+  /**
+   * SQLite: how long `forget` keeps trying to empty the write-ahead log while other connections use it (the busy
+   * timeout; the wait suspends the fiber, ADR 0014); default 5 s.
+   */
+  readonly busyTimeout?: Duration.Input | undefined
   readonly notifier?: Notifier | undefined
   /** Postgres: the LISTEN channel the sequencer notifies when it assigns positions (the notifier's channel). */
   readonly notifyChannel?: string | undefined
@@ -629,10 +634,24 @@ export const make = (
           )
           .pipe(Effect.mapError(toStoreError))
         if (isPg) return { keyDeleted: deleted, logCleared: true }
-        const checkpoint = yield* sql<{ readonly busy: number | bigint }>`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(
+        // Without a busy handler (ADR 0014) the checkpoint reports `busy` at once while another connection reads an
+        // older snapshot or writes: try again on the schedule, within the busy timeout.
+        const checkpoint = sql<{ readonly busy: number | bigint }>`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(
           Effect.mapError(toStoreError),
+          Effect.flatMap((rows) => (Number(rows[0]?.busy ?? 0) === 0 ? Effect.void : Effect.fail("busy" as const))),
         )
-        return { keyDeleted: deleted, logCleared: Number(checkpoint[0]?.busy ?? 0) === 0 }
+        const logCleared = yield* checkpoint.pipe(
+          Effect.retry({
+            schedule: busySchedule(options.busyTimeout ?? Duration.seconds(5)),
+            while: (error) => error === "busy",
+          }),
+          Effect.as(true),
+          Effect.catchIf(
+            (error) => error === "busy",
+            () => Effect.succeed(false),
+          ),
+        )
+        return { keyDeleted: deleted, logCleared }
       }),
 
       streamVersion: (stream) =>

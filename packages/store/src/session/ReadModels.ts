@@ -1509,26 +1509,55 @@ const makeService = (
     recall: (sessionId, query, limit) => {
       const terms = Recall.terms(query)
       if (terms.length === 0 || limit <= 0) return Effect.map(sync(sessionId), () => [])
+      const { words, substrings } = Recall.termKinds(terms)
+      const documentOf = (row: RecallRow): Recall.Document => ({
+        id: row.doc_id,
+        kind: row.kind === "summary" ? "summary" : "output",
+        messageId: row.message_id,
+        ...(row.tool === null ? {} : { tool: row.tool }),
+        text: row.body,
+      })
+      // Terms are letters and digits only, so quoting each makes a valid FTS5 query whatever the model typed.
+      const fts5 = words.map((t) => `"${t}"`).join(" OR ")
+      if (substrings.length === 0)
+        return synced(
+          sessionId,
+          Effect.map(
+            sql.onDialectOrElse({
+              pg: () =>
+                sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${words.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
+              orElse: () =>
+                sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${fts5} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
+            }),
+            (rows) => rows.map(documentOf),
+          ),
+        )
+      // CJK terms match as substrings (a word index holds an unbroken CJK run as one word): the session's documents
+      // that hold one of them or match a word are read and ranked by the scan's rule (`Recall.rank`).
       return synced(
         sessionId,
         Effect.map(
           sql.onDialectOrElse({
             pg: () =>
-              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${terms.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
-            // Terms are letters and digits only, so quoting each makes a valid FTS5 query whatever the model typed.
+              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
+                [
+                  ...substrings.map((t) => sql`strpos(body, ${t}) > 0`),
+                  ...(words.length === 0
+                    ? []
+                    : [sql`to_tsvector('simple', body) @@ to_tsquery('simple', ${words.join(" | ")})`]),
+                ],
+              )}`,
             orElse: () =>
-              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${terms.map((t) => `"${t}"`).join(" OR ")} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
+              sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
+                [
+                  ...substrings.map((t) => sql`instr(body, ${t}) > 0`),
+                  ...(words.length === 0
+                    ? []
+                    : [sql`rowid IN (SELECT rowid FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${fts5})`]),
+                ],
+              )}`,
           }),
-          (rows) =>
-            rows.map(
-              (row): Recall.Document => ({
-                id: row.doc_id,
-                kind: row.kind === "summary" ? "summary" : "output",
-                messageId: row.message_id,
-                ...(row.tool === null ? {} : { tool: row.tool }),
-                text: row.body,
-              }),
-            ),
+          (rows) => Recall.rank(rows.map(documentOf), query, limit),
         ),
       )
     },

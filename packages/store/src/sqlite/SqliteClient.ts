@@ -4,12 +4,17 @@
  * The official `@effect/sql-sqlite-node` has no release for stable effect 4, so this module provides the same
  * service shape and options (`filename`, `readonly`, `prepareCacheSize`, `prepareCacheTTL`, `disableWAL`,
  * `spanAttributes`, `transformResultNames`, `transformQueryNames`) and can be swapped for it later. Additions:
- * `busyTimeout` (how long a writer waits for another process's lock) and `transactionMode` (top-level
+ * `busyTimeout` (how long a writer waits for another connection's lock) and `transactionMode` (top-level
  * transactions start with `BEGIN IMMEDIATE` by default, so writers from several processes queue up instead of
  * failing when a read transaction tries to upgrade).
  *
  * One connection per client, shared through a semaphore: `DatabaseSync` is synchronous, so a second connection in
  * the same process would only add lock contention.
+ *
+ * Waiting for a lock never blocks the event loop (ADR 0014): SQLite's own busy handler sleeps inside the synchronous
+ * call, so a connection waiting for another one of the same process would stall the very loop that other one needs
+ * to commit. The busy handler is off (timeout 0); a statement refused with `SQLITE_BUSY` is run again after a
+ * jittered, growing delay (`busySchedule`), for at most `busyTimeout`, while other fibers run.
  */
 
 import * as Clock from "effect/Clock"
@@ -19,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -37,7 +43,10 @@ export interface SqliteClientConfig {
   readonly prepareCacheTTL?: Duration.Input | undefined
   /** Keep SQLite's rollback journal instead of switching the database to write-ahead logging. */
   readonly disableWAL?: boolean | undefined
-  /** How long to wait for a lock held by another connection before failing with `SQLITE_BUSY`; default 5 s. */
+  /**
+   * How long to wait for a lock held by another connection before failing with `SQLITE_BUSY`; default 5 s. The wait
+   * suspends the fiber (retries with backoff), never the thread.
+   */
   readonly busyTimeout?: Duration.Input | undefined
   /** How top-level transactions begin; default `"immediate"` (take the write lock at `BEGIN`). */
   readonly transactionMode?: "deferred" | "immediate" | "exclusive" | undefined
@@ -77,6 +86,24 @@ const toSqlError = (cause: unknown, message: string, operation: string): SqlErro
   })
 }
 
+const SQLITE_BUSY = 5
+
+/**
+ * The waits between attempts at a statement refused with `SQLITE_BUSY`: `first`, doubling, each at most `cap`,
+ * ±20% jitter, for at most `budget` in all. SQLite's own handler waits 1 to 100 ms; the defaults are alike.
+ */
+export const busySchedule = (
+  budget: Duration.Input,
+  options: { readonly first?: Duration.Input | undefined; readonly cap?: Duration.Input | undefined } = {},
+) => {
+  const cap = Duration.fromInputUnsafe(options.cap ?? Duration.millis(100))
+  return Schedule.exponential(options.first ?? Duration.millis(2)).pipe(
+    Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap))),
+    Schedule.jittered,
+    Schedule.upTo({ duration: budget }),
+  )
+}
+
 interface CachedStatement {
   readonly statement: Driver.Statement
   usedAt: number
@@ -95,19 +122,37 @@ export const make = (
     const cacheSize = Math.max(0, options.prepareCacheSize ?? 200)
     const cacheTtl = Duration.toMillis(options.prepareCacheTTL ?? Duration.minutes(10))
 
+    // No busy handler: SQLite would wait inside the synchronous call (see the module comment); `run` retries instead.
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () =>
-          Driver.open(options.filename, { readOnly: options.readonly ?? false, timeout: Math.round(busyMillis) }),
+        try: () => Driver.open(options.filename, { readOnly: options.readonly ?? false, timeout: 0 }),
         catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
       }),
       (db) => Effect.sync(() => db.isOpen && db.close()),
     )
+    const busyRetry = busySchedule(Duration.millis(busyMillis))
+    /**
+     * Runs `effect` again while it fails with `SQLITE_BUSY` and no transaction is left open by it (a `BEGIN`, a
+     * statement on its own or a `COMMIT` that could not get the lock: trying it again is safe). Inside a transaction
+     * a refused statement cannot succeed by waiting (a read transaction upgrading), so it fails at once.
+     */
+    const whileBusy = <A>(sql: string, effect: Effect.Effect<A, SqlError.SqlError>) =>
+      busyMillis <= 0
+        ? effect
+        : Effect.retry(effect, {
+            schedule: busyRetry,
+            while: (error) =>
+              ((sqliteErrorCode(error.reason.cause) ?? 0) & 0xff) === SQLITE_BUSY &&
+              (!db.isTransaction || /^\s*(COMMIT|END)\b/i.test(sql)),
+          })
     if (options.disableWAL !== true && options.readonly !== true) {
-      yield* Effect.try({
-        try: () => db.exec("PRAGMA journal_mode = WAL"),
-        catch: (cause) => toSqlError(cause, "Failed to enable WAL", "open"),
-      })
+      yield* whileBusy(
+        "PRAGMA journal_mode = WAL",
+        Effect.try({
+          try: () => db.exec("PRAGMA journal_mode = WAL"),
+          catch: (cause) => toSqlError(cause, "Failed to enable WAL", "open"),
+        }),
+      )
     }
 
     // Least recently used first: a Map keeps insertion order, and a hit re-inserts the entry.
@@ -134,20 +179,23 @@ export const make = (
       Effect.withFiber<any, SqlError.SqlError>((fiber) => {
         const bigints = Context.get(fiber.context, Client.SafeIntegers)
         const now = Context.get(fiber.context, Clock.Clock).currentTimeMillisUnsafe()
-        return Effect.try({
-          try: () => {
-            const statement = prepared ? prepare(sql, now) : db.prepare(sql)
-            statement.setReadBigInts(bigints)
-            const args = params as Array<any>
-            if (statement.columns().length === 0) {
-              const result = statement.run(...args)
-              return mode === "raw" ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
-            }
-            statement.setReturnArrays(mode === "arrays")
-            return statement.all(...args)
-          },
-          catch: (cause) => toSqlError(cause, "Failed to execute statement", "execute"),
-        })
+        return whileBusy(
+          sql,
+          Effect.try({
+            try: () => {
+              const statement = prepared ? prepare(sql, now) : db.prepare(sql)
+              statement.setReadBigInts(bigints)
+              const args = params as Array<any>
+              if (statement.columns().length === 0) {
+                const result = statement.run(...args)
+                return mode === "raw" ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
+              }
+              statement.setReturnArrays(mode === "arrays")
+              return statement.all(...args)
+            },
+            catch: (cause) => toSqlError(cause, "Failed to execute statement", "execute"),
+          }),
+        )
       })
 
     // Rows are pulled in pages while the stream's consumer holds the connection lease.

@@ -27,7 +27,19 @@ const OUTPUTS = {
   prt_a1_3: ["bash", "nothing to see here"],
 } as const
 
-export const eventsOf = (sessionId: string): Array<Events.Event> => {
+// Chinese, Japanese and Korean outputs: words inside unbroken runs, which a word index holds as one token.
+const CJK_OUTPUTS = {
+  prt_a1_0: ["bash", "错误：数据库连接失败，请重试。数据库连接超时"],
+  prt_a1_1: ["read", "ファイルを読み込みました。データベース接続エラー"],
+  prt_a1_2: ["bash", "데이터베이스에 연결할 수 없습니다 error"],
+  prt_a1_3: ["grep", "连接 is a word here, 连接 again"],
+} as const
+
+export const eventsOf = (
+  sessionId: string,
+  outputs: { readonly [id: string]: readonly [string, string] } = OUTPUTS,
+  prunedIds: ReadonlyArray<string> = ["prt_a1_0", "prt_a1_1", "prt_a1_2"],
+): Array<Events.Event> => {
   const a1: Message.AssistantMessage = {
     role: "assistant",
     id: msg("msg_a1"),
@@ -36,7 +48,7 @@ export const eventsOf = (sessionId: string): Array<Events.Event> => {
     model: MODEL,
     tokens: Tokens.zero,
     finish: "tool-calls",
-    parts: Object.entries(OUTPUTS).map(([id, [tool, output]]) => completed(id, tool, output)),
+    parts: Object.entries(outputs).map(([id, [tool, output]]) => completed(id, tool, output)),
   }
   const summary: Message.AssistantMessage = {
     role: "assistant",
@@ -63,7 +75,7 @@ export const eventsOf = (sessionId: string): Array<Events.Event> => {
       },
     },
     { _tag: "AssistantStepRecorded", at: 2, message: a1 },
-    ...["prt_a1_0", "prt_a1_1", "prt_a1_2"].map(
+    ...prunedIds.map(
       (partId): Events.Event => ({
         _tag: "PartCompacted",
         at: 3,
@@ -86,18 +98,18 @@ export const eventsOf = (sessionId: string): Array<Events.Event> => {
   ]
 }
 
-const append = (sessionId: string) =>
+const append = (sessionId: string, events: ReadonlyArray<Events.Event> = eventsOf(sessionId)) =>
   SessionLog.append(
     sessionId,
     0,
-    eventsOf(sessionId).map((event, i) => ({ id: SessionLog.eventId(sessionId, i + 1), event })),
+    events.map((event, i) => ({ id: SessionLog.eventId(sessionId, i + 1), event })),
   )
 
 /** The scan over the same documents: core's reference for which documents match. */
-const scan = (sessionId: string, query: string) =>
-  Recall.search(Recall.documents(Conversation.messages(Window.fold(eventsOf(sessionId)).conversation)), query, 10).map(
-    (h) => h.id,
-  )
+const scan = (sessionId: string, query: string, events: ReadonlyArray<Events.Event> = eventsOf(sessionId)) =>
+  Recall.search(Recall.documents(Conversation.messages(Window.fold(events).conversation)), query, 10).map((h) => h.id)
+
+const CJK_PRUNED = ["prt_a1_0", "prt_a1_1", "prt_a1_2", "prt_a1_3"]
 
 export const searches = (store: () => ManagedRuntime.ManagedRuntime<Stores, unknown>) => {
   it("given pruned outputs and a summary, then a query returns the expected ids ranked, as the scan does", async () => {
@@ -139,6 +151,40 @@ export const searches = (store: () => ManagedRuntime.ManagedRuntime<Stores, unkn
         text: "We changed the server port and the deploy script.",
       },
     ])
+  })
+
+  it("given CJK outputs, then a word inside an unbroken run is found, in the scan's order (issue 18)", async () => {
+    const sessionId = freshSession("cjk")
+    const events = eventsOf(sessionId, CJK_OUTPUTS, CJK_PRUNED)
+    const queries = [
+      "连接",
+      "数据库连接",
+      "接続",
+      "데이터베이스",
+      "error",
+      "連接",
+      "连接 error",
+      "config 接続",
+      "数据库Error",
+    ]
+    const found = await store().runPromise(
+      Effect.gen(function* () {
+        yield* append(sessionId, events)
+        const readModels = yield* ReadModels.ReadModels
+        const out: Record<string, ReadonlyArray<string>> = {}
+        for (const q of queries) out[q] = (yield* readModels.recall(sessionId, q, 10)).map((d) => d.id)
+        out.limited = (yield* readModels.recall(sessionId, "连接", 1)).map((d) => d.id)
+        return out
+      }),
+    )
+    expect(found["连接"]).toEqual(["prt_a1_0", "prt_a1_3"])
+    expect(found["数据库连接"]).toEqual(["prt_a1_0"])
+    expect(found["接続"]).toEqual(["prt_a1_1"])
+    expect(found["데이터베이스"]).toEqual(["prt_a1_2"])
+    expect(found.error).toEqual(["prt_a1_2"])
+    expect(found["連接"]).toEqual([]) // traditional characters are other characters
+    expect(found.limited).toEqual(["prt_a1_0"])
+    for (const q of queries) expect(found[q], q).toEqual(scan(sessionId, q, events))
   })
 
   it("given a rebuild, then the same query finds the same ids (rebuilt == inline)", async () => {
