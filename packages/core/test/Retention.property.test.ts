@@ -177,7 +177,11 @@ describe("Retention: exactly what is kept and remembered", () => {
         for (const { before } of steps) {
           if (before.window.pivot === undefined || before.pending !== undefined) continue
           const order = orderOf(before)
-          const keep = picks.slice(0, 2).map((p) => order[p % order.length]!) as Array<MessageId>
+          // Ids the caller names: some of the session's, and one it never held (which keeps nothing).
+          const keep = [
+            ...picks.slice(0, 2).map((p) => order[p % order.length]!),
+            "msg_not_in_this_session",
+          ] as Array<MessageId>
           const retained = Retention.retain(before, keep)
           const reachable = reachableOf(before, keep)
           const oldest = order.findIndex((id) => reachable.has(id))

@@ -1132,15 +1132,15 @@ const makeProjector = (options: Options) => {
           }
           yield* saveCheckpoints(sql, sessionId, held.version, held.position)
           const stream = Events.streamName(sessionId)
-          // A bulk load (an import) usually ends its process: the snapshot is written for the next one, and this
-          // process drops its copy (a later append here reads the snapshot back, as another process would).
-          const written = snapshotting
-            ? yield* writeSnapshot(sql, stream, sessionId, held.version, held.states)
-            : undefined
+          // A bulk load (an import) writes no snapshot: the first process that appends to the session later folds
+          // its log once, as its runtime does anyway for a session it never saw, and snapshots it then. An older
+          // snapshot of the stream no longer matches it, so it goes.
+          yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
           yield* sql.afterCommit(
-            Effect.sync(() =>
-              written === undefined ? remember(sessionId, held.version, held.states) : cache.delete(sessionId),
-            ),
+            Effect.sync(() => {
+              snapshotAt.delete(sessionId)
+              cache.delete(sessionId)
+            }),
           )
         }
         return result
