@@ -1,7 +1,8 @@
 import { defineProject } from "vitest/config"
-import { testFiles } from "../../scripts/vitest.shared.ts"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
+  ...sourceResolve,
   test: {
     name: "server",
     testTimeout: 60_000,

@@ -313,4 +313,5 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
       { kind: "request", text: "The parser test fails, please fix it.", named: true },
     ],
   },
+  { _tag: "SessionForgotten", at: 1_767_000_016_000 },
 ]

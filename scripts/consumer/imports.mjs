@@ -6,6 +6,7 @@ const expected = {
   "@pivot/ai": ["AiAgent", "AiSummarizer", "Messages", "createPivot"],
   "@pivot/server": ["Serve"],
   "@pivot/opencode": ["Import", "Export"],
+  "@pivot/opencode-plugin": ["default"],
   "@pivot/cli": ["run", "main", "version"],
 }
 let failed = 0

@@ -56,6 +56,33 @@ describe("pivot forget", () => {
     expect(again.out[0]).toMatch(/has no key/)
   })
 
+  it("given a sealed session forked without --encrypt, then the fork is encrypted, and forgetting the parent forgets the fork too (issue 18 #2)", async () => {
+    const db = await sealedDb()
+    const forked = await pivot("fork", "--db", db, realSessionId, "--into", "try-b", "--at", "20")
+    expect(forked.code).toBe(0)
+    expect(forked.out[0]).toMatch(/; encrypted like its parent \(with its own key\)$/)
+    const raw = new DatabaseSync(db, { readOnly: true })
+    const plain = raw
+      .prepare(
+        "SELECT count(*) AS n FROM pivot_events WHERE stream = 'session-ses_try-b' AND data LIKE '%\"text\":\"%' AND data NOT LIKE '%pivot:sealed:v1:%'",
+      )
+      .get()
+    raw.close()
+    expect(Number(plain?.n)).toBe(0)
+    const before = await pivot("window", "--db", db, "--session", "ses_try-b", "--format", "json")
+    expect(before.stdout).not.toContain("[ERASED]")
+
+    const result = await pivot("forget", "--db", db, realSessionId)
+    expect(result).toMatchObject({ code: 0, err: [] })
+    expect(result.out[1]).toBe("forgot its fork too: ses_try-b")
+    const after = await pivot("window", "--db", db, "--session", "ses_try-b", "--format", "json")
+    expect(after.stdout).toContain("[ERASED]")
+    const texts = (json: string) =>
+      JSON.stringify(JSON.parse(json).messages).match(/"text":"(?!\[ERASED\])[^"]{20,}/g) ?? []
+    expect(texts(before.stdout).length).toBeGreaterThan(0)
+    expect(texts(after.stdout)).toEqual([])
+  })
+
   it("given pivot import --encrypt, then the stored text is ciphertext, and forget erases it", async () => {
     const db = freshDb()
     expect((await pivot("import", realExport, "--db", db, "--encrypt")).code).toBe(0)

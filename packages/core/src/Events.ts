@@ -307,9 +307,10 @@ export const ContextRecalled = Schema.TaggedStruct("ContextRecalled", {
 })
 
 /**
- * This session was forked from another: its events up to here are copies of the parent's first `parentVersion`
- * events (the parent's `SessionStarted` naming this session instead), so its window here is the parent's window at
- * that version. The parent is unchanged; from here on both evolve independently.
+ * This session was forked from another: its first `parentVersion` events are copies of the parent's first
+ * `parentVersion` events (the parent's `SessionStarted` naming this session instead), so its window there is the
+ * parent's window at that version. The parent is unchanged; from here on both evolve independently. A fork names every
+ * ancestor, oldest first, each with the version it shares with it.
  */
 export const SessionForked = Schema.TaggedStruct("SessionForked", {
   at: Millis,
@@ -326,6 +327,16 @@ export const ArtifactsChecked = Schema.TaggedStruct("ArtifactsChecked", {
   at: Millis,
   markerId: MessageId,
   artifacts: Schema.Array(Artifact),
+})
+
+/**
+ * The session was forgotten (`pivot forget`, `SessionLog.forget`): its key was deleted in the same transaction, so
+ * every field stored encrypted before this event reads as `[ERASED]`. Every other fact stands. A reader holding the
+ * session's text in memory (a live state, a cache, a read model) folds the log again from its first event, and a
+ * writer refuses what it derived from text read before this event.
+ */
+export const SessionForgotten = Schema.TaggedStruct("SessionForgotten", {
+  at: Millis,
 })
 
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
@@ -356,6 +367,7 @@ export const schemas = {
   ContextRecalled,
   SessionForked,
   ArtifactsChecked,
+  SessionForgotten,
 } as const
 
 /** Event type names. */
@@ -394,6 +406,7 @@ export const versions: { readonly [K in Type]: number } = {
   ContextRecalled: 1,
   SessionForked: 1,
   ArtifactsChecked: 1,
+  SessionForgotten: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -509,4 +522,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   ContextRecalled: [["query"]],
   SessionForked: [],
   ArtifactsChecked: [["artifacts", "*", "text"]],
+  SessionForgotten: [],
 }

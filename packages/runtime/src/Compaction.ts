@@ -93,6 +93,14 @@ export interface Settled {
   readonly continuation?: Continuation | undefined
 }
 
+/** A step refused by `SessionErased` as nothing done (the caller takes it again on the session as it now reads). */
+const erasedAsUndefined = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is Extract<E, { readonly _tag: "SessionErased" }> => error._tag === "SessionErased",
+    () => Effect.succeed(undefined),
+  )
+
 /** How a model's focus note reads in the summariser's prompt. */
 export const FOCUS_PREFIX = "The model asked for this compaction; focus on: "
 
@@ -509,10 +517,14 @@ export const make = (deps: {
         ...(usesBuiltPrompt ? {} : { prompt }),
         ...(context.length > 0 ? { pluginContext: context } : {}),
       }
-      const executed = yield* sessions.execute(sessionId, (current) =>
-        Session.compaction(current.session, markerId)?.status === "requested"
-          ? [process, { _tag: "Record", events: records }]
-          : undefined,
+      // The prompt and records were built from `state`: never written once the session was forgotten since.
+      const executed = yield* sessions.execute(
+        sessionId,
+        (current) =>
+          Session.compaction(current.session, markerId)?.status === "requested"
+            ? [process, { _tag: "Record", events: records }]
+            : undefined,
+        { basis: state },
       )
       const started = executed.events.find((e) => e._tag === "CompactionStarted")
       // Another writer started it first: summarise from what it recorded.
@@ -690,10 +702,13 @@ export const make = (deps: {
       const at = yield* Clock.currentTimeMillis
       if (failure !== undefined) {
         const error = failure
-        yield* sessions.execute(sessionId, (current) =>
-          Session.compaction(current.session, markerId)?.status === "started"
-            ? { _tag: "FailSummary", at, markerId, error }
-            : undefined,
+        yield* sessions.execute(
+          sessionId,
+          (current) =>
+            Session.compaction(current.session, markerId)?.status === "started"
+              ? { _tag: "FailSummary", at, markerId, error }
+              : undefined,
+          { basis: state },
         )
         return { status: "failed", markerId, error } satisfies Outcome
       }
@@ -744,13 +759,17 @@ export const make = (deps: {
       ]
       const partId = yield* ids.part
       const finalText = text
-      yield* sessions.execute(sessionId, (current) =>
-        Session.compaction(current.session, markerId)?.status === "started"
-          ? [
-              { _tag: "FinishSummary", at, markerId, partId, text: finalText, tokens: usage, finish },
-              { _tag: "Record", events: records },
-            ]
-          : undefined,
+      // The summary was written from `state` (the summariser input): never stored once the session was forgotten since.
+      yield* sessions.execute(
+        sessionId,
+        (current) =>
+          Session.compaction(current.session, markerId)?.status === "started"
+            ? [
+                { _tag: "FinishSummary", at, markerId, partId, text: finalText, tokens: usage, finish },
+                { _tag: "Record", events: records },
+              ]
+            : undefined,
+        { basis: state },
       )
       return {
         status: "finished",
@@ -843,17 +862,25 @@ export const make = (deps: {
         const pending = state.session.pending
         if (pending === undefined) break
         const compaction = Session.compaction(state.session, pending)!
+        // A step refused because the session was forgotten meanwhile (`SessionErased`) is taken again in the next
+        // round, from the session as it reads after the erasure.
         if (compaction.status === "requested") {
-          const started = yield* start(sessionId, state, pending, settings)
+          const started = yield* start(sessionId, state, pending, settings).pipe(erasedAsUndefined)
           if (started !== undefined) {
-            outcome = yield* summarize(sessionId, started.state, pending, started.input, settings)
+            const finished = yield* summarize(sessionId, started.state, pending, started.input, settings).pipe(
+              erasedAsUndefined,
+            )
+            if (finished === undefined) continue
+            outcome = finished
             if (outcome.status === "finished" && !compaction.auto) continuation = "manual"
           }
           continue
         }
         if (compaction.status === "started") {
           const input = yield* resumeInput(sessionId, state, pending, settings)
-          outcome = yield* summarize(sessionId, state, pending, input, settings)
+          const finished = yield* summarize(sessionId, state, pending, input, settings).pipe(erasedAsUndefined)
+          if (finished === undefined) continue
+          outcome = finished
           if (outcome.status === "finished" && !compaction.auto) continuation = "manual"
           continue
         }

@@ -32,6 +32,7 @@ import {
   Prompt,
   ProviderError,
   Prune,
+  Redaction,
   type Render,
   SchemaIssues,
   Session,
@@ -121,7 +122,10 @@ export interface Options {
   readonly summaryTimeout?: Duration.Input | undefined
   /** Fall back to the extractive summary when the model's fails; default true. `false` records the failure. */
   readonly fallback?: boolean | undefined
-  /** Redact secrets from the summariser input and the stored summary; default true. */
+  /**
+   * Redact secrets from the summariser input, the stored summary, a model's focus note (`context_compact`) and its
+   * recall queries (`context_recall`); default true.
+   */
   readonly redactSecrets?: boolean | undefined
   /**
    * Record-time redaction (opt-in, default false): secrets in every recorded text (user and assistant text,
@@ -492,6 +496,7 @@ export const make = (
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
 
@@ -503,7 +508,7 @@ export const make = (
         plugins,
         summaryTimeout: options.summaryTimeout ?? "2 minutes",
         fallback: options.fallback ?? true,
-        redactSecrets: options.redactSecrets ?? true,
+        redactSecrets,
         factsBlock: options.factsBlock ?? true,
         ...(cacheAware === undefined
           ? {}
@@ -961,7 +966,11 @@ export const make = (
             const last = state.runtime.lastUserId
             const parent = last === undefined ? undefined : Session.message(state.session, last)
             // Cut on a grapheme boundary: half an emoji would put a lone surrogate into the summariser's prompt.
-            const focus = request?.focus === undefined ? undefined : Text.clip(request.focus.trim(), MAX_FOCUS_CHARS)
+            const note = request?.focus === undefined ? undefined : Text.clip(request.focus.trim(), MAX_FOCUS_CHARS)
+            // The model's note is stored and printed (inspect): redacted like a summary, kinds recorded.
+            const found = note === undefined || !redactSecrets ? undefined : Redaction.redact(note)
+            const redacted = found !== undefined && found.redactions.length > 0 ? found : undefined
+            const focus = redacted?.text ?? note
             const create: Command = {
               _tag: "CreateCompaction",
               at,
@@ -971,6 +980,13 @@ export const make = (
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             }
+            const secrets = (found: Redaction.Redacted): RuntimeEvents.Event => ({
+              _tag: "SecretsRedacted",
+              at,
+              markerId,
+              stage: "prompt",
+              findings: found.redactions.map((r) => ({ messageId: markerId, field: "focus", kind: r.kind })),
+            })
             const asked: RuntimeEvents.Event = {
               _tag: "CompactionRequestedByModel",
               at,
@@ -983,7 +999,7 @@ export const make = (
               !byModel
                 ? [create]
                 : declineOf(current) === undefined
-                  ? [create, { _tag: "Record", events: [asked] }]
+                  ? [create, { _tag: "Record", events: redacted === undefined ? [asked] : [asked, secrets(redacted)] }]
                   : [],
             )
             if (byModel && executed.events.length === 0)
@@ -1084,7 +1100,7 @@ export const make = (
       return Conversation.messages(state.session.window.conversation)
     })
 
-    const recallIn = Recall.make(sessions, readModels?.recall, recallOptions)
+    const recallIn = Recall.make(sessions, readModels?.recall, { ...recallOptions, redactSecrets })
     const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
       return yield* recallIn(sessionId, request)

@@ -6,7 +6,7 @@
  * a query that matched nothing: the model's attempt is part of the audit). Input that is not a recall — no id of the
  * right shape, a query without a word, a negative offset — and a session that never started write nothing.
  */
-import { Conversation, Recall, Retention, Text } from "@pivot/core"
+import { Conversation, Recall, Redaction, Retention, Text } from "@pivot/core"
 import type { ReadModels } from "@pivot/store"
 import { Clock, Effect } from "effect"
 import type { ExecuteError, SessionsShape } from "./Sessions.ts"
@@ -39,6 +39,11 @@ export interface Options {
   readonly maxChars?: number | undefined
   /** The most hits a query answers; default `Recall.DEFAULT_LIMIT`. */
   readonly limit?: number | undefined
+  /**
+   * Store the query with its secrets redacted (`[REDACTED:<kind>]`), as summaries are (the search still uses the
+   * query as given); default true. The `ContextManager` option `redactSecrets` sets it.
+   */
+  readonly redactSecrets?: boolean | undefined
 }
 
 /** A full-text search over a session's recallable documents, best first (the SQL read model's). */
@@ -64,6 +69,7 @@ export const make = (
 ): ((sessionId: string, request: Request) => Effect.Effect<Recalled, RecallError>) => {
   const maxChars = Math.max(1, Math.floor(options.maxChars ?? Recall.DEFAULT_MAX_CHARS))
   const limit = Math.max(1, Math.floor(options.limit ?? Recall.DEFAULT_LIMIT))
+  const stored = (query: string) => (options.redactSecrets === false ? query : Redaction.redact(query).text)
 
   return Effect.fn("Recall.recall")(function* (sessionId: string, request: Request) {
     const id = typeof request.id === "string" && request.id.trim() !== "" ? request.id.trim() : undefined
@@ -109,7 +115,7 @@ export const make = (
         {
           _tag: "ContextRecalled",
           at,
-          ...(id === undefined ? { query: query! } : { id }),
+          ...(id === undefined ? { query: stored(query!) } : { id }),
           ...(id !== undefined && offset > 0 ? { offset } : {}),
           found: answer.found,
           chars: answer.text.length,

@@ -62,6 +62,11 @@ export interface State {
   readonly pruned: { readonly parts: number; readonly tokens: number }
   /** The text of the newest `HudShown`. */
   readonly hud: string | undefined
+  /**
+   * How many times the session was forgotten (`SessionForgotten`): text derived from a state with a smaller count was
+   * read before an erasure and must not be written (see `Sessions.execute`'s `basis`).
+   */
+  readonly forgotten: number
   /** Core's usage fold: whether the last call's count still measures the window (`Usage.measured`). */
   readonly usage: Usage.State
 }
@@ -84,18 +89,19 @@ export const initial: State = {
   modelCompacted: false,
   pruned: { parts: 0, tokens: 0 },
   hud: undefined,
+  forgotten: 0,
   usage: Usage.initial,
 }
 
 /** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
-export const FORMAT = 2
+export const FORMAT = 3
 
 /** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
 export const decode = (raw: unknown): State => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
   const given = raw as Partial<State>
   const state = { ...initial, ...given, usage: { ...Usage.initial, ...given.usage } }
-  for (const key of ["streak", "pivots", "failures", "fallbacks"] as const)
+  for (const key of ["streak", "pivots", "failures", "fallbacks", "forgotten"] as const)
     if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
   return state
 }
@@ -217,6 +223,8 @@ const evolveOwn = (state: State, event: Event): State => {
       return { ...state, pruned: { parts: state.pruned.parts + 1, tokens: state.pruned.tokens + event.tokens } }
     case "HudShown":
       return { ...state, hud: event.text }
+    case "SessionForgotten":
+      return { ...state, forgotten: state.forgotten + 1 }
     default:
       return state
   }

@@ -18,6 +18,7 @@ import {
   type NewEvent,
   type ReadError,
   type RecordedEvent,
+  SessionLog,
   Snapshot,
   type StoredSnapshot,
   Upcast,
@@ -181,6 +182,18 @@ export class ConcurrencyConflict extends Schema.TaggedError<ConcurrencyConflict>
   }
 }
 
+/**
+ * The session was forgotten (`SessionForgotten`) after the text this command carries was read: writing it would put
+ * erased text back. Nothing was recorded; decide again on the session as it reads now.
+ */
+export class SessionErased extends Schema.TaggedError<SessionErased>()("SessionErased", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId} was forgotten after this command's text was read; nothing was recorded`
+  }
+}
+
 /** `fork`: the session to fork has no events. */
 export class ForkSourceMissing extends Schema.TaggedError<ForkSourceMissing>()("ForkSourceMissing", {
   sessionId: Schema.String,
@@ -218,9 +231,38 @@ export interface Forked {
   readonly sessionId: string
   readonly parent: string
   readonly parentVersion: number
-  /** Events the child starts with: the parent's first `parentVersion`, then its `SessionForked`. */
+  /**
+   * Events the child starts with: the parent's first `parentVersion`, then a `SessionForked` for each ancestor the
+   * parent was forked from after that version (see `lineageBeyond`), then its own `SessionForked`.
+   */
   readonly version: number
+  /** Whether the child's text is stored encrypted: asked for (`encryptAtRest`), or because the parent's is. */
+  readonly encrypted: boolean
 }
+
+/**
+ * The ancestors a fork at `at` would lose: the parent's `SessionForked` events after `at` (a fork at or before the
+ * parent's own fork point), each saying the parent's first `parentVersion` events are copies of that ancestor's. The
+ * child's first `min(at, parentVersion)` events are then copies of the ancestor's too, so each becomes a
+ * `SessionForked` at that version, in the parent's order, and the child keeps its whole lineage. Pure.
+ */
+export const lineageBeyond = (
+  after: ReadonlyArray<Event>,
+  at: number,
+  forkedAt: number,
+): Array<Extract<Event, { readonly _tag: "SessionForked" }>> =>
+  after.flatMap((e) =>
+    e._tag === "SessionForked"
+      ? [
+          {
+            _tag: "SessionForked" as const,
+            at: forkedAt,
+            parent: e.parent,
+            parentVersion: Math.min(at, e.parentVersion),
+          },
+        ]
+      : [],
+  )
 
 /** A stored event cannot be read: unknown type, a newer schema version than this program, or malformed data. */
 export class UndecodableEvent extends Schema.TaggedError<UndecodableEvent>()("UndecodableEvent", {
@@ -244,7 +286,18 @@ export type ExecuteError =
   | Exclude<AppendError, WrongExpectedVersion>
   | LoadError
   | ConcurrencyConflict
+  | SessionErased
   | InvalidCommand
+
+/** Options of one `execute`. */
+export interface ExecuteOptions {
+  /**
+   * The state the input's text was derived from (a summary written from it, a prompt built from it): when the session
+   * was forgotten after it (`RuntimeState.forgotten` grew), the command fails with `SessionErased` instead of writing
+   * that text back.
+   */
+  readonly basis?: State | undefined
+}
 
 /** Core's event schemas, by type, for the store's upcasting decoder. */
 export const schemas: Upcast.Schemas = Object.fromEntries(
@@ -427,7 +480,7 @@ export const conflictSchedule = (options: Pick<Options, "conflictBackoff" | "max
 /** The command handler's operations. */
 export interface SessionsShape {
   /** Decides and appends; answers the appended events (none when the decision was a no-op) and the new state. */
-  readonly execute: (sessionId: string, input: Input) => Effect.Effect<Executed, ExecuteError>
+  readonly execute: (sessionId: string, input: Input, options?: ExecuteOptions) => Effect.Effect<Executed, ExecuteError>
   /** The session's current state (catching up with events appended elsewhere). */
   readonly load: (sessionId: string) => Effect.Effect<State, LoadError>
   /**
@@ -496,11 +549,19 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
     const catchUp = (sessionId: string, from: State, to?: number) =>
       Effect.gen(function* () {
-        const recorded = yield* store.read(Events.streamName(sessionId), {
-          from: from.session.version + 1,
-          ...(to === undefined ? {} : { to }),
-        })
+        const stream = Events.streamName(sessionId)
+        const upTo = to === undefined ? {} : { to }
+        const recorded = yield* store.read(stream, { from: from.session.version + 1, ...upTo })
         if (recorded.length === 0) return from
+        if (from !== initialState && SessionLog.forgottenIn(recorded)) {
+          // Forgotten since `from` was read: it holds text the erasure took away. Fold the log again from its first
+          // event (the erased fields now read as such); nothing read before is kept.
+          snapshotAt.delete(sessionId)
+          const whole = fold(yield* decodeAll(sessionId, yield* store.read(stream, upTo)))
+          const state = bounded ? retain(whole) : whole
+          remember(sessionId, state)
+          return state
+        }
         let state = fold(yield* decodeAll(sessionId, recorded), from)
         if (bounded && recorded.some((r) => r.type === "SummaryFinished")) state = retain(state)
         remember(sessionId, state)
@@ -511,7 +572,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const advance = (sessionId: string, whole: State) =>
       Effect.gen(function* () {
         const recorded = yield* store.read(Events.streamName(sessionId), { from: whole.session.version + 1 })
-        return recorded.length === 0 ? whole : fold(yield* decodeAll(sessionId, recorded), whole)
+        if (recorded.length === 0) return whole
+        // Forgotten since `whole` was read (see `catchUp`): read again from the first event.
+        if (SessionLog.forgottenIn(recorded)) return yield* history(sessionId)
+        return fold(yield* decodeAll(sessionId, recorded), whole)
       })
 
     /** The whole state from the first event (nothing dropped); not cached. */
@@ -582,13 +646,21 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return yield* cached === undefined ? resume(sessionId) : catchUp(sessionId, cached)
     })
 
-    const execute = Effect.fn("Sessions.execute")(function* (sessionId: string, input: Input) {
+    const execute = Effect.fn("Sessions.execute")(function* (
+      sessionId: string,
+      input: Input,
+      executeOptions?: ExecuteOptions,
+    ) {
       const stream = Events.streamName(sessionId)
+      const basis = executeOptions?.basis
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
       const wait = yield* Schedule.toStepWithSleep(backoff)
       // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
       let whole: State | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
+        if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
+          return yield* new SessionErased({ sessionId })
         const decoded = decodeDecision(typeof input === "function" ? input(state) : input)
         if (Result.isFailure(decoded)) return yield* decoded.failure
         let decision = decoded.success
@@ -669,17 +741,40 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
         return yield* new ForkTargetExists({ sessionId: childId })
       const inherited = yield* events(parentId, { to: version })
+      // After the fork point only the parent's own lineage matters (decoded alone: no message is decoded for it).
+      const later = yield* store.read(Events.streamName(parentId), { from: version + 1 })
+      const ancestry = yield* decodeAll(
+        parentId,
+        later.filter((r) => r.type === "SessionForked"),
+      )
       const forkedAt = yield* Clock.currentTimeMillis
       const copies: Array<Event> = [
         ...inherited.map((e) => (e._tag === "SessionStarted" ? { ...e, sessionId: childId as Ids.SessionId } : e)),
+        ...lineageBeyond(ancestry, version, forkedAt),
         { _tag: "SessionForked", at: forkedAt, parent: parentId as Ids.SessionId, parentVersion: version },
       ]
+      // A fork of an encrypted session is encrypted too (with its own key): its copies must be erasable.
+      const encrypted = options.encryptAtRest === true || (yield* store.isSealed(Events.streamName(parentId)))
       const encoded: Array<NewEvent> = []
-      for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
+      for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, encrypted))
       yield* store
         .append(Events.streamName(childId), 0, encoded)
         .pipe(Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))))
-      return { sessionId: childId, parent: parentId, parentVersion: version, version: copies.length } satisfies Forked
+      // The parent forgotten while it was copied (`SessionLog.forget` looks for forks only after its own marker, so
+      // one of the two sees the other): the fork is forgotten with it.
+      const since = yield* store.read(Events.streamName(parentId), { from: head + 1 })
+      if (SessionLog.forgottenIn(since))
+        yield* SessionLog.forget(childId).pipe(
+          Effect.catchTag("UnknownSession", (error) => Effect.die(error)),
+          Effect.provideService(EventStore, store),
+        )
+      return {
+        sessionId: childId,
+        parent: parentId,
+        parentVersion: version,
+        version: copies.length,
+        encrypted,
+      } satisfies Forked
     })
 
     return { execute, load, history, events, fork } satisfies SessionsShape

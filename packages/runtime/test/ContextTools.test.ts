@@ -8,7 +8,10 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { RUNS } from "../../core/test/support/runs.ts"
+import { SAMPLES } from "../../core/test/support/secrets.ts"
 import { captured, prepare, run, SESSION, services, step, stub, tool, used, user, users } from "./support/harness.ts"
+
+const ALL_SECRETS = SAMPLES.map((s) => s.text).join("\n")
 
 const events = Effect.gen(function* () {
   const { sessions } = yield* services
@@ -183,6 +186,45 @@ describe("compactions the model asks for", () => {
     expect(Window.messages(out.state.session.window)[1]).toMatchObject({ role: "assistant", summary: true })
     // The request is manual: no continue message follows.
     expect(out.log.some((e) => e._tag === "ContinueRequested")).toBe(false)
+  })
+
+  it("given a focus note and a recall query holding every kind of secret, when they are recorded, then the log stores neither secret, only markers and the kinds found (issue 18 #3)", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("refactor the parser")
+        yield* step(30_000)
+        yield* cm.compact(SESSION, { requestedBy: "model", focus: `keep these: ${ALL_SECRETS}` })
+        yield* cm.recall(SESSION, { query: `parser ${ALL_SECRETS}` })
+        return yield* events
+      }),
+    )
+    const stored = JSON.stringify(out)
+    expect(SAMPLES.filter((s) => stored.includes(s.secret)).map((s) => s.kind)).toEqual([])
+    const asked = out.find((e) => e._tag === "CompactionRequestedByModel")
+    expect(asked).toMatchObject({ focus: expect.stringContaining("[REDACTED:") })
+    const kinds = out.flatMap((e) =>
+      e._tag === "SecretsRedacted" ? e.findings.filter((f) => f.field === "focus").map((f) => f.kind) : [],
+    )
+    expect(new Set(kinds)).toEqual(new Set(SAMPLES.map((s) => s.kind)))
+    const recalled = out.find((e) => e._tag === "ContextRecalled")
+    expect(recalled).toMatchObject({ query: expect.stringMatching(/^parser .*\[REDACTED:/s) })
+  })
+
+  it("given redactSecrets off, then the focus note and the query are stored as given", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("refactor the parser")
+        yield* step(30_000)
+        yield* cm.compact(SESSION, { requestedBy: "model", focus: `keep ${SAMPLES[0]!.text}` })
+        yield* cm.recall(SESSION, { query: `parser ${SAMPLES[1]!.text}` })
+        return JSON.stringify(yield* events)
+      }),
+      { options: { redactSecrets: false } },
+    )
+    expect(out).toContain(JSON.stringify(SAMPLES[0]!.secret).slice(1, -1))
+    expect(out).toContain(SAMPLES[1]!.secret)
   })
 
   it("given a focus note longer than the bound, then it is cut on a character boundary: no half emoji reaches the prompt (issue 18)", async () => {

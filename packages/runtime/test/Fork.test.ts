@@ -51,6 +51,7 @@ describe("fork", () => {
       parent: SESSION,
       parentVersion: out.parent.session.version,
       version: out.parent.session.version + 1,
+      encrypted: false,
     })
     expect(out.childEvents.at(-1)).toMatchObject({ _tag: "SessionForked", parent: SESSION })
     expect(out.childEvents[0]).toMatchObject({ _tag: "SessionStarted", sessionId: CHILD })
@@ -104,6 +105,82 @@ describe("fork", () => {
         },
       ),
       { ...RUNS, numRuns: Math.min(RUNS.numRuns, 60) },
+    )
+  })
+
+  it("given a fork of a fork, when it is forked at or before its own fork point, then the grandchild still names every ancestor (issue 18 #11)", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm, sessions } = yield* services
+        yield* session([10_000, 20_000])
+        const head = yield* versionOf(SESSION)
+        yield* cm.fork(SESSION, { into: CHILD })
+        yield* user("only in the child", CHILD)
+        yield* cm.fork(CHILD, { into: "ses_grandchild", at: 2 })
+        yield* cm.fork(CHILD, { into: "ses_at_point", at: head })
+        const lineage = (id: string) =>
+          Effect.map(sessions.events(id), (events) =>
+            events.flatMap((e) => (e._tag === "SessionForked" ? [[e.parent, e.parentVersion]] : [])),
+          )
+        return { head, early: yield* lineage("ses_grandchild"), atPoint: yield* lineage("ses_at_point") }
+      }),
+    )
+    expect(out.early).toEqual([
+      [SESSION, 2],
+      [CHILD, 2],
+    ])
+    expect(out.atPoint).toEqual([
+      [SESSION, out.head],
+      [CHILD, out.head],
+    ])
+  })
+
+  it("for any tree of forks at any versions: each session's lineage names every ancestor in order, and its window at each named version is that ancestor's", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 80_000 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        async (usages, forks) => {
+          const out = await run(
+            Effect.gen(function* () {
+              const { cm, sessions } = yield* services
+              yield* session(usages)
+              // The reference: the fork path of each session, as the test made it.
+              const paths = new Map<string, ReadonlyArray<string>>([[SESSION, []]])
+              const checks: Array<{ lineage: unknown; path: unknown; windows: Array<[string, string]> }> = []
+              for (const [i, [source, pick, grow]] of forks.entries()) {
+                const names = [...paths.keys()]
+                const from = names[source % names.length]!
+                const head = yield* versionOf(from)
+                const at = Math.max(1, Math.min(head, Math.ceil(pick * head)))
+                const into = `ses_fork${i}`
+                yield* cm.fork(from, { into, at })
+                paths.set(into, [...paths.get(from)!, from])
+                if (grow) yield* user(`only in ${into}`, into)
+                const lineage = (yield* sessions.events(into)).flatMap((e) =>
+                  e._tag === "SessionForked" ? [{ session: e.parent, version: e.parentVersion }] : [],
+                )
+                const windows: Array<[string, string]> = []
+                for (const l of lineage)
+                  windows.push([
+                    ValidWindow.toJson(Window.messages(yield* Replay.windowAt(into, l.version))),
+                    ValidWindow.toJson(Window.messages(yield* Replay.windowAt(l.session, l.version))),
+                  ])
+                checks.push({ lineage: lineage.map((l) => l.session), path: paths.get(into), windows })
+              }
+              return checks
+            }),
+          )
+          for (const check of out) {
+            expect(check.lineage).toEqual(check.path)
+            for (const [mine, theirs] of check.windows) expect(mine).toBe(theirs)
+          }
+        },
+      ),
+      { ...RUNS, numRuns: Math.min(RUNS.numRuns, 40) },
     )
   })
 

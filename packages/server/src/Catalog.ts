@@ -120,9 +120,15 @@ export const make = (
             entry = { log: [], view: SessionView.make(sessionId), position: 0 }
             entries.set(sessionId, entry)
           }
-          const log = entry.log!
           if (entry.view.version < head) {
-            const recorded = yield* Effect.mapError(store.read(stream, { from: entry.view.version + 1 }), storeFailed)
+            let recorded = yield* Effect.mapError(store.read(stream, { from: entry.view.version + 1 }), storeFailed)
+            // Forgotten since it was folded (`SessionForgotten`): what is held has the erased text; fold from zero.
+            if (entry.view.version > 0 && SessionLog.forgottenIn(recorded)) {
+              entry = { log: [], view: SessionView.make(sessionId), position: 0 }
+              entries.set(sessionId, entry)
+              recorded = yield* Effect.mapError(store.read(stream), storeFailed)
+            }
+            const log = entry.log!
             const decoded = yield* Effect.mapError(Effect.fromResult(SessionLog.decodeAll(recorded)), storeFailed)
             for (const logged of decoded) {
               log.push(logged)

@@ -75,9 +75,17 @@ export interface EventStoreShape {
   readonly subscribe: (options?: SubscribeOptions) => Stream.Stream<RecordedEvent, ReadError>
   /**
    * Crypto-shredding: deletes the stream's key, so every sealed field of its events reads as `ERASED` from now on
-   * (events, versions and positions stay). A later sealed append gives the stream a new key.
+   * (events, versions and positions stay). A later sealed append gives the stream a new key. With a `marker`, that
+   * event is appended in the same transaction (so readers and writers holding the stream's text notice the erasure).
    */
-  readonly forget: (stream: string) => Effect.Effect<Forgotten, ReadError>
+  readonly forget: (stream: string, options?: ForgetOptions) => Effect.Effect<Forgotten, ReadError>
+  /** Whether the stream has a key: some of its fields are stored sealed (and `forget` has not deleted it since). */
+  readonly isSealed: (stream: string) => Effect.Effect<boolean, ReadError>
+  /**
+   * Every event of one type, across all streams, in global order (a scan of the log: for rare questions such as
+   * "which sessions were forked from this one").
+   */
+  readonly readType: (type: string) => Effect.Effect<ReadonlyArray<RecordedEvent>, ReadError>
   /**
    * Stores a snapshot of the stream's folded state, replacing the stream's previous one, with a checksum of its data.
    * Snapshots are an optimisation beside the events, never a source of truth: `forget` deletes them.
@@ -87,8 +95,16 @@ export interface EventStoreShape {
   readonly readSnapshot: (stream: string) => Effect.Effect<StoredSnapshot | undefined, ReadError>
 }
 
+/** Options of `forget`. */
+export interface ForgetOptions {
+  /** An event appended to the stream atomically with the key's deletion (any expected version). */
+  readonly marker?: NewEvent | undefined
+}
+
 /** What `forget` did. */
 export interface Forgotten {
+  /** The marker's stream version, when a marker was appended. */
+  readonly version?: number | undefined
   /** Whether the stream had a key (false: nothing of it was sealed, or it was forgotten before). */
   readonly keyDeleted: boolean
   /**

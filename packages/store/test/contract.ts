@@ -610,6 +610,54 @@ export const contract = (backend: Backend): void => {
           }),
         ))
 
+      it("given forget with a marker, then the marker is appended with the key's deletion: a writer that read the stream before gets a version conflict", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b")])
+            const forgotten = yield* store.forget("s", { marker: ev("m", { forgotten: true }) })
+            expect(forgotten).toMatchObject({ keyDeleted: true, version: 3 })
+            const after = yield* store.read("s")
+            expect(after.map((e) => [e.id, e.streamVersion])).toEqual([
+              ["a", 1],
+              ["b", 2],
+              ["m", 3],
+            ])
+            expect((after[0]!.data as { note: string }).note).toBe(EventStore.ERASED)
+            const stale = yield* Effect.flip(store.append("s", 2, [sealedEvent("late")]))
+            expect(stale._tag).toBe("WrongExpectedVersion")
+            // Without a marker the stream is unchanged.
+            yield* store.append("t", "no-stream", [sealedEvent("c")])
+            expect((yield* store.forget("t")).version).toBeUndefined()
+            expect(yield* store.streamVersion("t")).toBe(1)
+          }),
+        ))
+
+      it("isSealed says whether a stream has a key; readType gives one type's events across streams in global order", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [sealedEvent("a"), ev("b", { id: "b" }, "Other")])
+            yield* store.append("t", "no-stream", [ev("c")])
+            yield* store.append("s", 2, [ev("d")])
+            expect([yield* store.isSealed("s"), yield* store.isSealed("t"), yield* store.isSealed("none")]).toEqual([
+              true,
+              false,
+              false,
+            ])
+            const tested = yield* store.readType("Tested")
+            expect(tested.map((e) => [e.id, e.stream])).toEqual([
+              ["a", "s"],
+              ["c", "t"],
+              ["d", "s"],
+            ])
+            expect(tested[0]!.data).toEqual(sealedData) // opened like any read
+            expect(yield* store.readType("Missing")).toEqual([])
+            yield* store.forget("s")
+            expect(yield* store.isSealed("s")).toBe(false)
+          }),
+        ))
+
       it("given a forgotten stream, when it gets a new sealed event, then a new key seals it and the old fields stay erased", () =>
         withStore(
           Effect.gen(function* () {

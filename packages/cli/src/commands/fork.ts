@@ -34,7 +34,9 @@ export const fork: Entry = {
       ),
       at: countFlag("at", "VERSION", "fork the session as it stood right after event VERSION (default: now)"),
       encrypt: Flag.Boolean("encrypt").pipe(
-        Flag.withDescription("store the child's text encrypted with its own key (see pivot forget)"),
+        Flag.withDescription(
+          "store the child's text encrypted with its own key (see pivot forget); a fork of an encrypted session always is",
+        ),
         Flag.withDefault(false),
       ),
     },
@@ -73,10 +75,11 @@ export const fork: Entry = {
               layer,
             ),
           )
+          const lineage = forked.version - forked.parentVersion
           io.out(
             `forked session ${forked.parent} at version ${forked.parentVersion} into ${forked.sessionId} ` +
-              `(${forked.version} events: the parent's first ${forked.parentVersion}, then SessionForked); ` +
-              `the parent is unchanged`,
+              `(${forked.version} events: the parent's first ${forked.parentVersion}, then ${lineage === 1 ? "SessionForked" : `${lineage} SessionForked, one per ancestor`}); ` +
+              `the parent is unchanged${forked.encrypted && !options.encrypt ? "; encrypted like its parent (with its own key)" : ""}`,
           )
         }),
       ),

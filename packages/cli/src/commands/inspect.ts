@@ -13,6 +13,7 @@ import {
   Ledger,
   Pricing,
   PruneIndex,
+  Redaction,
   Render,
   Tokens,
 } from "@pivot/core"
@@ -150,7 +151,15 @@ const pivotView = (
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
   auto: entry.auto,
-  ...(entry.requestedByModel === undefined ? {} : { requestedByModel: entry.requestedByModel }),
+  // The model's own words: printed redacted, also when an older pivot stored them raw.
+  ...(entry.requestedByModel === undefined
+    ? {}
+    : {
+        requestedByModel:
+          entry.requestedByModel.focus === undefined
+            ? entry.requestedByModel
+            : { focus: Redaction.redact(entry.requestedByModel.focus).text },
+      }),
   overflow: entry.overflow,
   status: entry.status,
   at: entry.settledVersion ?? entry.requestedVersion,
@@ -194,7 +203,7 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
         recalls.push({
           version: meta.version,
           id: event.id,
-          query: event.query,
+          query: event.query === undefined ? undefined : Redaction.redact(event.query).text,
           found: event.found,
           chars: event.chars,
           truncated: event.truncated,

@@ -58,57 +58,66 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
     const readPage: Paging.ReadPage = (after, limit) =>
       Effect.suspend(() => recorded(log.slice(Math.max(0, after), Math.max(0, after) + limit)))
 
-    const store: EventStoreShape = {
-      append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
-        const batch = prepareAppend(stream, expectedVersion, events)
-        if (Result.isFailure(batch)) return yield* batch.failure
-        const recordedAt = yield* Clock.currentTimeMillis
-        // Sealed before the checks (a key made here is kept only if the append succeeds).
-        let made: Seal.StreamKey | undefined
-        const stored = yield* Seal.storedData(
+    /** Appends; `atCommit` runs right before the events are written, with no yield between (atomically). */
+    const appendWith = Effect.fn("EventStore.append")(function* (
+      stream: string,
+      expectedVersion: Parameters<EventStoreShape["append"]>[1],
+      events: Parameters<EventStoreShape["append"]>[2],
+      atCommit?: () => void,
+    ) {
+      const batch = prepareAppend(stream, expectedVersion, events)
+      if (Result.isFailure(batch)) return yield* batch.failure
+      const recordedAt = yield* Clock.currentTimeMillis
+      // Sealed before the checks (a key made here is kept only if the append succeeds).
+      let made: Seal.StreamKey | undefined
+      const stored = yield* Seal.storedData(
+        stream,
+        batch.success,
+        Effect.sync(() => {
+          const existing = keys.get(stream)
+          if (existing !== undefined) return existing
+          made = Seal.newKey()
+          return made
+        }),
+      )
+      // No yield between the checks and the writes: the append is atomic with respect to other fibers.
+      const existing = batch.success.filter((event) => ids.has(event.id)).map((event) => event.id)
+      if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
+      const current = streams.get(stream) ?? []
+      if (!expectedVersionMatches(expectedVersion, current.length)) {
+        return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.length })
+      }
+      if (batch.success.length === 0) {
+        return { streamVersion: current.length, position: current.at(-1)?.position ?? 0 } satisfies AppendResult
+      }
+      // Every event was validated above and nothing below can fail, so the stream grows in place (O(batch)).
+      atCommit?.()
+      const next = current
+      if (made !== undefined && !keys.has(stream)) keys.set(stream, made)
+      for (const [i, event] of batch.success.entries()) {
+        const recorded: Stored = {
+          id: event.id,
+          type: event.type,
+          version: event.version,
+          data: stored[i]!,
+          metadata: event.metadata,
           stream,
-          batch.success,
-          Effect.sync(() => {
-            const existing = keys.get(stream)
-            if (existing !== undefined) return existing
-            made = Seal.newKey()
-            return made
-          }),
-        )
-        // No yield between the checks and the writes: the append is atomic with respect to other fibers.
-        const existing = batch.success.filter((event) => ids.has(event.id)).map((event) => event.id)
-        if (existing.length > 0) return yield* new DuplicateEventId({ ids: existing })
-        const current = streams.get(stream) ?? []
-        if (!expectedVersionMatches(expectedVersion, current.length)) {
-          return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.length })
+          streamVersion: next.length + 1,
+          position: log.length + 1,
+          recordedAt,
         }
-        if (batch.success.length === 0) {
-          return { streamVersion: current.length, position: current.at(-1)?.position ?? 0 } satisfies AppendResult
-        }
-        // Every event was validated above and nothing below can fail, so the stream grows in place (O(batch)).
-        const next = current
-        if (made !== undefined && !keys.has(stream)) keys.set(stream, made)
-        for (const [i, event] of batch.success.entries()) {
-          const recorded: Stored = {
-            id: event.id,
-            type: event.type,
-            version: event.version,
-            data: stored[i]!,
-            metadata: event.metadata,
-            stream,
-            streamVersion: next.length + 1,
-            position: log.length + 1,
-            recordedAt,
-          }
-          log.push(recorded)
-          next.push(recorded)
-          ids.add(event.id)
-        }
-        streams.set(stream, next)
-        const position = log.length
-        yield* SubscriptionRef.update(ticks, (n) => n + 1)
-        return { streamVersion: next.length, position } satisfies AppendResult
-      }),
+        log.push(recorded)
+        next.push(recorded)
+        ids.add(event.id)
+      }
+      streams.set(stream, next)
+      const position = log.length
+      yield* SubscriptionRef.update(ticks, (n) => n + 1)
+      return { streamVersion: next.length, position } satisfies AppendResult
+    })
+
+    const store: EventStoreShape = {
+      append: (stream, expectedVersion, events) => appendWith(stream, expectedVersion, events),
       read: (stream, options) =>
         Effect.suspend(() => {
           const events = streams.get(stream) ?? []
@@ -116,16 +125,32 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
           const to = Math.min(events.length, options?.to ?? events.length)
           return recorded(from > to ? [] : events.slice(from - 1, to))
         }).pipe(Effect.withSpan("EventStore.read")),
-      forget: (stream) =>
-        Effect.sync(() => {
+      forget: (stream, options) => {
+        const erase = () => {
           snapshots.delete(stream)
-          return { keyDeleted: keys.delete(stream), logCleared: true }
-        }),
+          return keys.delete(stream)
+        }
+        if (options?.marker === undefined) return Effect.sync(() => ({ keyDeleted: erase(), logCleared: true }))
+        // The key goes in the marker's commit, so no reader sees one without the other.
+        let keyDeleted = false
+        return appendWith(stream, "any", [options.marker], () => {
+          keyDeleted = erase()
+        }).pipe(
+          Effect.map((appended) => ({ keyDeleted, logCleared: true, version: appended.streamVersion })),
+          Effect.catchTags({
+            DuplicateEventId: (error) => Effect.die(error),
+            MalformedEvent: (error) => Effect.die(error),
+            WrongExpectedVersion: (error) => Effect.die(error),
+          }),
+        )
+      },
       writeSnapshot: (stream, snapshot) =>
         Effect.map(Clock.currentTimeMillis, (recordedAt) => {
           snapshots.set(stream, { ...snapshot, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
         }),
       readSnapshot: (stream) => Effect.sync(() => snapshots.get(stream)),
+      isSealed: (stream) => Effect.sync(() => keys.has(stream)),
+      readType: (type) => Effect.suspend(() => recorded(log.filter((event) => event.type === type))),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),

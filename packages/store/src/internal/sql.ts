@@ -617,23 +617,40 @@ export const make = (
         return yield* recordedOf(rows)
       }),
 
-      forget: Effect.fn("EventStore.forget")(function* (stream) {
+      forget: Effect.fn("EventStore.forget")(function* (stream, forgetOptions) {
         // SQLite (secure_delete is on since open): the deleted key's bytes are overwritten in their page; then the
         // WAL is copied into the database and truncated, so no earlier copy of the page is left in either file.
+        const marker = forgetOptions?.marker
         const deleted = yield* sql
           .withTransaction(
             Effect.gen(function* () {
+              // The marker's append (nested) takes the store-wide lock on Postgres: taken first, as by every holder
+              // of both.
+              if (marker !== undefined) yield* globalLock
               yield* lockStream(stream)
               const rows = yield* sql<{
                 readonly stream: string
               }>`DELETE FROM pivot_keys WHERE stream = ${stream} RETURNING stream`
               yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${stream}`
               if (options.onForget !== undefined) yield* options.onForget(sql, stream)
-              return rows.length > 0
+              // In the same transaction as the key's deletion: no reader sees the one without the other, and a
+              // writer that read the stream before gets a version conflict instead of writing what it read back.
+              const version =
+                marker === undefined ? undefined : (yield* store.append(stream, "any", [marker])).streamVersion
+              return { deleted: rows.length > 0, version }
             }),
           )
-          .pipe(Effect.mapError(toStoreError))
-        if (isPg) return { keyDeleted: deleted, logCleared: true }
+          .pipe(
+            Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))),
+            // The marker is the caller's own event with a fresh id, appended at any version: these are defects.
+            Effect.catchTags({
+              DuplicateEventId: (error) => Effect.die(error),
+              MalformedEvent: (error) => Effect.die(error),
+              WrongExpectedVersion: (error) => Effect.die(error),
+            }),
+          )
+        const marked = deleted.version === undefined ? {} : { version: deleted.version }
+        if (isPg) return { keyDeleted: deleted.deleted, logCleared: true, ...marked }
         // Without a busy handler (ADR 0014) the checkpoint reports `busy` at once while another connection reads an
         // older snapshot or writes: try again on the schedule, within the busy timeout.
         const checkpoint = sql<{ readonly busy: number | bigint }>`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(
@@ -651,7 +668,7 @@ export const make = (
             () => Effect.succeed(false),
           ),
         )
-        return { keyDeleted: deleted, logCleared }
+        return { keyDeleted: deleted.deleted, logCleared, ...marked }
       }),
 
       streamVersion: (stream) =>
@@ -694,6 +711,16 @@ export const make = (
           }),
           Effect.mapError(toStoreError),
         ),
+      isSealed: (stream) =>
+        sql<{ readonly one: number }>`SELECT 1 AS one FROM pivot_keys WHERE stream = ${stream}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.mapError(toStoreError),
+        ),
+      readType: (type) =>
+        Effect.andThen(
+          sequencePending,
+          sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE type = ${type} AND position IS NOT NULL ORDER BY position`,
+        ).pipe(Effect.mapError(toStoreError), Effect.flatMap(recordedOf)),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, poll, options?.after ?? 0, pageSize),
     }

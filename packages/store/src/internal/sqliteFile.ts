@@ -2,12 +2,11 @@
 // database is reported as `StoreCorrupt` and left byte-for-byte as it was (enabling WAL or migrating would write).
 
 import * as fs from "node:fs"
-import type { DatabaseSync } from "node:sqlite"
 import * as Effect from "effect/Effect"
 import { StoreCorrupt, StoreUnavailable } from "../StoreError.ts"
+import * as Driver from "../sqlite/driver.ts"
 import { sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import { migrationsTable } from "./migrations.ts"
-import * as NodeSqlite from "./nodeSqlite.ts"
 
 const MAGIC = "SQLite format 3\u0000"
 
@@ -53,9 +52,9 @@ const readHeader = (path: string): Uint8Array => {
  * when it is sound then, `undefined` when the lock could not be had (the first judgement stands).
  */
 const underReadLock = (path: string): string | undefined => {
-  let db: DatabaseSync | undefined
+  let db: Driver.Database | undefined
   try {
-    db = new (NodeSqlite.load().DatabaseSync)(path, { readOnly: true, timeout: 5000 })
+    db = Driver.open(path, { readOnly: true, timeout: 5000 })
     db.exec("BEGIN")
     db.prepare("SELECT count(*) FROM sqlite_master").get()
     const size = fileSize(path) ?? 0
@@ -91,9 +90,9 @@ export const inspect = (path: string, integrityCheck: boolean): Effect.Effect<vo
     // the schema through a rollback journal): judge it again while holding a read lock, when the file is whole.
     if (problem?.startsWith("truncated: the header says") === true) problem = underReadLock(path) ?? problem
     if (problem !== undefined && problem !== "") return corrupt(problem)
-    let db: DatabaseSync | undefined
+    let db: Driver.Database | undefined
     try {
-      db = new (NodeSqlite.load().DatabaseSync)(path, { readOnly: true, timeout: 5000 })
+      db = Driver.open(path, { readOnly: true, timeout: 5000 })
       const tables = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .all()

@@ -984,7 +984,11 @@ const makeProjector = (options: Options) => {
       if (from === undefined && !whole && snapshotting) from = yield* fromSnapshot(sql, stream, base)
       from ??= { version: 0, states: initialStates }
       if (from.version === base) return from.states
-      return foldStates(yield* decodeAll(yield* readRecorded(sql, stream, from.version + 1, base)), from.states)
+      const recorded = yield* readRecorded(sql, stream, from.version + 1, base)
+      // Forgotten since those states were folded (in another process): they hold erased text; fold from the start.
+      if (from.version > 0 && SessionLog.forgottenIn(recorded))
+        return foldStates(yield* decodeAll(yield* readRecorded(sql, stream, 1, base)))
+      return foldStates(yield* decodeAll(recorded), from.states)
     })
 
   /** Writes the read models' snapshot when one is due, in the append's transaction; answers the states to cache. */
@@ -1029,6 +1033,20 @@ const makeProjector = (options: Options) => {
       ),
     )
   }
+
+  /** Deletes a session's read-model rows, checkpoints and snapshot, and forgets its folded states here. */
+  const drop = (sql: Sql, sessionId: string): Effect.Effect<void, SqlError.SqlError> =>
+    Effect.gen(function* () {
+      for (const m of models) yield* m.clear(sql, sessionId)
+      yield* sql`DELETE FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`
+      yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(Events.streamName(sessionId))}`
+      yield* sql.afterCommit(
+        Effect.sync(() => {
+          cache.delete(sessionId)
+          snapshotAt.delete(sessionId)
+        }),
+      )
+    })
 
   /**
    * Projects `batch` (the session's events after stream version `base`, in order) inside the caller's transaction:
@@ -1080,6 +1098,9 @@ const makeProjector = (options: Options) => {
         })
         return
       }
+      // The batch forgets the session (`forget`'s own transaction): every copy of its text is dropped, and the next
+      // read rebuilds them from the whole log, with the erased fields.
+      if (base > 0 && SessionLog.forgottenIn(batch)) return yield* drop(sql, sessionId)
       const logged = yield* decodeAll(batch)
       const checkpoints = yield* checkpointsOf(sql, sessionId)
       let states = yield* statesAt(sql, sessionId, stream, base)
@@ -1204,18 +1225,7 @@ const makeProjector = (options: Options) => {
    */
   const onForget = (sql: Sql, stream: string): Effect.Effect<void, SqlError.SqlError> => {
     const sessionId = SessionLog.sessionIdOf(stream)
-    if (sessionId === undefined) return Effect.void
-    return Effect.gen(function* () {
-      for (const m of models) yield* m.clear(sql, sessionId)
-      yield* sql`DELETE FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`
-      yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(stream)}`
-      yield* sql.afterCommit(
-        Effect.sync(() => {
-          cache.delete(sessionId)
-          snapshotAt.delete(sessionId)
-        }),
-      )
-    })
+    return sessionId === undefined ? Effect.void : drop(sql, sessionId)
   }
 
   /**
@@ -1391,7 +1401,11 @@ const makeService = (
                 return cp !== undefined && cp.projectionVersion === m.version ? Math.min(cp.streamVersion, now) : 0
               }),
             )
-            yield* projector.project(sql, sessionId, base, yield* readRecorded(sql, stream, base + 1, now))
+            const recorded = yield* readRecorded(sql, stream, base + 1, now)
+            // Forgotten since the checkpoint (by a store without these hooks): rebuilt from the whole log.
+            if (base > 0 && SessionLog.forgottenIn(recorded))
+              yield* projector.project(sql, sessionId, 0, yield* readRecorded(sql, stream, 1, now))
+            else yield* projector.project(sql, sessionId, base, recorded)
             return now
           }),
         )

@@ -14,7 +14,9 @@
  * ```
  */
 import { Events, Ids, type Projection } from "@pivot/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import type { AppendResult, ExpectedVersion, NewEvent, RecordedEvent } from "../Event.ts"
 import { EventStore, type Forgotten } from "../EventStore.ts"
@@ -246,16 +248,87 @@ export const append = (
   }).pipe(Effect.withSpan("SessionLog.append"))
 
 /**
- * Erases a session without rewriting its history (crypto-shredding): deletes the session's key, so every sealed
- * field of its events reads as `EventStore.ERASED` from now on, and drops derived plain copies (SQL read models).
- * Fails with `UnknownSession` when the store has no events for it. What `pivot forget` runs.
+ * Whether recorded events include a `SessionForgotten`: a reader that folded the events before them holds text the
+ * erasure took away, and must fold the log again from its first event.
  */
-export const forget = (sessionId: string): Effect.Effect<Forgotten, ReadError | UnknownSession, EventStore> =>
+export const forgottenIn = (recorded: ReadonlyArray<RecordedEvent>): boolean =>
+  recorded.some((r) => r.type === FORGOTTEN)
+
+const FORGOTTEN: Events.Type = "SessionForgotten"
+
+/** A fresh event id (the `Ids` format) from `Clock` and `Random`, for events the store layer writes itself. */
+const freshEventId = Effect.gen(function* () {
+  const millis = yield* Clock.currentTimeMillis
+  const random: Array<number> = []
+  for (let i = 0; i < 14; i++) random.push(yield* Random.nextIntBetween(0, 62))
+  return { id: Ids.format("evt", millis, 0, random), at: millis }
+})
+
+/** What `forget` did: to the session itself, and the forks forgotten with it. */
+export interface ForgottenSession extends Forgotten {
+  /** The sessions forked from it, at any depth (they hold copies of its text), forgotten too; in fork order. */
+  readonly forks: ReadonlyArray<string>
+}
+
+/** Forgets one session's stream, with its `SessionForgotten` marker. */
+const forgetStream = (store: EventStore["Service"], sessionId: string) =>
+  Effect.gen(function* () {
+    const { id, at } = yield* freshEventId
+    return yield* store.forget(Events.streamName(sessionId), {
+      marker: toNewEvent({ _tag: "SessionForgotten", at }, id),
+    })
+  })
+
+/**
+ * The sessions forked from `sessionId`, at any depth, in the order they were forked: every stream with a
+ * `SessionForked` naming it or one of them (a fork's stream names each ancestor, but an older fork of a fork may
+ * name only its parent, so the edges are followed).
+ */
+export const forksOf = (sessionId: string): Effect.Effect<Array<string>, ReadError, EventStore> =>
   Effect.gen(function* () {
     const store = yield* EventStore
-    const stream = Events.streamName(sessionId)
-    if ((yield* store.streamVersion(stream)) === 0) return yield* new UnknownSession({ sessionId })
-    return yield* store.forget(stream)
+    const edges: Array<{ readonly parent: string; readonly child: string }> = []
+    for (const r of yield* store.readType("SessionForked")) {
+      const child = sessionIdOf(r.stream)
+      const parent = (r.data as { readonly parent?: unknown } | null)?.parent
+      if (child !== undefined && typeof parent === "string" && child !== parent) edges.push({ parent, child })
+    }
+    const found = new Set<string>([sessionId])
+    const out: Array<string> = []
+    for (let grew = true; grew; ) {
+      grew = false
+      for (const { parent, child } of edges)
+        if (found.has(parent) && !found.has(child)) {
+          found.add(child)
+          out.push(child)
+          grew = true
+        }
+    }
+    return out
+  })
+
+/**
+ * Erases a session without rewriting its history (crypto-shredding): deletes the session's key, so every sealed
+ * field of its events reads as `EventStore.ERASED` from now on, drops derived plain copies (SQL read models,
+ * snapshots), and appends `SessionForgotten` in the same transaction, so a process holding the session's text (a live
+ * state, a read model's cache) notices on its next read and reads it again, and a writer that read it before gets a
+ * version conflict instead of writing it back. Then the same for every session forked from it (`forksOf`): a fork
+ * holds copies of its text under its own key. Fails with `UnknownSession` when the store has no events for it. What
+ * `pivot forget` runs.
+ */
+export const forget = (sessionId: string): Effect.Effect<ForgottenSession, ReadError | UnknownSession, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    if ((yield* store.streamVersion(Events.streamName(sessionId))) === 0)
+      return yield* new UnknownSession({ sessionId })
+    const forgotten = yield* forgetStream(store, sessionId)
+    // After the session's own marker: a fork committed later finds it (`Sessions.fork` looks), one committed
+    // earlier is found here.
+    const forks = yield* forksOf(sessionId)
+    // The last checkpoint says it: a log emptied last holds nothing written before.
+    let logCleared = forgotten.logCleared
+    for (const fork of forks) logCleared = (yield* forgetStream(store, fork)).logCleared
+    return { ...forgotten, logCleared, forks }
   }).pipe(Effect.withSpan("SessionLog.forget"))
 
 /** Appends events with fresh ids from the `Ids` service, atomically, if the stream is at `expected`. */

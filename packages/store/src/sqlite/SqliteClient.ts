@@ -1,5 +1,5 @@
 /**
- * pivot's own `SqlClient` over Node's built-in `node:sqlite` (`DatabaseSync`).
+ * pivot's own `SqlClient` over Node's built-in `node:sqlite` (`DatabaseSync`), or `bun:sqlite` inside Bun (see driver.ts).
  *
  * The official `@effect/sql-sqlite-node` has no release for stable effect 4, so this module provides the same
  * service shape and options (`filename`, `readonly`, `prepareCacheSize`, `prepareCacheTTL`, `disableWAL`,
@@ -17,7 +17,6 @@
  * jittered, growing delay (`busySchedule`), for at most `busyTimeout`, while other fibers run.
  */
 
-import type { StatementSync } from "node:sqlite"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -30,7 +29,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { SqlClient as Client, type SqlConnection, SqlError, Statement } from "effect/sql"
-import * as NodeSqlite from "../internal/nodeSqlite.ts"
+import * as Driver from "./driver.ts"
 
 /** The options of a SQLite client; the same shape as `@effect/sql-sqlite-node` plus two pivot additions. */
 export interface SqliteClientConfig {
@@ -106,7 +105,7 @@ export const busySchedule = (
 }
 
 interface CachedStatement {
-  readonly statement: StatementSync
+  readonly statement: Driver.Statement
   usedAt: number
 }
 
@@ -126,8 +125,7 @@ export const make = (
     // No busy handler: SQLite would wait inside the synchronous call (see the module comment); `run` retries instead.
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () =>
-          new (NodeSqlite.load().DatabaseSync)(options.filename, { readOnly: options.readonly ?? false, timeout: 0 }),
+        try: () => Driver.open(options.filename, { readOnly: options.readonly ?? false, timeout: 0 }),
         catch: (cause) => toSqlError(cause, "Failed to open database", "open"),
       }),
       (db) => Effect.sync(() => db.isOpen && db.close()),
@@ -159,7 +157,7 @@ export const make = (
 
     // Least recently used first: a Map keeps insertion order, and a hit re-inserts the entry.
     const cache = new Map<string, CachedStatement>()
-    const prepare = (sql: string, now: number): StatementSync => {
+    const prepare = (sql: string, now: number): Driver.Statement => {
       const hit = cache.get(sql)
       if (hit !== undefined && now - hit.usedAt <= cacheTtl) {
         cache.delete(sql)

@@ -94,7 +94,7 @@ describe("forget on PostgreSQL", () => {
     expect(Number(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`))).toBeGreaterThan(0)
 
     const forgotten = await Effect.runPromise(SessionLog.forget(SESSION).pipe(Effect.provide(layer())))
-    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true })
+    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true, version: expect.any(Number), forks: [] })
     expect(psql("SELECT count(*) FROM pivot_keys")).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`)).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_checkpoints WHERE session_id = '${SESSION}'`)).toBe("0")
@@ -109,7 +109,9 @@ describe("forget on PostgreSQL", () => {
         }
       }).pipe(Effect.provide(layer())),
     )
-    expect(after.log.map((l) => l.meta)).toEqual(before.log.map((l) => l.meta))
+    // Every event stands; the forget appended its marker after them.
+    expect(after.log.map((l) => l.meta).slice(0, -1)).toEqual(before.log.map((l) => l.meta))
+    expect(after.log.at(-1)?.event._tag).toBe("SessionForgotten")
     expect(after.usage).toEqual(before.usage)
     const json = JSON.stringify(after)
     for (const s of SAMPLES) expect(json).not.toContain(s.secret)

@@ -1,0 +1,222 @@
+// The hooks with a fake OpenCode client over a fixture session and a SQLite store in a temporary folder: recording,
+// the HUD, the recall tool, the compaction additions, and failures that never reach OpenCode.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Tokens } from "@pivot/core"
+import { Hud } from "@pivot/runtime"
+import { afterEach, describe, expect, it } from "vitest"
+import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
+import * as Plugin from "../src/Plugin.ts"
+import { storedEvents } from "./support/Compare.ts"
+
+const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
+const SECRET = "sk-proj-Q7x9VbT2mK4pL8nR3sW6yZ1aC5dF0gH2jK7"
+const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
+
+interface Session {
+  info: { id: string }
+  messages: Array<MessageWithParts>
+}
+
+const session = (): Session => JSON.parse(Fs.readFileSync(fixture, "utf8")) as Session
+
+/** A fake client answering from `data`; `broken` makes every call fail as the SDK does (`error`, no `data`). */
+const fakeClient = (data: Session, logs: Array<string>, broken = false): Client => ({
+  session: {
+    get: async () => (broken ? { error: { name: "NotFound" } } : { data: data.info }),
+    messages: async () => (broken ? { error: { name: "NotFound" } } : { data: data.messages }),
+    summarize: async () => ({ data: true }),
+  },
+  app: {
+    log: async (options) => {
+      logs.push(options.body.message)
+    },
+  },
+})
+
+const folders: Array<string> = []
+const disposers: Array<Hooks> = []
+afterEach(async () => {
+  for (const hooks of disposers.splice(0)) await hooks.dispose()
+  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
+})
+
+const setup = async (options: Plugin.Options = {}, broken = false) => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+  folders.push(directory)
+  const data = session()
+  const logs: Array<string> = []
+  const hooks = await Plugin.make({ client: fakeClient(data, logs, broken), directory }, options, {})
+  disposers.push(hooks)
+  return { directory, data, logs, hooks, db: Path.join(directory, ".pivot/opencode.db") }
+}
+
+const transform = async (hooks: Hooks, sessionID: string) => {
+  const output = { system: ["You are opencode."] }
+  await hooks["experimental.chat.system.transform"]({ sessionID, model: MODEL }, output)
+  return output.system
+}
+
+describe("the plugin's hooks", () => {
+  it("records the session into .pivot/opencode.db on OpenCode's events, kept out of git", async () => {
+    const { hooks, data, db, directory } = await setup()
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    const events = await storedEvents(db, data.info.id)
+    expect(events.filter((e) => e._tag === "AssistantStepRecorded")).toHaveLength(4)
+    expect(events.filter((e) => e._tag === "PartCompacted")).toHaveLength(2)
+    expect(Fs.readFileSync(Path.join(directory, ".pivot/.gitignore"), "utf8")).toBe("*\n")
+  })
+
+  it("records no message still being written when a compaction ends (OpenCode goes on with the continue call)", async () => {
+    const { hooks, data, db } = await setup()
+    const last = data.messages.at(-1)!.info as unknown as {
+      time: { created: number; completed?: number }
+      finish?: string
+    }
+    delete last.time.completed
+    delete last.finish
+    await hooks.event({ event: { type: "session.compacted", properties: { sessionID: data.info.id } } })
+    const steps = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "AssistantStepRecorded")
+    expect(steps).toHaveLength(3)
+  })
+
+  it("adds the usage HUD of the session to the system prompt, recorded once per text", async () => {
+    const { hooks, data, db } = await setup()
+    const system = await transform(hooks, data.info.id)
+    // The reference, from the fixture and OpenCode's rules: the last call's input + output, usable = context - output.
+    const pruned = data.messages
+      .flatMap((m) => m.parts)
+      .filter((p) => (p as { state?: { time?: { compacted?: number } } }).state?.time?.compacted !== undefined)
+      .map((p) => (p as unknown as { state: { output: string } }).state.output)
+    const expected = Hud.render(
+      {
+        tokens: 420 + 10,
+        usable: 20_000 - 4_000,
+        pivots: 0,
+        prunedParts: pruned.length,
+        prunedTokens: pruned.reduce((n, text) => n + Tokens.estimate(text), 0),
+      },
+      { recall: true },
+    )
+    expect(system).toEqual(["You are opencode.", expected])
+    await transform(hooks, data.info.id)
+    const shown = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")
+    expect(shown.map((e) => (e as { text: string }).text)).toEqual([expected])
+  })
+
+  it("leaves the HUD out of OpenCode's title and summariser calls", async () => {
+    const { hooks, data } = await setup()
+    for (const prompt of [
+      "You are a title generator. You output ONLY a thread title.",
+      "You are a context summarization agent. You are given",
+    ]) {
+      const output = { system: [prompt] }
+      await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+      expect(output.system).toEqual([prompt])
+    }
+  })
+
+  it("leaves the HUD out when the hud option is off", async () => {
+    const { hooks, data } = await setup({ hud: false })
+    expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+  })
+
+  it("answers context_recall with a search, then the exact original by id", async () => {
+    const { hooks, data } = await setup()
+    const context = { sessionID: data.info.id, messageID: "msg_99" }
+    // The grep output of the fixture is one word: searching for it finds that part.
+    const grep = data.messages.flatMap((m) => m.parts).find((p) => p.tool === "grep") as unknown as {
+      id: string
+      state: { output: string }
+    }
+    const found = await hooks.tool.context_recall!.execute({ query: grep.state.output }, context)
+    const id = /id (prt_[A-Za-z0-9_]+)/.exec(found)?.[1]
+    expect(id).toBe(grep.id)
+    const part = data.messages.flatMap((m) => m.parts).find((p) => (p as { id?: string }).id === id) as unknown as {
+      state: { output: string }
+    }
+    expect(part).toBeDefined()
+    expect(await hooks.tool.context_recall!.execute({ id }, context)).toBe(part.state.output)
+  })
+
+  it("gives OpenCode's summariser pivot's facts block", async () => {
+    const { hooks, data } = await setup()
+    const output: { context: Array<string>; prompt?: string } = { context: [] }
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, output)
+    expect(output.context).toHaveLength(1)
+    expect(output.context[0]).toContain("## Facts (from the log)")
+    expect(output.prompt).toBeUndefined()
+  })
+
+  it("redacts secrets from the user's text and tool outputs as OpenCode records them, with redactOnRecord", async () => {
+    const record = async (hooks: Hooks) => {
+      const message = { parts: [{ type: "text", text: `my key is ${SECRET}` as unknown }, { type: "file" }] }
+      await hooks["chat.message"]({ sessionID: "ses_x" }, message)
+      const tool = { output: `export OPENAI_API_KEY=${SECRET}` as unknown }
+      await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_x", callID: "c1" }, tool)
+      return JSON.stringify([message, tool])
+    }
+    const on = await record((await setup({ redactOnRecord: true })).hooks)
+    expect(on).not.toContain(SECRET)
+    expect(on).toContain("[REDACTED:")
+    // Off by default: what the user typed reaches the model as typed.
+    expect(await record((await setup()).hooks)).toContain(SECRET)
+  })
+
+  it("appends the facts block to the summary OpenCode writes next, once, merged with the previous summary's", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    const data = JSON.parse(
+      Fs.readFileSync(Path.join(Path.dirname(fixture), "compaction-tail.json"), "utf8"),
+    ) as Session
+    const hooks = await Plugin.make({ client: fakeClient(data, []), directory }, {}, {})
+    disposers.push(hooks)
+    const output: { context: Array<string>; prompt?: string } = { context: [] }
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, output)
+    const ids = { sessionID: data.info.id, messageID: "msg_99", partID: "prt_99" }
+    const summary = { text: "## Goal\nGo on." }
+    await hooks["experimental.text.complete"](ids, summary)
+    expect(summary.text.startsWith("## Goal\nGo on.\n\n## Facts (from the log)")).toBe(true)
+    expect(summary.text.slice(summary.text.indexOf("## Facts"))).toBe(output.context[0])
+    const next = { text: "Later text." }
+    await hooks["experimental.text.complete"](ids, next)
+    expect(next.text).toBe("Later text.")
+  })
+
+  it("never fails a hook: a broken client is logged to OpenCode and to the log file, and the hooks go on", async () => {
+    const { hooks, logs, directory } = await setup({}, true)
+    const system = await transform(hooks, "ses_broken")
+    expect(system).toEqual(["You are opencode."])
+    await expect(
+      hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_broken" } } }),
+    ).resolves.toBeUndefined()
+    const answer = await hooks.tool.context_recall!.execute(
+      { query: "anything" },
+      { sessionID: "ses_broken", messageID: "msg_1" },
+    )
+    expect(answer).toContain("unavailable")
+    expect(logs.length).toBe(3)
+    const lines = Fs.readFileSync(Path.join(directory, ".pivot", Plugin.LOG_FILE), "utf8")
+      .trim()
+      .split("\n")
+    expect(lines).toHaveLength(3)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ what: "system.transform", sessionId: "ses_broken" })
+  })
+
+  it("records into the store PIVOT_DB names, and a postgres:// URL is taken as one", () => {
+    expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "x/y.db" })).toEqual({ _tag: "Sqlite", file: "/p/x/y.db" })
+    expect(Plugin.resolveDb("/p", { db: "postgres://u@h/db" }, { PIVOT_DB: "x.db" })).toEqual({
+      _tag: "Postgres",
+      url: "postgres://u@h/db",
+      schema: "public",
+    })
+    expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "postgresql://u@h:5/db?schema=work" })).toEqual({
+      _tag: "Postgres",
+      url: "postgresql://u@h:5/db",
+      schema: "work",
+    })
+    expect(Plugin.resolveDb("/p", {}, {})).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
+  })
+})

@@ -1,0 +1,121 @@
+/**
+ * The synchronous SQLite driver under pivot's client: Node's built-in `node:sqlite`, or, inside Bun (which has no
+ * `node:sqlite`; OpenCode runs its plugins there), a thin adapter over `bun:sqlite` with the part of `DatabaseSync`
+ * that pivot uses. Loaded lazily, so importing the store never fails on a runtime without one of them.
+ */
+import { createRequire } from "node:module"
+import type { DatabaseSync as NodeDatabaseSync } from "node:sqlite"
+import * as NodeSqlite from "../internal/nodeSqlite.ts"
+
+/** The options pivot opens a database with. */
+export interface OpenOptions {
+  readonly readOnly?: boolean | undefined
+  /** Busy timeout in milliseconds. */
+  readonly timeout?: number | undefined
+}
+
+type Param = null | number | bigint | string | Uint8Array
+
+/** The part of `node:sqlite`'s `StatementSync` pivot uses. */
+export interface Statement {
+  setReadBigInts(enabled: boolean): void
+  setReturnArrays(enabled: boolean): void
+  columns(): ReadonlyArray<unknown>
+  run(...params: Array<Param>): { readonly changes: number | bigint; readonly lastInsertRowid: number | bigint }
+  all(...params: Array<Param>): Array<any>
+  get(...params: Array<Param>): any
+  iterate(...params: Array<Param>): Iterator<any>
+}
+
+/** The part of `node:sqlite`'s `DatabaseSync` pivot uses. */
+export interface Database {
+  readonly isOpen: boolean
+  readonly isTransaction: boolean
+  exec(sql: string): void
+  prepare(sql: string): Statement
+  close(): void
+}
+
+// bun:sqlite's shapes, as far as the adapter reads them.
+interface BunStatement {
+  readonly columnNames: ReadonlyArray<string>
+  safeIntegers(enabled: boolean): void
+  run(...params: Array<Param>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+  all(...params: Array<Param>): Array<any>
+  values(...params: Array<Param>): Array<Array<any>>
+  get(...params: Array<Param>): any
+  iterate(...params: Array<Param>): IterableIterator<any>
+}
+interface BunDatabase {
+  readonly inTransaction: boolean
+  exec(sql: string): void
+  prepare(sql: string): BunStatement
+  close(): void
+}
+type BunDatabaseClass = new (
+  filename: string,
+  options: { readonly readonly?: boolean; readonly create?: boolean; readonly readwrite?: boolean },
+) => BunDatabase
+
+const bunStatement = (statement: BunStatement): Statement => {
+  let arrays = false
+  return {
+    setReadBigInts: (enabled) => statement.safeIntegers(enabled),
+    setReturnArrays: (enabled) => {
+      arrays = enabled
+    },
+    columns: () => statement.columnNames,
+    run: (...params) => statement.run(...params),
+    all: (...params) => (arrays ? statement.values(...params) : statement.all(...params)),
+    get: (...params) => statement.get(...params),
+    iterate: (...params) => statement.iterate(...params),
+  }
+}
+
+const bunDatabase = (Bun: BunDatabaseClass, filename: string, options: OpenOptions): Database => {
+  const readOnly = options.readOnly === true
+  const db = new Bun(filename, readOnly ? { readonly: true } : { readwrite: true, create: true })
+  let open = true
+  // node:sqlite's `timeout` is SQLite's busy timeout; bun:sqlite takes it as a pragma.
+  if (options.timeout !== undefined) db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(options.timeout))}`)
+  return {
+    get isOpen() {
+      return open
+    },
+    get isTransaction() {
+      return db.inTransaction
+    },
+    exec: (sql) => db.exec(sql),
+    prepare: (sql) => bunStatement(db.prepare(sql)),
+    close: () => {
+      open = false
+      db.close()
+    },
+  }
+}
+
+const isBun = (): boolean => typeof (globalThis as { readonly Bun?: unknown }).Bun !== "undefined"
+
+let opener: ((filename: string, options: OpenOptions) => Database) | undefined
+
+/**
+ * Opens a database with the runtime's driver: `bun:sqlite` inside Bun, else `node:sqlite` (on a Node without it, or
+ * without its busy timeouts, the one-line reason of `NodeSqlite.load`). Throws as the driver does when the database
+ * cannot be opened.
+ */
+export const open = (filename: string, options: OpenOptions = {}): Database => {
+  if (opener === undefined) {
+    if (isBun()) {
+      const Bun = (createRequire(import.meta.url)("bun:sqlite") as { readonly Database: BunDatabaseClass }).Database
+      opener = (file, o) => bunDatabase(Bun, file, o)
+    } else {
+      const DatabaseSync: typeof NodeDatabaseSync = NodeSqlite.load().DatabaseSync
+      opener = (file, o) =>
+        new DatabaseSync(file, {
+          readOnly: o.readOnly ?? false,
+          ...(o.timeout === undefined ? {} : { timeout: o.timeout }),
+        }) as unknown as Database
+    }
+  }
+  return opener(filename, options)
+}
