@@ -1,6 +1,6 @@
-// The plugin recording into PostgreSQL (the `db` option or PIVOT_DB as a postgres:// URL): the throwaway server of
-// scripts/postgres.sh (or PIVOT_PG_URL), a fresh schema, a fake OpenCode client over an importer fixture.
-import { execFileSync } from "node:child_process"
+// The plugin recording into PostgreSQL (the `db` option or PIVOT_DB as a postgres:// URL): the run's own test server
+// (the store's globalSetup starts it and stops it at the end; or PIVOT_PG_URL), a fresh schema, a fake OpenCode client
+// over an importer fixture.
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -11,20 +11,15 @@ import { ReadModels, SessionLog } from "@pivot/store"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import { expect, it } from "vitest"
+import { expect, inject, it } from "vitest"
 import type { Client } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
-import { ROOT } from "./support/OpenCode.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
 
 it("records an OpenCode session into the PostgreSQL store PIVOT_DB names", async () => {
-  const url =
-    process.env.PIVOT_PG_URL ||
-    execFileSync("bash", [Path.join(ROOT, "scripts/postgres.sh")], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim()
+  if (inject("pgError") !== "") throw new Error(inject("pgError"))
+  const url = inject("pgUrl")
   const schema = `plugin_${Date.now().toString(36)}`
   const data = JSON.parse(Fs.readFileSync(fixture, "utf8"))
   const client: Client = {
