@@ -39,6 +39,7 @@ import {
   type SummaryInput,
   Text,
   Tokens,
+  Traced,
   Usage as UsageFold,
   ValidWindow,
   Window,
@@ -626,7 +627,7 @@ export const make = (
       ...(messageId === undefined ? {} : { messageId }),
     })
 
-    const start = Effect.fn("ContextManager.start")(function* (
+    const start = Traced.fn("ContextManager.start")(function* (
       sessionId: string,
       startOptions?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
     ) {
@@ -642,7 +643,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const recordUserMessage = Effect.fn("ContextManager.recordUserMessage")(function* (
+    const recordUserMessage = Traced.fn("ContextManager.recordUserMessage")(function* (
       sessionId: string,
       input: UserMessageInput,
     ) {
@@ -671,7 +672,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordAssistantStep = Effect.fn("ContextManager.recordAssistantStep")(function* (
+    const recordAssistantStep = Traced.fn("ContextManager.recordAssistantStep")(function* (
       sessionId: string,
       input: AssistantStepInput,
     ) {
@@ -714,7 +715,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordToolResult = Effect.fn("ContextManager.recordToolResult")(function* (
+    const recordToolResult = Traced.fn("ContextManager.recordToolResult")(function* (
       sessionId: string,
       input: ToolResultInput,
     ) {
@@ -730,7 +731,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const reportProviderError = Effect.fn("ContextManager.reportProviderError")(function* (
+    const reportProviderError = Traced.fn("ContextManager.reportProviderError")(function* (
       sessionId: string,
       input: ProviderErrorInput,
     ) {
@@ -855,7 +856,7 @@ export const make = (
     const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
       a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
 
-    const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
+    const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       yield* coldPrune(sessionId, settings)
       const last = lastPrepared.get(sessionId)
@@ -948,7 +949,7 @@ export const make = (
       return { ...prepared, messages: [...prepared.messages], modelMessages: [...prepared.modelMessages] }
     })
 
-    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
+    const compact = Traced.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
       const settings = yield* settingsFor(sessionId)
       const byModel = request?.requestedBy === "model"
       return yield* locked(
@@ -1057,7 +1058,7 @@ export const make = (
         })
       })
 
-    const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {
+    const prune = Traced.fn("ContextManager.prune")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
       const at = yield* Clock.currentTimeMillis
@@ -1080,7 +1081,7 @@ export const make = (
       return { parts, tokens } satisfies Pruned
     })
 
-    const fork = Effect.fn("ContextManager.fork")(function* (
+    const fork = Traced.fn("ContextManager.fork")(function* (
       sessionId: string,
       forkOptions: { readonly into: string; readonly at?: number | undefined },
     ) {
@@ -1089,19 +1090,19 @@ export const make = (
       return yield* sessions.fork(sessionId, forkOptions.into, forkOptions.at)
     })
 
-    const usage = Effect.fn("ContextManager.usage")(function* (sessionId: string) {
+    const usage = Traced.fn("ContextManager.usage")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       return usageOf(yield* sessions.load(sessionId), settings)
     })
 
-    const transcript = Effect.fn("ContextManager.transcript")(function* (sessionId: string) {
+    const transcript = Traced.fn("ContextManager.transcript")(function* (sessionId: string) {
       yield* settingsFor(sessionId)
       const state = yield* sessions.history(sessionId)
       return Conversation.messages(state.session.window.conversation)
     })
 
     const recallIn = Recall.make(sessions, readModels?.recall, { ...recallOptions, redactSecrets })
-    const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
+    const recall = Traced.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
       return yield* recallIn(sessionId, request)
     })

@@ -11,7 +11,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
+import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot, Traced } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -579,7 +579,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       })
 
     /** The whole state from the first event (nothing dropped); not cached. */
-    const history = Effect.fn("Sessions.history")(function* (sessionId: string) {
+    const history = Traced.fn("Sessions.history")(function* (sessionId: string) {
       const recorded = yield* store.read(Events.streamName(sessionId))
       return fold(yield* decodeAll(sessionId, recorded))
     })
@@ -641,12 +641,12 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         if (written) snapshotAt.set(sessionId, state.session.version)
       })
 
-    const load = Effect.fn("Sessions.load")(function* (sessionId: string) {
+    const load = Traced.fn("Sessions.load")(function* (sessionId: string) {
       const cached = cache.get(sessionId)
       return yield* cached === undefined ? resume(sessionId) : catchUp(sessionId, cached)
     })
 
-    const execute = Effect.fn("Sessions.execute")(function* (
+    const execute = Traced.fn("Sessions.execute")(function* (
       sessionId: string,
       input: Input,
       executeOptions?: ExecuteOptions,
@@ -721,7 +721,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
     })
 
-    const events = Effect.fn("Sessions.events")(function* (
+    const events = Traced.fn("Sessions.events")(function* (
       sessionId: string,
       options?: { readonly to?: number | undefined },
     ) {
@@ -732,7 +732,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return yield* decodeAll(sessionId, recorded)
     })
 
-    const fork = Effect.fn("Sessions.fork")(function* (parentId: string, childId: string, at?: number) {
+    const fork = Traced.fn("Sessions.fork")(function* (parentId: string, childId: string, at?: number) {
       const head = yield* store.streamVersion(Events.streamName(parentId))
       if (head === 0) return yield* new ForkSourceMissing({ sessionId: parentId })
       const version = at ?? head
