@@ -529,15 +529,24 @@ export const make = (
       return Semaphore.withPermit(lock)(effect)
     }
 
-    const settingsFor = (sessionId: string) =>
+    // Without overrides every call answers these same settings (the same object, so `prepare` can compare them).
+    const baseSettings: Compaction.Settings = {
+      model: options.model,
+      compactionModel: options.compactionModel ?? options.model,
+      config: baseConfig,
+    }
+    const settingsFor = (sessionId: string): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
+      const override = options.session?.(sessionId)
+      if (!validSessionId(sessionId)) return Effect.fail(new InvalidSessionId({ sessionId }))
+      return override === undefined ? Effect.succeed(baseSettings) : overridden(override)
+    }
+    const overridden = (override: SessionOverride) =>
       Effect.gen(function* () {
-        const override = options.session?.(sessionId)
-        if (!validSessionId(sessionId)) return yield* new InvalidSessionId({ sessionId })
-        const config = override?.config ?? baseConfig
-        const model = override?.model ?? options.model
-        const compactionModel = override?.compactionModel ?? options.compactionModel ?? model
-        if (override?.model !== undefined || override?.config !== undefined) yield* checkSpec(model, config)
-        if (override?.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
+        const config = override.config ?? baseConfig
+        const model = override.model ?? options.model
+        const compactionModel = override.compactionModel ?? options.compactionModel ?? model
+        if (override.model !== undefined || override.config !== undefined) yield* checkSpec(model, config)
+        if (override.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
         return { model, compactionModel, config } satisfies Compaction.Settings
       })
 
@@ -1043,8 +1052,10 @@ export const make = (
      * first, down to `coldProtect` newest output tokens (ADR 0017). Nothing happens on a warm cache.
      */
     const coldPrune = (sessionId: string, settings: Compaction.Settings) =>
+      cacheAware === undefined ? Effect.void : coldPruneOn(sessionId, settings, cacheAware)
+    const coldPruneOn = (sessionId: string, settings: Compaction.Settings, cacheAware: CacheAware) =>
       Effect.gen(function* () {
-        if (cacheAware === undefined || !Prune.isEnabled(settings.config)) return
+        if (!Prune.isEnabled(settings.config)) return
         const at = yield* Clock.currentTimeMillis
         const state = yield* sessions.load(sessionId)
         if (state.session.lastFinished === undefined || !(yield* cacheOf(sessionId, at)).cold) return

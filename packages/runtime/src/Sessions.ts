@@ -547,7 +547,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       })
 
     /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
-    const catchUp = (sessionId: string, from: State, to?: number) =>
+    const catchUp = (sessionId: string, from: State, to?: number): Effect.Effect<State, LoadError> =>
+      // Nothing appended since `from` (the store can tell without I/O): no read.
+      store.knownVersion?.(Events.streamName(sessionId)) === from.session.version
+        ? Effect.succeed(from)
+        : catchUpRead(sessionId, from, to)
+
+    const catchUpRead = (sessionId: string, from: State, to?: number) =>
       Effect.gen(function* () {
         const stream = Events.streamName(sessionId)
         const upTo = to === undefined ? {} : { to }
@@ -654,7 +660,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const stream = Events.streamName(sessionId)
       const basis = executeOptions?.basis
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
-      const wait = yield* Schedule.toStepWithSleep(backoff)
+      // The backoff's steps, made at the first conflict (most commands never meet one).
+      let wait: ((input: unknown) => Effect.Effect<unknown, unknown>) | undefined
       // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
       let whole: State | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -715,7 +722,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         }
         yield* Effect.annotateCurrentSpan("conflicts", attempt)
         // The schedule never ends (no Done to handle); it only sleeps.
-        if (attempt < maxAttempts) yield* Effect.ignore(wait(undefined))
+        if (attempt < maxAttempts) {
+          wait ??= yield* Schedule.toStepWithSleep(backoff)
+          yield* Effect.ignore(wait(undefined))
+        }
         state = yield* catchUp(sessionId, state)
       }
       return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
