@@ -25,6 +25,7 @@ import {
   ExtractiveSummary,
   type Facts,
   Ids,
+  IncrementalWindow,
   Message,
   type Model,
   type ModelMessage,
@@ -535,7 +536,9 @@ export const make = (
       compactionModel: options.compactionModel ?? options.model,
       config: baseConfig,
     }
-    const settingsFor = (sessionId: string): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
+    const settingsFor = (
+      sessionId: string,
+    ): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
       const override = options.session?.(sessionId)
       if (!validSessionId(sessionId)) return Effect.fail(new InvalidSessionId({ sessionId }))
       return override === undefined ? Effect.succeed(baseSettings) : overridden(override)
@@ -779,7 +782,7 @@ export const make = (
       return { ...recorded, error, action }
     })
 
-    const usageOf = (state: State, settings: Compaction.Settings): Usage => {
+    const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage => {
       const cap = settings.config.output_token_max
       const usable = Overflow.usable(settings.config, settings.model.limits, cap)
       const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
@@ -789,8 +792,7 @@ export const make = (
         runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
       const tokens = reported
         ? runtime.lastCall!.tokens
-        : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
-          (options.overheadTokens ?? 0)
+        : estimateWindow(sessionId, state) + (options.overheadTokens ?? 0)
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
           ? "compacting"
@@ -810,6 +812,12 @@ export const make = (
         streak: runtime.streak,
         suspended: runtime.suspended,
       }
+    }
+
+    /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
+    const estimateWindow = (sessionId: string, state: State) => {
+      const renderer = rendererOf(sessionId)
+      return Tokens.estimateLength(renderer.jsonLength(renderer.render(Window.messages(state.session.window))))
     }
 
     const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
@@ -845,15 +853,19 @@ export const make = (
       return ExtractiveSummary.midTask(messages) ? "call" : "wait"
     }
 
-    // The rendered window of the latest window states (states are immutable: same state, same rendering).
-    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
-    const renderedOf = (window: Window.State, visible: ReadonlyArray<Message.Message>) => {
-      const known = rendered.get(window)
-      if (known !== undefined) return known
-      const fresh = ValidWindow.render(visible, renderOptions)
-      rendered.set(window, fresh)
-      return fresh
+    // Each session's window rendered incrementally: a step renders and checks only its own messages (issue 23).
+    const renderers = new Map<string, IncrementalWindow.Renderer>()
+    const rendererOf = (sessionId: string) => {
+      let renderer = renderers.get(sessionId)
+      if (renderer === undefined) {
+        renderer = IncrementalWindow.make(renderOptions)
+        if (renderers.size >= 1_000) renderers.delete(renderers.keys().next().value!)
+      } else renderers.delete(sessionId)
+      renderers.set(sessionId, renderer)
+      return renderer
     }
+    const renderedOf = (sessionId: string, visible: ReadonlyArray<Message.Message>) =>
+      rendererOf(sessionId).render(visible)
 
     // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
     // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
@@ -924,9 +936,9 @@ export const make = (
           // window (same state, no plugin transform) renders to the same messages: they are reused.
           const messages =
             transformed.messages === visible
-              ? renderedOf(state.session.window, visible)
+              ? renderedOf(sessionId, visible)
               : ValidWindow.render(transformed.messages, renderOptions)
-          const usage = usageOf(state, settings)
+          const usage = usageOf(sessionId, state, settings)
           const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
             const at = yield* Clock.currentTimeMillis
@@ -1103,7 +1115,7 @@ export const make = (
 
     const usage = Traced.fn("ContextManager.usage")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      return usageOf(yield* sessions.load(sessionId), settings)
+      return usageOf(sessionId, yield* sessions.load(sessionId), settings)
     })
 
     const transcript = Traced.fn("ContextManager.transcript")(function* (sessionId: string) {
