@@ -22,7 +22,7 @@ import {
   StoreUnavailable,
   WrongExpectedVersion,
 } from "../StoreError.ts"
-import { busySchedule, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { busySchedule, changeStampOf, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
@@ -412,7 +412,17 @@ export const make = (
         },
       )
 
+    // SQLite: what each stream's latest whole-tail read found (no event after `after`) and the connection's change
+    // stamp taken before it; while the stamp is unchanged nothing can have been appended since (issue 23).
+    const changeStamp = isPg ? undefined : changeStampOf(sql)
+    const tails = new Map<string, { readonly after: number; readonly stamp: string }>()
+    const nothingAfter = (stream: string, version: number): boolean => {
+      const tail = tails.get(stream)
+      return tail !== undefined && version >= tail.after && changeStamp?.() === tail.stamp
+    }
+
     const store: EventStoreShape = {
+      ...(changeStamp === undefined ? {} : { nothingAfter }),
       append: Traced.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         // The hook gets the JSON text of the payloads' object-valued fields, as serialised here (see `OnAppend`).
         const fields = options.onAppend === undefined ? undefined : new Map<object, string>()
@@ -609,6 +619,8 @@ export const make = (
           to === undefined
             ? sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} ORDER BY stream_version`
             : sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
+        // Taken before the read: a write after it changes the stamp, so the tail recorded below is never trusted then.
+        const stamp = to === undefined ? changeStamp?.() : undefined
         let rows = yield* Effect.mapError(select, toStoreError)
         // Postgres: rows committed but not numbered yet (their writer is about to, or died first) are numbered
         // before they are handed out, so a stream read always carries real positions.
@@ -616,7 +628,13 @@ export const make = (
           yield* Effect.mapError(sequenceNow, toStoreError)
           rows = yield* Effect.mapError(select, toStoreError)
         }
-        return yield* recordedOf(rows)
+        const recorded = yield* recordedOf(rows)
+        if (stamp !== undefined) {
+          tails.delete(stream)
+          tails.set(stream, { after: rows.length > 0 ? Number(rows.at(-1)!.stream_version) : from - 1, stamp })
+          if (tails.size > 10_000) tails.delete(tails.keys().next().value!)
+        }
+        return recorded
       }),
 
       forget: Traced.fn("EventStore.forget")(function* (stream, forgetOptions) {
