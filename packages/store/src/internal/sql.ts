@@ -22,7 +22,7 @@ import {
   StoreUnavailable,
   WrongExpectedVersion,
 } from "../StoreError.ts"
-import { busySchedule, changeStampOf, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { busySchedule, changeStampOf, type Stamp, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
@@ -415,10 +415,17 @@ export const make = (
     // SQLite: what each stream's latest whole-tail read found (no event after `after`) and the connection's change
     // stamp taken before it; while the stamp is unchanged nothing can have been appended since (issue 23).
     const changeStamp = isPg ? undefined : changeStampOf(sql)
-    const tails = new Map<string, { readonly after: number; readonly stamp: string }>()
+    const tails = new Map<string, { readonly after: number; readonly stamp: Stamp }>()
     const nothingAfter = (stream: string, version: number): boolean => {
       const tail = tails.get(stream)
-      return tail !== undefined && version >= tail.after && changeStamp?.() === tail.stamp
+      if (tail === undefined || version < tail.after) return false
+      const now = changeStamp?.()
+      return now !== undefined && now.writes === tail.stamp.writes && now.data === tail.stamp.data
+    }
+    const remember = (stream: string, after: number, stamp: Stamp) => {
+      tails.delete(stream)
+      tails.set(stream, { after, stamp })
+      if (tails.size > 10_000) tails.delete(tails.keys().next().value!)
     }
 
     const store: EventStoreShape = {
@@ -465,6 +472,7 @@ export const make = (
               streamVersion: version,
               position: row.head_position === null ? null : Number(row.head_position),
               seqs: (row.seqs ?? []).map(Number),
+              stamp: undefined as Stamp | undefined,
             }
           })
 
@@ -485,7 +493,12 @@ export const make = (
               return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
             }
             if (serialized.length === 0) {
-              return { streamVersion: current.version, position: current.position, seqs: [] as Array<number> }
+              return {
+                streamVersion: current.version,
+                position: current.position,
+                seqs: [] as Array<number>,
+                stamp: undefined as Stamp | undefined,
+              }
             }
             let position = 0
             let streamVersion = current.version
@@ -555,7 +568,8 @@ export const make = (
               yield* options.onAppend(sql, recorded, fields)
             }
             if (options.notifier !== undefined && !isPg) yield* options.notifier.publish(position)
-            return { streamVersion, position, seqs: nested ? [] : seqs }
+            // SQLite: the stamp as this transaction's last statement leaves it; its COMMIT is one more write.
+            return { streamVersion, position, seqs: nested ? [] : seqs, stamp: changeStamp?.() }
           })
 
         // Postgres inside a caller's transaction (e.g. a bulk import): the rows cannot be numbered after a commit this
@@ -609,6 +623,9 @@ export const make = (
           position = (yield* Effect.mapError(streamHead(stream), toStoreError)).position
         }
         if (serialized.length > 0) yield* bump
+        // Nothing after the appended events while exactly the COMMIT has run since the stamp: no write came between.
+        const stamp = result.stamp
+        if (stamp !== undefined) remember(stream, result.streamVersion, { writes: stamp.writes + 1, data: stamp.data })
         return { streamVersion: result.streamVersion, position: position ?? 0 } satisfies AppendResult
       }),
 
@@ -629,11 +646,8 @@ export const make = (
           rows = yield* Effect.mapError(select, toStoreError)
         }
         const recorded = yield* recordedOf(rows)
-        if (stamp !== undefined) {
-          tails.delete(stream)
-          tails.set(stream, { after: rows.length > 0 ? Number(rows.at(-1)!.stream_version) : from - 1, stamp })
-          if (tails.size > 10_000) tails.delete(tails.keys().next().value!)
-        }
+        if (stamp !== undefined)
+          remember(stream, rows.length > 0 ? Number(rows.at(-1)!.stream_version) : from - 1, stamp)
         return recorded
       }),
 

@@ -69,7 +69,16 @@ export interface SqliteClient extends Client.SqlClient {
  * was taken (a write through this connection, or a commit by any other connection or process); undefined when the
  * connection cannot tell (closed).
  */
-export type ChangeStamp = () => string | undefined
+export type ChangeStamp = () => Stamp | undefined
+
+/**
+ * A change stamp: the statements this connection ran that may have written, and SQLite's `data_version` (which moves
+ * when another connection commits). Equal stamps: nothing was written in between.
+ */
+export interface Stamp {
+  readonly writes: number
+  readonly data: number
+}
 
 /** The `changeStamp` of a client made by `make` (see `ChangeStamp`), undefined for any other `SqlClient`. */
 export const changeStampOf = (client: Client.SqlClient): ChangeStamp | undefined =>
@@ -193,7 +202,7 @@ export const make = (
       if (!db.isOpen) return undefined
       try {
         dataVersion ??= db.prepare("PRAGMA data_version")
-        return `${writes}:${(dataVersion.get() as { readonly data_version: number }).data_version}`
+        return { writes, data: Number((dataVersion.get() as { readonly data_version: number }).data_version) }
       } catch {
         return undefined
       }
