@@ -5,7 +5,7 @@
 import { Audit, type Message } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { clearRows, insertAll, type Model, type Sql, withoutSession } from "./ReadModel.ts"
+import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import { type States, seqAt, touchedIds } from "./States.ts"
 
 /** One message of the audit view: a message the model sees and the ids of the events it came from. */
@@ -45,24 +45,26 @@ const allRows = (sessionId: string, states: States) => {
   return rows
 }
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: Audit.projection.name,
   version: Audit.projection.version,
   table: "audit",
   key: ["message_id", "seq"],
-  rows: (sessionId, states) => withoutSession(allRows(sessionId, states)),
-  clear: clearRows("pivot_rm_audit"),
-  write: (sql, sessionId, states) => insertAll(sql, "pivot_rm_audit", allRows(sessionId, states)),
-  delta: (sql, sessionId, prev, next, event) => {
-    const rows: Array<Record<string, unknown>> = []
-    for (const id of new Set(touchedIds(event))) {
-      const a = prev.audit.sources.get(id) ?? []
-      const b = next.audit.sources.get(id) ?? []
-      if (a !== b) rows.push(...auditRows(sessionId, id, b, a.length))
-    }
-    return insertAll(sql, "pivot_rm_audit", rows)
+  expected: (sessionId, states) => withoutSession(allRows(sessionId, states)),
+  rows: {
+    clear: clearRows("pivot_rm_audit"),
+    write: (sql, sessionId, states) => insertAll(sql, "pivot_rm_audit", allRows(sessionId, states)),
+    apply: (sql, sessionId, prev, next, event) => {
+      const rows: Array<Record<string, unknown>> = []
+      for (const id of new Set(touchedIds(event))) {
+        const a = prev.audit.sources.get(id) ?? []
+        const b = next.audit.sources.get(id) ?? []
+        if (a !== b) rows.push(...auditRows(sessionId, id, b, a.length))
+      }
+      return insertAll(sql, "pivot_rm_audit", rows)
+    },
   },
-}
+})
 
 /** Each window message of the session with the ids of the events it came from, as stored. */
 export const read = (sql: Sql, sessionId: string) =>

@@ -5,7 +5,7 @@
 import { CompactionHistory } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { CHUNK, clearRows, insertAll, type Model, type Sql, withoutSession } from "./ReadModel.ts"
+import { CHUNK, clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
 /** Its table (migration 1). */
 export const create = Effect.gen(function* () {
@@ -34,37 +34,39 @@ const compactionRow = (sessionId: string, seq: number, entry: CompactionHistory.
   entry: JSON.stringify(entry),
 })
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: CompactionHistory.projection.name,
   version: CompactionHistory.projection.version,
   table: "compactions",
   key: ["seq"],
-  rows: (sessionId, states) =>
+  expected: (sessionId, states) =>
     withoutSession(states.history.entries.map((entry, seq) => compactionRow(sessionId, seq, entry))),
-  clear: clearRows("pivot_rm_compactions"),
-  write: (sql, sessionId, states) =>
-    insertAll(
-      sql,
-      "pivot_rm_compactions",
-      states.history.entries.map((entry, seq) => compactionRow(sessionId, seq, entry)),
-    ),
-  delta: (sql, sessionId, prev, next) =>
-    Effect.gen(function* () {
-      const a = prev.history.entries
-      const b = next.history.entries
-      if (a === b) return
-      const added: Array<Record<string, unknown>> = []
-      for (let seq = 0; seq < b.length; seq++) {
-        const entry = b[seq]!
-        if (seq >= a.length) added.push(compactionRow(sessionId, seq, entry))
-        else if (a[seq] !== entry) {
-          const row = compactionRow(sessionId, seq, entry)
-          yield* sql`UPDATE pivot_rm_compactions SET marker_id = ${row.marker_id}, status = ${row.status}, requested_version = ${row.requested_version}, settled_version = ${row.settled_version}, entry = ${row.entry} WHERE session_id = ${sessionId} AND seq = ${seq}`
+  rows: {
+    clear: clearRows("pivot_rm_compactions"),
+    write: (sql, sessionId, states) =>
+      insertAll(
+        sql,
+        "pivot_rm_compactions",
+        states.history.entries.map((entry, seq) => compactionRow(sessionId, seq, entry)),
+      ),
+    apply: (sql, sessionId, prev, next) =>
+      Effect.gen(function* () {
+        const a = prev.history.entries
+        const b = next.history.entries
+        if (a === b) return
+        const added: Array<Record<string, unknown>> = []
+        for (let seq = 0; seq < b.length; seq++) {
+          const entry = b[seq]!
+          if (seq >= a.length) added.push(compactionRow(sessionId, seq, entry))
+          else if (a[seq] !== entry) {
+            const row = compactionRow(sessionId, seq, entry)
+            yield* sql`UPDATE pivot_rm_compactions SET marker_id = ${row.marker_id}, status = ${row.status}, requested_version = ${row.requested_version}, settled_version = ${row.settled_version}, entry = ${row.entry} WHERE session_id = ${sessionId} AND seq = ${seq}`
+          }
         }
-      }
-      yield* insertAll(sql, "pivot_rm_compactions", added)
-    }),
-}
+        yield* insertAll(sql, "pivot_rm_compactions", added)
+      }),
+  },
+})
 
 /** Every compaction of the session as stored, oldest first. */
 export const read = (sql: Sql, sessionId: string) =>

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
+import * as Projections from "../projections/Projections.ts"
 import * as Snapshot from "../Snapshot.ts"
 import { MalformedEvent } from "../StoreError.ts"
 import { UnknownSession } from "../session/SessionError.ts"
@@ -45,7 +46,9 @@ interface Deferred {
 }
 
 /** Folds and writes a session's read models; holds the folded states of recent sessions (committed events only). */
-export const makeProjector = (options: Options) => {
+export const makeProjector = (options: Options, projections: ReadonlyArray<Projections.AnyDefinition> = []) => {
+  // Users' inline projections (validated: stored as JSON), applied after the built-ins in each append.
+  const userInlines = Projections.inlineOf(projections)
   const decoder = SessionLog.makeDecoder(options)
   const cacheSize = Math.max(1, options.cacheSize ?? 100)
   const cache = new Map<string, { readonly version: number; readonly states: States }>()
@@ -139,7 +142,7 @@ export const makeProjector = (options: Options) => {
   /** Deletes a session's read-model rows, checkpoints and snapshot, and forgets its folded states here. */
   const drop = (sql: Sql, sessionId: string): Effect.Effect<void, SqlError.SqlError> =>
     Effect.gen(function* () {
-      for (const m of models) yield* m.clear(sql, sessionId)
+      for (const m of models) yield* m.rows.clear(sql, sessionId)
       yield* sql`DELETE FROM pivot_rm_checkpoints WHERE session_id = ${sessionId}`
       yield* sql`DELETE FROM pivot_snapshots WHERE stream = ${snapshotKey(Events.streamName(sessionId))}`
       yield* sql.afterCommit(
@@ -165,12 +168,14 @@ export const makeProjector = (options: Options) => {
     base: number,
     batch: ReadonlyArray<RecordedEvent>,
     fields?: Fields,
+    decoded?: ReadonlyArray<SessionLog.Logged>,
   ): Effect.Effect<void, ProjectError> =>
     Effect.gen(function* () {
       const last = batch[batch.length - 1]
       if (last === undefined) return
       const stream = Events.streamName(sessionId)
       if (deferred !== undefined) {
+        const logged = decoded ?? (yield* decodeAll(batch))
         // Written whole at the end of the transaction: whole states are needed.
         const held = deferred.get(sessionId)
         const continues = held !== undefined && held.version === base
@@ -179,17 +184,13 @@ export const makeProjector = (options: Options) => {
         let live = continues ? held.windowLive : held === undefined && base === 0
         const changed = new Set<MessageId>()
         let folded = start
-        for (const r of batch) {
-          const decoded = decoder(r)
-          if (Result.isFailure(decoded)) return yield* decoded.failure
-          if (decoded.success === undefined) continue
-          const { event, meta } = decoded.success
+        for (const { event, meta } of logged) {
           const next = evolveStates(folded, event, meta)
           if (live) live = window.step(folded.window, next.window, event, changed)
           folded = next
         }
         if (live) {
-          if (!continues) yield* window.model.clear(sql, sessionId)
+          if (!continues) yield* window.model.rows.clear(sql, sessionId)
           yield* window.writeSteps(sql, sessionId, start.window, folded.window, changed, fields)
         }
         deferred.set(sessionId, {
@@ -203,33 +204,37 @@ export const makeProjector = (options: Options) => {
       // The batch forgets the session (`forget`'s own transaction): every copy of its text is dropped, and the next
       // read rebuilds them from the whole log, with the erased fields.
       if (base > 0 && SessionLog.forgottenIn(batch)) return yield* drop(sql, sessionId)
-      const logged = yield* decodeAll(batch)
+      const logged = decoded ?? (yield* decodeAll(batch))
       const checkpoints = yield* checkpointsOf(sql, sessionId)
       let states = yield* statesAt(sql, sessionId, stream, base)
       // A new session's first batch (an import) is cheaper written once from the folded state than event by event:
       // one bulk insert per table instead of a few statements per event. Same rows either way (rebuilt == inline).
       const bulk = base === 0 && batch.length > 1
       const fresh = models.map((m) => {
-        const cp = checkpoints.get(m.name)
+        const cp = checkpoints.get(m.projection.name)
         if (bulk) return false
-        return cp === undefined ? base === 0 : cp.projectionVersion === m.version && cp.streamVersion === base
+        return cp === undefined
+          ? base === 0
+          : cp.projectionVersion === m.projection.version && cp.streamVersion === base
       })
       // Partial states serve deltas only: a model rewritten whole, or an event naming a message they do not hold,
       // needs the whole log.
       if (states.partial === true && (fresh.some((f) => !f) || !heldFor(states, logged)))
         states = yield* statesAt(sql, sessionId, stream, base, true)
-      for (const [i, m] of models.entries()) if (fresh[i] && !checkpoints.has(m.name)) yield* m.clear(sql, sessionId)
+      for (const [i, m] of models.entries())
+        if (fresh[i] && !checkpoints.has(m.projection.name)) yield* m.rows.clear(sql, sessionId)
       const anyFresh = fresh.some((f) => f)
       for (const { event, meta } of logged) {
         const next = evolveStates(states, event, meta)
         if (anyFresh)
-          for (const [i, m] of models.entries()) if (fresh[i]) yield* m.delta(sql, sessionId, states, next, event, meta)
+          for (const [i, m] of models.entries())
+            if (fresh[i]) yield* m.rows.apply(sql, sessionId, states, next, event, meta)
         states = next
       }
       for (const [i, m] of models.entries())
         if (!fresh[i]) {
-          yield* m.clear(sql, sessionId)
-          yield* m.write(sql, sessionId, states)
+          yield* m.rows.clear(sql, sessionId)
+          yield* m.rows.write(sql, sessionId, states)
         }
       yield* saveCheckpoints(sql, sessionId, last.streamVersion, last.position)
       const pivoted = logged.some(({ event }) => event._tag === "SummaryFinished")
@@ -250,8 +255,8 @@ export const makeProjector = (options: Options) => {
         for (const [sessionId, held] of deferred) {
           for (const m of models) {
             if (m === window.model && held.windowLive) continue
-            yield* m.clear(sql, sessionId)
-            yield* m.write(sql, sessionId, held.states)
+            yield* m.rows.clear(sql, sessionId)
+            yield* m.rows.write(sql, sessionId, held.states)
           }
           yield* saveCheckpoints(sql, sessionId, held.version, held.position)
           const stream = Events.streamName(sessionId)
@@ -285,8 +290,8 @@ export const makeProjector = (options: Options) => {
       const recorded = yield* readRecorded(sql, stream, 1, head)
       const states = foldStates(yield* decodeAll(recorded))
       for (const m of models) {
-        yield* m.clear(sql, sessionId)
-        yield* m.write(sql, sessionId, states)
+        yield* m.rows.clear(sql, sessionId)
+        yield* m.rows.write(sql, sessionId, states)
       }
       yield* saveCheckpoints(sql, sessionId, head, recorded[recorded.length - 1]!.position)
       // A rebuild trusts the log only: the snapshot goes too (the next one is folded from these whole states).
@@ -300,7 +305,11 @@ export const makeProjector = (options: Options) => {
       return head
     })
 
-  /** The store hook: projects the session events of an append in its transaction. */
+  /**
+   * The store hook: every inline projection of the session the append writes to, in its transaction. The events are
+   * decoded once; the built-in read models go first (an event they cannot fold fails the append), then users' inline
+   * projections stored as JSON (one that throws is recorded on its status, and the append goes on).
+   */
   const onAppend = (
     sql: Sql,
     events: ReadonlyArray<RecordedEvent>,
@@ -309,7 +318,15 @@ export const makeProjector = (options: Options) => {
     const first = events[0]
     const sessionId = first === undefined ? undefined : SessionLog.sessionIdOf(first.stream)
     if (first === undefined || sessionId === undefined) return Effect.void
-    return project(sql, sessionId, first.streamVersion - 1, events, fields).pipe(
+    const decoded = SessionLog.decodeAll(events, decoder)
+    if (Result.isFailure(decoded))
+      return Effect.fail(
+        new MalformedEvent({
+          path: `${first.stream}@${decoded.failure.streamVersion}`,
+          message: `the inline read models cannot fold it: ${decoded.failure.message}`,
+        }),
+      )
+    const built = project(sql, sessionId, first.streamVersion - 1, events, fields, decoded.success).pipe(
       Effect.catchTag("UndecodableEvent", (error) =>
         Effect.fail(
           new MalformedEvent({
@@ -319,6 +336,9 @@ export const makeProjector = (options: Options) => {
         ),
       ),
     )
+    return userInlines.length === 0
+      ? built
+      : Effect.andThen(built, Projections.applyInline(sql, userInlines, sessionId, events, decoded.success))
   }
 
   /**

@@ -5,7 +5,7 @@
 import { PruneIndex } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { clearRows, insertAll, type Model, type Sql, withoutSession } from "./ReadModel.ts"
+import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
 /** Its table (migration 1). */
 export const create = Effect.gen(function* () {
@@ -34,29 +34,31 @@ const prunedRow = (sessionId: string, seq: number, entry: PruneIndex.Entry) => (
   entry: JSON.stringify(entry),
 })
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: PruneIndex.projection.name,
   version: PruneIndex.projection.version,
   table: "pruned",
   key: ["seq"],
-  rows: (sessionId, states) =>
+  expected: (sessionId, states) =>
     withoutSession(states.pruned.entries.map((entry, seq) => prunedRow(sessionId, seq, entry))),
-  clear: clearRows("pivot_rm_pruned"),
-  write: (sql, sessionId, states) =>
-    insertAll(
-      sql,
-      "pivot_rm_pruned",
-      states.pruned.entries.map((entry, seq) => prunedRow(sessionId, seq, entry)),
-    ),
-  delta: (sql, sessionId, prev, next) => {
-    const a = prev.pruned.entries
-    const b = next.pruned.entries
-    if (a === b) return Effect.void
-    const added: Array<Record<string, unknown>> = []
-    for (let seq = a.length; seq < b.length; seq++) added.push(prunedRow(sessionId, seq, b[seq]!))
-    return insertAll(sql, "pivot_rm_pruned", added)
+  rows: {
+    clear: clearRows("pivot_rm_pruned"),
+    write: (sql, sessionId, states) =>
+      insertAll(
+        sql,
+        "pivot_rm_pruned",
+        states.pruned.entries.map((entry, seq) => prunedRow(sessionId, seq, entry)),
+      ),
+    apply: (sql, sessionId, prev, next) => {
+      const a = prev.pruned.entries
+      const b = next.pruned.entries
+      if (a === b) return Effect.void
+      const added: Array<Record<string, unknown>> = []
+      for (let seq = a.length; seq < b.length; seq++) added.push(prunedRow(sessionId, seq, b[seq]!))
+      return insertAll(sql, "pivot_rm_pruned", added)
+    },
   },
-}
+})
 
 /** Every pruned output of the session as stored, oldest prune first, and the tokens they freed. */
 export const read = (sql: Sql, sessionId: string) =>

@@ -5,7 +5,7 @@
 import { Conversation, Recall } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { clearRows, insertAll, type Model, type Sql, withoutSession } from "./ReadModel.ts"
+import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import { touchedIds } from "./States.ts"
 
 /** The recall index's projection: its documents are a function of the conversation (`Recall.documents`). */
@@ -49,36 +49,38 @@ const recallRows = (sessionId: string, docs: ReadonlyArray<Recall.Document>) =>
     body: doc.text,
   }))
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: projection.name,
   version: projection.version,
   table: "recall",
   key: ["doc_id"],
-  rows: (sessionId, states) =>
+  expected: (sessionId, states) =>
     withoutSession(recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation)))),
-  clear: clearRows("pivot_rm_recall"),
-  write: (sql, sessionId, states) =>
-    insertAll(
-      sql,
-      "pivot_rm_recall",
-      recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation))),
-    ),
-  // A prune or a summary changes the documents of the messages the event names: rewrite those messages' rows.
-  delta: (sql, sessionId, prev, next, event) =>
-    Effect.gen(function* () {
-      for (const id of new Set(touchedIds(event))) {
-        const before = Conversation.get(prev.window.conversation, id)
-        const after = Conversation.get(next.window.conversation, id)
-        if (before === after || after === undefined) continue
-        const was = before === undefined ? [] : Recall.documentsOf(before)
-        const now = Recall.documentsOf(after)
-        if (was.length === 0 && now.length === 0) continue
-        if (was.length > 0)
-          yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
-        yield* insertAll(sql, "pivot_rm_recall", recallRows(sessionId, now))
-      }
-    }),
-}
+  rows: {
+    clear: clearRows("pivot_rm_recall"),
+    write: (sql, sessionId, states) =>
+      insertAll(
+        sql,
+        "pivot_rm_recall",
+        recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation))),
+      ),
+    // A prune or a summary changes the documents of the messages the event names: rewrite those messages' rows.
+    apply: (sql, sessionId, prev, next, event) =>
+      Effect.gen(function* () {
+        for (const id of new Set(touchedIds(event))) {
+          const before = Conversation.get(prev.window.conversation, id)
+          const after = Conversation.get(next.window.conversation, id)
+          if (before === after || after === undefined) continue
+          const was = before === undefined ? [] : Recall.documentsOf(before)
+          const now = Recall.documentsOf(after)
+          if (was.length === 0 && now.length === 0) continue
+          if (was.length > 0)
+            yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
+          yield* insertAll(sql, "pivot_rm_recall", recallRows(sessionId, now))
+        }
+      }),
+  },
+})
 
 interface RecallRow {
   readonly doc_id: string

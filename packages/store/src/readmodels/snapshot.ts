@@ -17,7 +17,7 @@ import type { States } from "./States.ts"
  * Version 2: the data names its session and stream version (what the checksum covers binds them, ADR 0013).
  */
 export const snapshotFormat = (): string =>
-  `pivot-read-models/2;${models.map((m) => `${m.name}:${m.version}`).join(",")};window=${StateSnapshot.FORMAT};events=${Events.catalogFingerprint()}`
+  `pivot-read-models/2;${models.map((m) => `${m.projection.name}:${m.projection.version}`).join(",")};window=${StateSnapshot.FORMAT};events=${Events.catalogFingerprint()}`
 
 /** Where the read models' snapshot of a stream is kept, beside the runtime's (keyed by the stream itself). */
 export const snapshotKey = (stream: string): string => `read-models:${stream}`

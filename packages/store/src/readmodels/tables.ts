@@ -156,8 +156,8 @@ export const checkpointsOf = (sql: Sql, sessionId: string) =>
 
 export const isCurrent = (checkpoints: ReadonlyMap<string, Checkpoint>, head: number) =>
   models.every((m) => {
-    const cp = checkpoints.get(m.name)
-    return cp !== undefined && cp.projectionVersion === m.version && cp.streamVersion === head
+    const cp = checkpoints.get(m.projection.name)
+    return cp !== undefined && cp.projectionVersion === m.projection.version && cp.streamVersion === head
   })
 
 export const saveCheckpoints = (sql: Sql, sessionId: string, streamVersion: number, position: number): Write =>
@@ -165,9 +165,9 @@ export const saveCheckpoints = (sql: Sql, sessionId: string, streamVersion: numb
     sql`INSERT INTO pivot_rm_checkpoints ${sql.insert(
       models.map(
         (m): Record<string, unknown> => ({
-          model: m.name,
+          model: m.projection.name,
           session_id: sessionId,
-          projection_version: m.version,
+          projection_version: m.projection.version,
           stream_version: streamVersion,
           position,
         }),

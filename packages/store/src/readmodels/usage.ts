@@ -5,7 +5,7 @@
 import { Usage } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { clearRows, insertAll, type Model, type Sql, withoutSession } from "./ReadModel.ts"
+import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
 /** Its table (migration 1). */
 export const create = Effect.gen(function* () {
@@ -27,26 +27,28 @@ const usageRow = (sessionId: string, state: Usage.State) => ({
   state: JSON.stringify(state),
 })
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: Usage.projection.name,
   version: Usage.projection.version,
   table: "usage",
   key: [],
-  rows: (sessionId, states) =>
+  expected: (sessionId, states) =>
     states.usage === Usage.projection.initial ? [] : withoutSession([usageRow(sessionId, states.usage)]),
-  clear: clearRows("pivot_rm_usage"),
-  // A session whose usage never moved has no row, inline or rebuilt (reads answer the initial usage).
-  write: (sql, sessionId, states) =>
-    states.usage === Usage.projection.initial
-      ? Effect.void
-      : insertAll(sql, "pivot_rm_usage", [usageRow(sessionId, states.usage)]),
-  delta: (sql, sessionId, prev, next) =>
-    prev.usage === next.usage
-      ? Effect.void
-      : Effect.asVoid(
-          sql`INSERT INTO pivot_rm_usage ${sql.insert(usageRow(sessionId, next.usage))} ON CONFLICT (session_id) DO UPDATE SET calls = excluded.calls, last_tokens = excluded.last_tokens, compacting = excluded.compacting, state = excluded.state`,
-        ),
-}
+  rows: {
+    clear: clearRows("pivot_rm_usage"),
+    // A session whose usage never moved has no row, inline or rebuilt (reads answer the initial usage).
+    write: (sql, sessionId, states) =>
+      states.usage === Usage.projection.initial
+        ? Effect.void
+        : insertAll(sql, "pivot_rm_usage", [usageRow(sessionId, states.usage)]),
+    apply: (sql, sessionId, prev, next) =>
+      prev.usage === next.usage
+        ? Effect.void
+        : Effect.asVoid(
+            sql`INSERT INTO pivot_rm_usage ${sql.insert(usageRow(sessionId, next.usage))} ON CONFLICT (session_id) DO UPDATE SET calls = excluded.calls, last_tokens = excluded.last_tokens, compacting = excluded.compacting, state = excluded.state`,
+          ),
+  },
+})
 
 /** The session's usage as stored. */
 export const read = (sql: Sql, sessionId: string) =>

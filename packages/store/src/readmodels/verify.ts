@@ -86,8 +86,9 @@ export const verify = (
     // The versions whose states are needed: each model's checkpoint, and the snapshot's.
     const wanted = new Set<number>()
     for (const model of models) {
-      const cp = checkpoints.get(model.name)
-      if (cp !== undefined && cp.projectionVersion === model.version) wanted.add(Math.min(cp.streamVersion, head))
+      const cp = checkpoints.get(model.projection.name)
+      if (cp !== undefined && cp.projectionVersion === model.projection.version)
+        wanted.add(Math.min(cp.streamVersion, head))
     }
     if (snapshot?._tag === "Success") wanted.add(snapshot.success.version)
     const at = new Map<number, States>()
@@ -101,11 +102,11 @@ export const verify = (
     const differences: Array<string> = []
     let compared = 0
     for (const model of models) {
-      const cp = checkpoints.get(model.name)
-      if (cp === undefined || cp.projectionVersion !== model.version) continue
+      const cp = checkpoints.get(model.projection.name)
+      if (cp === undefined || cp.projectionVersion !== model.projection.version) continue
       compared++
       const folded = at.get(Math.min(cp.streamVersion, head)) ?? states
-      differences.push(...compareRows(model.table, model.key, tables[model.table], model.rows(sessionId, folded)))
+      differences.push(...compareRows(model.table, model.key, tables[model.table], model.expected(sessionId, folded)))
     }
     if (snapshot?._tag === "Failure" && !snapshot.failure.startsWith("format "))
       differences.push(`snapshot: a new process would ignore it (${snapshot.failure})`)

@@ -11,8 +11,9 @@ import {
   clearRows,
   type Fields,
   insertAll,
-  type Model,
   messageJson,
+  type ReadModel,
+  readModel,
   type Sql,
   type Write,
   withoutSession,
@@ -55,37 +56,39 @@ const windowRows = (
   return rows
 }
 
-export const model: Model = {
+export const model: ReadModel = readModel({
   name: Window.projection.name,
   version: Window.projection.version,
   table: "window",
   key: ["ordinal"],
-  rows: (sessionId, states) => withoutSession(windowRows(sessionId, states.window, 0)),
-  clear: clearRows("pivot_rm_window"),
-  // In chunks made as they are inserted: a big window's rows (each message as JSON) never exist all at once.
-  write: (sql, sessionId, states) =>
-    Effect.gen(function* () {
-      const window = states.window
-      for (let from = 0; from < window.visible.length; from += CHUNK)
-        yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, window, from, from + CHUNK))
-    }),
-  delta: (sql, sessionId, prev, next, event) =>
-    Effect.gen(function* () {
-      const a = prev.window
-      const b = next.window
-      if (a === b) return
-      // A pivot replaces the window, and so does a change the event does not name (a future event type): rewritten
-      // rather than guessed. Anything else only appends rows or changes the messages the event names in place.
-      const changed = new Set<MessageId>()
-      if (!step(a, b, event, changed)) {
-        yield* model.clear(sql, sessionId)
-        return yield* model.write(sql, sessionId, next)
-      }
-      yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, b, a.visible.length))
-      for (const id of changed)
-        yield* sql`UPDATE pivot_rm_window SET message = ${JSON.stringify(Conversation.get(b.conversation, id))} WHERE session_id = ${sessionId} AND message_id = ${id}`
-    }),
-}
+  expected: (sessionId, states) => withoutSession(windowRows(sessionId, states.window, 0)),
+  rows: {
+    clear: clearRows("pivot_rm_window"),
+    // In chunks made as they are inserted: a big window's rows (each message as JSON) never exist all at once.
+    write: (sql, sessionId, states) =>
+      Effect.gen(function* () {
+        const window = states.window
+        for (let from = 0; from < window.visible.length; from += CHUNK)
+          yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, window, from, from + CHUNK))
+      }),
+    apply: (sql, sessionId, prev, next, event) =>
+      Effect.gen(function* () {
+        const a = prev.window
+        const b = next.window
+        if (a === b) return
+        // A pivot replaces the window, and so does a change the event does not name (a future event type): rewritten
+        // rather than guessed. Anything else only appends rows or changes the messages the event names in place.
+        const changed = new Set<MessageId>()
+        if (!step(a, b, event, changed)) {
+          yield* model.rows.clear(sql, sessionId)
+          return yield* model.rows.write(sql, sessionId, next)
+        }
+        yield* insertAll(sql, "pivot_rm_window", windowRows(sessionId, b, a.visible.length))
+        for (const id of changed)
+          yield* sql`UPDATE pivot_rm_window SET message = ${JSON.stringify(Conversation.get(b.conversation, id))} WHERE session_id = ${sessionId} AND message_id = ${id}`
+      }),
+  },
+})
 
 /**
  * One event's step of the window, for rows written batch by batch: whether `model.delta` would only append rows and

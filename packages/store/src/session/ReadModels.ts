@@ -65,8 +65,9 @@ import * as SessionLog from "./SessionLog.ts"
 
 // The read models themselves live in `../readmodels/` (one file each); this module is their service and layers.
 export type { AuditEntry } from "../readmodels/audit.ts"
-export { names } from "../readmodels/builtIns.ts"
+export { models as builtIns, names } from "../readmodels/builtIns.ts"
 export type { Options } from "../readmodels/projector.ts"
+export type { ReadModel } from "../readmodels/ReadModel.ts"
 export { projection as recallProjection } from "../readmodels/recall.ts"
 export { evolveStates, foldStates, initialStates, type States } from "../readmodels/States.ts"
 export {
@@ -166,8 +167,10 @@ const makeService = (
             if (isCurrent(checkpoints, now)) return now
             const base = Math.min(
               ...models.map((m) => {
-                const cp = checkpoints.get(m.name)
-                return cp !== undefined && cp.projectionVersion === m.version ? Math.min(cp.streamVersion, now) : 0
+                const cp = checkpoints.get(m.projection.name)
+                return cp !== undefined && cp.projectionVersion === m.projection.version
+                  ? Math.min(cp.streamVersion, now)
+                  : 0
               }),
             )
             const recorded = yield* readRecorded(sql, stream, base + 1, now)
@@ -241,10 +244,11 @@ export const withStore = <E, R>(
   Layer.unwrap(
     Effect.gen(function* () {
       const definitions = options.projections ?? []
-      yield* Effect.fromResult(Projections.validate(definitions))
-      const projector = makeProjector(options)
+      yield* Effect.fromResult(Projections.validate(definitions, models))
+      // One projector for every inline projection: the built-in read models, then users' inline ones.
+      const projector = makeProjector(options, definitions)
       const decoder = SessionLog.makeDecoder(options)
-      const user = Projections.hooks(definitions, decoder, options.readonly === true)
+      const user = Projections.hooks(options.readonly === true)
       let client: Sql | undefined
       const hooks: SqlHooks = {
         onOpen: (sql) => {
@@ -253,10 +257,7 @@ export const withStore = <E, R>(
             ? Effect.void
             : Effect.andThen(Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql)), user.onOpen(sql))
         },
-        onAppend: (sql, events, fields) =>
-          definitions.length === 0
-            ? projector.onAppend(sql, events, fields)
-            : Effect.andThen(projector.onAppend(sql, events, fields), user.onAppend(sql, events)),
+        onAppend: projector.onAppend,
         onForget: (sql, stream) => Effect.andThen(projector.onForget(sql, stream), user.onForget(sql, stream)),
       }
       // Built after the store: its `onOpen` hands over the connection.
