@@ -46,8 +46,9 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
+import * as LiveLedger from "./internal/liveLedger.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
@@ -480,6 +481,12 @@ export const make = (
       options.hud === undefined || options.hud === false
         ? undefined
         : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
+    // The HUD's cost line reads the ledger, caught up per session as the log grows.
+    const hudCost = hudOptions?.cost
+    const ledgerAt =
+      hudCost === undefined || hudCost === false
+        ? undefined
+        : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
     const cacheAware: CacheAware | undefined =
       options.cacheAware === undefined || options.cacheAware === false
         ? undefined
@@ -802,7 +809,7 @@ export const make = (
       }
     }
 
-    const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
+    const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
       Hud.render(
         {
           tokens: usage.tokens,
@@ -810,6 +817,7 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          ...(cost === undefined ? {} : { cost }),
         },
         hud,
       )
@@ -917,7 +925,10 @@ export const make = (
               ? renderedOf(state.session.window, visible)
               : ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(state, settings)
-          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
+          // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
+          const cost =
+            ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
+          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
             const at = yield* Clock.currentTimeMillis
             yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
