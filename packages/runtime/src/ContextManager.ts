@@ -49,7 +49,9 @@ import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import * as LiveLedger from "./internal/liveLedger.ts"
+import { Judge } from "./Judge.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -188,6 +190,13 @@ export interface Options {
    * pivot. Off (the default): OpenCode's exact requests and prune.
    */
   readonly cacheAware?: boolean | CacheAware | undefined
+  /**
+   * Probes (opt-in, default off; needs a `Judge` in context, else nothing happens): after each pivot forms, questions
+   * about the span its summary replaced, derived from its retention check, are answered by the judge from the summary
+   * alone, graded, and recorded (`ProbesAnswered`). One more model call per compaction; a judge that fails or times out
+   * is recorded as such and never fails the call that compacted. See docs/ledger.md.
+   */
+  readonly probes?: boolean | Probes.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -503,6 +512,14 @@ export const make = (
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const judge = Option.getOrUndefined(yield* Effect.serviceOption(Judge))
+    const probe =
+      options.probes === undefined || options.probes === false || judge === undefined
+        ? undefined
+        : Probes.make(sessions, judge, options.probes === true ? {} : options.probes)
+    /** Probes the pivot a settled compaction formed, when probes are on. */
+    const probed = (sessionId: string, settled: Compaction.Settled) =>
+      probe === undefined || settled.outcome === undefined ? Effect.void : probe(sessionId, settled.outcome)
     const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
@@ -880,6 +897,7 @@ export const make = (
         sessionId,
         Effect.gen(function* () {
           const first = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, first)
           let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
           const at = yield* Clock.currentTimeMillis
@@ -903,6 +921,7 @@ export const make = (
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
               const second = yield* compaction.settle(sessionId, settings)
+              yield* probed(sessionId, second)
               settled = second
               state = yield* sessions.load(sessionId)
             }
@@ -1017,6 +1036,7 @@ export const make = (
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, settled)
           return { outcome: settled.outcome } satisfies Compacted
         }),
       )
