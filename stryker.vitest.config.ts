@@ -11,6 +11,7 @@ export default defineConfig({
     alias: {
       "@pivot/core": source("core"),
       "@pivot/runtime": source("runtime"),
+      "@pivot/store": source("store"),
     },
   },
   test: {
@@ -26,6 +27,27 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "runtime", root: "packages/runtime", testTimeout: 60_000, include: ["test/Compaction.test.ts"] },
+      },
+      // The runtime's half of snapshots (format, checksum, session and version checks; Sessions.ts); the test that
+      // kills real processes while they write snapshots is in the slow lane (Snapshots.kill.slow.test.ts).
+      {
+        extends: true,
+        test: {
+          name: "runtime-snapshots",
+          root: "packages/runtime",
+          testTimeout: 60_000,
+          include: ["test/Snapshots.test.ts"],
+        },
+      },
+      // The user projections' rules on SQLite (store/src/projections/Projections.ts); PostgreSQL's twin is slow-lane.
+      {
+        extends: true,
+        test: {
+          name: "store-projections",
+          root: "packages/store",
+          testTimeout: 60_000,
+          include: ["test/projections/Projections.int.test.ts", "test/projections/backoff.test.ts"],
+        },
       },
     ],
   },
