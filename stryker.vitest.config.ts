@@ -26,7 +26,12 @@ export default defineConfig({
       // tested end to end through stores and a summariser, too slow to rerun for each mutant on a shared machine.
       {
         extends: true,
-        test: { name: "runtime", root: "packages/runtime", testTimeout: 60_000, include: ["test/Compaction.test.ts"] },
+        test: {
+          name: "runtime",
+          root: "packages/runtime",
+          testTimeout: 60_000,
+          include: ["test/Compaction.test.ts", "test/PluginRedactTexts.test.ts", "test/Plugins.test.ts"],
+        },
       },
       // The runtime's half of snapshots (format, checksum, session and version checks; Sessions.ts); the test that
       // kills real processes while they write snapshots is in the slow lane (Snapshots.kill.slow.test.ts).
@@ -36,7 +41,7 @@ export default defineConfig({
           name: "runtime-snapshots",
           root: "packages/runtime",
           testTimeout: 60_000,
-          include: ["test/Snapshots.test.ts"],
+          include: ["test/Snapshots.test.ts", "test/SnapshotDecode.test.ts"],
         },
       },
       // The user projections' rules on SQLite (store/src/projections/Projections.ts); PostgreSQL's twin is slow-lane.
