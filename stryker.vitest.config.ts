@@ -51,7 +51,11 @@ export default defineConfig({
           name: "store-projections",
           root: "packages/store",
           testTimeout: 60_000,
-          include: ["test/projections/Projections.int.test.ts", "test/projections/backoff.test.ts"],
+          include: [
+            "test/projections/Projections.int.test.ts",
+            "test/projections/Projections.rules.int.test.ts",
+            "test/projections/backoff.test.ts",
+          ],
         },
       },
     ],
