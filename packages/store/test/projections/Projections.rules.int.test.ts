@@ -238,4 +238,44 @@ describe("status, stored, get and forget on SQLite", () => {
       }),
     )
   })
+
+  it("without an owner name a process leases as pj-<random>-<pid>", async () => {
+    const runtime = open(fresh(), [overall])
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        yield* appendBatches("ses_a", first!.batches)
+        yield* projections.awaitCaughtUp
+        const [status] = yield* projections.status
+        expect(status!.owner).toMatch(new RegExp(`^pj-[a-z0-9]{1,8}-${process.pid}$`))
+      }),
+    )
+  })
+
+  it("an inline fold that throws records its first line, cut at 1,000 characters; a non-Error too", async () => {
+    const long = "x".repeat(1_500)
+    const throwing = (name: string, thrown: unknown) =>
+      Projections.inline({
+        ...tally(name),
+        evolve: () => {
+          throw thrown
+        },
+      })
+    const longOne = throwing("long", new Error(`${long}\nsecond line`))
+    const odd = throwing("odd", 42)
+    const runtime = open(fresh(), [longOne, odd])
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        yield* appendBatches("ses_a", first!.batches.slice(0, 2))
+        const byName = new Map((yield* projections.status).map((s) => [s.name, s]))
+        expect(byName.get("long")!.error).toBe("x".repeat(1_000))
+        expect(byName.get("long")!.failures).toBeGreaterThanOrEqual(1)
+        const failure = failureOf(yield* Effect.exit(projections.get(odd, "ses_a")))
+        expect((failure as Error).message).toBe("projection odd v1 failed: 42")
+        const longFailure = failureOf(yield* Effect.exit(projections.get(longOne, "ses_a")))
+        expect((longFailure as Error).message).toBe(`projection long v1 failed: ${long}`)
+      }),
+    )
+  })
 })
