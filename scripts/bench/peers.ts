@@ -174,6 +174,8 @@ interface Row {
   readonly recordSqlite: number
   readonly openCodeSqlite: number
   readonly openCodeMemory: number
+  readonly openCodePrune: number
+  readonly openCodePruneTurns: number
   readonly prune: number
   readonly trim: number
   readonly trimTurns: number
@@ -262,7 +264,9 @@ const runSize = async (size: number): Promise<Row> => {
     openCodeMemory: [] as Array<number>,
     prune: [] as Array<number>,
     trim: [] as Array<number>,
+    openCodePrune: [] as Array<number>,
   }
+  let openCodePruneSpent = 0
   let trimSpent = 0
   let windowFirst = 0
   let windowLast = 0
@@ -304,6 +308,12 @@ const runSize = async (size: number): Promise<Row> => {
       const o = await timed(() => OpenCode.step(oc!.newestFirst()))
       samples.openCodeSqlite.push(o.micros)
       check("OpenCode on SQLite", o.value)
+      // OpenCode's prune pass reads the whole session: timed while its cell has spent under 5 s.
+      if (openCodePruneSpent < 5_000_000) {
+        const p = await timed(() => OpenCode.prunePass(oc!.messages(), PRUNING.prune.protect, PRUNING.prune.minimum))
+        samples.openCodePrune.push(p.micros)
+        openCodePruneSpent += p.micros
+      }
       samples.prune.push((await timed(pruneCall)).micros)
       if (trimRuns && (trimSpent < 5_000_000 || samples.trim.length === 0)) {
         const t = await timed(trimCall)
@@ -331,6 +341,8 @@ const runSize = async (size: number): Promise<Row> => {
     recordSqlite: median(samples.recordSqlite),
     openCodeSqlite: median(samples.openCodeSqlite),
     openCodeMemory: median(samples.openCodeMemory),
+    openCodePrune: median(samples.openCodePrune),
+    openCodePruneTurns: samples.openCodePrune.length,
     prune: median(samples.prune),
     trim,
     trimTurns: samples.trim.length,
@@ -404,6 +416,13 @@ const main = async () => {
     console.log(
       `| ${r.messages.toLocaleString("en-US")} | ${ratio(r.openCodeSqlite, r.pivotMemory)} | ${ratio(r.openCodeMemory, r.pivotMemory)} | ${ratio(r.prune, r.pivotMemory)} | ${ratio(r.trim, r.pivotMemory)} |`,
     )
+  console.log(
+    "\nOpenCode's prune pass (opt-in upstream, after each loop; not in the figures above): it loads every message of the session, then walks back to the latest summary:\n",
+  )
+  console.log("| stored messages | OpenCode prune pass on SQLite µs | turns timed |")
+  console.log("|---:|---:|---:|")
+  for (const r of rows.filter((r) => r.openCodePruneTurns > 0))
+    console.log(`| ${r.messages.toLocaleString("en-US")} | ${fmt(r.openCodePrune)} | ${r.openCodePruneTurns} |`)
   console.log("\nRecording one tool step (median over every step of the timed turns):\n")
   console.log("| stored messages | pivot memory µs | pivot SQLite µs |")
   console.log("|---:|---:|---:|")

@@ -217,6 +217,36 @@ export const toModelMessages = (msgs: ReadonlyArray<WithParts>): Promise<Array<M
   )
 }
 
+/**
+ * The prune pass (opt-in upstream, run after the loop exits): `Session.messages` loads every message of the session,
+ * then the walk from the newest skips the last two turns and stops at a summary or an output already cleared. Answers
+ * the outputs it would clear (nothing is written: pivot's prunes reach these stores through `mirror`).
+ */
+export const prunePass = (messages: ReadonlyArray<WithParts>, protect: number, minimum: number): number => {
+  let total = 0
+  let pruned = 0
+  let turns = 0
+  let clear = 0
+  walk: for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!
+    if (m.info.role === "user") turns++
+    if (turns < 2) continue
+    if (m.info.role === "assistant" && m.info.summary === true) break
+    for (let j = m.parts.length - 1; j >= 0; j--) {
+      const p = m.parts[j]!
+      const state = p.state as { status?: string; output?: string; time?: { compacted?: number } } | undefined
+      if (p.type !== "tool" || state?.status !== "completed" || p.tool === "skill") continue
+      if (state.time?.compacted !== undefined) break walk
+      const estimate = Math.round(state.output!.length / 4)
+      total += estimate
+      if (total <= protect) continue
+      pruned += estimate
+      clear++
+    }
+  }
+  return pruned > minimum ? clear : 0
+}
+
 /** One step's read: the window, `latest`, and the model messages. */
 export const step = async (newestFirst: Iterable<WithParts>) => {
   const msgs = filterCompacted(newestFirst)
@@ -309,6 +339,11 @@ export class OnSqlite {
       this.partsOf.set(ids.length, statement)
     }
     return statement.all(...ids) as unknown as ReadonlyArray<Row & { readonly message_id: string }>
+  }
+
+  /** `Session.messages`: every message, oldest first (read through the same pages). */
+  messages(): Array<WithParts> {
+    return [...this.newestFirst()].reverse()
   }
 
   /** `stream`: pages of 50 newest first, each hydrated with one parts query; read lazily. */
