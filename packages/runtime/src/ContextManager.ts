@@ -48,9 +48,12 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
+import * as LiveLedger from "./internal/liveLedger.ts"
+import { Judge } from "./Judge.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -189,6 +192,13 @@ export interface Options {
    * pivot. Off (the default): OpenCode's exact requests and prune.
    */
   readonly cacheAware?: boolean | CacheAware | undefined
+  /**
+   * Probes (opt-in, default off; needs a `Judge` in context, else nothing happens): after each pivot forms, questions
+   * about the span its summary replaced, derived from its retention check, are answered by the judge from the summary
+   * alone, graded, and recorded (`ProbesAnswered`). One more model call per compaction; a judge that fails or times out
+   * is recorded as such and never fails the call that compacted. See docs/ledger.md.
+   */
+  readonly probes?: boolean | Probes.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -482,6 +492,12 @@ export const make = (
       options.hud === undefined || options.hud === false
         ? undefined
         : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
+    // The HUD's cost line reads the ledger, caught up per session as the log grows.
+    const hudCost = hudOptions?.cost
+    const ledgerAt =
+      hudCost === undefined || hudCost === false
+        ? undefined
+        : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
     const cacheAware: CacheAware | undefined =
       options.cacheAware === undefined || options.cacheAware === false
         ? undefined
@@ -498,6 +514,14 @@ export const make = (
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const judge = Option.getOrUndefined(yield* Effect.serviceOption(Judge))
+    const probe =
+      options.probes === undefined || options.probes === false || judge === undefined
+        ? undefined
+        : Probes.make(sessions, judge, options.probes === true ? {} : options.probes)
+    /** Probes the pivot a settled compaction formed, when probes are on. */
+    const probed = (sessionId: string, settled: Compaction.Settled) =>
+      probe === undefined || settled.outcome === undefined ? Effect.void : probe(sessionId, settled.outcome)
     const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
@@ -820,7 +844,7 @@ export const make = (
       return Tokens.estimateLength(renderer.jsonLength(renderer.render(Window.messages(state.session.window))))
     }
 
-    const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
+    const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
       Hud.render(
         {
           tokens: usage.tokens,
@@ -828,6 +852,7 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          ...(cost === undefined ? {} : { cost }),
         },
         hud,
       )
@@ -894,6 +919,7 @@ export const make = (
         sessionId,
         Effect.gen(function* () {
           const first = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, first)
           let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
           const at = yield* Clock.currentTimeMillis
@@ -917,6 +943,7 @@ export const make = (
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
               const second = yield* compaction.settle(sessionId, settings)
+              yield* probed(sessionId, second)
               settled = second
               state = yield* sessions.load(sessionId)
             }
@@ -940,7 +967,10 @@ export const make = (
               ? renderedOf(sessionId, visible).map(copyRendered)
               : ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(sessionId, state, settings)
-          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
+          // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
+          const cost =
+            ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
+          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
             const at = yield* Clock.currentTimeMillis
             yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
@@ -1029,6 +1059,7 @@ export const make = (
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, settled)
           return { outcome: settled.outcome } satisfies Compacted
         }),
       )

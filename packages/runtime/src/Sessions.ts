@@ -488,10 +488,10 @@ export interface SessionsShape {
    * old messages, such as recall); costs a read of the whole stream.
    */
   readonly history: (sessionId: string) => Effect.Effect<State, LoadError>
-  /** The session's events, decoded, up to stream version `to` (inclusive) when given. */
+  /** The session's events, decoded, from stream version `from` and up to `to` (both inclusive) when given. */
   readonly events: (
     sessionId: string,
-    options?: { readonly to?: number | undefined },
+    options?: { readonly from?: number | undefined; readonly to?: number | undefined },
   ) => Effect.Effect<ReadonlyArray<Event>, LoadError>
   /**
    * Forks `parentId` at version `at` (default: its current version) into the new session `childId`: the child's
@@ -733,12 +733,12 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
 
     const events = Traced.fn("Sessions.events")(function* (
       sessionId: string,
-      options?: { readonly to?: number | undefined },
+      options?: { readonly from?: number | undefined; readonly to?: number | undefined },
     ) {
-      const recorded = yield* store.read(
-        Events.streamName(sessionId),
-        options?.to === undefined ? {} : { to: options.to },
-      )
+      const recorded = yield* store.read(Events.streamName(sessionId), {
+        ...(options?.from === undefined ? {} : { from: options.from }),
+        ...(options?.to === undefined ? {} : { to: options.to }),
+      })
       return yield* decodeAll(sessionId, recorded)
     })
 
