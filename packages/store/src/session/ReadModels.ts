@@ -46,6 +46,7 @@ import { makeProjector, type Options } from "../readmodels/projector.ts"
 import * as prunes from "../readmodels/prunes.ts"
 import type { Sql } from "../readmodels/ReadModel.ts"
 import * as recall from "../readmodels/recall.ts"
+import { status as builtInStatus } from "../readmodels/status.ts"
 import {
   checkpointsOf,
   headOf,
@@ -280,6 +281,7 @@ export const withStore = <E, R>(
             decoder,
             readonly: options.readonly,
             path: options.path,
+            builtIns: builtInStatus(sql),
           })
         }),
       )

@@ -99,6 +99,43 @@ describe("the built-in read models on the projector", () => {
     })
   }
 
+  it("status shows each built-in beside users' projections: its sessions, and the events a version bump left to fold", async () => {
+    const file = fresh()
+    const events = session.batches.flat()
+    await open(file, [Projections.inline(tally("per-session"))]).runPromise(appendBatches("ses_st", session.batches))
+    await opened.pop()!.dispose()
+    const { DatabaseSync } = await import("node:sqlite")
+    const db = new DatabaseSync(file)
+    db.exec("UPDATE pivot_rm_checkpoints SET projection_version = 0 WHERE model = 'usage'")
+    db.close()
+    await open(file, [Projections.inline(tally("per-session"))]).runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        const byName = (all: ReadonlyArray<Projections.Status>) => new Map(all.map((s) => [s.name, s]))
+        const before = byName(yield* projections.builtIns)
+        for (const { name, version } of ReadModels.names)
+          expect(before.get(name)).toMatchObject({
+            version,
+            mode: "inline",
+            scope: "session",
+            ready: true,
+            failures: 0,
+            keys: name === "usage" ? 0 : 1,
+            lag: name === "usage" ? events.length : 0,
+          })
+        expect([...before.keys()]).toEqual(ReadModels.names.map((n) => n.name))
+        const side = Projections.readSide(yield* projections.status, yield* projections.builtIns)
+        expect(side.filter((e) => e.kind === "built-in").map((e) => e.status?.name)).toEqual(
+          ReadModels.names.map((n) => n.name),
+        )
+        expect(side.filter((e) => e.kind === "projection").map((e) => e.name)).toEqual(["per-session"])
+        // A read catches the session up: nothing is left to fold.
+        yield* (yield* ReadModels.ReadModels).usage("ses_st")
+        expect(byName(yield* projections.builtIns).get("usage")).toMatchObject({ keys: 1, lag: 0 })
+      }),
+    )
+  })
+
   it("a user's inline projection commits in the append's transaction with the built-ins, or not at all", async () => {
     const perSession = Projections.inline(tally("per-session"))
     const file = fresh()
