@@ -89,7 +89,8 @@ export const makeProjector = (options: Options, projections: ReadonlyArray<Proje
         cached !== undefined && cached.version <= base && !(whole && cached.states.partial === true)
           ? cached
           : undefined
-      if (from === undefined && !whole && snapshotting) from = yield* fromSnapshot(sql, stream, base)
+      // A snapshot is of use only for states after the first event (a fold from 0, as after a version bump, has none).
+      if (from === undefined && !whole && snapshotting && base > 0) from = yield* fromSnapshot(sql, stream, base)
       from ??= { version: 0, states: initialStates }
       if (from.version === base) return from.states
       const recorded = yield* readRecorded(sql, stream, from.version + 1, base)

@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Result } from "effect"
+import { Effect, Logger, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { EventStore, Projections, ReadModels, SessionLog } from "../../src/index.ts"
@@ -98,6 +98,29 @@ describe("the built-in read models on the projector", () => {
       )
     })
   }
+
+  it("a version bump caught up by a read folds from the first event without warning of the snapshot it cannot use", async () => {
+    const file = fresh()
+    await open(file).runPromise(appendBatches("ses_quiet", session.batches))
+    await opened.pop()!.dispose()
+    const { DatabaseSync } = await import("node:sqlite")
+    const db = new DatabaseSync(file)
+    const snapshots = db.prepare("SELECT COUNT(*) AS n FROM pivot_snapshots WHERE stream LIKE 'read-models:%'").get()
+    expect(Number((snapshots as { n: number }).n)).toBe(1)
+    db.exec("UPDATE pivot_rm_checkpoints SET projection_version = 0 WHERE model = 'usage'")
+    db.close()
+    const warnings: Array<string> = []
+    const logger = Logger.layer([
+      Logger.make(({ message }) => warnings.push(String(Array.isArray(message) ? message[0] : message))),
+    ])
+    await open(file).runPromise(
+      Effect.gen(function* () {
+        yield* (yield* ReadModels.ReadModels).usage("ses_quiet")
+        yield* expectReadModelsEqualFold("ses_quiet", session.events)
+      }).pipe(Effect.provide(logger)),
+    )
+    expect(warnings).toEqual([])
+  })
 
   it("status shows each built-in beside users' projections: its sessions, and the events a version bump left to fold", async () => {
     const file = fresh()
