@@ -959,11 +959,12 @@ export const make = (
               events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
             })
           }
-          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. An unchanged
-          // window (same state, no plugin transform) renders to the same messages: they are reused.
+          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
+          // renderer renders only what changed since its last window; its messages are shared from turn to turn, so
+          // the caller gets copies it may change (as each new state's rendering was before).
           const messages =
             transformed.messages === visible
-              ? renderedOf(sessionId, visible)
+              ? renderedOf(sessionId, visible).map(copyRendered)
               : ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(sessionId, state, settings)
           // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
@@ -1176,6 +1177,14 @@ export const make = (
       fork,
     } satisfies ContextManagerShape
   })
+
+/** A rendered message with its model message, content array and parts copied (what a caller might change). */
+const copyRendered = ({ sourceMessageId, message }: Render.Rendered): Render.Rendered => ({
+  sourceMessageId,
+  message: (typeof message.content === "string"
+    ? { ...message }
+    : { ...message, content: message.content.map((part) => ({ ...part })) }) as ModelMessage.ModelMessage,
+})
 
 const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
   const checked = checkLimits(spec.ref, spec.limits, config)

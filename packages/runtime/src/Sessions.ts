@@ -549,7 +549,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
     const catchUp = (sessionId: string, from: State, to?: number): Effect.Effect<State, LoadError> =>
       // Nothing appended since `from` (the store can tell without I/O): no read.
-      store.knownVersion?.(Events.streamName(sessionId)) === from.session.version
+      store.nothingAfter?.(Events.streamName(sessionId), from.session.version) === true
         ? Effect.succeed(from)
         : catchUpRead(sessionId, from, to)
 

@@ -1,19 +1,30 @@
 /**
- * Issue 23: no store round trip when nothing can have changed. A store that knows a stream's version without I/O
- * (`knownVersion`: the memory store) lets `Sessions` skip asking for new events; another writer's appends are still
- * seen by the next load.
+ * Issue 23: no store round trip when nothing can have changed. A store that knows without I/O that a stream has no
+ * event after a version (`nothingAfter`: the memory store always, SQLite after a read while no connection has written
+ * since) lets `Sessions` skip asking for new events; another writer's appends are still seen by the next load.
  */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { Events, Ids } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
-import { Effect, Layer } from "effect"
-import { describe, expect, it } from "vitest"
+import { Context, Effect, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
 
 const SESSION = "ses_known"
 const stream = Events.streamName(SESSION)
 type Store = EventStore["Service"]
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-known-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-const start = (at: number): Sessions.Command => ({
+const started: Sessions.Command = {
+  _tag: "StartSession",
+  sessionId: Ids.unsafe.session(SESSION),
+  at: 1,
+  model: { providerId: "p", modelId: "m" },
+}
+const said = (at: number): Sessions.Command => ({
   _tag: "AddUserMessage",
   message: {
     role: "user",
@@ -23,70 +34,79 @@ const start = (at: number): Sessions.Command => ({
   },
 })
 
-/** Two handlers over one memory store (two writers), the second counting the reads it makes. */
-const twoWriters = Effect.gen(function* () {
-  const store = yield* EventStore
-  const reads: Array<number> = []
-  const counted: Store = {
-    ...store,
-    read: (s, o) =>
-      Effect.andThen(
-        Effect.sync(() => reads.push(o?.from ?? 1)),
-        store.read(s, o),
-      ),
-  }
-  const handler = (s: Store) =>
-    Sessions.make().pipe(Effect.provideService(EventStore, s), Effect.provide(Ids.Ids.layer))
-  return { store, reads, a: yield* handler(store), b: yield* handler(counted) }
-}).pipe(Effect.provide(Layer.fresh(EventStore.layerMemory())))
+const storeOf = (layer: Layer.Layer<EventStore, unknown>) =>
+  Effect.map(Layer.build(layer), (context) => Context.get(context, EventStore))
 
-describe("Sessions over a store that knows its versions", () => {
-  it("loads an unchanged session without reading, and sees another writer's events at the next load", async () => {
-    await Effect.runPromise(
+/** Two writers on one store (the memory store) or one file (two SQLite connections); `b` counts its reads. */
+const twoWriters = (kind: "memory" | "sqlite") =>
+  Effect.gen(function* () {
+    const filename = path.join(dir, `${Math.random().toString(36).slice(2)}.db`)
+    const layer = () =>
+      kind === "memory" ? EventStore.layerMemory() : EventStore.layerSqlite({ filename, synchronous: "normal" })
+    const storeA = yield* storeOf(layer())
+    const storeB = kind === "memory" ? storeA : yield* storeOf(layer())
+    const reads: Array<number> = []
+    const counted: Store = {
+      ...storeB,
+      read: (s, o) =>
+        Effect.andThen(
+          Effect.sync(() => reads.push(o?.from ?? 1)),
+          storeB.read(s, o),
+        ),
+    }
+    const handler = (s: Store) =>
+      Sessions.make().pipe(Effect.provideService(EventStore, s), Effect.provide(Ids.Ids.layer))
+    return { storeA, storeB, reads, a: yield* handler(storeA), b: yield* handler(counted) }
+  })
+
+const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) =>
+  Effect.runPromise(Effect.scoped(effect) as Effect.Effect<A>)
+
+describe.each(["memory", "sqlite"] as const)("Sessions over a store that knows nothing was appended (%s)", (kind) => {
+  it("loads an unchanged session without reading, and sees another writer's events at the next load", () =>
+    run(
       Effect.gen(function* () {
-        const { store, reads, a, b } = yield* twoWriters
-        yield* a.execute(SESSION, [
-          {
-            _tag: "StartSession",
-            sessionId: Ids.unsafe.session(SESSION),
-            at: 1,
-            model: { providerId: "p", modelId: "m" },
-          },
-          start(2),
-        ])
-        expect(store.knownVersion?.(stream)).toBe(2)
+        const { reads, a, b } = yield* twoWriters(kind)
+        yield* a.execute(SESSION, [started, said(2)])
         expect((yield* b.load(SESSION)).session.version).toBe(2)
         const first = reads.length
         expect(first).toBeGreaterThan(0)
         // Nothing appended since: no read.
         expect((yield* b.load(SESSION)).session.version).toBe(2)
-        yield* b.execute(SESSION, start(3))
-        expect((yield* b.load(SESSION)).session.version).toBe(3)
         expect(reads.length).toBe(first)
-        // The other writer appends: the next load reads and folds it.
-        yield* a.execute(SESSION, start(4))
-        const seen = yield* b.load(SESSION)
-        expect(seen.session.version).toBe(4)
-        expect(reads.length).toBe(first + 1)
+        // Its own append: still no read (the store knows what it appended).
+        yield* b.execute(SESSION, said(3))
+        expect((yield* b.load(SESSION)).session.version).toBe(3)
+        const own = reads.length
+        expect(own).toBe(first)
+        // The other writer appends: the next load reads and folds it, the one after does not read again.
+        yield* a.execute(SESSION, said(4))
+        expect((yield* b.load(SESSION)).session.version).toBe(4)
+        expect(reads.length).toBe(own + 1)
         expect(reads.at(-1)).toBe(4)
+        expect((yield* b.load(SESSION)).session.version).toBe(4)
+        expect(reads.length).toBe(own + 1)
       }),
-    )
-  })
+    ))
 
-  it("the memory store's known version is its stream version, 0 for no stream", async () => {
-    await Effect.runPromise(
+  it("the store says nothing follows a version only when nothing does", () =>
+    run(
       Effect.gen(function* () {
-        const { store, a } = yield* twoWriters
-        expect(store.knownVersion?.(stream)).toBe(0)
-        yield* a.execute(SESSION, {
-          _tag: "StartSession",
-          sessionId: Ids.unsafe.session(SESSION),
-          at: 1,
-          model: { providerId: "p", modelId: "m" },
-        })
-        expect(store.knownVersion?.(stream)).toBe(yield* store.streamVersion(stream))
-        expect(store.knownVersion?.("other")).toBe(0)
+        const { storeA, storeB, a } = yield* twoWriters(kind)
+        yield* storeB.read(stream)
+        expect(storeB.nothingAfter?.(stream, 0)).toBe(true)
+        yield* a.execute(SESSION, [started, said(2)])
+        // Written by the other connection (or this store): not known until read again.
+        expect(storeB.nothingAfter?.(stream, 0)).toBe(false)
+        expect(storeB.nothingAfter?.(stream, 1)).toBe(false)
+        yield* storeB.read(stream, { from: 2 })
+        expect(storeB.nothingAfter?.(stream, 1)).toBe(false)
+        expect(storeB.nothingAfter?.(stream, 2)).toBe(true)
+        // After its own append the store knows its stream's head; a write through the connection since, not.
+        expect(storeA.nothingAfter?.(stream, 2)).toBe(true)
+        expect(storeA.nothingAfter?.(stream, 1)).toBe(false)
+        yield* storeA.writeSnapshot(stream, { version: 2, format: "test", data: "{}" })
+        expect(storeA.nothingAfter?.(stream, 2)).toBe(kind === "memory")
       }),
-    )
-  })
+    ))
 })

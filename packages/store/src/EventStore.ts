@@ -70,10 +70,11 @@ export interface EventStoreShape {
   /** The current version of a stream (its number of events; 0 when it does not exist). */
   readonly streamVersion: (stream: string) => Effect.Effect<number, ReadError>
   /**
-   * The stream's current version when the store knows it without any I/O (the memory store always does), else
-   * undefined: lets a reader skip asking for new events when there can be none (issue 23).
+   * True only when the store knows, without waiting on any I/O, that the stream has no event after `version` (the
+   * memory store always knows; SQLite knows after a read of the stream when no connection has written since); false
+   * when it does not know. Lets a reader skip asking for new events when there can be none (issue 23).
    */
-  readonly knownVersion?: ((stream: string) => number | undefined) | undefined
+  readonly nothingAfter?: ((stream: string, version: number) => boolean) | undefined
   /** Every event after a global position, in global order, read page by page; ends at the current head. */
   readonly readAll: (options?: ReadAllOptions) => Stream.Stream<RecordedEvent, ReadError>
   /** Catches up from a global position, then emits events as they are appended, in global order; never ends. */

@@ -154,7 +154,7 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       isSealed: (stream) => Effect.sync(() => keys.has(stream)),
       readType: (type) => Effect.suspend(() => recorded(log.filter((event) => event.type === type))),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
-      knownVersion: (stream) => streams.get(stream)?.length ?? 0,
+      nothingAfter: (stream, version) => version >= (streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),
     }
