@@ -34,13 +34,13 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { gunzipSync } from "node:zlib"
-import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Message, Tokens } from "@pivot/core"
+import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Message, Pricing, Tokens } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { ContextManager, type Options, Sessions, Summarizer, type SummarizerShape } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
 import { Clock, Effect, Layer } from "effect"
-import { type Billed, equivalents, type Provider, ProviderCache } from "./support/providerCache.ts"
+import { type Billed, equivalents, type Provider, ProviderCache, RATES } from "./support/providerCache.ts"
 
 const { values } = parseArgs({
   options: {
@@ -207,6 +207,8 @@ interface Request {
   readonly kind: "step" | "summary"
   readonly text: string
   readonly at: number
+  /** A summary's output tokens: billed at the provider's output rate (a strategy that compacts more pays for it). */
+  readonly output?: number
 }
 
 interface Run {
@@ -231,7 +233,7 @@ const standIn = (clock: { now: number }, requests: Array<Request>): SummarizerSh
         }),
       )
       const prompt = serialise(request.system, request.messages)
-      requests.push({ kind: "summary", text: prompt, at: clock.now })
+      requests.push({ kind: "summary", text: prompt, at: clock.now, output: Tokens.estimate(text) })
       return {
         text,
         usage: { ...Tokens.zero, input: Tokens.estimate(prompt), output: Tokens.estimate(text) },
@@ -337,6 +339,11 @@ const STRATEGIES: ReadonlyArray<{
     name: "pivot cache-aware",
     run: (t, m) => runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
   },
+  {
+    name: "pivot cache-aware, no tail",
+    run: (t, m) =>
+      runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true, preserve_recent_tokens: 0 } }, true),
+  },
 ]
 
 // ── Billing and the table ────────────────────────────────────────────────────────────────────────────────────────
@@ -346,9 +353,11 @@ interface Totals {
   summaries: number
   overWindow: number
   billed: Record<Provider, number>
-  /** Of `billed`: the summariser calls, and the cache writes of conversation calls. */
+  /** Of `billed`: the summariser calls (input and output), and the cache writes of conversation calls. */
   summary: Record<Provider, number>
   writes: Record<Provider, number>
+  /** Of `writes` (Anthropic): what extended the previous call's prompt (new content), and the rest (re-written). */
+  fresh: number
   read: Record<Provider, number>
   total: number
   named: number
@@ -357,24 +366,46 @@ interface Totals {
 
 const bill = (requests: ReadonlyArray<Request>, provider: Provider) => {
   const cache = new ProviderCache(provider)
+  const rates = RATES[provider]
   let billed = 0
   let read = 0
   let summary = 0
   let writes = 0
+  let fresh = 0
+  let previous: Request | undefined
   for (const r of requests) {
     const b: Billed = cache.bill(r.text, r.at)
-    const eq = equivalents(b, provider)
+    const eq = equivalents(b, provider) + (r.output ?? 0) * Pricing.PROVIDER_RATES[provider]!.output
     billed += eq
     read += b.cacheRead
     if (r.kind === "summary") summary += eq
-    else writes += equivalents({ input: b.input, cacheRead: 0, cacheWrite: b.cacheWrite }, provider)
+    else {
+      writes += equivalents({ input: b.input, cacheRead: 0, cacheWrite: b.cacheWrite }, provider)
+      // New content: what this prompt adds to the previous conversation call's, when it extends it.
+      const added =
+        previous !== undefined && r.text.startsWith(previous.text)
+          ? Tokens.estimate(r.text) - Tokens.estimate(previous.text)
+          : 0
+      fresh += Math.min(added, b.cacheWrite) * rates.write
+      previous = r
+    }
   }
-  return { billed, read, summary, writes }
+  return { billed, read, summary, writes, fresh }
+}
+
+/**
+ * What no strategy can avoid: every token of the session sent once and written to the cache once (the `none` run
+ * only appends, so its last prompt holds the session's whole content), at the provider's write rate.
+ */
+const floorOf = (run: Run, provider: Provider) => {
+  const steps = run.requests.filter((r) => r.kind === "step")
+  return Tokens.estimate(steps.at(-1)?.text ?? "") * RATES[provider].write
 }
 
 /** Runs every strategy on `sessions` in `model`'s window and prints the two tables. */
 const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, model: Window) => {
   const totals = new Map<string, Totals>()
+  const floor: Record<Provider, number> = { anthropic: 0, openai: 0 }
   for (const turns of sessions) {
     for (const strategy of STRATEGIES) {
       const run = strategy.run(turns, model)
@@ -385,6 +416,7 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
         billed: { anthropic: 0, openai: 0 },
         summary: { anthropic: 0, openai: 0 },
         writes: { anthropic: 0, openai: 0 },
+        fresh: 0,
         read: { anthropic: 0, openai: 0 },
         total: 0,
         named: 0,
@@ -400,7 +432,10 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
         t.summary[provider] += b.summary
         t.writes[provider] += b.writes
         t.read[provider] += b.read
+        if (provider === "anthropic") t.fresh += b.fresh
       }
+      if (strategy.name === "none")
+        for (const provider of ["anthropic", "openai"] as const) floor[provider] += floorOf(run, provider)
       t.named += run.retained.named
       t.artifacts += run.retained.total
       totals.set(strategy.name, t)
@@ -422,13 +457,19 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
       `| ${name} | ${t.calls} | ${t.summaries} | ${t.overWindow} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${pct(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${pct(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) |`,
     )
   console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
-  console.log("| strategy | summariser calls | conversation cache writes (1.25×) | conversation cache reads (0.1×) |")
-  console.log("|---|---:|---:|---:|")
+  console.log(
+    "| strategy | summariser calls (input, output 5×) | cache writes: new content (1.25×) | cache writes: prefix re-written | cache reads (0.1×) |",
+  )
+  console.log("|---|---:|---:|---:|---:|")
   for (const [name, t] of totals) {
     const reads = t.billed.anthropic - t.summary.anthropic - t.writes.anthropic
-    console.log(`| ${name} | ${k(t.summary.anthropic)} | ${k(t.writes.anthropic)} | ${k(reads)} |`)
+    console.log(
+      `| ${name} | ${k(t.summary.anthropic)} | ${k(t.fresh)} | ${k(t.writes.anthropic - t.fresh)} | ${k(reads)} |`,
+    )
   }
-  console.log("")
+  console.log(
+    `\nFloor (the sessions' content written to the cache once, nothing else): Anthropic ${k(floor.anthropic)} (${pct(floor.anthropic, base.billed.anthropic)} of opencode's bill), OpenAI ${k(floor.openai)} (${pct(floor.openai, base.billed.openai)}).\n`,
+  )
 }
 
 /** The window the oracle's compaction scenarios run OpenCode in (a 20k context). */
