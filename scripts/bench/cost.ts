@@ -340,9 +340,9 @@ const STRATEGIES: ReadonlyArray<{
     run: (t, m) => runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
   },
   {
-    name: "pivot cache-aware, no tail",
+    name: "pivot cache-aware, 2k tail",
     run: (t, m) =>
-      runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true, preserve_recent_tokens: 0 } }, true),
+      runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true, preserve_recent_tokens: 2_000 } }, true),
   },
 ]
 

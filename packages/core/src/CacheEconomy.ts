@@ -8,6 +8,7 @@
  * budget, the cache's TTL and the rates. A segment begins at the latest pivot or at the latest call on a cold cache,
  * since both wrote their whole prefix anew: what was paid before is sunk.
  */
+import { strip } from "./Facts.ts"
 import type { Message } from "./Message.ts"
 import type { Rates } from "./Pricing.ts"
 import { contextCount, estimate } from "./Tokens.ts"
@@ -22,7 +23,10 @@ export const DEFAULT_SUMMARY_TOKENS = 2_000
 export interface Segment {
   /** Each call's context count since the segment began, oldest first. */
   readonly windows: ReadonlyArray<number>
-  /** The latest summary's size in tokens (its text as stored), else `DEFAULT_SUMMARY_TOKENS`. */
+  /**
+   * The latest summary's size in tokens, as the model wrote it (its facts block is pivot's, not the model's output),
+   * else `DEFAULT_SUMMARY_TOKENS`.
+   */
   readonly summary: number
   /**
    * The window a compaction leaves, which the next call writes anew: the first call's after the latest pivot
@@ -50,7 +54,7 @@ export const segmentOf = (
     const cold = previous !== undefined && at - previous > options.ttl
     previous = m.completedAt ?? at
     if (m.summary === true) {
-      summary = estimate(m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"))
+      summary = estimate(strip(m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")))
       afterPivot = undefined
       windows = []
       continue

@@ -3,7 +3,7 @@
  * TTL boundary), what a compaction would leave, and when the rent paid reaches the buy (value −1, value, value +1).
  * The arithmetic is recomputed here by hand from the definitions, with rates chosen so that it is exact.
  */
-import { CacheEconomy, Prune, type Tokens } from "@pivot/core"
+import { CacheEconomy, Facts, Prune, type Tokens } from "@pivot/core"
 import { describe, expect, it } from "vitest"
 import { assistant, summary, tool, user } from "./support/arbitraries.ts"
 
@@ -41,6 +41,15 @@ describe("CacheEconomy.segmentOf", () => {
       { ttl: TTL, kept: 500 },
     )
     expect(segment).toEqual({ windows: [5_000, 6_000], summary: 100, base: 5_000 })
+  })
+
+  it("given a summary with pivot's facts block, then its size is the model's part only (the block is not output)", () => {
+    const facts = `${Facts.HEADING}\n### Files read\n- ${"src/a.ts ".repeat(200)}`
+    const segment = CacheEconomy.segmentOf(
+      [user(1, "go"), summary(2, 1, `${"s".repeat(400)}\n\n${facts}`), call(3, T0, 5_000)],
+      { ttl: TTL, kept: 0 },
+    )
+    expect(segment.summary).toBe(100)
   })
 
   // The TTL boundary: a call exactly `ttl` after the previous one still found the cache warm; one millisecond later,

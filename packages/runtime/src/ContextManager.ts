@@ -117,8 +117,12 @@ export interface CacheAware {
  */
 export const CACHE_AWARE_THRESHOLD = 0.75
 
-/** Cache-aware mode's default tail budget: OpenCode's smallest derived one (`Tail.MIN_PRESERVE_RECENT_TOKENS`). */
-export const CACHE_AWARE_TAIL = Tail.MIN_PRESERVE_RECENT_TOKENS
+/**
+ * Cache-aware mode's default tail budget: none. Every kept token is written again at each compaction and read on
+ * every call after it; the summariser reads the whole window (the latest turn included) and the facts block names
+ * its artifacts, so the summary carries what a tail would have kept.
+ */
+export const CACHE_AWARE_TAIL = 0
 
 /** The newest user turns whose outputs cache-aware mode's cold prune keeps by default (the current one). */
 export const COLD_TURNS = 1
@@ -521,8 +525,8 @@ export const make = (
           ? {}
           : options.cacheAware
     // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
-    // set) so that the window, the instruction and the summary fit the same model. Its tail is small (unless one is
-    // set): every kept token is written again at each compaction and read on every call after it.
+    // set) so that the window, the instruction and the summary fit the same model. It keeps no tail (unless a budget
+    // is set): see `CACHE_AWARE_TAIL`.
     const baseConfig: CoreConfig.CompactionConfig =
       cacheAware === undefined
         ? (options.config ?? {})

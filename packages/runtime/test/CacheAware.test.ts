@@ -302,8 +302,8 @@ describe("cache-aware rent-or-buy", () => {
 })
 
 describe("cache-aware tail", () => {
-  // The last turn's user message: ~1,000 tokens fits the cache-aware default budget (2,000), ~3,000 does not
-  // (OpenCode's derived budget here is 8,000: it would be kept). An older turn of ~10,000 tokens is summarised.
+  // The last turn's user message: ~1,000 tokens fits a 2,000 budget, ~3,000 does not; OpenCode's derived budget here
+  // is 8,000 (both kept). An older turn of ~10,000 tokens is summarised. Cache-aware keeps none unless told.
   const keptAfterCompaction = (chars: number, options: NonNullable<Setup["options"]>) =>
     Effect.gen(function* () {
       const { cm, sessions } = yield* services
@@ -319,15 +319,15 @@ describe("cache-aware tail", () => {
       return windowOf(state).some((m) => m.role === "user" && textOf(m) === last)
     }).pipe(Effect.provide(layer({ options })))
 
-  it.effect("given cacheAware, then the tail budget is 2,000 unless preserve_recent_tokens is set", () =>
+  it.effect("given cacheAware, then no tail is kept unless preserve_recent_tokens is set", () =>
     Effect.gen(function* () {
-      expect(CACHE_AWARE_TAIL).toBe(2_000)
-      expect(yield* keptAfterCompaction(4_000, { cacheAware: true })).toBe(true)
-      expect(yield* keptAfterCompaction(12_000, { cacheAware: true })).toBe(false)
+      expect(CACHE_AWARE_TAIL).toBe(0)
+      expect(yield* keptAfterCompaction(4_000, { cacheAware: true })).toBe(false)
+      expect(yield* keptAfterCompaction(4_000, {})).toBe(true)
+      const twoThousand = { cacheAware: true, config: { preserve_recent_tokens: 2_000 } }
+      expect(yield* keptAfterCompaction(4_000, twoThousand)).toBe(true)
+      expect(yield* keptAfterCompaction(12_000, twoThousand)).toBe(false)
       expect(yield* keptAfterCompaction(12_000, {})).toBe(true)
-      expect(yield* keptAfterCompaction(12_000, { cacheAware: true, config: { preserve_recent_tokens: 8_000 } })).toBe(
-        true,
-      )
     }),
   )
 })
