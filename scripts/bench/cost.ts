@@ -10,9 +10,11 @@
  * - `ai-sdk prune`: the whole history through the AI SDK's `pruneMessages` (reasoning before the last message and tool
  *   calls before the last 2 messages dropped), as its docs show, on every call;
  * - `pivot`: pivot's defaults (automatic compaction, summaries with the facts block, prune off);
- * - `pivot cache-aware`: the `cacheAware` option (ADR 0017): the summariser request is the conversation's own prompt
- *   with the compaction prompt appended, and prune clears in batches (only when it frees enough, the cache is cold,
- *   or at a pivot).
+ * - `pivot cache-aware`: the `cacheAware` option with its defaults (ADR 0017): the summariser request is the
+ *   conversation's own prompt with the compaction prompt appended; compaction when it pays (rent-or-buy,
+ *   `CacheEconomy`); no verbatim tail; before a call on a cold cache, every turn's outputs but the current one's
+ *   cleared; prune in batches (only when it frees enough, the cache is cold, or at a pivot);
+ * - `pivot cache-aware, 2k tail`: the same keeping a 2,000-token tail.
  *
  * The model's answers are scripted (the generated steps); the summariser is a stand-in every strategy shares: pivot's
  * extractive summary of the head without its facts block (a model's prose), so summaries differ only by what a
@@ -20,10 +22,12 @@
  * project's estimate (characters / 4).
  *
  * Figures: billed input in input-token equivalents (uncached input + reads and writes at the provider's multipliers),
- * summariser calls included, output left out (the same answers for every strategy, bar the summaries); the cache hit
+ * summariser calls included with each summary's output at the provider's output rate (a strategy that compacts more
+ * pays for it), the conversation's output left out (the same answers for every strategy); the cache hit
  * ratio (tokens read over all input tokens); calls whose prompt was over the context window (a provider would refuse
  * them; they are billed as if sent); and the artifacts of the whole session (files, commands, errors, requests:
- * `ArtifactCheck`) that the last call's prompt still names.
+ * `ArtifactCheck`) that the last call's prompt still names. Then where the Anthropic bill goes (new content written,
+ * prefixes re-written, reads, summariser calls) and the floor: the sessions' content written to the cache once.
  *
  * Then the same on the ten sessions the OpenCode oracle captured from the real OpenCode (its exports, replayed turn by
  * turn), in the 20,000-token window of its compaction scenarios.
