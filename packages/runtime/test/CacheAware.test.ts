@@ -293,6 +293,32 @@ describe("cache-aware rent-or-buy", () => {
     }),
   )
 
+  it.effect("given a compaction it just made, then the calls before the pivot no longer count", () =>
+    Effect.gen(function* () {
+      const { cm, sessions } = yield* services
+      const requested = Effect.map(
+        sessions.events(SESSION),
+        (events) => events.filter((e) => e._tag === "CompactionRequested").length,
+      )
+      yield* users("work")
+      yield* step(1_000)
+      yield* step(20_000)
+      yield* step(20_000)
+      yield* cm.prepare(SESSION)
+      expect(yield* requested).toBe(1)
+      yield* cm.prepare(SESSION)
+      // The rent paid before the pivot is sunk (counted against the post-pivot base of 1,000 it would be due); the
+      // core test checks the segment's restart itself.
+      yield* step(1_000)
+      yield* cm.prepare(SESSION)
+      expect(yield* requested).toBe(1)
+    }).pipe(
+      Effect.provide(
+        layer({ options: { config: { preserve_recent_tokens: 0, threshold: 1 }, cacheAware: { rates: RATES } } }),
+      ),
+    ),
+  )
+
   it.effect("given the model's own rates (Anthropic's: read 0.1), then the same windows are not yet worth it", () =>
     Effect.gen(function* () {
       // rent = 0.1 × 2 × 17,000 = 3,400; buy = 0.1 × 20,000 + 5 × 2,000 + 1.25 × 3,000 = 15,750.
