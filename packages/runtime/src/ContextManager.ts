@@ -1095,6 +1095,18 @@ export const make = (
         })
       })
 
+    // The rates of each model, looked up once (the catalog is not read again on every prepare).
+    const rates = new Map<string, CacheEconomy.Multipliers>()
+    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers => {
+      const key = `${ref.providerId}/${ref.modelId}`
+      let found = rates.get(key)
+      if (found === undefined) {
+        found = Pricing.ratesFor(ref, priceOf(ref))
+        rates.set(key, found)
+      }
+      return found
+    }
+
     /**
      * Whether cache-aware mode's rent-or-buy rule says to compact now (`CacheEconomy.due`). Never on a cold cache: the
      * summariser would write the whole window instead of reading it, and the cold prune has just made it small.
@@ -1104,7 +1116,7 @@ export const make = (
       if (state.session.pending !== undefined || !RuntimeState.mayAutoCompact(state.runtime, limit)) return false
       const ttl = ttlOf(cacheAware)
       if (coldAt(state, at, ttl)) return false
-      const rates = cacheAware.rates ?? Pricing.ratesFor(settings.model.ref, priceOf(settings.model.ref))
+      const rates = cacheAware.rates ?? ratesOf(settings.model.ref)
       const kept =
         settings.config.tail_turns === 0 ? 0 : Tail.tailBudget(settings.config, settings.compactionModel.limits)
       return CacheEconomy.due(CacheEconomy.segmentOf(Window.messages(state.session.window), { ttl, kept }), rates)
