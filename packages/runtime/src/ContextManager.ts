@@ -91,7 +91,7 @@ export interface CacheAware {
   readonly ttl?: Duration.Input | undefined
   /**
    * Before a call on a cold cache, old outputs are cleared down to this many newest output tokens (the prefix is
-   * written again anyway). Default 0: every output but the last two turns' (which prune never clears) goes.
+   * written again anyway). Default 0: every output older than the `coldTurns` newest turns goes.
    */
   readonly coldProtect?: number | undefined
   /**
@@ -1096,13 +1096,13 @@ export const make = (
       })
 
     // The rates of each model, looked up once (the catalog is not read again on every prepare).
-    const rates = new Map<string, CacheEconomy.Multipliers>()
+    const ratesByModel = new Map<string, CacheEconomy.Multipliers>()
     const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers => {
       const key = `${ref.providerId}/${ref.modelId}`
-      let found = rates.get(key)
+      let found = ratesByModel.get(key)
       if (found === undefined) {
         found = Pricing.ratesFor(ref, priceOf(ref))
-        rates.set(key, found)
+        ratesByModel.set(key, found)
       }
       return found
     }
