@@ -106,7 +106,7 @@ export interface CacheAware {
   readonly rentOrBuy?: boolean | undefined
   /**
    * The multipliers `rentOrBuy` prices with. Default the model's price (`Config.priceOf`), else its provider's
-   * (`Pricing.PROVIDER_RATES`), else flat.
+   * (`Pricing.PROVIDER_RATES`); a model with neither gets no rent-or-buy (the threshold alone decides).
    */
   readonly rates?: CacheEconomy.Multipliers | undefined
 }
@@ -1096,15 +1096,15 @@ export const make = (
       })
 
     // The rates of each model, looked up once (the catalog is not read again on every prepare).
-    const ratesByModel = new Map<string, CacheEconomy.Multipliers>()
-    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers => {
+    // A model with neither a price nor known provider multipliers gets none: nothing says compacting would pay.
+    const ratesByModel = new Map<string, CacheEconomy.Multipliers | undefined>()
+    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers | undefined => {
       const key = `${ref.providerId}/${ref.modelId}`
-      let found = ratesByModel.get(key)
-      if (found === undefined) {
-        found = Pricing.ratesFor(ref, priceOf(ref))
-        ratesByModel.set(key, found)
+      if (!ratesByModel.has(key)) {
+        const found = Pricing.ratesFor(ref, priceOf(ref))
+        ratesByModel.set(key, found === Pricing.FLAT ? undefined : found)
       }
-      return found
+      return ratesByModel.get(key)
     }
 
     /**
@@ -1117,6 +1117,7 @@ export const make = (
       const ttl = ttlOf(cacheAware)
       if (coldAt(state, at, ttl)) return false
       const rates = cacheAware.rates ?? ratesOf(settings.model.ref)
+      if (rates === undefined) return false
       const kept =
         settings.config.tail_turns === 0 ? 0 : Tail.tailBudget(settings.config, settings.compactionModel.limits)
       return CacheEconomy.due(CacheEconomy.segmentOf(Window.messages(state.session.window), { ttl, kept }), rates)

@@ -319,6 +319,14 @@ describe("cache-aware rent-or-buy", () => {
     ),
   )
 
+  it.effect("given a model with no price nor known provider, then no rent-or-buy unless rates are given", () =>
+    Effect.gen(function* () {
+      const local = { ref: { providerId: "local", modelId: "m" }, limits: { context: 100_000, output: 32_000 } }
+      expect(yield* compactsAt(40_000, { model: local, cacheAware: true })).toBe(false)
+      expect(yield* compactsAt(20_000, { model: local, cacheAware: { rates: RATES } })).toBe(true)
+    }),
+  )
+
   it.effect("given the model's own rates (Anthropic's: read 0.1), then the same windows are not yet worth it", () =>
     Effect.gen(function* () {
       // rent = 0.1 × 2 × 17,000 = 3,400; buy = 0.1 × 20,000 + 5 × 2,000 + 1.25 × 3,000 = 15,750.
