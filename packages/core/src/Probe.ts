@@ -11,6 +11,7 @@
 import * as Schema from "effect/Schema"
 import { type Artifact, Kind, names } from "./ArtifactCheck.ts"
 import * as Facts from "./Facts.ts"
+import * as Redaction from "./Redaction.ts"
 
 /** One artifact a question expects, and whether the judge's answer names it. */
 export const Expected = Schema.Struct({
@@ -50,7 +51,8 @@ const questionOf = (kind: Kind, artifacts: ReadonlyArray<Artifact>): string => {
       const error = artifacts.find((a) => a.kind === "error")
       return error === undefined
         ? "Which files did you edit (change or create)? List every path."
-        : `Which files did you edit (change or create), for instance to fix "${Facts.firstLine(error.text, HINT_CHARS)}"? List every path.`
+        : // The quoted error goes to the judge and into the record: secrets redacted before it is cut.
+          `Which files did you edit (change or create), for instance to fix "${Facts.firstLine(Redaction.redact(error.text).text, HINT_CHARS)}"? List every path.`
     }
     case "file-read":
       return "Which files did you read? List every path."

@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
 import { RUNS } from "./support/runs.ts"
+import { SAMPLES } from "./support/secrets.ts"
 
 type Event = Events.Event
 const artifact = (kind: ArtifactCheck.Kind, text: string, named = false): ArtifactCheck.Artifact => ({
@@ -44,6 +45,14 @@ describe("Probe.questions", () => {
     const quoted = edit.question.match(/to fix "(.*)"\?/)?.[1]
     expect(quoted?.startsWith("TypeError: xxx")).toBe(true)
     expect(quoted?.length).toBe(Probe.HINT_CHARS)
+  })
+
+  it("given an error holding a secret of any kind, then the question quotes it redacted: the judge never gets the secret", () => {
+    for (const sample of SAMPLES) {
+      const asked = Probe.questions([artifact("file-edited", "src/a.ts"), artifact("error", `bash: ${sample.text}`)])
+      const question = asked.find((q) => q.kind === "file-edited")!.question
+      expect(question.includes(sample.secret.slice(0, 40)), sample.kind).toBe(false)
+    }
   })
 
   it("is deterministic: the same artifacts always give the same questions", () => {
