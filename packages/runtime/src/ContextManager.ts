@@ -48,7 +48,7 @@ import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaph
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
-import * as LiveLedger from "./internal/liveLedger.ts"
+import * as LiveLedger from "./LiveLedger.ts"
 import { Judge } from "./Judge.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
