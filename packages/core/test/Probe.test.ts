@@ -83,6 +83,12 @@ describe("Probe.parseAnswers", () => {
     expect(Probe.parseAnswers(reply, 2)).toEqual(["", "first"])
   })
 
+  it("given an answer longer than the bound, then it is cut to ANSWER_CHARS; at the bound it is kept whole", () => {
+    const at = "a".repeat(Probe.ANSWER_CHARS)
+    expect(Probe.parseAnswers(`[1] ${at}`, 1)).toEqual([at])
+    expect(Probe.parseAnswers(`[1] ${at}b`, 1)).toEqual([at])
+  })
+
   it("given no question, then no answer", () => {
     expect(Probe.parseAnswers("[1] anything", 0)).toEqual([])
   })
