@@ -287,6 +287,30 @@ const sessionArb = fc
 const close = (actual: number, expected: number) =>
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(expected)))
 
+describe("Ledger.sharedLength", () => {
+  // Pieces from a small alphabet (with the separators) so that prefixes, equal pieces and prefix pieces are common.
+  const piece = fc.string({ unit: fc.constantFrom("{", "}", "a", "b", ",", "]"), maxLength: 6 })
+  const input = fc.record({
+    hud: fc.string({ unit: fc.constantFrom("a", "b", "["), maxLength: 4 }),
+    pieces: fc.array(piece, { maxLength: 5 }),
+  })
+  const text = (i: { hud: string; pieces: ReadonlyArray<string> }) => `${i.hud}[${i.pieces.join(",")}]`
+  const of = (i: { hud: string; pieces: ReadonlyArray<string> }): Ledger.Input => ({ ...i, length: text(i).length })
+
+  it("equals the common prefix of the two serialisations, character by character, for any pieces and HUDs", () => {
+    fc.assert(
+      fc.property(input, input, fc.boolean(), (a, b, sameStart) => {
+        // Half the time b starts like a: shared pieces and HUD, then its own.
+        const bb = sameStart
+          ? { hud: a.hud, pieces: [...a.pieces.slice(0, b.pieces.length), ...b.pieces.slice(a.pieces.length)] }
+          : b
+        expect(Ledger.sharedLength(of(a), of(bb))).toBe(shared(text(a), text(bb)).length)
+      }),
+      RUNS,
+    )
+  })
+})
+
 describe("Ledger", () => {
   it("equals the reference computation on generated sessions", () => {
     fc.assert(
