@@ -35,6 +35,14 @@ const session = Effect.gen(function* () {
         tool: "bash",
         state: { status: "error", input: { command: "c1 bluebird" }, error: "e1 bluebird" },
       },
+      // A tool the provider ran: its result travels inside the assistant message.
+      {
+        type: "tool",
+        callId: "call_web",
+        tool: "web_search",
+        providerExecuted: true,
+        state: { status: "completed", input: { query: "q1 bluebird" }, output: "w1 bluebird", title: "web" },
+      },
       {
         type: "tool",
         callId: "call_shot",
@@ -90,7 +98,7 @@ describe("a redaction plugin over the summariser's input", () => {
     for (const [i, text] of texts.entries())
       expect(sent).toContain(JSON.stringify(`#${i}#${text.replaceAll("bluebird", "[bird]")}`).slice(1, -1))
     // The plugin saw each kind of text.
-    for (const probe of ["u1", "r1", "t1", "p1", "l1", "o1", "c1", "e1", "s1", "t2", "u2"])
+    for (const probe of ["u1", "r1", "t1", "p1", "l1", "o1", "c1", "e1", "q1", "w1", "s1", "t2", "u2"])
       expect(texts.some((t) => t.startsWith(probe))).toBe(true)
     // What is not text keeps its value and place.
     expect(sent).toMatch(/"list":\["#\d+#l1 \[bird\]",7,true,null\],"depth":2/)
