@@ -11,6 +11,7 @@ export default defineConfig({
     alias: {
       "@pivot/core": source("core"),
       "@pivot/runtime": source("runtime"),
+      "@pivot/store": source("store"),
     },
   },
   test: {
@@ -21,11 +22,42 @@ export default defineConfig({
         extends: true,
         test: { name: "core", root: "packages/core", testTimeout: 60_000, include: ["test/**/*.test.ts"] },
       },
-      // The runtime's rule functions are tested on their own (Compaction.test.ts); the process manager around them is
-      // tested end to end through stores and a summariser, too slow to rerun for each mutant on a shared machine.
+      // The runtime's rule functions are tested on their own (Compaction.test.ts), and the texts a redaction plugin sees
+      // through one compaction (PluginRedactTexts.test.ts); the rest of the process manager is tested end to end through
+      // stores and a summariser (Plugins.test.ts runs 1,000-case properties), too slow to rerun for each mutant here.
       {
         extends: true,
-        test: { name: "runtime", root: "packages/runtime", testTimeout: 60_000, include: ["test/Compaction.test.ts"] },
+        test: {
+          name: "runtime",
+          root: "packages/runtime",
+          testTimeout: 60_000,
+          include: ["test/Compaction.test.ts", "test/PluginRedactTexts.test.ts"],
+        },
+      },
+      // The runtime's half of snapshots (format, checksum, session and version checks; Sessions.ts); the test that
+      // kills real processes while they write snapshots is in the slow lane (Snapshots.kill.slow.test.ts).
+      {
+        extends: true,
+        test: {
+          name: "runtime-snapshots",
+          root: "packages/runtime",
+          testTimeout: 60_000,
+          include: ["test/Snapshots.test.ts", "test/SnapshotDecode.test.ts"],
+        },
+      },
+      // The user projections' rules on SQLite (store/src/projections/Projections.ts); PostgreSQL's twin is slow-lane.
+      {
+        extends: true,
+        test: {
+          name: "store-projections",
+          root: "packages/store",
+          testTimeout: 60_000,
+          include: [
+            "test/projections/Projections.int.test.ts",
+            "test/projections/Projections.rules.int.test.ts",
+            "test/projections/backoff.test.ts",
+          ],
+        },
       },
     ],
   },

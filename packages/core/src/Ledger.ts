@@ -26,9 +26,10 @@ import * as Conversation from "./Conversation.ts"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
-import { type AssistantMessage, type Message, summaryText } from "./Message.ts"
+import { type Message, summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
+import type * as Probe from "./Probe.ts"
 import * as Render from "./Render.ts"
 import { estimate, estimateLength, type TokenUsage } from "./Tokens.ts"
 import * as ValidWindow from "./ValidWindow.ts"
@@ -41,9 +42,10 @@ export type PriceOf = (ref: ModelRef) => Pricing.Price | undefined
 export interface Call {
   /** Stream version of the event that recorded it. */
   readonly version: number
+  /** The step's or summary's message; a probe call's compaction marker. */
   readonly messageId: MessageId
-  /** `step`: a conversation call; `summary`: the summariser's call. */
-  readonly kind: "step" | "summary"
+  /** `step`: a conversation call; `summary`: the summariser's call; `probe`: the judge's call probing a summary. */
+  readonly kind: "step" | "summary" | "probe"
   readonly model: ModelRef | undefined
   readonly usage: TokenUsage
   /** Input as billed, in input-token equivalents (uncached input + cache reads and writes at their rates). */
@@ -89,6 +91,15 @@ export interface Entry {
    * the plan's head and the summary as stored (`recorded: false`).
    */
   readonly retention?: Retention | undefined
+  /** A compaction's probes, when a judge answered them (`ProbesAnswered`; optional, never computed). */
+  readonly probes?: Probes | undefined
+}
+
+/** A compaction's probes as recorded: the judge's graded answers, or why it gave none. */
+export interface Probes {
+  readonly model?: ModelRef | undefined
+  readonly probes: ReadonlyArray<Probe.Probe>
+  readonly error?: string | undefined
 }
 
 /** What a compaction's summary kept of the span it replaced. */
@@ -101,6 +112,8 @@ export interface Retention {
 export interface Totals {
   readonly calls: number
   readonly summaryCalls: number
+  /** The judge's calls probing summaries (`ProbesAnswered`). */
+  readonly probeCalls: number
   readonly input: number
   readonly output: number
   readonly reasoning: number
@@ -216,7 +229,7 @@ const ratesOf = (priceOf: PriceOf, model: ModelRef | undefined) => {
 const billedCall = (
   priceOf: PriceOf,
   version: number,
-  message: AssistantMessage,
+  message: { readonly id: MessageId; readonly model?: ModelRef | undefined; readonly tokens: TokenUsage },
   kind: Call["kind"],
   input: number,
   stablePrefix: number,
@@ -350,6 +363,29 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       )
       return { ...settled, window: Window.evolve(settled.window, event), open }
     }
+    case "ProbesAnswered": {
+      // The judge's call is billed like any other; it is an audit's cost, not the compaction's, so no net changes.
+      const usage = event.usage
+      const call =
+        usage === undefined || !spent(usage)
+          ? undefined
+          : billedCall(priceOf, version, { id: event.markerId, model: event.model, tokens: usage }, "probe", 0, 0)
+      const probes: Probes = {
+        ...(event.model === undefined ? {} : { model: event.model }),
+        probes: event.probes,
+        ...(event.error === undefined ? {} : { error: event.error }),
+      }
+      // Recorded right after its pivot formed, so its entry is still open.
+      const open = settled.open.map((e) =>
+        e.kind === "compaction" && e.markerId === event.markerId ? { ...e, probes } : e,
+      )
+      return {
+        ...settled,
+        window: Window.evolve(settled.window, event),
+        open,
+        callLog: call === undefined ? settled.callLog : Seq.append(settled.callLog, call),
+      }
+    }
     default:
       return { ...settled, window: Window.evolve(settled.window, event) }
   }
@@ -380,6 +416,7 @@ export const totals = (state: State): Totals => {
   let stepInput = 0
   let stable = 0
   let summaryCalls = 0
+  let probeCalls = 0
   for (const c of calls(state)) {
     input += c.usage.input
     output += c.usage.output
@@ -391,6 +428,7 @@ export const totals = (state: State): Totals => {
     if (c.dollars === undefined) unpriced++
     else dollars += c.dollars
     if (c.kind === "summary") summaryCalls++
+    else if (c.kind === "probe") probeCalls++
     else {
       stepInput += c.input
       stable += c.stablePrefix
@@ -402,6 +440,7 @@ export const totals = (state: State): Totals => {
   return {
     calls: state.callLog.length,
     summaryCalls,
+    probeCalls,
     input,
     output,
     reasoning,

@@ -25,6 +25,7 @@ import {
   ExtractiveSummary,
   type Facts,
   Ids,
+  IncrementalWindow,
   Message,
   type Model,
   type ModelMessage,
@@ -39,6 +40,7 @@ import {
   type SummaryInput,
   Text,
   Tokens,
+  Traced,
   Usage as UsageFold,
   ValidWindow,
   Window,
@@ -46,9 +48,12 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
+import * as LiveLedger from "./internal/liveLedger.ts"
+import { Judge } from "./Judge.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -187,6 +192,13 @@ export interface Options {
    * pivot. Off (the default): OpenCode's exact requests and prune.
    */
   readonly cacheAware?: boolean | CacheAware | undefined
+  /**
+   * Probes (opt-in, default off; needs a `Judge` in context, else nothing happens): after each pivot forms, questions
+   * about the span its summary replaced, derived from its retention check, are answered by the judge from the summary
+   * alone, graded, and recorded (`ProbesAnswered`). One more model call per compaction; a judge that fails or times out
+   * is recorded as such and never fails the call that compacted. See docs/ledger.md.
+   */
+  readonly probes?: boolean | Probes.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -480,6 +492,12 @@ export const make = (
       options.hud === undefined || options.hud === false
         ? undefined
         : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
+    // The HUD's cost line reads the ledger, caught up per session as the log grows.
+    const hudCost = hudOptions?.cost
+    const ledgerAt =
+      hudCost === undefined || hudCost === false
+        ? undefined
+        : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
     const cacheAware: CacheAware | undefined =
       options.cacheAware === undefined || options.cacheAware === false
         ? undefined
@@ -496,6 +514,14 @@ export const make = (
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const judge = Option.getOrUndefined(yield* Effect.serviceOption(Judge))
+    const probe =
+      options.probes === undefined || options.probes === false || judge === undefined
+        ? undefined
+        : Probes.make(sessions, judge, options.probes === true ? {} : options.probes)
+    /** Probes the pivot a settled compaction formed, when probes are on. */
+    const probed = (sessionId: string, settled: Compaction.Settled) =>
+      probe === undefined || settled.outcome === undefined ? Effect.void : probe(sessionId, settled.outcome)
     const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
@@ -528,15 +554,26 @@ export const make = (
       return Semaphore.withPermit(lock)(effect)
     }
 
-    const settingsFor = (sessionId: string) =>
+    // Without overrides every call answers these same settings (the same object, so `prepare` can compare them).
+    const baseSettings: Compaction.Settings = {
+      model: options.model,
+      compactionModel: options.compactionModel ?? options.model,
+      config: baseConfig,
+    }
+    const settingsFor = (
+      sessionId: string,
+    ): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
+      const override = options.session?.(sessionId)
+      if (!validSessionId(sessionId)) return Effect.fail(new InvalidSessionId({ sessionId }))
+      return override === undefined ? Effect.succeed(baseSettings) : overridden(override)
+    }
+    const overridden = (override: SessionOverride) =>
       Effect.gen(function* () {
-        const override = options.session?.(sessionId)
-        if (!validSessionId(sessionId)) return yield* new InvalidSessionId({ sessionId })
-        const config = override?.config ?? baseConfig
-        const model = override?.model ?? options.model
-        const compactionModel = override?.compactionModel ?? options.compactionModel ?? model
-        if (override?.model !== undefined || override?.config !== undefined) yield* checkSpec(model, config)
-        if (override?.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
+        const config = override.config ?? baseConfig
+        const model = override.model ?? options.model
+        const compactionModel = override.compactionModel ?? options.compactionModel ?? model
+        if (override.model !== undefined || override.config !== undefined) yield* checkSpec(model, config)
+        if (override.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
         return { model, compactionModel, config } satisfies Compaction.Settings
       })
 
@@ -626,7 +663,7 @@ export const make = (
       ...(messageId === undefined ? {} : { messageId }),
     })
 
-    const start = Effect.fn("ContextManager.start")(function* (
+    const start = Traced.fn("ContextManager.start")(function* (
       sessionId: string,
       startOptions?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
     ) {
@@ -642,7 +679,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const recordUserMessage = Effect.fn("ContextManager.recordUserMessage")(function* (
+    const recordUserMessage = Traced.fn("ContextManager.recordUserMessage")(function* (
       sessionId: string,
       input: UserMessageInput,
     ) {
@@ -671,7 +708,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordAssistantStep = Effect.fn("ContextManager.recordAssistantStep")(function* (
+    const recordAssistantStep = Traced.fn("ContextManager.recordAssistantStep")(function* (
       sessionId: string,
       input: AssistantStepInput,
     ) {
@@ -714,7 +751,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordToolResult = Effect.fn("ContextManager.recordToolResult")(function* (
+    const recordToolResult = Traced.fn("ContextManager.recordToolResult")(function* (
       sessionId: string,
       input: ToolResultInput,
     ) {
@@ -730,7 +767,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const reportProviderError = Effect.fn("ContextManager.reportProviderError")(function* (
+    const reportProviderError = Traced.fn("ContextManager.reportProviderError")(function* (
       sessionId: string,
       input: ProviderErrorInput,
     ) {
@@ -769,7 +806,7 @@ export const make = (
       return { ...recorded, error, action }
     })
 
-    const usageOf = (state: State, settings: Compaction.Settings): Usage => {
+    const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage => {
       const cap = settings.config.output_token_max
       const usable = Overflow.usable(settings.config, settings.model.limits, cap)
       const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
@@ -779,8 +816,7 @@ export const make = (
         runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
       const tokens = reported
         ? runtime.lastCall!.tokens
-        : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
-          (options.overheadTokens ?? 0)
+        : estimateWindow(sessionId, state) + (options.overheadTokens ?? 0)
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
           ? "compacting"
@@ -802,7 +838,13 @@ export const make = (
       }
     }
 
-    const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
+    /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
+    const estimateWindow = (sessionId: string, state: State) => {
+      const renderer = rendererOf(sessionId)
+      return Tokens.estimateLength(renderer.jsonLength(renderer.render(Window.messages(state.session.window))))
+    }
+
+    const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
       Hud.render(
         {
           tokens: usage.tokens,
@@ -810,6 +852,7 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          ...(cost === undefined ? {} : { cost }),
         },
         hud,
       )
@@ -835,15 +878,19 @@ export const make = (
       return ExtractiveSummary.midTask(messages) ? "call" : "wait"
     }
 
-    // The rendered window of the latest window states (states are immutable: same state, same rendering).
-    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
-    const renderedOf = (window: Window.State, visible: ReadonlyArray<Message.Message>) => {
-      const known = rendered.get(window)
-      if (known !== undefined) return known
-      const fresh = ValidWindow.render(visible, renderOptions)
-      rendered.set(window, fresh)
-      return fresh
+    // Each session's window rendered incrementally: a step renders and checks only its own messages (issue 23).
+    const renderers = new Map<string, IncrementalWindow.Renderer>()
+    const rendererOf = (sessionId: string) => {
+      let renderer = renderers.get(sessionId)
+      if (renderer === undefined) {
+        renderer = IncrementalWindow.make(renderOptions)
+        if (renderers.size >= 1_000) renderers.delete(renderers.keys().next().value!)
+      } else renderers.delete(sessionId)
+      renderers.set(sessionId, renderer)
+      return renderer
     }
+    const renderedOf = (sessionId: string, visible: ReadonlyArray<Message.Message>) =>
+      rendererOf(sessionId).render(visible)
 
     // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
     // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
@@ -855,7 +902,7 @@ export const make = (
     const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
       a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
 
-    const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
+    const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       yield* coldPrune(sessionId, settings)
       const last = lastPrepared.get(sessionId)
@@ -872,6 +919,7 @@ export const make = (
         sessionId,
         Effect.gen(function* () {
           const first = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, first)
           let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
           const at = yield* Clock.currentTimeMillis
@@ -895,6 +943,7 @@ export const make = (
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
               const second = yield* compaction.settle(sessionId, settings)
+              yield* probed(sessionId, second)
               settled = second
               state = yield* sessions.load(sessionId)
             }
@@ -914,10 +963,13 @@ export const make = (
           // window (same state, no plugin transform) renders to the same messages: they are reused.
           const messages =
             transformed.messages === visible
-              ? renderedOf(state.session.window, visible)
+              ? renderedOf(sessionId, visible)
               : ValidWindow.render(transformed.messages, renderOptions)
-          const usage = usageOf(state, settings)
-          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
+          const usage = usageOf(sessionId, state, settings)
+          // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
+          const cost =
+            ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
+          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
             const at = yield* Clock.currentTimeMillis
             yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
@@ -948,7 +1000,7 @@ export const make = (
       return { ...prepared, messages: [...prepared.messages], modelMessages: [...prepared.modelMessages] }
     })
 
-    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
+    const compact = Traced.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
       const settings = yield* settingsFor(sessionId)
       const byModel = request?.requestedBy === "model"
       return yield* locked(
@@ -1006,6 +1058,7 @@ export const make = (
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, settled)
           return { outcome: settled.outcome } satisfies Compacted
         }),
       )
@@ -1042,8 +1095,10 @@ export const make = (
      * first, down to `coldProtect` newest output tokens (ADR 0017). Nothing happens on a warm cache.
      */
     const coldPrune = (sessionId: string, settings: Compaction.Settings) =>
+      cacheAware === undefined ? Effect.void : coldPruneOn(sessionId, settings, cacheAware)
+    const coldPruneOn = (sessionId: string, settings: Compaction.Settings, cacheAware: CacheAware) =>
       Effect.gen(function* () {
-        if (cacheAware === undefined || !Prune.isEnabled(settings.config)) return
+        if (!Prune.isEnabled(settings.config)) return
         const at = yield* Clock.currentTimeMillis
         const state = yield* sessions.load(sessionId)
         if (state.session.lastFinished === undefined || !(yield* cacheOf(sessionId, at)).cold) return
@@ -1057,7 +1112,7 @@ export const make = (
         })
       })
 
-    const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {
+    const prune = Traced.fn("ContextManager.prune")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
       const at = yield* Clock.currentTimeMillis
@@ -1080,7 +1135,7 @@ export const make = (
       return { parts, tokens } satisfies Pruned
     })
 
-    const fork = Effect.fn("ContextManager.fork")(function* (
+    const fork = Traced.fn("ContextManager.fork")(function* (
       sessionId: string,
       forkOptions: { readonly into: string; readonly at?: number | undefined },
     ) {
@@ -1089,19 +1144,19 @@ export const make = (
       return yield* sessions.fork(sessionId, forkOptions.into, forkOptions.at)
     })
 
-    const usage = Effect.fn("ContextManager.usage")(function* (sessionId: string) {
+    const usage = Traced.fn("ContextManager.usage")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      return usageOf(yield* sessions.load(sessionId), settings)
+      return usageOf(sessionId, yield* sessions.load(sessionId), settings)
     })
 
-    const transcript = Effect.fn("ContextManager.transcript")(function* (sessionId: string) {
+    const transcript = Traced.fn("ContextManager.transcript")(function* (sessionId: string) {
       yield* settingsFor(sessionId)
       const state = yield* sessions.history(sessionId)
       return Conversation.messages(state.session.window.conversation)
     })
 
     const recallIn = Recall.make(sessions, readModels?.recall, { ...recallOptions, redactSecrets })
-    const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
+    const recall = Traced.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
       return yield* recallIn(sessionId, request)
     })

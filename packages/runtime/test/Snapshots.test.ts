@@ -8,61 +8,19 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { fileURLToPath } from "node:url"
-import { Events, Ids, Retention } from "@pivot/core"
+import { Events, Retention } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore, type StoredSnapshot } from "@pivot/store"
-import { Effect, Layer, Logger, Result } from "effect"
+import { Effect, type Layer, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { type Generated, run as generate, generatedArb } from "../../core/test/support/sessions.ts"
-import { runAndKill } from "../../store/test/support/kill.ts"
+import { observe, type Store, serviceOf, withHandler } from "./support/snapshots.ts"
 
 const SESSION = "ses_generated"
 const stream = Events.streamName(SESSION)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-snapshots-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-type Store = EventStore["Service"]
-
-/** What anyone can observe of a session's state, apart from which old messages it holds in memory. */
-const observe = (state: Sessions.State) => ({
-  version: state.session.version,
-  pending: state.session.pending,
-  lastFinished: state.session.lastFinished,
-  pivot: state.session.window.pivot,
-  window: state.session.window.visible.buffer.slice(0, state.session.window.visible.length),
-  runtime: state.runtime,
-})
-
-const serviceOf = (layer: Layer.Layer<EventStore, unknown>): Promise<Store> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      return yield* EventStore
-    }).pipe(Effect.provide(layer)) as Effect.Effect<Store>,
-  )
-
-/** Runs a program with a fresh handler over `store`, collecting the warnings it logs. */
-const withHandler = async <A, E>(
-  store: Store | Layer.Layer<EventStore, unknown>,
-  options: Sessions.Options,
-  program: (sessions: Sessions.SessionsShape, store: Store) => Effect.Effect<A, E>,
-) => {
-  const warnings: Array<string> = []
-  const capture = Logger.make(({ logLevel, message }) => {
-    if (logLevel === "Warn") warnings.push(String(Array.isArray(message) ? message[0] : message))
-  })
-  const value = await Effect.runPromise(
-    Effect.gen(function* () {
-      return yield* program(yield* Sessions.Sessions, yield* EventStore)
-    }).pipe(
-      Effect.provide(Sessions.Sessions.layer(options).pipe(Layer.provide(Ids.Ids.layerSequential))),
-      Layer.isLayer(store) ? Effect.provide(store) : Effect.provideService(EventStore, store),
-      Effect.provide(Logger.layer([capture])),
-    ) as Effect.Effect<A>,
-  )
-  return { value, warnings }
-}
 
 /** Stores a generated session through a handler with these options, checking each execute against the Decider. */
 const record = (store: Store | Layer.Layer<EventStore, unknown>, generated: Generated, options: Sessions.Options) =>
@@ -109,7 +67,9 @@ describe("snapshots through Sessions", () => {
           expect(resumed.warnings).toEqual([])
           expect(observe(resumed.value)).toEqual(observe(fromZero))
           const snapshot = await Effect.runPromise(store.readSnapshot(stream))
-          expect(reads[0]).toBe((snapshot?.version ?? 0) + 1)
+          // No read at all when the snapshot is the stream's head: the store tells that nothing follows it.
+          if (reads.length === 0) expect(snapshot?.version ?? 0).toBe(generated.events.length)
+          else expect(reads[0]).toBe((snapshot?.version ?? 0) + 1)
           if (snapshot !== undefined && snapshot.version > 0) fromSnapshot++
           if (Retention.retiredCount(resumed.value.session) > 0) bounded++
           // Deleting every snapshot changes no result.
@@ -290,28 +250,3 @@ describe("bad snapshots are ignored with a warning, and the state is folded from
 const sha256 = (data: string) => createHash("sha256").update(data).digest("hex")
 const decodeAll = (recorded: ReadonlyArray<import("@pivot/store").RecordedEvent>) =>
   Result.all(recorded.map((r) => Sessions.decodeEvent(SESSION, r)))
-
-describe("a process killed while writing snapshots", () => {
-  it("leaves every acknowledged event intact, and a fresh handler resumes to the fold from zero without a warning (6 kills)", async () => {
-    const writer = fileURLToPath(new URL("./support/snapshottingWriter.ts", import.meta.url))
-    for (let round = 0; round < 6; round++) {
-      const filename = path.join(dir, `killed-${round}.db`)
-      const acks = await runAndKill([writer, filename], { acks: 5 + round * 40, delay: (round * 13) % 17 }, 60_000)
-      const acked = Number(acks.at(-1)?.[0] ?? 0)
-      const out = await withHandler(
-        EventStore.layerSqlite({ filename }),
-        { snapshots: { every: 1 } },
-        (sessions, store) =>
-          Effect.all({
-            state: sessions.load(SESSION),
-            events: sessions.events(SESSION),
-            snapshot: store.readSnapshot(stream),
-          }),
-      )
-      expect(out.warnings).toEqual([])
-      expect(out.value.events.length).toBeGreaterThanOrEqual(acked)
-      expect(out.value.snapshot?.version ?? 0).toBeGreaterThan(0)
-      expect(observe(out.value.state)).toEqual(observe(Sessions.fold(out.value.events)))
-    }
-  }, 180_000)
-})

@@ -69,6 +69,11 @@ export interface EventStoreShape {
   readonly read: (stream: string, options?: ReadOptions) => Effect.Effect<ReadonlyArray<RecordedEvent>, ReadError>
   /** The current version of a stream (its number of events; 0 when it does not exist). */
   readonly streamVersion: (stream: string) => Effect.Effect<number, ReadError>
+  /**
+   * The stream's current version when the store knows it without any I/O (the memory store always does), else
+   * undefined: lets a reader skip asking for new events when there can be none (issue 23).
+   */
+  readonly knownVersion?: ((stream: string) => number | undefined) | undefined
   /** Every event after a global position, in global order, read page by page; ends at the current head. */
   readonly readAll: (options?: ReadAllOptions) => Stream.Stream<RecordedEvent, ReadError>
   /** Catches up from a global position, then emits events as they are appended, in global order; never ends. */

@@ -1,6 +1,8 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
 // @effect/sql-pg). Dialect differences are confined to the append's locking and numbering (Postgres assigns positions
 // after commit, ADR 0012) and the notification hooks.
+
+import { Traced } from "@pivot/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -411,7 +413,7 @@ export const make = (
       )
 
     const store: EventStoreShape = {
-      append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
+      append: Traced.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         // The hook gets the JSON text of the payloads' object-valued fields, as serialised here (see `OnAppend`).
         const fields = options.onAppend === undefined ? undefined : new Map<object, string>()
         const batch = prepareAppend(stream, expectedVersion, events, fields)
@@ -600,7 +602,7 @@ export const make = (
         return { streamVersion: result.streamVersion, position: position ?? 0 } satisfies AppendResult
       }),
 
-      read: Effect.fn("EventStore.read")(function* (stream, options) {
+      read: Traced.fn("EventStore.read")(function* (stream, options) {
         const from = Math.max(1, options?.from ?? 1)
         const to = options?.to
         const select =
@@ -617,7 +619,7 @@ export const make = (
         return yield* recordedOf(rows)
       }),
 
-      forget: Effect.fn("EventStore.forget")(function* (stream, forgetOptions) {
+      forget: Traced.fn("EventStore.forget")(function* (stream, forgetOptions) {
         // SQLite (secure_delete is on since open): the deleted key's bytes are overwritten in their page; then the
         // WAL is copied into the database and truncated, so no earlier copy of the page is left in either file.
         const marker = forgetOptions?.marker
