@@ -422,13 +422,16 @@ const main = async () => {
     console.log(
       `| ${r.messages.toLocaleString("en-US")} | ${ratio(r.openCodeSqlite, r.pivotMemory)} | ${ratio(r.openCodeMemory, r.pivotMemory)} | ${ratio(r.prune, r.pivotMemory)} | ${ratio(r.trim, r.pivotMemory)} |`,
     )
-  console.log(
-    "\nOpenCode's prune pass (opt-in upstream, after each loop; not in the figures above): it loads every message of the session, then walks back to the latest summary:\n",
-  )
-  console.log("| stored messages | OpenCode prune pass on SQLite µs | turns timed |")
-  console.log("|---:|---:|---:|")
-  for (const r of rows.filter((r) => r.openCodePruneTurns > 0))
-    console.log(`| ${r.messages.toLocaleString("en-US")} | ${fmt(r.openCodePrune)} | ${r.openCodePruneTurns} |`)
+  const pruned = rows.filter((r) => r.openCodePruneTurns > 0)
+  if (pruned.length > 0) {
+    console.log(
+      "\nOpenCode's prune pass (opt-in upstream, after each loop; not in the figures above): it loads every message of the session, then walks back to the latest summary:\n",
+    )
+    console.log("| stored messages | OpenCode prune pass on SQLite µs | turns timed |")
+    console.log("|---:|---:|---:|")
+    for (const r of pruned)
+      console.log(`| ${r.messages.toLocaleString("en-US")} | ${fmt(r.openCodePrune)} | ${r.openCodePruneTurns} |`)
+  }
   console.log("\nRecording one tool step (median over every step of the timed turns):\n")
   console.log("| stored messages | pivot memory µs | pivot SQLite µs |")
   console.log("|---:|---:|---:|")
