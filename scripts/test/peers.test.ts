@@ -3,8 +3,9 @@ import { spawnSync } from "node:child_process"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
-import { Window } from "@pivot/core"
+import { Session, Window } from "@pivot/core"
 import type { ModelMessage } from "ai"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { bulkSession } from "../bench/support/bulkSession.ts"
 import * as OpenCode from "../bench/support/openCode.ts"
@@ -45,6 +46,16 @@ describe("OpenCode's read, modelled", () => {
     expect(JSON.stringify(pivot)).toContain("[Old tool result content cleared]")
     expect(json(fromSqlite)).toEqual(json(pivot))
     expect(json(await OpenCode.step(floor.newestFirst()))).toEqual(json(pivot))
+  })
+
+  it("given a session mid-cycle, then OpenCode's prune pass would clear what pivot's Decider clears", () => {
+    const { floor, bulk } = mirrored(400, 39)
+    const decided = Session.decide({ _tag: "Prune", at: 1, protect: 2_000, minimum: 0 }, bulk.state.session)
+    if (Result.isFailure(decided)) throw new Error(decided.failure._tag)
+    const cleared = decided.success.filter((e) => e._tag === "PartCompacted").length
+    expect(cleared).toBeGreaterThan(0)
+    expect(OpenCode.prunePass(floor.messages, 2_000, 0)).toBe(cleared)
+    expect(OpenCode.prunePass(floor.messages, 2_000, 1_000_000)).toBe(0)
   })
 
   it("given a session past several pivots, then the read stops at the tail start instead of reading every message", () => {

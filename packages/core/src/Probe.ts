@@ -11,6 +11,8 @@
 import * as Schema from "effect/Schema"
 import { type Artifact, Kind, names } from "./ArtifactCheck.ts"
 import * as Facts from "./Facts.ts"
+import * as Redaction from "./Redaction.ts"
+import * as Text from "./Text.ts"
 
 /** One artifact a question expects, and whether the judge's answer names it. */
 export const Expected = Schema.Struct({
@@ -36,6 +38,9 @@ export interface Question {
   readonly expected: ReadonlyArray<string>
 }
 
+/** The longest answer kept (and graded), in characters: a judge's reply is bounded like any recorded text. */
+export const ANSWER_CHARS = 2_000
+
 /** The longest excerpt of an artifact a question quotes. */
 export const HINT_CHARS = 80
 
@@ -50,7 +55,8 @@ const questionOf = (kind: Kind, artifacts: ReadonlyArray<Artifact>): string => {
       const error = artifacts.find((a) => a.kind === "error")
       return error === undefined
         ? "Which files did you edit (change or create)? List every path."
-        : `Which files did you edit (change or create), for instance to fix "${Facts.firstLine(error.text, HINT_CHARS)}"? List every path.`
+        : // The quoted error goes to the judge and into the record: secrets redacted before it is cut.
+          `Which files did you edit (change or create), for instance to fix "${Facts.firstLine(Redaction.redact(error.text).text, HINT_CHARS)}"? List every path.`
     }
     case "file-read":
       return "Which files did you read? List every path."
@@ -88,7 +94,7 @@ export const prompt = (summary: string, asked: ReadonlyArray<Question>): string 
 
 /**
  * The answers in a judge's reply, by number: each answer is the text after its `[n]` up to the next `[m]` at the start
- * of a line (trimmed); a number answered twice keeps its first answer; an unanswered one is "".
+ * of a line (trimmed, cut to `ANSWER_CHARS`); a number answered twice keeps its first answer; an unanswered one is "".
  */
 export const parseAnswers = (reply: string, count: number): ReadonlyArray<string> => {
   const answers: Array<string | undefined> = Array.from({ length: count }, () => undefined)
@@ -97,7 +103,7 @@ export const parseAnswers = (reply: string, count: number): ReadonlyArray<string
     const n = Number(mark[1])
     const end = i + 1 < marks.length ? marks[i + 1]!.index : reply.length
     if (n >= 1 && n <= count && answers[n - 1] === undefined)
-      answers[n - 1] = reply.slice(mark.index + mark[0].length, end).trim()
+      answers[n - 1] = Text.clip(reply.slice(mark.index + mark[0].length, end).trim(), ANSWER_CHARS)
   })
   return answers.map((a) => a ?? "")
 }

@@ -579,9 +579,6 @@ const redactString = (value: string, field: string, report: Report): string => {
   return result.redactions.length === 0 ? value : result.text
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Redacts every string inside a JSON-like value. A string bound to a secret-looking key (`password`, `API_KEY`) is
  * replaced whole when it is a literal worth redacting; returns the same reference when nothing changed.
@@ -600,7 +597,6 @@ const redactDeep = (value: unknown, field: string, report: Report, ancestors: Se
       })
       return changed ? out : value
     }
-    if (!isPlainObject(value)) return value
     let changed = false
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {

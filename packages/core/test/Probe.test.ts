@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
 import { RUNS } from "./support/runs.ts"
+import { SAMPLES } from "./support/secrets.ts"
 
 type Event = Events.Event
 const artifact = (kind: ArtifactCheck.Kind, text: string, named = false): ArtifactCheck.Artifact => ({
@@ -46,6 +47,14 @@ describe("Probe.questions", () => {
     expect(quoted?.length).toBe(Probe.HINT_CHARS)
   })
 
+  it("given an error holding a secret of any kind, then the question quotes it redacted: the judge never gets the secret", () => {
+    for (const sample of SAMPLES) {
+      const asked = Probe.questions([artifact("file-edited", "src/a.ts"), artifact("error", `bash: ${sample.text}`)])
+      const question = asked.find((q) => q.kind === "file-edited")!.question
+      expect(question.includes(sample.secret.slice(0, 40)), sample.kind).toBe(false)
+    }
+  })
+
   it("is deterministic: the same artifacts always give the same questions", () => {
     const kinds = fc.constantFrom<ArtifactCheck.Kind>("file-read", "file-edited", "command", "error", "request")
     fc.assert(
@@ -72,6 +81,12 @@ describe("Probe.parseAnswers", () => {
   it("given a missing, repeated, out-of-range or mid-line number, then: missing is empty, the first answer wins, the rest is ignored", () => {
     const reply = "preamble\n[2] first\n[2] second\n[3] out of range\n[0] zero\nsee [1] inline"
     expect(Probe.parseAnswers(reply, 2)).toEqual(["", "first"])
+  })
+
+  it("given an answer longer than the bound, then it is cut to ANSWER_CHARS; at the bound it is kept whole", () => {
+    const at = "a".repeat(Probe.ANSWER_CHARS)
+    expect(Probe.parseAnswers(`[1] ${at}`, 1)).toEqual([at])
+    expect(Probe.parseAnswers(`[1] ${at}b`, 1)).toEqual([at])
   })
 
   it("given no question, then no answer", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import type { AssistantMessage, Message } from "../src/Message.ts"
 import * as Redaction from "../src/Redaction.ts"
 import { assistant, partId, sessionArb, tool, user } from "./support/arbitraries.ts"
+import { RUNS } from "./support/runs.ts"
 
 // Secrets are assembled from pieces so that this file itself does not look like it leaks credentials.
 const join = (...pieces: ReadonlyArray<string>) => pieces.join("")
@@ -379,7 +380,7 @@ describe("Redaction properties", () => {
         expect(twice.text).toBe(once.text)
         expect(twice.redactions).toEqual([])
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 
@@ -403,7 +404,7 @@ describe("Redaction properties", () => {
           expect(Redaction.redact(result.text).text).toBe(result.text)
         },
       ),
-      { numRuns: 1000 },
+      RUNS,
     )
   })
 })
@@ -537,7 +538,7 @@ describe("Redaction.redactMessages", () => {
           expect(m).toBe(once.messages[i])
         })
       }),
-      { numRuns: 1000 },
+      RUNS,
     )
     // Its cost follows the sizes the seed draws: 6 s under seed 1, 38 s under seed 20261126 on the same loaded machine
     // (issue 18: 73 s in a full run, past the 60 s limit the core project had then; see vitest.config.ts).

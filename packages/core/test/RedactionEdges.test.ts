@@ -28,4 +28,33 @@ describe("Redaction: names and values at the edges", () => {
     expect(Redaction.secretName("MY_API_KEY")).toEqual({ kind: "env-secret", class: "password" })
     expect(kinds("myAPI_KEY=Abcdef123456")).toEqual(["secret-assignment"])
   })
+
+  it("a secret before an existing marker is found, and one between two markers", () => {
+    const github = ["ghp_", "0123456789abcdefghijABCDEFGHIJ012345"].join("")
+    const before = Redaction.redact(`${github} [REDACTED:jwt]`)
+    expect(before.text).toBe("[REDACTED:github-token] [REDACTED:jwt]")
+    expect(before.redactions).toEqual([{ kind: "github-token", start: 0, end: github.length }])
+    const between = Redaction.redact(`[REDACTED:jwt] ${github} [REDACTED:jwt]`)
+    expect(between.text).toBe("[REDACTED:jwt] [REDACTED:github-token] [REDACTED:jwt]")
+    expect(between.redactions).toEqual([{ kind: "github-token", start: 15, end: 15 + github.length }])
+  })
+
+  it("a secret a redaction exposes, found in a later pass before another redaction, maps back to its offsets", () => {
+    const key = [
+      "-----BEGIN RSA ",
+      "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq3X9zN0aJpZs1mQe4Y\n-----END RSA ",
+      "PRIVATE KEY-----",
+    ].join("")
+    const openai = ["sk-", "proj-", "Q7fz0xK2mW9bL4tR8vN1cY6hJ3pD5sA0eG2iU7"].join("")
+    const github = ["ghp_", "0123456789abcdefghijABCDEFGHIJ012345"].join("")
+    // The END line's dashes hide the key's start until the block is replaced (pass two), left of GitHub's marker.
+    const text = `${key}${openai} and ${github}`
+    const out = Redaction.redact(text)
+    expect(out.text).toBe("[REDACTED:private-key][REDACTED:openai-key] and [REDACTED:github-token]")
+    expect(out.redactions.map((r) => [r.kind, text.slice(r.start, r.end)])).toEqual([
+      ["private-key", key],
+      ["openai-key", openai],
+      ["github-token", github],
+    ])
+  })
 })

@@ -19,6 +19,7 @@
  * ```
  */
 import {
+  CacheEconomy,
   type Commands,
   Conversation,
   type Config as CoreConfig,
@@ -30,6 +31,7 @@ import {
   type Model,
   type ModelMessage,
   Overflow,
+  Pricing,
   Prompt,
   ProviderError,
   Prune,
@@ -38,6 +40,7 @@ import {
   SchemaIssues,
   Session,
   type SummaryInput,
+  Tail,
   Text,
   Tokens,
   Traced,
@@ -50,8 +53,8 @@ import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaph
 import * as Compaction from "./Compaction.ts"
 import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
-import * as LiveLedger from "./internal/liveLedger.ts"
 import { Judge } from "./Judge.ts"
+import * as LiveLedger from "./LiveLedger.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
@@ -93,19 +96,41 @@ export interface CacheAware {
   readonly ttl?: Duration.Input | undefined
   /**
    * Before a call on a cold cache, old outputs are cleared down to this many newest output tokens (the prefix is
-   * written again anyway). Default a quarter of the prune `protect` (10,000 with OpenCode's thresholds).
+   * written again anyway). Default 0: every output older than the `coldTurns` newest turns goes.
    */
   readonly coldProtect?: number | undefined
+  /**
+   * The newest user turns whose outputs the cold prune keeps whatever `coldProtect` says. Default 1: the current
+   * turn's (the break was between turns or inside this one); other prunes keep OpenCode's two.
+   */
+  readonly coldTurns?: number | undefined
+  /**
+   * Compact when it pays (`CacheEconomy.due`): once the cache reads paid since the latest pivot for what the window
+   * grew by reach what a compaction costs now. The threshold stays the upper bound. Default true.
+   */
+  readonly rentOrBuy?: boolean | undefined
+  /**
+   * The multipliers `rentOrBuy` prices with. Default the model's price (`Config.priceOf`), else its provider's
+   * (`Pricing.PROVIDER_RATES`); a model with neither gets no rent-or-buy (the threshold alone decides).
+   */
+  readonly rates?: CacheEconomy.Multipliers | undefined
 }
-
-/** The share of the prune `protect` a cold cache keeps by default. */
-export const COLD_PROTECT_SHARE = 4
 
 /**
  * Cache-aware mode's default compaction threshold (share of the usable window): the window at the trigger plus one
  * step's output, the instruction and the summary must fit the summariser's input room (90 % of the usable window).
  */
 export const CACHE_AWARE_THRESHOLD = 0.75
+
+/**
+ * Cache-aware mode's default tail budget: none. Every kept token is written again at each compaction and read on
+ * every call after it; the summariser reads the whole window (the latest turn included) and the facts block names
+ * its artifacts, so the summary carries what a tail would have kept.
+ */
+export const CACHE_AWARE_TAIL = 0
+
+/** The newest user turns whose outputs cache-aware mode's cold prune keeps by default (the current one). */
+export const COLD_TURNS = 1
 
 /** The default prune batch of cache-aware mode, as a multiple of the prune minimum (40,000 with OpenCode's 20,000). */
 export const CACHE_AWARE_BATCH = 2
@@ -472,6 +497,19 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 
 const validSessionId = Schema.is(Ids.SessionId)
 
+/** The provider cache's time to live in ms (cache-aware mode; default 5 minutes). */
+const ttlOf = (cacheAware: CacheAware | undefined): number =>
+  Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
+
+/** Whether the provider cache is cold at `at`: the newest finished message is older than `ttl` ms, or there is none. */
+const coldAt = (state: State, at: number, ttl: number): boolean => {
+  const id = state.session.lastFinished
+  const last = id === undefined ? undefined : Session.message(state.session, id)
+  const lastAt =
+    last === undefined ? undefined : last.role === "assistant" ? (last.completedAt ?? last.createdAt) : last.createdAt
+  return lastAt === undefined || at - lastAt > ttl
+}
+
 /** Builds the context manager (see `ContextManager.layer`). */
 export const make = (
   options: Options,
@@ -505,11 +543,16 @@ export const make = (
           ? {}
           : options.cacheAware
     // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
-    // set) so that the window, the instruction and the summary fit the same model.
-    const baseConfig =
-      cacheAware !== undefined && options.config?.threshold === undefined
-        ? { ...options.config, threshold: CACHE_AWARE_THRESHOLD }
-        : (options.config ?? {})
+    // set) so that the window, the instruction and the summary fit the same model. It keeps no tail (unless a budget
+    // is set): see `CACHE_AWARE_TAIL`.
+    const baseConfig: CoreConfig.CompactionConfig =
+      cacheAware === undefined
+        ? (options.config ?? {})
+        : {
+            ...options.config,
+            threshold: options.config?.threshold ?? CACHE_AWARE_THRESHOLD,
+            preserve_recent_tokens: options.config?.preserve_recent_tokens ?? CACHE_AWARE_TAIL,
+          }
     const recallOptions = typeof options.recall === "object" ? options.recall : {}
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
@@ -917,6 +960,7 @@ export const make = (
     const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       yield* coldPrune(sessionId, settings)
+      yield* compactWhenPaid(sessionId, settings)
       const last = lastPrepared.get(sessionId)
       if (last !== undefined && sameSettings(last.settings, settings)) {
         const state = yield* sessions.load(sessionId)
@@ -1087,14 +1131,7 @@ export const make = (
         const id = state.session.lastFinished
         const last = id === undefined ? undefined : Session.message(state.session, id)
         const atPivot = last?.role === "assistant" && last.summary === true
-        const lastAt =
-          last === undefined
-            ? undefined
-            : last.role === "assistant"
-              ? (last.completedAt ?? last.createdAt)
-              : last.createdAt
-        const ttl = Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
-        return { cold: lastAt === undefined || at - lastAt > ttl, atPivot }
+        return { cold: coldAt(state, at, ttlOf(cacheAware)), atPivot }
       })
 
     /** Cache-aware prune's minimum: 0 (clear anything) when the cache is cold or at a pivot; else the batch. */
@@ -1119,9 +1156,65 @@ export const make = (
         yield* sessions.execute(sessionId, {
           _tag: "Prune",
           at,
-          protect: cacheAware.coldProtect ?? (thresholds.protect ?? Prune.PRUNE_PROTECT) / COLD_PROTECT_SHARE,
+          protect: cacheAware.coldProtect ?? 0,
           minimum: 0,
+          turns: cacheAware.coldTurns ?? COLD_TURNS,
           ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
+        })
+      })
+
+    // The rates of each model, looked up once (the catalog is not read again on every prepare).
+    // A model with neither a price nor known provider multipliers gets none: nothing says compacting would pay.
+    const ratesByModel = new Map<string, CacheEconomy.Multipliers | undefined>()
+    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers | undefined => {
+      const key = `${ref.providerId}/${ref.modelId}`
+      if (!ratesByModel.has(key)) {
+        const found = Pricing.ratesFor(ref, priceOf(ref))
+        ratesByModel.set(key, found === Pricing.FLAT ? undefined : found)
+      }
+      return ratesByModel.get(key)
+    }
+
+    /**
+     * Whether cache-aware mode's rent-or-buy rule says to compact now (`CacheEconomy.due`). Never on a cold cache: the
+     * summariser would write the whole window instead of reading it, and the cold prune has just made it small.
+     */
+    const pays = (state: State, settings: Compaction.Settings, at: number): boolean => {
+      if (cacheAware === undefined || cacheAware.rentOrBuy === false || settings.config.auto === false) return false
+      if (state.session.pending !== undefined || !RuntimeState.mayAutoCompact(state.runtime, limit)) return false
+      const ttl = ttlOf(cacheAware)
+      if (coldAt(state, at, ttl)) return false
+      const rates = cacheAware.rates ?? ratesOf(settings.model.ref)
+      if (rates === undefined) return false
+      const kept =
+        settings.config.tail_turns === 0 ? 0 : Tail.tailBudget(settings.config, settings.compactionModel.limits)
+      return CacheEconomy.due(CacheEconomy.segmentOf(Window.messages(state.session.window), { ttl, kept }), rates)
+    }
+
+    /** Cache-aware, before a call: an automatic compaction when it pays (re-judged on the state it is recorded on). */
+    const compactWhenPaid = (sessionId: string, settings: Compaction.Settings) =>
+      cacheAware === undefined || cacheAware.rentOrBuy === false ? Effect.void : compactWhenPaidOn(sessionId, settings)
+    const compactWhenPaidOn = (sessionId: string, settings: Compaction.Settings) =>
+      Effect.gen(function* () {
+        const at = yield* Clock.currentTimeMillis
+        if (!pays(yield* sessions.load(sessionId), settings, at)) return
+        const markerId = yield* ids.message
+        const partId = yield* ids.part
+        yield* sessions.execute(sessionId, (current) => {
+          if (!pays(current, settings, at)) return []
+          const last = current.runtime.lastUserId
+          const parent = last === undefined ? undefined : Session.message(current.session, last)
+          return [
+            {
+              _tag: "CreateCompaction",
+              at,
+              markerId,
+              partId,
+              auto: true,
+              ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
+              ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
+            } satisfies Command,
+          ]
         })
       })
 

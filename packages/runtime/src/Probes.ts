@@ -4,8 +4,8 @@
  * stored, the answers graded (`Probe`), and the result recorded as `ProbesAnswered` — the answers, or why there are
  * none (the judge failed or ran out of time). A judge never fails the operation that formed the pivot.
  */
-import { Probe } from "@pivot/core"
-import { Cause, Duration, Effect, Exit, Option } from "effect"
+import { Model, Probe, Tokens } from "@pivot/core"
+import { Cause, Duration, Effect, Exit, Option, Schema } from "effect"
 import type { Outcome } from "./Compaction.ts"
 import { timeBox } from "./internal/timeBox.ts"
 import { JudgeError, type JudgeShape } from "./Judge.ts"
@@ -26,6 +26,10 @@ export const DEFAULT_TIMEOUT: Duration.Input = "1 minute"
 export const DEFAULT_MAX_OUTPUT = 1_000
 /** How far back from the head the pivot's retention check is looked for (it is recorded in the pivot's batch). */
 const LOOK_BACK = 64
+
+// A judge is the user's code: what it answers is checked before it is recorded (a bad usage would fail the append).
+const validUsage = Schema.is(Tokens.TokenUsage)
+const validModel = Schema.is(Model.ModelRef)
 
 const describe = (error: unknown): string =>
   error instanceof JudgeError ? error.message : error instanceof Error ? error.message : String(error)
@@ -60,9 +64,11 @@ export const make =
       // Being interrupted is not the judge's failure: nothing is recorded.
       if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
       const answered = Exit.isSuccess(exit)
-        ? Option.isSome(exit.value)
-          ? ({ ok: true, response: exit.value.value } as const)
-          : ({ ok: false, error: `the judge took longer than ${Duration.format(timeout)}` } as const)
+        ? Option.isNone(exit.value)
+          ? ({ ok: false, error: `the judge took longer than ${Duration.format(timeout)}` } as const)
+          : !validUsage(exit.value.value.usage) || !validModel(exit.value.value.model)
+            ? ({ ok: false, error: "the judge answered with a usage or model that is not valid" } as const)
+            : ({ ok: true, response: exit.value.value } as const)
         : ({
             ok: false,
             error: describe(Option.getOrElse(Cause.findErrorOption(exit.cause), () => Cause.squash(exit.cause))),

@@ -10,6 +10,8 @@ export * from "./ContextManager.ts"
 export * as Hud from "./Hud.ts"
 /** The Judge port: the model answering a compaction's probes (optional). */
 export * from "./Judge.ts"
+/** The ledger of live sessions, caught up from the log (the HUD's cost line). */
+export * as LiveLedger from "./LiveLedger.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
 /** A compaction's probes: questions about the summarised span, answered by the judge, graded and recorded. */

@@ -122,6 +122,27 @@ describe("probes after a compaction", () => {
     }).pipe(Effect.provide(withJudge({ answer: () => Effect.fail(new JudgeError({ message: "rate limited" })) }))),
   )
 
+  it.effect("given a judge answering with a usage that is not one, then that is recorded as its failure", () =>
+    Effect.gen(function* () {
+      const { result, events } = yield* compacted
+      expect(result.outcome?.status).toBe("finished")
+      expect(probesOf(events)).toEqual([
+        expect.objectContaining({ probes: [], error: "the judge answered with a usage or model that is not valid" }),
+      ])
+    }).pipe(
+      Effect.provide(
+        withJudge({
+          answer: () =>
+            Effect.succeed({
+              text: "[1] x",
+              usage: { input: -1, output: Number.NaN, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+              model: JUDGE_MODEL,
+            }),
+        }),
+      ),
+    ),
+  )
+
   it.effect("given a judge that hangs, then at the time limit (not before) it is recorded as timed out", () =>
     Effect.gen(function* () {
       const fiber = yield* Effect.forkChild(compacted)

@@ -16,6 +16,9 @@ export const runtime = (
   options: Omit<Options, "model"> = {},
 ) => ContextManager.layer({ model: MODEL, ...options }).pipe(Layer.provide(ids), Layer.provideMerge(store))
 
+/** bench:peers' SQLite setting for pivot: OpenCode's (`synchronous = NORMAL` in WAL); pivot's default is FULL. */
+export const SYNCHRONOUS = "normal" as const
+
 /**
  * Pruning on (OpenCode ships it off), with thresholds this 24k-token model reaches: OpenCode's (protect 40,000 tokens,
  * act above 20,000) never fire below them, and a prune that never acts costs nothing to measure.

@@ -11,7 +11,7 @@
 // The same algorithm runs on objects already in memory (`InMemory`): the floor of OpenCode's approach, with no
 // SQLite and no JSON. Both are fed by `mirror`, which turns pivot's events into OpenCode's rows and objects.
 import type { DatabaseSync, StatementSync } from "node:sqlite"
-import { Conversation, type Events, type Message } from "@pivot/core"
+import { Conversation, type Events, type Message, Tokens } from "@pivot/core"
 import { convertToModelMessages, type ModelMessage, type UIMessage } from "ai"
 
 /** A stored message as OpenCode keeps it: its info and its parts (OpenCode's field names). */
@@ -237,7 +237,7 @@ export const prunePass = (messages: ReadonlyArray<WithParts>, protect: number, m
       const state = p.state as { status?: string; output?: string; time?: { compacted?: number } } | undefined
       if (p.type !== "tool" || state?.status !== "completed" || p.tool === "skill") continue
       if (state.time?.compacted !== undefined) break walk
-      const estimate = Math.round(state.output!.length / 4)
+      const estimate = Tokens.estimate(state.output!)
       total += estimate
       if (total <= protect) continue
       pruned += estimate

@@ -6,7 +6,7 @@ import { Ids } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
-import { PRUNING, runtime, SESSION } from "./agentLoop.ts"
+import { PRUNING, runtime, SESSION, SYNCHRONOUS } from "./agentLoop.ts"
 import * as OpenCode from "./openCode.ts"
 
 const [who, file] = process.argv.slice(2)
@@ -20,7 +20,11 @@ const window =
     ? await Effect.runPromise(
         Effect.gen(function* () {
           return (yield* (yield* ContextManager).prepare(SESSION)).modelMessages.length
-        }).pipe(Effect.provide(runtime(EventStore.layerSqlite({ filename: file }), Ids.Ids.layer, PRUNING))),
+        }).pipe(
+          Effect.provide(
+            runtime(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS }), Ids.Ids.layer, PRUNING),
+          ),
+        ),
       )
     : (await OpenCode.step(new OpenCode.OnSqlite(new DatabaseSync(file), SESSION, false).newestFirst())).length
 console.log(JSON.stringify({ ms: performance.now() - t0, window }))

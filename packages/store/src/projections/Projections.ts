@@ -142,7 +142,10 @@ export interface Status {
   readonly scope: Scope
   /** Caught up with the log at least once (an inline projection: every session existing when it was added). */
   readonly ready: boolean
-  /** The global position its states include (an inline projection's background build; appends go beyond it). */
+  /**
+   * The global position its states include (an inline projection's background build; appends go beyond it). For a
+   * built-in read model: the head less its lag.
+   */
   readonly checkpoint: number
   /** The store's newest position when the status was read. */
   readonly head: number
@@ -168,6 +171,11 @@ export interface ProjectionsShape {
   readonly get: <S>(definition: Definition<S>, key?: string) => Effect.Effect<S, GetError>
   /** Every projection stored, registered here or not, with its progress. */
   readonly status: Effect.Effect<ReadonlyArray<Status>, ReadError>
+  /**
+   * The built-in read models' progress in the same shape (`store/src/readmodels/status.ts`): `keys` the sessions each
+   * holds at its version, `lag` the events not yet folded into it (a version bump, events written without the hook).
+   */
+  readonly builtIns: Effect.Effect<ReadonlyArray<Status>, ReadError>
   /** Deletes a projection's states and checkpoint (its current version, or all): it is built again from the first event. */
   readonly rebuild: (name: string) => Effect.Effect<number, ReadError>
   /**
@@ -417,6 +425,8 @@ export const make = (
     readonly decoder: SessionLog.Decoder
     readonly readonly?: boolean | undefined
     readonly path?: string | undefined
+    /** The built-in read models' status (`builtIns`). */
+    readonly builtIns?: Effect.Effect<ReadonlyArray<Status>, SqlError.SqlError> | undefined
   },
 ) =>
   Effect.gen(function* () {
@@ -690,7 +700,11 @@ WHERE name = ${name} AND version = ${version} ORDER BY key LIMIT 100`
         }
       }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
 
-    return { get, status, rebuild, awaitCaughtUp, stored } satisfies ProjectionsShape
+    const builtIns = (options.builtIns ?? Effect.succeed([])).pipe(
+      Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))),
+    )
+
+    return { get, status, builtIns, rebuild, awaitCaughtUp, stored } satisfies ProjectionsShape
   })
 
 /** The batch's checkpoint moved under it (another process held the lease): nothing was written. */

@@ -1,8 +1,11 @@
 /**
- * The built-in read models' projector: folds a session's events into every read model (`States.ts`) and writes the
- * rows that changed (each read model's `delta`, or its `write` whole), inside the caller's transaction. It keeps the
- * folded states of recent sessions in memory, snapshots them (`snapshot.ts`) and has a bulk path for imports: one
- * transaction, states folded in memory, each session's rows written once at the end (no snapshot).
+ * The one inline projector (ADR 0018): the store's `onAppend` hook, run in each append's transaction, for the built-in
+ * read models and users' inline projections alike. The events are decoded once; the built-ins are folded together
+ * (`States.ts`) and each writes the rows that changed (its `rows.apply`, or `rows.write` whole when its checkpoint is
+ * another version's or behind); then users' inline projections get the same decoded events
+ * (`Projections.applyInline`). For the built-ins it also keeps the folded states of recent sessions in memory,
+ * snapshots them (`snapshot.ts`) and has a bulk path for imports: one transaction, states folded in memory, each
+ * session's rows written once at the end (no snapshot).
  */
 import { Events, type Ids } from "@pivot/core"
 import * as Effect from "effect/Effect"
@@ -86,7 +89,8 @@ export const makeProjector = (options: Options, projections: ReadonlyArray<Proje
         cached !== undefined && cached.version <= base && !(whole && cached.states.partial === true)
           ? cached
           : undefined
-      if (from === undefined && !whole && snapshotting) from = yield* fromSnapshot(sql, stream, base)
+      // A snapshot is of use only for states after the first event (a fold from 0, as after a version bump, has none).
+      if (from === undefined && !whole && snapshotting && base > 0) from = yield* fromSnapshot(sql, stream, base)
       from ??= { version: 0, states: initialStates }
       if (from.version === base) return from.states
       const recorded = yield* readRecorded(sql, stream, from.version + 1, base)

@@ -8,6 +8,11 @@
  * - `recall`: one row per recallable document (a pruned output, a finished summary) with its text, searched in full
  *   text by `context_recall`: an FTS5 table on SQLite, a `tsvector` GIN index on PostgreSQL.
  *
+ * Each is an inline projection in the shape users register theirs (`Projections.Definition`), one file each under
+ * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`), run by the one
+ * inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018). This module is
+ * their service (the queries) and the store layers that install the projector.
+ *
  * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
  * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
  * read model has a checkpoint per session (its name, projection version, stream version and position). A read first
@@ -23,7 +28,8 @@
  *   const window = yield* readModels.window("ses_1") // the stored messages the next model call sees
  * }).pipe(Effect.provide(ReadModels.layerSqlite({ filename: ".pivot/pivot.db" })))
  * ```
- */ import type { CompactionHistory, Message, PruneIndex, Recall, Usage } from "@pivot/core"
+ */
+import type { CompactionHistory, Message, PruneIndex, Recall, Usage } from "@pivot/core"
 import { Events } from "@pivot/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,6 +52,7 @@ import { makeProjector, type Options } from "../readmodels/projector.ts"
 import * as prunes from "../readmodels/prunes.ts"
 import type { Sql } from "../readmodels/ReadModel.ts"
 import * as recall from "../readmodels/recall.ts"
+import { status as builtInStatus } from "../readmodels/status.ts"
 import {
   checkpointsOf,
   headOf,
@@ -280,6 +287,7 @@ export const withStore = <E, R>(
             decoder,
             readonly: options.readonly,
             path: options.path,
+            builtIns: builtInStatus(sql),
           })
         }),
       )

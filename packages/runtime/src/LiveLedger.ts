@@ -5,7 +5,7 @@
  */
 import { type Events, Ledger } from "@pivot/core"
 import { Effect } from "effect"
-import type { SessionsShape } from "../Sessions.ts"
+import type { SessionsShape } from "./Sessions.ts"
 
 /** Sessions whose ledger is kept; the oldest asked is dropped beyond it (and folded again if asked later). */
 const MAX_SESSIONS = 1_000
