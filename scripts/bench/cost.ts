@@ -10,9 +10,11 @@
  * - `ai-sdk prune`: the whole history through the AI SDK's `pruneMessages` (reasoning before the last message and tool
  *   calls before the last 2 messages dropped), as its docs show, on every call;
  * - `pivot`: pivot's defaults (automatic compaction, summaries with the facts block, prune off);
- * - `pivot cache-aware`: the `cacheAware` option (ADR 0017): the summariser request is the conversation's own prompt
- *   with the compaction prompt appended, and prune clears in batches (only when it frees enough, the cache is cold,
- *   or at a pivot).
+ * - `pivot cache-aware`: the `cacheAware` option with its defaults (ADR 0017): the summariser request is the
+ *   conversation's own prompt with the compaction prompt appended; compaction when it pays (rent-or-buy,
+ *   `CacheEconomy`); no verbatim tail; before a call on a cold cache, every turn's outputs but the current one's
+ *   cleared; prune in batches (only when it frees enough, the cache is cold, or at a pivot);
+ * - `pivot cache-aware, 2k tail`: the same keeping a 2,000-token tail.
  *
  * The model's answers are scripted (the generated steps); the summariser is a stand-in every strategy shares: pivot's
  * extractive summary of the head without its facts block (a model's prose), so summaries differ only by what a
@@ -20,10 +22,12 @@
  * project's estimate (characters / 4).
  *
  * Figures: billed input in input-token equivalents (uncached input + reads and writes at the provider's multipliers),
- * summariser calls included, output left out (the same answers for every strategy, bar the summaries); the cache hit
+ * summariser calls included with each summary's output at the provider's output rate (a strategy that compacts more
+ * pays for it), the conversation's output left out (the same answers for every strategy); the cache hit
  * ratio (tokens read over all input tokens); calls whose prompt was over the context window (a provider would refuse
  * them; they are billed as if sent); and the artifacts of the whole session (files, commands, errors, requests:
- * `ArtifactCheck`) that the last call's prompt still names.
+ * `ArtifactCheck`) that the last call's prompt still names. Then where the Anthropic bill goes (new content written,
+ * prefixes re-written, reads, summariser calls) and the floor: the sessions' content written to the cache once.
  *
  * Then the same on the ten sessions the OpenCode oracle captured from the real OpenCode (its exports, replayed turn by
  * turn), in the 20,000-token window of its compaction scenarios.
@@ -34,13 +38,13 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { gunzipSync } from "node:zlib"
-import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Message, Tokens } from "@pivot/core"
+import { ArtifactCheck, Conversation, ExtractiveSummary, Facts, Ids, type Message, Pricing, Tokens } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { ContextManager, type Options, Sessions, Summarizer, type SummarizerShape } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
 import { Clock, Effect, Layer } from "effect"
-import { type Billed, equivalents, type Provider, ProviderCache } from "./support/providerCache.ts"
+import { type Billed, equivalents, type Provider, ProviderCache, RATES } from "./support/providerCache.ts"
 
 const { values } = parseArgs({
   options: {
@@ -207,6 +211,8 @@ interface Request {
   readonly kind: "step" | "summary"
   readonly text: string
   readonly at: number
+  /** A summary's output tokens: billed at the provider's output rate (a strategy that compacts more pays for it). */
+  readonly output?: number
 }
 
 interface Run {
@@ -231,7 +237,7 @@ const standIn = (clock: { now: number }, requests: Array<Request>): SummarizerSh
         }),
       )
       const prompt = serialise(request.system, request.messages)
-      requests.push({ kind: "summary", text: prompt, at: clock.now })
+      requests.push({ kind: "summary", text: prompt, at: clock.now, output: Tokens.estimate(text) })
       return {
         text,
         usage: { ...Tokens.zero, input: Tokens.estimate(prompt), output: Tokens.estimate(text) },
@@ -337,6 +343,11 @@ const STRATEGIES: ReadonlyArray<{
     name: "pivot cache-aware",
     run: (t, m) => runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true } }, true),
   },
+  {
+    name: "pivot cache-aware, 2k tail",
+    run: (t, m) =>
+      runPivot(t, m, { cacheAware: { system: SYSTEM }, config: { prune: true, preserve_recent_tokens: 2_000 } }, true),
+  },
 ]
 
 // ── Billing and the table ────────────────────────────────────────────────────────────────────────────────────────
@@ -346,9 +357,11 @@ interface Totals {
   summaries: number
   overWindow: number
   billed: Record<Provider, number>
-  /** Of `billed`: the summariser calls, and the cache writes of conversation calls. */
+  /** Of `billed`: the summariser calls (input and output), and the cache writes of conversation calls. */
   summary: Record<Provider, number>
   writes: Record<Provider, number>
+  /** Of `writes` (Anthropic): what extended the previous call's prompt (new content), and the rest (re-written). */
+  fresh: number
   read: Record<Provider, number>
   total: number
   named: number
@@ -357,24 +370,46 @@ interface Totals {
 
 const bill = (requests: ReadonlyArray<Request>, provider: Provider) => {
   const cache = new ProviderCache(provider)
+  const rates = RATES[provider]
   let billed = 0
   let read = 0
   let summary = 0
   let writes = 0
+  let fresh = 0
+  let previous: Request | undefined
   for (const r of requests) {
     const b: Billed = cache.bill(r.text, r.at)
-    const eq = equivalents(b, provider)
+    const eq = equivalents(b, provider) + (r.output ?? 0) * Pricing.PROVIDER_RATES[provider]!.output
     billed += eq
     read += b.cacheRead
     if (r.kind === "summary") summary += eq
-    else writes += equivalents({ input: b.input, cacheRead: 0, cacheWrite: b.cacheWrite }, provider)
+    else {
+      writes += equivalents({ input: b.input, cacheRead: 0, cacheWrite: b.cacheWrite }, provider)
+      // New content: what this prompt adds to the previous conversation call's, when it extends it.
+      const added =
+        previous !== undefined && r.text.startsWith(previous.text)
+          ? Tokens.estimate(r.text) - Tokens.estimate(previous.text)
+          : 0
+      fresh += Math.min(added, b.cacheWrite) * rates.write
+      previous = r
+    }
   }
-  return { billed, read, summary, writes }
+  return { billed, read, summary, writes, fresh }
+}
+
+/**
+ * What no strategy can avoid: every token of the session sent once and written to the cache once (the `none` run
+ * only appends, so its last prompt holds the session's whole content), at the provider's write rate.
+ */
+const floorOf = (run: Run, provider: Provider) => {
+  const steps = run.requests.filter((r) => r.kind === "step")
+  return Tokens.estimate(steps.at(-1)?.text ?? "") * RATES[provider].write
 }
 
 /** Runs every strategy on `sessions` in `model`'s window and prints the two tables. */
 const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, model: Window) => {
   const totals = new Map<string, Totals>()
+  const floor: Record<Provider, number> = { anthropic: 0, openai: 0 }
   for (const turns of sessions) {
     for (const strategy of STRATEGIES) {
       const run = strategy.run(turns, model)
@@ -385,6 +420,7 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
         billed: { anthropic: 0, openai: 0 },
         summary: { anthropic: 0, openai: 0 },
         writes: { anthropic: 0, openai: 0 },
+        fresh: 0,
         read: { anthropic: 0, openai: 0 },
         total: 0,
         named: 0,
@@ -400,7 +436,10 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
         t.summary[provider] += b.summary
         t.writes[provider] += b.writes
         t.read[provider] += b.read
+        if (provider === "anthropic") t.fresh += b.fresh
       }
+      if (strategy.name === "none")
+        for (const provider of ["anthropic", "openai"] as const) floor[provider] += floorOf(run, provider)
       t.named += run.retained.named
       t.artifacts += run.retained.total
       totals.set(strategy.name, t)
@@ -422,13 +461,19 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
       `| ${name} | ${t.calls} | ${t.summaries} | ${t.overWindow} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${pct(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${pct(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) |`,
     )
   console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
-  console.log("| strategy | summariser calls | conversation cache writes (1.25×) | conversation cache reads (0.1×) |")
-  console.log("|---|---:|---:|---:|")
+  console.log(
+    "| strategy | summariser calls (input, output 5×) | cache writes: new content (1.25×) | cache writes: prefix re-written | cache reads (0.1×) |",
+  )
+  console.log("|---|---:|---:|---:|---:|")
   for (const [name, t] of totals) {
     const reads = t.billed.anthropic - t.summary.anthropic - t.writes.anthropic
-    console.log(`| ${name} | ${k(t.summary.anthropic)} | ${k(t.writes.anthropic)} | ${k(reads)} |`)
+    console.log(
+      `| ${name} | ${k(t.summary.anthropic)} | ${k(t.fresh)} | ${k(t.writes.anthropic - t.fresh)} | ${k(reads)} |`,
+    )
   }
-  console.log("")
+  console.log(
+    `\nFloor (the sessions' content written to the cache once, nothing else): Anthropic ${k(floor.anthropic)} (${pct(floor.anthropic, base.billed.anthropic)} of opencode's bill), OpenAI ${k(floor.openai)} (${pct(floor.openai, base.billed.openai)}).\n`,
+  )
 }
 
 /** The window the oracle's compaction scenarios run OpenCode in (a 20k context). */

@@ -314,4 +314,32 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     ],
   },
   { _tag: "SessionForgotten", at: 1_767_000_016_000 },
+  {
+    _tag: "ProbesAnswered",
+    at: 1_767_000_017_000,
+    markerId: msg("msg_0000000a0010"),
+    model: { providerId: "anthropic", modelId: "claude-haiku-4-5" },
+    usage: { input: 420, output: 36, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+    probes: [
+      {
+        kind: "request",
+        question: "What did the user ask for? List each request.",
+        answer: "Fix the failing parser test.",
+        expected: [{ text: "The parser test fails, please fix it.", found: true }],
+      },
+      {
+        kind: "file-edited",
+        question:
+          "Which files did you edit (change or create), for instance to fix \"bash: Expected ';' at 3:14\"? List every path.",
+        answer: "src/parser.ts",
+        expected: [{ text: "src/parser.ts", found: true }],
+      },
+      {
+        kind: "error",
+        question: "Which errors did you hit? Quote each error message.",
+        answer: "unknown",
+        expected: [{ text: "bash: Expected ';' at 3:14", found: false }],
+      },
+    ],
+  },
 ]

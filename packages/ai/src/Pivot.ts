@@ -23,6 +23,7 @@ import {
   type Hud,
   type InvalidToolKind,
   type Options as ManagerOptions,
+  type Probes,
   type ProviderErrorOutcome,
   type Recall,
   type Recorded,
@@ -43,6 +44,7 @@ import type {
 import { Cause, Effect, Layer, Logger, ManagedRuntime, Redacted, Result, Schema } from "effect"
 import * as AiAgent from "./Agent.ts"
 import { type ContextToolSet, contextTools, withHud } from "./ContextTools.ts"
+import * as AiJudge from "./Judge.ts"
 import * as Messages from "./Messages.ts"
 import * as AiSummarizer from "./Summarizer.ts"
 import * as UiMessages from "./UiMessages.ts"
@@ -147,6 +149,12 @@ export interface CreateOptions {
    * batches. The tools are sent as declarations only (never run by the summariser). See docs/ledger.md.
    */
   readonly cacheAware?: (CacheAware & { readonly system: string; readonly tools?: ToolSet | undefined }) | undefined
+  /**
+   * Probes (opt-in): after each compaction, a judge model (`judge`, typically a small one) answers questions about the
+   * span the summary replaced from the summary alone; pivot grades the answers and records them beside the pivot
+   * (`pivot inspect`, the viewer). One more model call per compaction. See docs/ledger.md.
+   */
+  readonly probes?: (Probes.Options & { readonly judge: LanguageModel }) | undefined
 }
 
 /**
@@ -368,6 +376,8 @@ const plan = (options: CreateOptions) =>
     return { model, compactionModel, summarizerModel }
   })
 
+const probeOptions = ({ judge: _judge, ...rest }: NonNullable<CreateOptions["probes"]>): Probes.Options => rest
+
 /**
  * pivot's layers from the same options as `createPivot`, for Effect programs: the `ContextManager` over a SQLite store
  * (its folder created) or a memory store, with a summariser over `summarizer`. Bad options fail the layer with the
@@ -392,6 +402,7 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
         ...(preset.prune === undefined ? {} : { prune: preset.prune }),
         ...(options.hud === undefined ? {} : { hud: options.hud }),
         ...(options.cacheAware === undefined ? {} : { cacheAware: managerCacheAware(options.cacheAware) }),
+        ...(options.probes === undefined ? {} : { probes: probeOptions(options.probes) }),
       })
       const summarizer = AiSummarizer.layer({
         model: summarizerModel === false ? options.model : summarizerModel,
@@ -399,7 +410,11 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
         ...(options.cacheAware?.tools === undefined ? {} : { tools: options.cacheAware.tools }),
       })
       const withSummarizer = summarizerModel === false ? managerLayer : managerLayer.pipe(Layer.provide(summarizer))
-      return withSummarizer.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))
+      const withJudge =
+        options.probes === undefined
+          ? withSummarizer
+          : withSummarizer.pipe(Layer.provide(AiJudge.layer({ model: options.probes.judge })))
+      return withJudge.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer))
     }),
   ) as Layer.Layer<Services, CreateError>
 

@@ -84,6 +84,18 @@ export interface Collected {
 
 const EMPTY_USAGE: Messages.UsageLike = {}
 
+// What the streamed and the generated call send alike: the user's settings, then the summary request itself.
+const callOptions = (model: LanguageModel, request: SummaryRequest, options: Options, signal: AbortSignal) => ({
+  ...options.settings,
+  model,
+  system: request.system,
+  messages: Messages.toModelMessages(request.messages),
+  maxOutputTokens: request.maxOutputTokens,
+  ...(options.tools === undefined ? {} : { tools: declarationsOf(options.tools) }),
+  abortSignal: signal,
+  ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+})
+
 // Streams the call and keeps only text deltas; reasoning, tool calls and tool errors are ignored.
 const collectStream = async (
   model: LanguageModel,
@@ -92,16 +104,9 @@ const collectStream = async (
   signal: AbortSignal,
 ): Promise<Collected> => {
   const result = streamText({
-    ...options.settings,
-    model,
-    system: request.system,
-    messages: Messages.toModelMessages(request.messages),
-    maxOutputTokens: request.maxOutputTokens,
-    ...(options.tools === undefined ? {} : { tools: declarationsOf(options.tools) }),
-    abortSignal: signal,
+    ...callOptions(model, request, options, signal),
     // Errors are read from the stream's error parts; this silences the SDK's default console logging.
     onError: () => {},
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
   })
   let text = ""
   let finish = "unknown"
@@ -140,16 +145,7 @@ const collectGenerate = async (
   options: Options,
   signal: AbortSignal,
 ): Promise<Collected> => {
-  const result = await generateText({
-    ...options.settings,
-    model,
-    system: request.system,
-    messages: Messages.toModelMessages(request.messages),
-    maxOutputTokens: request.maxOutputTokens,
-    ...(options.tools === undefined ? {} : { tools: declarationsOf(options.tools) }),
-    abortSignal: signal,
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-  })
+  const result = await generateText(callOptions(model, request, options, signal))
   return {
     text: result.text,
     finish: result.finishReason,

@@ -7,6 +7,8 @@
 export * as AiAgent from "./Agent.ts"
 /** Tools for the model to steer its own context. */
 export * as ContextTools from "./ContextTools.ts"
+/** The `Judge` port (a compaction's probes) over any AI SDK `LanguageModel`. */
+export * as AiJudge from "./Judge.ts"
 /** Window → AI SDK messages, AI SDK usage → token counts, AI SDK errors → the overflow classifier. */
 export * as Messages from "./Messages.ts"
 /** pivot in one call for AI SDK users: `createPivot({ model, store })`, session handles, `wrap`, `run`, `close`. */

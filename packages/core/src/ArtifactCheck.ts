@@ -89,6 +89,24 @@ const namesRequest = (lower: string, text: string): boolean => {
 }
 
 /**
+ * Whether `text` names an artifact of `kind` given as it appears in a check (`Artifact.text`): the rules above, the one
+ * home of what "names" means (the probes grade a judge's answers with it too).
+ */
+export const names = (kind: Kind, artifact: string, text: string): boolean => {
+  switch (kind) {
+    case "file-read":
+    case "file-edited":
+      return namesFile(text, artifact)
+    case "command":
+      return text.includes(Facts.firstLine(artifact, Facts.MAX_ENTRY_CHARS))
+    case "error":
+      return namesError(text, artifact)
+    case "request":
+      return namesRequest(text.toLowerCase(), artifact)
+  }
+}
+
+/**
  * The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked; `tools`
  * says which tools read, edit or run commands (OpenCode's names unless told, as for `Facts`).
  */

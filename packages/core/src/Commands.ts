@@ -116,6 +116,8 @@ export const Prune = Schema.TaggedStruct("Prune", {
   protect: Schema.optionalKey(Schema.Finite),
   minimum: Schema.optionalKey(Schema.Finite),
   protectedTools: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** The newest user turns whose outputs are never cleared; default 2 (OpenCode). */
+  turns: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
 })
 
 /** Any command. */

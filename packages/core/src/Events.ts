@@ -12,6 +12,8 @@ import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
+import { Probe } from "./Probe.ts"
+import { TokenUsage } from "./Tokens.ts"
 
 const Millis = Schema.Finite
 
@@ -339,6 +341,22 @@ export const SessionForgotten = Schema.TaggedStruct("SessionForgotten", {
   at: Millis,
 })
 
+/**
+ * A compaction's probes (optional): questions about the span its summary replaced, derived from its retention check's
+ * artifacts, answered by the judge model the user configured from the summary alone, and graded deterministically
+ * (`Probe`). Recorded after the pivot formed; `error` says why the judge gave no answers (then `probes` is empty).
+ */
+export const ProbesAnswered = Schema.TaggedStruct("ProbesAnswered", {
+  at: Millis,
+  markerId: MessageId,
+  /** The judge's model, as it answered. */
+  model: Schema.optionalKey(ModelRef),
+  /** The judge call's usage (the ledger counts it as a `probe` call). */
+  usage: Schema.optionalKey(TokenUsage),
+  probes: Schema.Array(Probe),
+  error: Schema.optionalKey(Schema.String),
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -368,6 +386,7 @@ export const schemas = {
   SessionForked,
   ArtifactsChecked,
   SessionForgotten,
+  ProbesAnswered,
 } as const
 
 /** Event type names. */
@@ -407,6 +426,7 @@ export const versions: { readonly [K in Type]: number } = {
   SessionForked: 1,
   ArtifactsChecked: 1,
   SessionForgotten: 1,
+  ProbesAnswered: 1,
 }
 
 /** Every event type, in catalog order. */
@@ -523,4 +543,10 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   SessionForked: [],
   ArtifactsChecked: [["artifacts", "*", "text"]],
   SessionForgotten: [],
+  ProbesAnswered: [
+    ["probes", "*", "question"],
+    ["probes", "*", "answer"],
+    ["probes", "*", "expected", "*", "text"],
+    ["error"],
+  ],
 }

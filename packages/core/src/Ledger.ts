@@ -26,11 +26,12 @@ import * as Conversation from "./Conversation.ts"
 import type { Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
-import { type AssistantMessage, type Message, summaryText } from "./Message.ts"
+import { type Message, summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
+import type * as Probe from "./Probe.ts"
 import * as Render from "./Render.ts"
-import { estimate, estimateLength, type TokenUsage } from "./Tokens.ts"
+import { estimateLength, type TokenUsage } from "./Tokens.ts"
 import * as ValidWindow from "./ValidWindow.ts"
 import * as Window from "./Window.ts"
 
@@ -41,9 +42,10 @@ export type PriceOf = (ref: ModelRef) => Pricing.Price | undefined
 export interface Call {
   /** Stream version of the event that recorded it. */
   readonly version: number
+  /** The step's or summary's message; a probe call's compaction marker. */
   readonly messageId: MessageId
-  /** `step`: a conversation call; `summary`: the summariser's call. */
-  readonly kind: "step" | "summary"
+  /** `step`: a conversation call; `summary`: the summariser's call; `probe`: the judge's call probing a summary. */
+  readonly kind: "step" | "summary" | "probe"
   readonly model: ModelRef | undefined
   readonly usage: TokenUsage
   /** Input as billed, in input-token equivalents (uncached input + cache reads and writes at their rates). */
@@ -89,6 +91,15 @@ export interface Entry {
    * the plan's head and the summary as stored (`recorded: false`).
    */
   readonly retention?: Retention | undefined
+  /** A compaction's probes, when a judge answered them (`ProbesAnswered`; optional, never computed). */
+  readonly probes?: Probes | undefined
+}
+
+/** A compaction's probes as recorded: the judge's graded answers, or why it gave none. */
+export interface Probes {
+  readonly model?: ModelRef | undefined
+  readonly probes: ReadonlyArray<Probe.Probe>
+  readonly error?: string | undefined
 }
 
 /** What a compaction's summary kept of the span it replaced. */
@@ -101,6 +112,8 @@ export interface Retention {
 export interface Totals {
   readonly calls: number
   readonly summaryCalls: number
+  /** The judge's calls probing summaries (`ProbesAnswered`). */
+  readonly probeCalls: number
   readonly input: number
   readonly output: number
   readonly reasoning: number
@@ -130,15 +143,28 @@ export interface Totals {
 interface OpenPrune {
   readonly version: number
   readonly parts: number
-  readonly before: string
+  /** The window's serialised length before the batch. */
+  readonly before: number
+}
+
+/**
+ * A call's input as the pieces of its serialisation (`serialize`): the HUD text, then each model message's JSON, kept
+ * per message object. Two inputs are compared piece by piece, so a call costs a walk over its messages, not the
+ * building and comparing of the whole string.
+ */
+export interface Input {
+  readonly hud: string
+  readonly pieces: ReadonlyArray<string>
+  /** The serialisation's length in characters. */
+  readonly length: number
 }
 
 /** The ledger's state: the window folded alongside, the last call's input, and what was accounted so far. */
 export interface State {
   readonly window: Window.State
   readonly hud: string | undefined
-  /** The serialised input of the newest conversation call. */
-  readonly lastInput: string | undefined
+  /** The input of the newest conversation call. */
+  readonly lastInput: Input | undefined
   /** Every call so far (`calls` reads them). */
   readonly callLog: Seq.Seq<Call>
   /** Entries before the newest pivot: they no longer accrue savings. */
@@ -188,14 +214,21 @@ const json = (message: object): string => {
   return out
 }
 
+/** The window as a call would send it, in pieces (see `Input`). */
+export const inputOf = (window: Window.State, hud: string | undefined): Input => {
+  const pieces = ValidWindow.repair(Window.messages(window).flatMap(rendered)).rendered.map((r) => json(r.message))
+  let length = (hud ?? "").length + 2 + Math.max(0, pieces.length - 1)
+  for (const piece of pieces) length += piece.length
+  return { hud: hud ?? "", pieces, length }
+}
+
+const textOf = (input: Input): string => `${input.hud}[${input.pieces.join(",")}]`
+
 /**
  * The window as a call would send it: the HUD text, then the rendered, repaired model messages as JSON — the same
  * bytes as `JSON.stringify(Window.render(window).map((r) => r.message))`.
  */
-export const serialize = (window: Window.State, hud: string | undefined): string => {
-  const input = ValidWindow.repair(Window.messages(window).flatMap(rendered)).rendered
-  return `${hud ?? ""}[${input.map((r) => json(r.message)).join(",")}]`
-}
+export const serialize = (window: Window.State, hud: string | undefined): string => textOf(inputOf(window, hud))
 
 /** Characters two strings share from their start. */
 export const commonPrefix = (a: string, b: string): number => {
@@ -208,6 +241,57 @@ export const commonPrefix = (a: string, b: string): number => {
   return i
 }
 
+/** An input's serialisation as the strings it joins: the HUD, "[", each message's JSON between ",", then "]". */
+const segmentsOf = (input: Input): ReadonlyArray<string> => {
+  const out: Array<string> = [input.hud, "["]
+  input.pieces.forEach((piece, i) => {
+    if (i > 0) out.push(",")
+    out.push(piece)
+  })
+  out.push("]")
+  return out
+}
+
+/**
+ * `commonPrefix` of two inputs' serialisations, without building them: equal segments at the same offset are skipped
+ * whole (a message's JSON is kept per message, so an unchanged message is the same string), and characters are
+ * compared only from the first segment that differs.
+ */
+export const sharedLength = (a: Input, b: Input): number => {
+  const sa = segmentsOf(a)
+  const sb = segmentsOf(b)
+  let i = 0
+  let j = 0
+  let oa = 0
+  let ob = 0
+  let shared = 0
+  while (i < sa.length && j < sb.length) {
+    const x = sa[i]!
+    const y = sb[j]!
+    if (oa === 0 && ob === 0 && x === y) {
+      shared += x.length
+      i++
+      j++
+      continue
+    }
+    const n = Math.min(x.length - oa, y.length - ob)
+    const c = commonPrefix(x.substring(oa, oa + n), y.substring(ob, ob + n))
+    shared += c
+    if (c < n) return shared
+    oa += n
+    ob += n
+    if (oa === x.length) {
+      i++
+      oa = 0
+    }
+    if (ob === y.length) {
+      j++
+      ob = 0
+    }
+  }
+  return shared
+}
+
 const ratesOf = (priceOf: PriceOf, model: ModelRef | undefined) => {
   const price = model === undefined ? undefined : priceOf(model)
   return { price, rates: Pricing.ratesFor(model, price) }
@@ -216,7 +300,7 @@ const ratesOf = (priceOf: PriceOf, model: ModelRef | undefined) => {
 const billedCall = (
   priceOf: PriceOf,
   version: number,
-  message: AssistantMessage,
+  message: { readonly id: MessageId; readonly model?: ModelRef | undefined; readonly tokens: TokenUsage },
   kind: Call["kind"],
   input: number,
   stablePrefix: number,
@@ -240,21 +324,24 @@ const spent = (usage: TokenUsage): boolean =>
   usage.input + usage.output + usage.reasoning + usage.cacheRead + usage.cacheWrite > 0
 
 /** What an entry invalidates and re-writes: the window after it against the newest call's input. */
-const cacheEffect = (after: string, lastInput: string | undefined) => {
+const cacheEffect = (after: Input, lastInput: Input | undefined) => {
   if (lastInput === undefined) return { rewritten: 0, invalidated: 0 }
-  const shared = estimateLength(commonPrefix(after, lastInput))
-  return { rewritten: estimate(after) - shared, invalidated: estimate(lastInput) - shared }
+  const shared = estimateLength(sharedLength(after, lastInput))
+  return {
+    rewritten: estimateLength(after.length) - shared,
+    invalidated: estimateLength(lastInput.length) - shared,
+  }
 }
 
 const closePrune = (state: State): State => {
   const open = state.pruning
   if (open === undefined) return state
-  const after = serialize(state.window, state.hud)
+  const after = inputOf(state.window, state.hud)
   const entry: Entry = {
     kind: "prune",
     version: open.version,
     parts: open.parts,
-    shed: estimate(open.before) - estimate(after),
+    shed: estimateLength(open.before) - estimateLength(after.length),
     ...cacheEffect(after, state.lastInput),
     summaryCost: 0,
     summaryDollars: undefined,
@@ -277,7 +364,7 @@ const accrue = (open: ReadonlyArray<Entry>, rates: Pricing.Rates): ReadonlyArray
 /** Folds one event; `version` is its stream version. */
 export const evolve = (state: State, event: Event, version: number, priceOf: PriceOf = () => undefined): State => {
   if (event._tag === "PartCompacted") {
-    const pruning = state.pruning ?? { version, parts: 0, before: serialize(state.window, state.hud) }
+    const pruning = state.pruning ?? { version, parts: 0, before: inputOf(state.window, state.hud).length }
     return {
       ...state,
       window: Window.evolve(state.window, event),
@@ -292,9 +379,9 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       const message = event.message
       const window = Window.evolve(settled.window, event)
       if (message.summary === true) return { ...settled, window }
-      const input = serialize(settled.window, settled.hud)
-      const stable = settled.lastInput === undefined ? 0 : estimateLength(commonPrefix(input, settled.lastInput))
-      const call = billedCall(priceOf, version, message, "step", estimate(input), stable)
+      const input = inputOf(settled.window, settled.hud)
+      const stable = settled.lastInput === undefined ? 0 : estimateLength(sharedLength(input, settled.lastInput))
+      const call = billedCall(priceOf, version, message, "step", estimateLength(input.length), stable)
       return {
         ...settled,
         window,
@@ -315,7 +402,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         window.pivot?.summaryId === summary.id &&
         settled.window.pivot?.summaryId !== summary.id
       if (!pivoted) return { ...settled, window, callLog }
-      const after = serialize(window, settled.hud)
+      const after = inputOf(window, settled.hud)
       const plan = Option.getOrUndefined(HashMap.get(settled.window.plans, event.markerId))
       const head = (plan?.head ?? []).flatMap((id) => {
         const m = Conversation.get(settled.window.conversation, id)
@@ -326,7 +413,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         version,
         markerId: event.markerId,
         parts: 0,
-        shed: estimate(serialize(settled.window, settled.hud)) - estimate(after),
+        shed: estimateLength(inputOf(settled.window, settled.hud).length) - estimateLength(after.length),
         ...cacheEffect(after, settled.lastInput),
         summaryCost: call?.cost ?? 0,
         summaryDollars: call?.dollars,
@@ -349,6 +436,29 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
           : e,
       )
       return { ...settled, window: Window.evolve(settled.window, event), open }
+    }
+    case "ProbesAnswered": {
+      // The judge's call is billed like any other; it is an audit's cost, not the compaction's, so no net changes.
+      const usage = event.usage
+      const call =
+        usage === undefined || !spent(usage)
+          ? undefined
+          : billedCall(priceOf, version, { id: event.markerId, model: event.model, tokens: usage }, "probe", 0, 0)
+      const probes: Probes = {
+        ...(event.model === undefined ? {} : { model: event.model }),
+        probes: event.probes,
+        ...(event.error === undefined ? {} : { error: event.error }),
+      }
+      // Recorded right after its pivot formed, so its entry is still open.
+      const open = settled.open.map((e) =>
+        e.kind === "compaction" && e.markerId === event.markerId ? { ...e, probes } : e,
+      )
+      return {
+        ...settled,
+        window: Window.evolve(settled.window, event),
+        open,
+        callLog: call === undefined ? settled.callLog : Seq.append(settled.callLog, call),
+      }
     }
     default:
       return { ...settled, window: Window.evolve(settled.window, event) }
@@ -380,6 +490,7 @@ export const totals = (state: State): Totals => {
   let stepInput = 0
   let stable = 0
   let summaryCalls = 0
+  let probeCalls = 0
   for (const c of calls(state)) {
     input += c.usage.input
     output += c.usage.output
@@ -391,6 +502,7 @@ export const totals = (state: State): Totals => {
     if (c.dollars === undefined) unpriced++
     else dollars += c.dollars
     if (c.kind === "summary") summaryCalls++
+    else if (c.kind === "probe") probeCalls++
     else {
       stepInput += c.input
       stable += c.stablePrefix
@@ -402,6 +514,7 @@ export const totals = (state: State): Totals => {
   return {
     calls: state.callLog.length,
     summaryCalls,
+    probeCalls,
     input,
     output,
     reasoning,

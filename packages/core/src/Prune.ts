@@ -13,6 +13,9 @@ export const PRUNE_PROTECT = 40_000
 /** Pruning happens only when it frees strictly more than this many tokens (OpenCode's `PRUNE_MINIMUM`). */
 export const PRUNE_MINIMUM = 20_000
 
+/** The newest user turns whose outputs are never pruned (OpenCode skips the last two). */
+export const PRUNE_TURNS = 2
+
 /** Tools whose outputs are never pruned nor counted (OpenCode's `PRUNE_PROTECTED_TOOLS`). */
 export const PRUNE_PROTECTED_TOOLS: ReadonlyArray<string> = ["skill"]
 
@@ -21,6 +24,8 @@ export interface Options {
   readonly protect?: number | undefined
   readonly minimum?: number | undefined
   readonly protectedTools?: ReadonlyArray<string> | undefined
+  /** The newest user turns never pruned (`PRUNE_TURNS` when absent). */
+  readonly turns?: number | undefined
 }
 
 /** Share of the model's context kept as the newest tool outputs by `sized` (OpenCode keeps a fixed 40,000 tokens). */
@@ -65,7 +70,7 @@ export const isEnabled = (config: CompactionConfig): boolean => config.prune ===
 /**
  * Chooses the tool outputs to prune from all stored messages, given in chronological order (spec §2.14).
  *
- * Walking newest to oldest: the last two turns are skipped; the walk stops at the latest summary and at the first
+ * Walking newest to oldest: the last two turns (`turns`) are skipped; the walk stops at the latest summary and at the first
  * output already compacted; protected tools are skipped and not counted; outputs are counted until they pass
  * `protect`, and every output from the one that crosses it on is selected in full. The selection is returned only
  * when it frees strictly more than `minimum` tokens.
@@ -86,6 +91,7 @@ export const selectNewestFirst = (messages: Iterable<Message>, options: Options 
   const protect = options.protect ?? PRUNE_PROTECT
   const minimum = options.minimum ?? PRUNE_MINIMUM
   const protectedTools = options.protectedTools ?? PRUNE_PROTECTED_TOOLS
+  const guarded = options.turns ?? PRUNE_TURNS
   let total = 0
   let pruned = 0
   let turns = 0
@@ -96,7 +102,7 @@ export const selectNewestFirst = (messages: Iterable<Message>, options: Options 
       continue
     }
     if (message.summary === true) break
-    if (turns < 2) continue
+    if (turns < guarded) continue
     for (let p = message.parts.length - 1; p >= 0; p--) {
       const part = message.parts[p]!
       if (part.type !== "tool" || part.state.status !== "completed") continue

@@ -438,6 +438,7 @@ const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
     ...(command.protect === undefined ? {} : { protect: command.protect }),
     ...(command.minimum === undefined ? {} : { minimum: command.minimum }),
     ...(command.protectedTools === undefined ? {} : { protectedTools: command.protectedTools }),
+    ...(command.turns === undefined ? {} : { turns: command.turns }),
   })
   return emit(
     ...selection.parts.map(

@@ -116,30 +116,49 @@ export const orderViolations = (state: Window.State): Array<Violation> => {
 const isEmptyText = (part: { readonly type: string; readonly text?: string }) =>
   part.type === "text" && part.text === ""
 
-/** Violations of the rendered input's rules (see the module comment). */
-export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array<Violation> => {
+/**
+ * The input rules' check as a scan that can be resumed: `add` each rendered message in order, `violations` says what
+ * the messages added so far break (as `inputViolations` of them would), and more can be added afterwards. What
+ * `IncrementalWindow` checks a step's new messages with, without scanning the window again.
+ */
+export interface InputCheck {
+  readonly add: (rendered: Render.Rendered) => void
+  /** The violations of everything added so far; adding more afterwards goes on from where the scan stopped. */
+  readonly violations: () => Array<Violation>
+  /** Whether what was added so far breaks no rule (ignoring `empty-input`), cheaper than `violations`. */
+  readonly clean: () => boolean
+}
+
+/** A fresh resumable check of the input rules (see `InputCheck`). */
+export const inputCheck = (): InputCheck => {
   const out: Array<Violation> = []
-  if (rendered.length === 0) return [violation("empty-input", undefined, "the model input has no message")]
-  const first = rendered.find((r) => r.message.role !== "system")
-  if (first !== undefined && first.message.role !== "user")
-    out.push(
-      violation(
-        "first-not-user",
-        first.sourceMessageId,
-        `the input starts with ${first.message.role === "assistant" ? "an" : "a"} ${first.message.role} message`,
-      ),
-    )
+  let added = 0
+  let first = true
   const used = new Set<string>()
   // Calls of the latest assistant message still waiting for a result in the tool message right after it.
   let open: { readonly source: MessageId; readonly calls: Set<string> } | undefined
+  const unanswered = (o: NonNullable<typeof open>) =>
+    [...o.calls].map((call) =>
+      violation("unanswered-call", o.source, `tool call ${call} has no result right after its message`),
+    )
   const closeOpen = () => {
-    if (open !== undefined)
-      for (const call of open.calls)
-        out.push(violation("unanswered-call", open.source, `tool call ${call} has no result right after its message`))
+    if (open !== undefined) out.push(...unanswered(open))
     open = undefined
   }
-  for (const { sourceMessageId: source, message } of rendered) {
-    if (message.role === "system") continue
+  const add = ({ sourceMessageId: source, message }: Render.Rendered) => {
+    added++
+    if (message.role === "system") return
+    if (first) {
+      first = false
+      if (message.role !== "user")
+        out.push(
+          violation(
+            "first-not-user",
+            source,
+            `the input starts with ${message.role === "assistant" ? "an" : "a"} ${message.role} message`,
+          ),
+        )
+    }
     if (message.content.length === 0)
       out.push(violation("empty-content", source, `a ${message.role} message with no content`))
     for (const part of message.content as ReadonlyArray<{ readonly type: string; readonly text?: string }>)
@@ -150,10 +169,10 @@ export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array
         if (open?.calls.delete(result.toolCallId) === true) continue
         out.push(violation("orphan-result", source, `tool result ${result.toolCallId} answers no open call before it`))
       }
-      continue
+      return
     }
     closeOpen()
-    if (message.role !== "assistant") continue
+    if (message.role !== "assistant") return
     const calls = new Set<string>()
     const provider = new Set<string>()
     for (const part of message.content) {
@@ -170,8 +189,22 @@ export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array
       out.push(violation("unanswered-call", source, `provider-executed tool call ${call} has no result`))
     open = calls.size > 0 ? { source, calls } : undefined
   }
-  closeOpen()
-  return out
+  return {
+    add,
+    // Calls still open at the end are unanswered, but a later `add` of their tool message may still answer them.
+    violations: () =>
+      added === 0
+        ? [violation("empty-input", undefined, "the model input has no message")]
+        : [...out, ...(open === undefined ? [] : unanswered(open))],
+    clean: () => out.length === 0 && (open === undefined || open.calls.size === 0),
+  }
+}
+
+/** Violations of the rendered input's rules (see the module comment). */
+export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array<Violation> => {
+  const check = inputCheck()
+  for (const r of rendered) check.add(r)
+  return check.violations()
 }
 
 const visibleMessages = (state: Window.State): Array<Message> =>

@@ -3,7 +3,17 @@
  * again from the first event, prefixes compared character by character), on generated sessions with cache usage and
  * HUD changes planted at random. Plus one worked session whose figures are checked by hand.
  */
-import { ArtifactCheck, Conversation, type Events, Ledger, Message, Pricing, Tokens, Window } from "@pivot/core"
+import {
+  ArtifactCheck,
+  Conversation,
+  type Events,
+  Ledger,
+  Message,
+  Pricing,
+  type Probe,
+  Tokens,
+  Window,
+} from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
@@ -38,6 +48,8 @@ const isStep = (e: Event) => e._tag === "AssistantStepRecorded" && e.message.sum
 interface RefEntry {
   kind: "compaction" | "prune"
   retention?: ReadonlyArray<ArtifactCheck.Artifact>
+  markerId?: string
+  probes?: ReadonlyArray<Probe.Probe>
   start: number
   end: number
   shed: number
@@ -75,6 +87,20 @@ const reference = (events: ReadonlyArray<Event>, priceOf: Ledger.PriceOf) => {
         stablePrefix: previous === undefined ? 0 : Tokens.estimate(shared(input, previous)),
       })
       previous = input
+    }
+    if (e._tag === "ProbesAnswered" && e.usage !== undefined) {
+      const t = e.usage
+      if (t.input + t.output + t.reasoning + t.cacheRead + t.cacheWrite > 0) {
+        const r = Pricing.ratesFor(e.model, e.model && priceOf(e.model))
+        const billed = t.input + t.cacheRead * r.read + t.cacheWrite * r.write
+        calls.push({
+          kind: "probe",
+          billed,
+          cost: billed + (t.output + t.reasoning) * r.output,
+          input: 0,
+          stablePrefix: 0,
+        })
+      }
     }
     if (e._tag === "SummaryFinished" || e._tag === "SummaryFailed") {
       const t = e.summary.tokens
@@ -143,11 +169,18 @@ const reference = (events: ReadonlyArray<Event>, priceOf: Ledger.PriceOf) => {
           return m === undefined ? [] : [m]
         })
         entries[entries.length - 1]!.retention = ArtifactCheck.check(head, Message.summaryText(e.summary) ?? "")
+        entries[entries.length - 1]!.markerId = e.markerId
       }
     }
   }
   for (const entry of entries) {
     const nextPivot = entries.find((o) => o.kind === "compaction" && o.start > entry.end)?.start ?? events.length
+    // The newest probes of its marker recorded before the next pivot.
+    if (entry.kind === "compaction")
+      for (let k = entry.end + 1; k < nextPivot; k++) {
+        const e = events[k]!
+        if (e._tag === "ProbesAnswered" && e.markerId === entry.markerId) entry.probes = e.probes
+      }
     let first = true
     for (let k = entry.end + 1; k < nextPivot; k++) {
       const e = events[k]!
@@ -193,6 +226,7 @@ const sessionArb = fc
     usages: fc.array(usageArb, { minLength: 40, maxLength: 40 }),
     prunes: fc.array(fc.record({ which: fc.nat(), delay: fc.nat(6) }), { maxLength: 6 }),
     huds: fc.array(fc.record({ at: fc.nat(200), text: fc.constantFrom(...HUDS) }), { maxLength: 4 }),
+    probed: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
     price: fc.option(
       fc.record({
         input: fc.double({ min: 0.1, max: 20, noNaN: true }),
@@ -203,7 +237,7 @@ const sessionArb = fc
       { nil: undefined },
     ),
   })
-  .map(({ generated, usages, prunes, huds, price }) => {
+  .map(({ generated, usages, prunes, huds, probed, price }) => {
     let n = 0
     const events: Array<Event> = generated.events.map((e) => {
       if (e._tag === "AssistantStepRecorded")
@@ -227,6 +261,22 @@ const sessionArb = fc
       .forEach((p) => {
         events.splice(p.at, 0, { _tag: "PartCompacted", at: 0, messageId: p.messageId, partId: p.partId, tokens: 1 })
       })
+    // A judge's probes right after some summaries, with usage (a billed call) or without (one that failed).
+    let k = 0
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!
+      if (e._tag !== "SummaryFinished" || !probed[k++ % probed.length]) continue
+      const probes: ReadonlyArray<Probe.Probe> = [
+        { kind: "request", question: "q", answer: `a${k}`, expected: [{ text: "t", found: k % 2 === 0 }] },
+      ]
+      events.splice(i + 1, 0, {
+        _tag: "ProbesAnswered",
+        at: 0,
+        markerId: e.markerId,
+        ...(k % 3 === 0 ? { error: "timeout" } : { model: MODEL, usage: usages[(k * 7) % usages.length]! }),
+        probes: k % 3 === 0 ? [] : probes,
+      })
+    }
     for (const hud of huds)
       events.splice(Math.min(events.length, 1 + hud.at), 0, { _tag: "HudShown", at: 0, text: hud.text })
     const priceOf: Ledger.PriceOf = (ref) =>
@@ -236,6 +286,30 @@ const sessionArb = fc
 
 const close = (actual: number, expected: number) =>
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(expected)))
+
+describe("Ledger.sharedLength", () => {
+  // Pieces from a small alphabet (with the separators) so that prefixes, equal pieces and prefix pieces are common.
+  const piece = fc.string({ unit: fc.constantFrom("{", "}", "a", "b", ",", "]"), maxLength: 6 })
+  const input = fc.record({
+    hud: fc.string({ unit: fc.constantFrom("a", "b", "["), maxLength: 4 }),
+    pieces: fc.array(piece, { maxLength: 5 }),
+  })
+  const text = (i: { hud: string; pieces: ReadonlyArray<string> }) => `${i.hud}[${i.pieces.join(",")}]`
+  const of = (i: { hud: string; pieces: ReadonlyArray<string> }): Ledger.Input => ({ ...i, length: text(i).length })
+
+  it("equals the common prefix of the two serialisations, character by character, for any pieces and HUDs", () => {
+    fc.assert(
+      fc.property(input, input, fc.boolean(), (a, b, sameStart) => {
+        // Half the time b starts like a: shared pieces and HUD, then its own.
+        const bb = sameStart
+          ? { hud: a.hud, pieces: [...a.pieces.slice(0, b.pieces.length), ...b.pieces.slice(a.pieces.length)] }
+          : b
+        expect(Ledger.sharedLength(of(a), of(bb))).toBe(shared(text(a), text(bb)).length)
+      }),
+      RUNS,
+    )
+  })
+})
 
 describe("Ledger", () => {
   it("equals the reference computation on generated sessions", () => {
@@ -254,6 +328,7 @@ describe("Ledger", () => {
           want.entries.map((e) => [e.kind, e.shed, e.rewritten, e.invalidated, e.calls]),
         )
         expect(Ledger.entries(ledger).map((e) => e.retention?.artifacts)).toEqual(want.entries.map((e) => e.retention))
+        expect(Ledger.entries(ledger).map((e) => e.probes?.probes)).toEqual(want.entries.map((e) => e.probes))
         Ledger.entries(ledger).forEach((e, i) => {
           close(e.summaryCost, want.entries[i]!.summaryCost)
           close(e.saved, want.entries[i]!.saved)

@@ -17,7 +17,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
-import { ContextManager, Hud, Sessions } from "@pivot/runtime"
+import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,6 +36,12 @@ export interface Options {
   readonly db?: string | undefined
   /** Add the usage HUD to the system prompt; default true. */
   readonly hud?: boolean | undefined
+  /**
+   * Add the cost line to the HUD (default false): the session's spend so far, the last compaction's net saving and
+   * the cache hit ratio, from pivot's ledger (prices: built-in defaults, then the models.dev catalog). Its numbers
+   * change with every call, and the system prompt with them.
+   */
+  readonly hudCost?: boolean | undefined
   /** Add pivot's context lines (previous summary anchored, facts block) to OpenCode's compaction; default true. */
   readonly compaction?: boolean | undefined
   /**
@@ -135,6 +141,9 @@ export const make = async (
       ? Path.join(Path.dirname(where.file), LOG_FILE)
       : Path.join(input.directory, ".pivot", LOG_FILE)
   const hudOn = options.hud ?? true
+  const hudCost = options.hudCost ?? false
+  // The cost line's ledger per session, caught up from the log (made on first use, over the runtime's sessions).
+  let ledgerAt: ReturnType<typeof LiveLedger.make> | undefined
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
 
@@ -263,6 +272,8 @@ export const make = async (
         const state = yield* sessions.load(sessionId)
         if (state.session.sessionId === undefined) return undefined
         const usage = yield* manager.usage(sessionId)
+        if (hudCost && ledgerAt === undefined) ledgerAt = LiveLedger.make(sessions, (ref) => Config.priceOf(ref))
+        const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
         const text = Hud.render(
           {
             tokens: usage.tokens,
@@ -270,6 +281,7 @@ export const make = async (
             pivots: usage.pivots,
             prunedParts: state.runtime.pruned.parts,
             prunedTokens: state.runtime.pruned.tokens,
+            ...(cost === undefined ? {} : { cost }),
           },
           { recall: true },
         )

@@ -19,16 +19,19 @@
  * ```
  */
 import {
+  CacheEconomy,
   type Commands,
   Conversation,
   type Config as CoreConfig,
   ExtractiveSummary,
   type Facts,
   Ids,
+  IncrementalWindow,
   Message,
   type Model,
   type ModelMessage,
   Overflow,
+  Pricing,
   Prompt,
   ProviderError,
   Prune,
@@ -37,8 +40,10 @@ import {
   SchemaIssues,
   Session,
   type SummaryInput,
+  Tail,
   Text,
   Tokens,
+  Traced,
   Usage as UsageFold,
   ValidWindow,
   Window,
@@ -46,9 +51,12 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
+import { Judge } from "./Judge.ts"
+import * as LiveLedger from "./LiveLedger.ts"
 import * as Plugins from "./Plugins.ts"
+import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
@@ -88,19 +96,41 @@ export interface CacheAware {
   readonly ttl?: Duration.Input | undefined
   /**
    * Before a call on a cold cache, old outputs are cleared down to this many newest output tokens (the prefix is
-   * written again anyway). Default a quarter of the prune `protect` (10,000 with OpenCode's thresholds).
+   * written again anyway). Default 0: every output older than the `coldTurns` newest turns goes.
    */
   readonly coldProtect?: number | undefined
+  /**
+   * The newest user turns whose outputs the cold prune keeps whatever `coldProtect` says. Default 1: the current
+   * turn's (the break was between turns or inside this one); other prunes keep OpenCode's two.
+   */
+  readonly coldTurns?: number | undefined
+  /**
+   * Compact when it pays (`CacheEconomy.due`): once the cache reads paid since the latest pivot for what the window
+   * grew by reach what a compaction costs now. The threshold stays the upper bound. Default true.
+   */
+  readonly rentOrBuy?: boolean | undefined
+  /**
+   * The multipliers `rentOrBuy` prices with. Default the model's price (`Config.priceOf`), else its provider's
+   * (`Pricing.PROVIDER_RATES`); a model with neither gets no rent-or-buy (the threshold alone decides).
+   */
+  readonly rates?: CacheEconomy.Multipliers | undefined
 }
-
-/** The share of the prune `protect` a cold cache keeps by default. */
-export const COLD_PROTECT_SHARE = 4
 
 /**
  * Cache-aware mode's default compaction threshold (share of the usable window): the window at the trigger plus one
  * step's output, the instruction and the summary must fit the summariser's input room (90 % of the usable window).
  */
 export const CACHE_AWARE_THRESHOLD = 0.75
+
+/**
+ * Cache-aware mode's default tail budget: none. Every kept token is written again at each compaction and read on
+ * every call after it; the summariser reads the whole window (the latest turn included) and the facts block names
+ * its artifacts, so the summary carries what a tail would have kept.
+ */
+export const CACHE_AWARE_TAIL = 0
+
+/** The newest user turns whose outputs cache-aware mode's cold prune keeps by default (the current one). */
+export const COLD_TURNS = 1
 
 /** The default prune batch of cache-aware mode, as a multiple of the prune minimum (40,000 with OpenCode's 20,000). */
 export const CACHE_AWARE_BATCH = 2
@@ -187,6 +217,13 @@ export interface Options {
    * pivot. Off (the default): OpenCode's exact requests and prune.
    */
   readonly cacheAware?: boolean | CacheAware | undefined
+  /**
+   * Probes (opt-in, default off; needs a `Judge` in context, else nothing happens): after each pivot forms, questions
+   * about the span its summary replaced, derived from its retention check, are answered by the judge from the summary
+   * alone, graded, and recorded (`ProbesAnswered`). One more model call per compaction; a judge that fails or times out
+   * is recorded as such and never fails the call that compacted. See docs/ledger.md.
+   */
+  readonly probes?: boolean | Probes.Options | undefined
 }
 
 /** A part to record; its id is made when absent. */
@@ -460,6 +497,19 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 
 const validSessionId = Schema.is(Ids.SessionId)
 
+/** The provider cache's time to live in ms (cache-aware mode; default 5 minutes). */
+const ttlOf = (cacheAware: CacheAware | undefined): number =>
+  Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
+
+/** Whether the provider cache is cold at `at`: the newest finished message is older than `ttl` ms, or there is none. */
+const coldAt = (state: State, at: number, ttl: number): boolean => {
+  const id = state.session.lastFinished
+  const last = id === undefined ? undefined : Session.message(state.session, id)
+  const lastAt =
+    last === undefined ? undefined : last.role === "assistant" ? (last.completedAt ?? last.createdAt) : last.createdAt
+  return lastAt === undefined || at - lastAt > ttl
+}
+
 /** Builds the context manager (see `ContextManager.layer`). */
 export const make = (
   options: Options,
@@ -480,6 +530,12 @@ export const make = (
       options.hud === undefined || options.hud === false
         ? undefined
         : { recall: recallOn, ...(options.hud === true ? {} : options.hud) }
+    // The HUD's cost line reads the ledger, caught up per session as the log grows.
+    const hudCost = hudOptions?.cost
+    const ledgerAt =
+      hudCost === undefined || hudCost === false
+        ? undefined
+        : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
     const cacheAware: CacheAware | undefined =
       options.cacheAware === undefined || options.cacheAware === false
         ? undefined
@@ -487,15 +543,28 @@ export const make = (
           ? {}
           : options.cacheAware
     // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
-    // set) so that the window, the instruction and the summary fit the same model.
-    const baseConfig =
-      cacheAware !== undefined && options.config?.threshold === undefined
-        ? { ...options.config, threshold: CACHE_AWARE_THRESHOLD }
-        : (options.config ?? {})
+    // set) so that the window, the instruction and the summary fit the same model. It keeps no tail (unless a budget
+    // is set): see `CACHE_AWARE_TAIL`.
+    const baseConfig: CoreConfig.CompactionConfig =
+      cacheAware === undefined
+        ? (options.config ?? {})
+        : {
+            ...options.config,
+            threshold: options.config?.threshold ?? CACHE_AWARE_THRESHOLD,
+            preserve_recent_tokens: options.config?.preserve_recent_tokens ?? CACHE_AWARE_TAIL,
+          }
     const recallOptions = typeof options.recall === "object" ? options.recall : {}
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
     const readModels = Option.getOrUndefined(yield* Effect.serviceOption(ReadModels.ReadModels))
+    const judge = Option.getOrUndefined(yield* Effect.serviceOption(Judge))
+    const probe =
+      options.probes === undefined || options.probes === false || judge === undefined
+        ? undefined
+        : Probes.make(sessions, judge, options.probes === true ? {} : options.probes)
+    /** Probes the pivot a settled compaction formed, when probes are on. */
+    const probed = (sessionId: string, settled: Compaction.Settled) =>
+      probe === undefined || settled.outcome === undefined ? Effect.void : probe(sessionId, settled.outcome)
     const redactSecrets = options.redactSecrets ?? true
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
@@ -528,15 +597,26 @@ export const make = (
       return Semaphore.withPermit(lock)(effect)
     }
 
-    const settingsFor = (sessionId: string) =>
+    // Without overrides every call answers these same settings (the same object, so `prepare` can compare them).
+    const baseSettings: Compaction.Settings = {
+      model: options.model,
+      compactionModel: options.compactionModel ?? options.model,
+      config: baseConfig,
+    }
+    const settingsFor = (
+      sessionId: string,
+    ): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
+      const override = options.session?.(sessionId)
+      if (!validSessionId(sessionId)) return Effect.fail(new InvalidSessionId({ sessionId }))
+      return override === undefined ? Effect.succeed(baseSettings) : overridden(override)
+    }
+    const overridden = (override: SessionOverride) =>
       Effect.gen(function* () {
-        const override = options.session?.(sessionId)
-        if (!validSessionId(sessionId)) return yield* new InvalidSessionId({ sessionId })
-        const config = override?.config ?? baseConfig
-        const model = override?.model ?? options.model
-        const compactionModel = override?.compactionModel ?? options.compactionModel ?? model
-        if (override?.model !== undefined || override?.config !== undefined) yield* checkSpec(model, config)
-        if (override?.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
+        const config = override.config ?? baseConfig
+        const model = override.model ?? options.model
+        const compactionModel = override.compactionModel ?? options.compactionModel ?? model
+        if (override.model !== undefined || override.config !== undefined) yield* checkSpec(model, config)
+        if (override.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
         return { model, compactionModel, config } satisfies Compaction.Settings
       })
 
@@ -626,7 +706,7 @@ export const make = (
       ...(messageId === undefined ? {} : { messageId }),
     })
 
-    const start = Effect.fn("ContextManager.start")(function* (
+    const start = Traced.fn("ContextManager.start")(function* (
       sessionId: string,
       startOptions?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
     ) {
@@ -642,7 +722,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const recordUserMessage = Effect.fn("ContextManager.recordUserMessage")(function* (
+    const recordUserMessage = Traced.fn("ContextManager.recordUserMessage")(function* (
       sessionId: string,
       input: UserMessageInput,
     ) {
@@ -671,7 +751,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordAssistantStep = Effect.fn("ContextManager.recordAssistantStep")(function* (
+    const recordAssistantStep = Traced.fn("ContextManager.recordAssistantStep")(function* (
       sessionId: string,
       input: AssistantStepInput,
     ) {
@@ -714,7 +794,7 @@ export const make = (
       return summarise(executed.events, id)
     })
 
-    const recordToolResult = Effect.fn("ContextManager.recordToolResult")(function* (
+    const recordToolResult = Traced.fn("ContextManager.recordToolResult")(function* (
       sessionId: string,
       input: ToolResultInput,
     ) {
@@ -730,7 +810,7 @@ export const make = (
       return summarise(executed.events)
     })
 
-    const reportProviderError = Effect.fn("ContextManager.reportProviderError")(function* (
+    const reportProviderError = Traced.fn("ContextManager.reportProviderError")(function* (
       sessionId: string,
       input: ProviderErrorInput,
     ) {
@@ -769,7 +849,7 @@ export const make = (
       return { ...recorded, error, action }
     })
 
-    const usageOf = (state: State, settings: Compaction.Settings): Usage => {
+    const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage => {
       const cap = settings.config.output_token_max
       const usable = Overflow.usable(settings.config, settings.model.limits, cap)
       const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
@@ -779,8 +859,7 @@ export const make = (
         runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
       const tokens = reported
         ? runtime.lastCall!.tokens
-        : Tokens.estimate(JSON.stringify(Window.render(state.session.window, renderOptions).map((r) => r.message))) +
-          (options.overheadTokens ?? 0)
+        : estimateWindow(sessionId, state) + (options.overheadTokens ?? 0)
       const status =
         state.session.pending !== undefined || runtime.awaitingContinue !== undefined
           ? "compacting"
@@ -802,7 +881,13 @@ export const make = (
       }
     }
 
-    const hudOf = (state: State, usage: Usage, hud: Hud.Options): string =>
+    /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
+    const estimateWindow = (sessionId: string, state: State) => {
+      const renderer = rendererOf(sessionId)
+      return Tokens.estimateLength(renderer.jsonLength(renderer.render(Window.messages(state.session.window))))
+    }
+
+    const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
       Hud.render(
         {
           tokens: usage.tokens,
@@ -810,6 +895,7 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          ...(cost === undefined ? {} : { cost }),
         },
         hud,
       )
@@ -835,15 +921,19 @@ export const make = (
       return ExtractiveSummary.midTask(messages) ? "call" : "wait"
     }
 
-    // The rendered window of the latest window states (states are immutable: same state, same rendering).
-    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
-    const renderedOf = (window: Window.State, visible: ReadonlyArray<Message.Message>) => {
-      const known = rendered.get(window)
-      if (known !== undefined) return known
-      const fresh = ValidWindow.render(visible, renderOptions)
-      rendered.set(window, fresh)
-      return fresh
+    // Each session's window rendered incrementally: a step renders and checks only its own messages (issue 23).
+    const renderers = new Map<string, IncrementalWindow.Renderer>()
+    const rendererOf = (sessionId: string) => {
+      let renderer = renderers.get(sessionId)
+      if (renderer === undefined) {
+        renderer = IncrementalWindow.make(renderOptions)
+        if (renderers.size >= 1_000) renderers.delete(renderers.keys().next().value!)
+      } else renderers.delete(sessionId)
+      renderers.set(sessionId, renderer)
+      return renderer
     }
+    const renderedOf = (sessionId: string, visible: ReadonlyArray<Message.Message>) =>
+      rendererOf(sessionId).render(visible)
 
     // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
     // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
@@ -855,9 +945,10 @@ export const make = (
     const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
       a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
 
-    const prepare = Effect.fn("ContextManager.prepare")(function* (sessionId: string) {
+    const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       yield* coldPrune(sessionId, settings)
+      yield* compactWhenPaid(sessionId, settings)
       const last = lastPrepared.get(sessionId)
       if (last !== undefined && sameSettings(last.settings, settings)) {
         const state = yield* sessions.load(sessionId)
@@ -872,6 +963,7 @@ export const make = (
         sessionId,
         Effect.gen(function* () {
           const first = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, first)
           let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
           const at = yield* Clock.currentTimeMillis
@@ -895,6 +987,7 @@ export const make = (
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
               const second = yield* compaction.settle(sessionId, settings)
+              yield* probed(sessionId, second)
               settled = second
               state = yield* sessions.load(sessionId)
             }
@@ -910,14 +1003,18 @@ export const make = (
               events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
             })
           }
-          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. An unchanged
-          // window (same state, no plugin transform) renders to the same messages: they are reused.
+          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
+          // renderer renders only what changed since its last window; its messages are shared from turn to turn, so
+          // the caller gets copies it may change (as each new state's rendering was before).
           const messages =
             transformed.messages === visible
-              ? renderedOf(state.session.window, visible)
+              ? renderedOf(sessionId, visible).map(copyRendered)
               : ValidWindow.render(transformed.messages, renderOptions)
-          const usage = usageOf(state, settings)
-          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions)
+          const usage = usageOf(sessionId, state, settings)
+          // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
+          const cost =
+            ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
+          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
           if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
             const at = yield* Clock.currentTimeMillis
             yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
@@ -948,7 +1045,7 @@ export const make = (
       return { ...prepared, messages: [...prepared.messages], modelMessages: [...prepared.modelMessages] }
     })
 
-    const compact = Effect.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
+    const compact = Traced.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
       const settings = yield* settingsFor(sessionId)
       const byModel = request?.requestedBy === "model"
       return yield* locked(
@@ -1006,6 +1103,7 @@ export const make = (
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* compaction.settle(sessionId, settings)
+          yield* probed(sessionId, settled)
           return { outcome: settled.outcome } satisfies Compacted
         }),
       )
@@ -1021,14 +1119,7 @@ export const make = (
         const id = state.session.lastFinished
         const last = id === undefined ? undefined : Session.message(state.session, id)
         const atPivot = last?.role === "assistant" && last.summary === true
-        const lastAt =
-          last === undefined
-            ? undefined
-            : last.role === "assistant"
-              ? (last.completedAt ?? last.createdAt)
-              : last.createdAt
-        const ttl = Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
-        return { cold: lastAt === undefined || at - lastAt > ttl, atPivot }
+        return { cold: coldAt(state, at, ttlOf(cacheAware)), atPivot }
       })
 
     /** Cache-aware prune's minimum: 0 (clear anything) when the cache is cold or at a pivot; else the batch. */
@@ -1042,8 +1133,10 @@ export const make = (
      * first, down to `coldProtect` newest output tokens (ADR 0017). Nothing happens on a warm cache.
      */
     const coldPrune = (sessionId: string, settings: Compaction.Settings) =>
+      cacheAware === undefined ? Effect.void : coldPruneOn(sessionId, settings, cacheAware)
+    const coldPruneOn = (sessionId: string, settings: Compaction.Settings, cacheAware: CacheAware) =>
       Effect.gen(function* () {
-        if (cacheAware === undefined || !Prune.isEnabled(settings.config)) return
+        if (!Prune.isEnabled(settings.config)) return
         const at = yield* Clock.currentTimeMillis
         const state = yield* sessions.load(sessionId)
         if (state.session.lastFinished === undefined || !(yield* cacheOf(sessionId, at)).cold) return
@@ -1051,13 +1144,69 @@ export const make = (
         yield* sessions.execute(sessionId, {
           _tag: "Prune",
           at,
-          protect: cacheAware.coldProtect ?? (thresholds.protect ?? Prune.PRUNE_PROTECT) / COLD_PROTECT_SHARE,
+          protect: cacheAware.coldProtect ?? 0,
           minimum: 0,
+          turns: cacheAware.coldTurns ?? COLD_TURNS,
           ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
         })
       })
 
-    const prune = Effect.fn("ContextManager.prune")(function* (sessionId: string) {
+    // The rates of each model, looked up once (the catalog is not read again on every prepare).
+    // A model with neither a price nor known provider multipliers gets none: nothing says compacting would pay.
+    const ratesByModel = new Map<string, CacheEconomy.Multipliers | undefined>()
+    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers | undefined => {
+      const key = `${ref.providerId}/${ref.modelId}`
+      if (!ratesByModel.has(key)) {
+        const found = Pricing.ratesFor(ref, priceOf(ref))
+        ratesByModel.set(key, found === Pricing.FLAT ? undefined : found)
+      }
+      return ratesByModel.get(key)
+    }
+
+    /**
+     * Whether cache-aware mode's rent-or-buy rule says to compact now (`CacheEconomy.due`). Never on a cold cache: the
+     * summariser would write the whole window instead of reading it, and the cold prune has just made it small.
+     */
+    const pays = (state: State, settings: Compaction.Settings, at: number): boolean => {
+      if (cacheAware === undefined || cacheAware.rentOrBuy === false || settings.config.auto === false) return false
+      if (state.session.pending !== undefined || !RuntimeState.mayAutoCompact(state.runtime, limit)) return false
+      const ttl = ttlOf(cacheAware)
+      if (coldAt(state, at, ttl)) return false
+      const rates = cacheAware.rates ?? ratesOf(settings.model.ref)
+      if (rates === undefined) return false
+      const kept =
+        settings.config.tail_turns === 0 ? 0 : Tail.tailBudget(settings.config, settings.compactionModel.limits)
+      return CacheEconomy.due(CacheEconomy.segmentOf(Window.messages(state.session.window), { ttl, kept }), rates)
+    }
+
+    /** Cache-aware, before a call: an automatic compaction when it pays (re-judged on the state it is recorded on). */
+    const compactWhenPaid = (sessionId: string, settings: Compaction.Settings) =>
+      cacheAware === undefined || cacheAware.rentOrBuy === false ? Effect.void : compactWhenPaidOn(sessionId, settings)
+    const compactWhenPaidOn = (sessionId: string, settings: Compaction.Settings) =>
+      Effect.gen(function* () {
+        const at = yield* Clock.currentTimeMillis
+        if (!pays(yield* sessions.load(sessionId), settings, at)) return
+        const markerId = yield* ids.message
+        const partId = yield* ids.part
+        yield* sessions.execute(sessionId, (current) => {
+          if (!pays(current, settings, at)) return []
+          const last = current.runtime.lastUserId
+          const parent = last === undefined ? undefined : Session.message(current.session, last)
+          return [
+            {
+              _tag: "CreateCompaction",
+              at,
+              markerId,
+              partId,
+              auto: true,
+              ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
+              ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
+            } satisfies Command,
+          ]
+        })
+      })
+
+    const prune = Traced.fn("ContextManager.prune")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
       const at = yield* Clock.currentTimeMillis
@@ -1080,7 +1229,7 @@ export const make = (
       return { parts, tokens } satisfies Pruned
     })
 
-    const fork = Effect.fn("ContextManager.fork")(function* (
+    const fork = Traced.fn("ContextManager.fork")(function* (
       sessionId: string,
       forkOptions: { readonly into: string; readonly at?: number | undefined },
     ) {
@@ -1089,19 +1238,19 @@ export const make = (
       return yield* sessions.fork(sessionId, forkOptions.into, forkOptions.at)
     })
 
-    const usage = Effect.fn("ContextManager.usage")(function* (sessionId: string) {
+    const usage = Traced.fn("ContextManager.usage")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      return usageOf(yield* sessions.load(sessionId), settings)
+      return usageOf(sessionId, yield* sessions.load(sessionId), settings)
     })
 
-    const transcript = Effect.fn("ContextManager.transcript")(function* (sessionId: string) {
+    const transcript = Traced.fn("ContextManager.transcript")(function* (sessionId: string) {
       yield* settingsFor(sessionId)
       const state = yield* sessions.history(sessionId)
       return Conversation.messages(state.session.window.conversation)
     })
 
     const recallIn = Recall.make(sessions, readModels?.recall, { ...recallOptions, redactSecrets })
-    const recall = Effect.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
+    const recall = Traced.fn("ContextManager.recall")(function* (sessionId: string, request: Recall.Request) {
       yield* settingsFor(sessionId)
       return yield* recallIn(sessionId, request)
     })
@@ -1121,6 +1270,14 @@ export const make = (
       fork,
     } satisfies ContextManagerShape
   })
+
+/** A rendered message with its model message, content array and parts copied (what a caller might change). */
+const copyRendered = ({ sourceMessageId, message }: Render.Rendered): Render.Rendered => ({
+  sourceMessageId,
+  message: (typeof message.content === "string"
+    ? { ...message }
+    : { ...message, content: message.content.map((part) => ({ ...part })) }) as ModelMessage.ModelMessage,
+})
 
 const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
   const checked = checkLimits(spec.ref, spec.limits, config)

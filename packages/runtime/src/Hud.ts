@@ -2,8 +2,10 @@
  * The usage HUD: a short status block pivot adds to the model's system prompt on every step (opt-in), so the model
  * sees how full its context is and can compact before it overflows (OpenCode users get this from the open-memory
  * plugin). The text is a pure function of the numbers: the same state always gives the same bytes, and its first line
- * never changes, so a prompt cache loses no more than the changing numbers force.
+ * never changes, so a prompt cache loses no more than the changing numbers force. An optional cost line (`cost`)
+ * adds what the session has spent, the last compaction's net saving and the cache hit ratio, from the ledger.
  */
+import { Ledger, type Pricing } from "@pivot/core"
 
 /** The share of the usable window at which the level turns `high`, then `critical`. */
 export interface Levels {
@@ -17,6 +19,12 @@ export interface Levels {
 export interface Options extends Levels {
   /** Whether pruned outputs can be read back (`context_recall`); the HUD says so. Default false. */
   readonly recall?: boolean | undefined
+  /**
+   * The cost line (opt-in, default off): the session's spend so far, the last compaction's net saving and the cache
+   * hit ratio, from the ledger (docs/ledger.md). `prices` overrides the price table (`provider/model` keys, USD per
+   * million tokens), as the `prices` config key does. Its numbers change with every call, and the HUD with them.
+   */
+  readonly cost?: boolean | { readonly prices?: Readonly<Record<string, Pricing.Price>> | undefined } | undefined
 }
 
 /** The HUD's level. */
@@ -42,6 +50,18 @@ export const level = (tokens: number, usable: number, levels: Levels = {}): Leve
   return "ok"
 }
 
+/** What the cost line shows (`costOf` reads it from the ledger). */
+export interface Cost {
+  /** Every model call so far (summary calls included), in input-token equivalents at each model's rates. */
+  readonly spent: number
+  /** The same in USD, when every call's model has a price. */
+  readonly dollars?: number | undefined
+  /** The newest compaction's net saving so far, in input-token equivalents; undefined before the first. */
+  readonly lastNet?: number | undefined
+  /** Cache reads over all input tokens reported (0 to 1). */
+  readonly hitRatio: number
+}
+
 /** What the HUD shows. */
 export interface Input {
   readonly tokens: number
@@ -49,11 +69,38 @@ export interface Input {
   readonly pivots: number
   readonly prunedParts: number
   readonly prunedTokens: number
+  /** The cost line's numbers; no line without them. */
+  readonly cost?: Cost | undefined
+}
+
+/** The cost line's numbers from a settled ledger: its totals and its newest compaction. */
+export const costOf = (ledger: Ledger.State): Cost => {
+  const totals = Ledger.totals(ledger)
+  const last = Ledger.entries(ledger).findLast((e) => e.kind === "compaction")
+  return {
+    spent: totals.cost,
+    ...(totals.calls > 0 && totals.unpriced === 0 ? { dollars: totals.dollars } : {}),
+    ...(last === undefined ? {} : { lastNet: last.net }),
+    hitRatio: totals.hitRatio,
+  }
 }
 
 const grouped = (n: number): string => Math.max(0, Math.round(n)).toLocaleString("en-US")
+const signed = (n: number): string => (Math.round(n) < 0 ? `-${grouped(-n)}` : grouped(n))
 
-/** The HUD text: at most five short lines (well under 150 tokens for any numbers). */
+/** The cost line: at most about 30 tokens for any numbers. */
+const costLine = (cost: Cost): string => {
+  const dollars = cost.dollars === undefined ? "" : ` ($${Math.max(0, cost.dollars).toFixed(2)})`
+  const last =
+    cost.lastNet === undefined ? "no compaction yet" : `last compaction net saving ${signed(cost.lastNet)} eq`
+  const hit = Math.min(100, Math.max(0, Math.floor(cost.hitRatio * 100)))
+  return `cost: ${grouped(cost.spent)} input-token eq so far${dollars}; ${last}; cache hit ${hit}%`
+}
+
+/**
+ * The HUD text: at most five short lines (well under 150 tokens for any numbers). The cost line comes last: it changes
+ * on every call, so the lines before it stay a stable prefix as long as they can.
+ */
 export const render = (input: Input, options: Options = {}): string => {
   const lvl = level(input.tokens, input.usable, options)
   const percent = input.usable > 0 ? Math.min(999, Math.floor((input.tokens / input.usable) * 100)) : 100
@@ -74,5 +121,6 @@ export const render = (input: Input, options: Options = {}): string => {
         ? "advice: the context is nearly full; call context_compact now (a focus note says what to keep)"
         : "advice: the context is filling up; call context_compact at a good stopping point",
     )
+  if (input.cost !== undefined) lines.push(costLine(input.cost))
   return lines.join("\n")
 }

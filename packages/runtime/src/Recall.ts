@@ -6,9 +6,9 @@
  * a query that matched nothing: the model's attempt is part of the audit). Input that is not a recall — no id of the
  * right shape, a query without a word, a negative offset — and a session that never started write nothing.
  */
-import { Conversation, Recall, Redaction, Retention, Text } from "@pivot/core"
+import { Conversation, Recall, Redaction, Retention, Text, Traced } from "@pivot/core"
 import type { ReadModels } from "@pivot/store"
-import { Clock, Effect } from "effect"
+import { Clock, type Effect } from "effect"
 import type { ExecuteError, SessionsShape } from "./Sessions.ts"
 
 /** What the model asks: an id (from a placeholder or a search result), or a query. */
@@ -71,7 +71,7 @@ export const make = (
   const limit = Math.max(1, Math.floor(options.limit ?? Recall.DEFAULT_LIMIT))
   const stored = (query: string) => (options.redactSecrets === false ? query : Redaction.redact(query).text)
 
-  return Effect.fn("Recall.recall")(function* (sessionId: string, request: Request) {
+  return Traced.fn("Recall.recall")(function* (sessionId: string, request: Request) {
     const id = typeof request.id === "string" && request.id.trim() !== "" ? request.id.trim() : undefined
     const query = typeof request.query === "string" ? request.query : undefined
     const offset = request.offset ?? 0

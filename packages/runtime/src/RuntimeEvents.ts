@@ -26,6 +26,7 @@ const TYPES = [
   "ContextRecalled",
   "SessionForked",
   "ArtifactsChecked",
+  "ProbesAnswered",
 ] as const
 
 /** A runtime event type name. */

@@ -11,7 +11,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot } from "@pivot/core"
+import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot, Traced } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -488,10 +488,10 @@ export interface SessionsShape {
    * old messages, such as recall); costs a read of the whole stream.
    */
   readonly history: (sessionId: string) => Effect.Effect<State, LoadError>
-  /** The session's events, decoded, up to stream version `to` (inclusive) when given. */
+  /** The session's events, decoded, from stream version `from` and up to `to` (both inclusive) when given. */
   readonly events: (
     sessionId: string,
-    options?: { readonly to?: number | undefined },
+    options?: { readonly from?: number | undefined; readonly to?: number | undefined },
   ) => Effect.Effect<ReadonlyArray<Event>, LoadError>
   /**
    * Forks `parentId` at version `at` (default: its current version) into the new session `childId`: the child's
@@ -547,7 +547,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       })
 
     /** Folds the events appended after `from`'s version (up to version `to`, inclusive, when given). */
-    const catchUp = (sessionId: string, from: State, to?: number) =>
+    const catchUp = (sessionId: string, from: State, to?: number): Effect.Effect<State, LoadError> =>
+      // Nothing appended since `from` (the store can tell without I/O): no read.
+      store.nothingAfter?.(Events.streamName(sessionId), from.session.version) === true
+        ? Effect.succeed(from)
+        : catchUpRead(sessionId, from, to)
+
+    const catchUpRead = (sessionId: string, from: State, to?: number) =>
       Effect.gen(function* () {
         const stream = Events.streamName(sessionId)
         const upTo = to === undefined ? {} : { to }
@@ -579,7 +585,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       })
 
     /** The whole state from the first event (nothing dropped); not cached. */
-    const history = Effect.fn("Sessions.history")(function* (sessionId: string) {
+    const history = Traced.fn("Sessions.history")(function* (sessionId: string) {
       const recorded = yield* store.read(Events.streamName(sessionId))
       return fold(yield* decodeAll(sessionId, recorded))
     })
@@ -641,12 +647,12 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         if (written) snapshotAt.set(sessionId, state.session.version)
       })
 
-    const load = Effect.fn("Sessions.load")(function* (sessionId: string) {
+    const load = Traced.fn("Sessions.load")(function* (sessionId: string) {
       const cached = cache.get(sessionId)
       return yield* cached === undefined ? resume(sessionId) : catchUp(sessionId, cached)
     })
 
-    const execute = Effect.fn("Sessions.execute")(function* (
+    const execute = Traced.fn("Sessions.execute")(function* (
       sessionId: string,
       input: Input,
       executeOptions?: ExecuteOptions,
@@ -654,7 +660,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const stream = Events.streamName(sessionId)
       const basis = executeOptions?.basis
       let state = cache.get(sessionId) ?? (yield* resume(sessionId))
-      const wait = yield* Schedule.toStepWithSleep(backoff)
+      // The backoff's steps, made at the first conflict (most commands never meet one).
+      let wait: ((input: unknown) => Effect.Effect<unknown, unknown>) | undefined
       // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
       let whole: State | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -715,24 +722,27 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         }
         yield* Effect.annotateCurrentSpan("conflicts", attempt)
         // The schedule never ends (no Done to handle); it only sleeps.
-        if (attempt < maxAttempts) yield* Effect.ignore(wait(undefined))
+        if (attempt < maxAttempts) {
+          wait ??= yield* Schedule.toStepWithSleep(backoff)
+          yield* Effect.ignore(wait(undefined))
+        }
         state = yield* catchUp(sessionId, state)
       }
       return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
     })
 
-    const events = Effect.fn("Sessions.events")(function* (
+    const events = Traced.fn("Sessions.events")(function* (
       sessionId: string,
-      options?: { readonly to?: number | undefined },
+      options?: { readonly from?: number | undefined; readonly to?: number | undefined },
     ) {
-      const recorded = yield* store.read(
-        Events.streamName(sessionId),
-        options?.to === undefined ? {} : { to: options.to },
-      )
+      const recorded = yield* store.read(Events.streamName(sessionId), {
+        ...(options?.from === undefined ? {} : { from: options.from }),
+        ...(options?.to === undefined ? {} : { to: options.to }),
+      })
       return yield* decodeAll(sessionId, recorded)
     })
 
-    const fork = Effect.fn("Sessions.fork")(function* (parentId: string, childId: string, at?: number) {
+    const fork = Traced.fn("Sessions.fork")(function* (parentId: string, childId: string, at?: number) {
       const head = yield* store.streamVersion(Events.streamName(parentId))
       if (head === 0) return yield* new ForkSourceMissing({ sessionId: parentId })
       const version = at ?? head

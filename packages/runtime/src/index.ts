@@ -8,8 +8,14 @@ export * as Config from "./Config.ts"
 export * from "./ContextManager.ts"
 /** The usage HUD shown to the model. */
 export * as Hud from "./Hud.ts"
+/** The Judge port: the model answering a compaction's probes (optional). */
+export * from "./Judge.ts"
+/** The ledger of live sessions, caught up from the log (the HUD's cost line). */
+export * as LiveLedger from "./LiveLedger.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
+/** A compaction's probes: questions about the summarised span, answered by the judge, graded and recorded. */
+export * as Probes from "./Probes.ts"
 /** `context_recall`: re-reading pruned outputs and summaries, recorded. */
 export * as Recall from "./Recall.ts"
 /** The runtime's own events (defined in core's catalog). */

@@ -29,9 +29,11 @@ const scriptArb = fc.array(
 describe("cache-aware mode, property", () => {
   it("never sends an invalid input nor breaks the window's order, whatever the loop", async () => {
     // What the runs exercised, so that the property cannot pass by never compacting or pruning.
-    const seen = { pivots: 0, prunes: 0, conversationRequests: 0 }
+    const seen = { pivots: 0, prunes: 0, conversationRequests: 0, paid: 0 }
+    // The model's own rates, or rates under which the rent-or-buy rule compacts eagerly (a read as dear as a write).
+    const ratesArb = fc.constantFrom(undefined, { read: 1, write: 0.5, output: 0.5 })
     await fc.assert(
-      fc.asyncProperty(scriptArb, async (script) => {
+      fc.asyncProperty(scriptArb, ratesArb, async (script, rates) => {
         const now = { ms: 1_767_000_000_000 }
         const clock: Clock.Clock = {
           currentTimeMillisUnsafe: () => now.ms,
@@ -76,7 +78,12 @@ describe("cache-aware mode, property", () => {
                 summarizer,
                 options: {
                   model: SMALL,
-                  cacheAware: { system: SYSTEM, batch: 3_000, ttl: "5 minutes" },
+                  cacheAware: {
+                    system: SYSTEM,
+                    batch: 3_000,
+                    ttl: "5 minutes",
+                    ...(rates === undefined ? {} : { rates }),
+                  },
                   config: { prune: true },
                   prune: { protect: 2_000, minimum: 1_000 },
                 },
@@ -88,6 +95,10 @@ describe("cache-aware mode, property", () => {
         expect(events[0]?._tag).toBe("SessionStarted")
         seen.pivots += events.filter((e) => e._tag === "SummaryFinished").length
         seen.prunes += events.filter((e) => e._tag === "PartCompacted").length
+        // Compactions the rent-or-buy rule started: requested without an overflow found just before.
+        seen.paid += events.filter(
+          (e, i) => e._tag === "CompactionRequested" && events[i - 1]?._tag !== "OverflowDetected",
+        ).length
         seen.conversationRequests += summarizer.requests.filter((r) => r.system === SYSTEM).length
       }),
       { numRuns: 60 },
@@ -95,5 +106,6 @@ describe("cache-aware mode, property", () => {
     expect(seen.pivots).toBeGreaterThan(20)
     expect(seen.prunes).toBeGreaterThan(5)
     expect(seen.conversationRequests).toBeGreaterThan(5)
+    expect(seen.paid).toBeGreaterThan(5)
   })
 })

@@ -5,10 +5,22 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type Events, Prompt } from "@pivot/core"
-import { CACHE_AWARE_BATCH, CACHE_AWARE_THRESHOLD } from "@pivot/runtime"
-import { Effect } from "effect"
+import { CACHE_AWARE_BATCH, CACHE_AWARE_TAIL, CACHE_AWARE_THRESHOLD, COLD_TURNS } from "@pivot/runtime"
+import { type Duration, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { layer, SESSION, type Setup, services, step, stub, tool, used, users } from "./support/harness.ts"
+import {
+  layer,
+  SESSION,
+  type Setup,
+  services,
+  step,
+  stub,
+  textOf,
+  tool,
+  used,
+  users,
+  windowOf,
+} from "./support/harness.ts"
 
 type Started = Extract<Events.Event, { _tag: "CompactionStarted" }>
 
@@ -173,9 +185,8 @@ describe("cache-aware prune", () => {
         expect(yield* prunedParts).toBe(0)
         yield* TestClock.adjust("6 minutes")
         yield* cm.prepare(SESSION)
-        // The newest two user turns ("turn 3", "next turn") are never pruned; with nothing protected, the three older
-        // outputs go.
-        expect(yield* prunedParts).toBe(3)
+        // The cold prune keeps the current turn's outputs only ("next turn" has none): all four older outputs go.
+        expect(yield* prunedParts).toBe(4)
       }).pipe(
         Effect.provide(
           layer({
@@ -187,6 +198,36 @@ describe("cache-aware prune", () => {
           }),
         ),
       ),
+  )
+
+  // coldTurns at its boundary: the newest 1, 2 or 3 user turns keep their outputs ("next turn" has none).
+  const coldPruned = (coldTurns: number | undefined) =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* history
+      yield* users("next turn")
+      yield* TestClock.adjust("6 minutes")
+      yield* cm.prepare(SESSION)
+      return yield* prunedParts
+    }).pipe(
+      Effect.provide(
+        layer({
+          options: {
+            config: { prune: true },
+            cacheAware: { coldProtect: 0, ...(coldTurns === undefined ? {} : { coldTurns }) },
+          },
+        }),
+      ),
+    )
+
+  it.effect("given coldTurns 1, 2, 3 (default 1), then 4, 3, 2 old outputs are cleared on a cold cache", () =>
+    Effect.gen(function* () {
+      expect(yield* coldPruned(1)).toBe(4)
+      expect(yield* coldPruned(2)).toBe(3)
+      expect(yield* coldPruned(3)).toBe(2)
+      expect(yield* coldPruned(undefined)).toBe(4)
+      expect(COLD_TURNS).toBe(1)
+    }),
   )
 
   it.effect("given no cacheAware, then prepare never prunes, however cold", () =>
@@ -206,5 +247,121 @@ describe("cache-aware prune", () => {
       yield* history
       expect((yield* cm.prune(SESSION)).parts).toBeGreaterThan(0)
     }).pipe(Effect.provide(layer({ options: thresholds }))),
+  )
+})
+
+describe("cache-aware rent-or-buy", () => {
+  // Rates chosen for exact arithmetic; no tail. Windows [1,000, x, x], no pivot yet: base = 1,000 + 2,000 (the default
+  // summary) = 3,000; rent = 2 × 0.5 × (x − 3,000); buy = 0.5 x + 2 × 2,000 + 3,000. Due from x = 20,000 on, far
+  // below the threshold (51,000).
+  const RATES = { read: 0.5, write: 1, output: 2 }
+  const compactsAt = (x: number, options: NonNullable<Setup["options"]>, wait?: Duration.Input) =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* users("work")
+      yield* step(1_000)
+      yield* step(x)
+      yield* step(x)
+      if (wait !== undefined) yield* TestClock.adjust(wait)
+      return (yield* cm.prepare(SESSION)).compaction !== undefined
+    }).pipe(Effect.provide(layer({ options: { config: { preserve_recent_tokens: 0 }, ...options } })))
+
+  it.effect("given the rent reaching the buy, then prepare compacts: 19,999 no, 20,000 and 20,001 yes", () =>
+    Effect.gen(function* () {
+      const options = { cacheAware: { rates: RATES } }
+      expect(yield* compactsAt(19_999, options)).toBe(false)
+      expect(yield* compactsAt(20_000, options)).toBe(true)
+      expect(yield* compactsAt(20_001, options)).toBe(true)
+    }),
+  )
+
+  it.effect("given a cold cache (one millisecond past the TTL), then it does not compact; at the TTL it does", () =>
+    Effect.gen(function* () {
+      const options = { cacheAware: { rates: RATES, ttl: "5 minutes" as const } }
+      expect(yield* compactsAt(20_000, options, "5 minutes")).toBe(true)
+      expect(yield* compactsAt(20_000, options, "300001 millis")).toBe(false)
+    }),
+  )
+
+  it.effect("given rentOrBuy false, auto false or no cacheAware, then it does not compact", () =>
+    Effect.gen(function* () {
+      expect(yield* compactsAt(30_000, { cacheAware: { rates: RATES, rentOrBuy: false } })).toBe(false)
+      expect(
+        yield* compactsAt(30_000, { cacheAware: { rates: RATES }, config: { auto: false, preserve_recent_tokens: 0 } }),
+      ).toBe(false)
+      expect(yield* compactsAt(30_000, {})).toBe(false)
+    }),
+  )
+
+  it.effect("given a compaction it just made, then the calls before the pivot no longer count", () =>
+    Effect.gen(function* () {
+      const { cm, sessions } = yield* services
+      const requested = Effect.map(
+        sessions.events(SESSION),
+        (events) => events.filter((e) => e._tag === "CompactionRequested").length,
+      )
+      yield* users("work")
+      yield* step(1_000)
+      yield* step(20_000)
+      yield* step(20_000)
+      yield* cm.prepare(SESSION)
+      expect(yield* requested).toBe(1)
+      yield* cm.prepare(SESSION)
+      // The rent paid before the pivot is sunk (counted against the post-pivot base of 1,000 it would be due); the
+      // core test checks the segment's restart itself.
+      yield* step(1_000)
+      yield* cm.prepare(SESSION)
+      expect(yield* requested).toBe(1)
+    }).pipe(
+      Effect.provide(
+        layer({ options: { config: { preserve_recent_tokens: 0, threshold: 1 }, cacheAware: { rates: RATES } } }),
+      ),
+    ),
+  )
+
+  it.effect("given a model with no price nor known provider, then no rent-or-buy unless rates are given", () =>
+    Effect.gen(function* () {
+      const local = { ref: { providerId: "local", modelId: "m" }, limits: { context: 100_000, output: 32_000 } }
+      expect(yield* compactsAt(40_000, { model: local, cacheAware: true })).toBe(false)
+      expect(yield* compactsAt(20_000, { model: local, cacheAware: { rates: RATES } })).toBe(true)
+    }),
+  )
+
+  it.effect("given the model's own rates (Anthropic's: read 0.1), then the same windows are not yet worth it", () =>
+    Effect.gen(function* () {
+      // rent = 0.1 × 2 × 17,000 = 3,400; buy = 0.1 × 20,000 + 5 × 2,000 + 1.25 × 3,000 = 15,750.
+      expect(yield* compactsAt(20_000, { cacheAware: true })).toBe(false)
+    }),
+  )
+})
+
+describe("cache-aware tail", () => {
+  // The last turn's user message: ~1,000 tokens fits a 2,000 budget, ~3,000 does not; OpenCode's derived budget here
+  // is 8,000 (both kept). An older turn of ~10,000 tokens is summarised. Cache-aware keeps none unless told.
+  const keptAfterCompaction = (chars: number, options: NonNullable<Setup["options"]>) =>
+    Effect.gen(function* () {
+      const { cm, sessions } = yield* services
+      yield* users(`old turn ${"z".repeat(40_000)}`)
+      yield* step(1_000, "stop")
+      yield* users("first turn")
+      yield* step(1_000, "stop")
+      const last = "y".repeat(chars)
+      yield* users(last)
+      yield* step(1_000, "stop")
+      yield* cm.compact(SESSION)
+      const state = yield* sessions.load(SESSION)
+      return windowOf(state).some((m) => m.role === "user" && textOf(m) === last)
+    }).pipe(Effect.provide(layer({ options })))
+
+  it.effect("given cacheAware, then no tail is kept unless preserve_recent_tokens is set", () =>
+    Effect.gen(function* () {
+      expect(CACHE_AWARE_TAIL).toBe(0)
+      expect(yield* keptAfterCompaction(4_000, { cacheAware: true })).toBe(false)
+      expect(yield* keptAfterCompaction(4_000, {})).toBe(true)
+      const twoThousand = { cacheAware: true, config: { preserve_recent_tokens: 2_000 } }
+      expect(yield* keptAfterCompaction(4_000, twoThousand)).toBe(true)
+      expect(yield* keptAfterCompaction(12_000, twoThousand)).toBe(false)
+      expect(yield* keptAfterCompaction(12_000, {})).toBe(true)
+    }),
   )
 })

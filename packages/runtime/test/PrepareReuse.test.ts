@@ -34,6 +34,29 @@ describe("prepare on an unchanged session", () => {
     expect(JSON.stringify(out.fourth.modelMessages.at(-1))).toContain("src/b.ts")
   })
 
+  it("a message the caller changed in place (a cache breakpoint, say) is not in the next turn's answer", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm } = yield* services
+        yield* user("read src/a.ts")
+        yield* cm.recordAssistantStep(SESSION, {
+          parts: [tool("read", { filePath: "src/a.ts" }, "export const a = 1")],
+          usage: used(1_000),
+          finish: "tool-calls",
+        })
+        const first = yield* prepare
+        const marked = first.modelMessages[0] as { providerOptions?: unknown; content: Array<{ text?: string }> }
+        marked.providerOptions = { anthropic: { cacheControl: { type: "ephemeral" } } }
+        marked.content[0]!.text = "changed by the caller"
+        yield* user("and src/b.ts")
+        return { next: yield* prepare }
+      }),
+    )
+    expect(out.next.modelMessages[0]).not.toHaveProperty("providerOptions")
+    expect(JSON.stringify(out.next.modelMessages[0])).toContain("read src/a.ts")
+    expect(JSON.stringify(out.next.modelMessages)).not.toContain("changed by the caller")
+  })
+
   it("with the HUD on, the answer after the HUD is recorded equals the one that recorded it", async () => {
     const out = await run(
       Effect.gen(function* () {

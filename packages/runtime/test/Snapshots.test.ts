@@ -67,7 +67,9 @@ describe("snapshots through Sessions", () => {
           expect(resumed.warnings).toEqual([])
           expect(observe(resumed.value)).toEqual(observe(fromZero))
           const snapshot = await Effect.runPromise(store.readSnapshot(stream))
-          expect(reads[0]).toBe((snapshot?.version ?? 0) + 1)
+          // No read at all when the snapshot is the stream's head: the store tells that nothing follows it.
+          if (reads.length === 0) expect(snapshot?.version ?? 0).toBe(generated.events.length)
+          else expect(reads[0]).toBe((snapshot?.version ?? 0) + 1)
           if (snapshot !== undefined && snapshot.version > 0) fromSnapshot++
           if (Retention.retiredCount(resumed.value.session) > 0) bounded++
           // Deleting every snapshot changes no result.

@@ -306,12 +306,22 @@
 
   /**
    * The cost chart beside usage: per conversation call, its input as billed (input-token equivalents at the model's
-   * cache rates) and its stable prefix (estimated tokens identical to the previous call's input); see docs/ledger.md.
+   * cache rates) and its stable prefix (estimated tokens identical to the previous call's input), with each pivot's
+   * line where it formed (its ledger figures on hover) and each prune batch's tick; see docs/ledger.md.
    */
-  const costChart = (container, ledger) => {
+  const costChart = (container, ledger, numbers, tooltip) => {
     const steps = ledger.calls.filter((c) => c.kind === "step")
     const data = [steps.map((c) => c.version), steps.map((c) => c.billed), steps.map((c) => c.stablePrefix)]
-    return new uPlot(
+    const overlay = el("div", { class: "marks" })
+    const placeMarks = (u) => {
+      const width = u.over.clientWidth
+      for (const node of overlay.children) {
+        const x = u.valToPos(Number(node.dataset.version), "x")
+        node.style.left = `${x}px`
+        node.hidden = x < 0 || x > width
+      }
+    }
+    const chart = new uPlot(
       {
         width: Math.max(480, container.clientWidth || 900),
         height: 220,
@@ -323,10 +333,38 @@
         // The same x axis as the usage chart above it: version 0 to the head.
         scales: { x: { time: false, range: () => [0, ledger.head] } },
         axes: [{ label: "stream version" }, { label: "tokens", size: 70 }],
+        hooks: { draw: [placeMarks] },
       },
       data,
       container,
     )
+    for (const e of ledger.entries) {
+      const pivot = e.kind === "compaction"
+      const name = pivot ? `pivot #${numbers.get(e.markerId) ?? "?"}` : `prune of ${num(e.parts)} outputs`
+      const text = `${name} · v${e.version} · ${pivot ? ledgerLine(e) : `shed ~${num(e.shed)} · net saving ${num(e.net)} eq over ${num(e.calls)} calls`}`
+      overlay.append(
+        el(pivot ? "button" : "span", {
+          class: `cost-mark cost-${pivot ? "pivot" : "prune"}`,
+          title: text,
+          "aria-label": name,
+          dataset: { kind: pivot ? "pivot" : "prune", version: e.version, marker: e.markerId },
+          onmouseenter: () => {
+            tooltip.textContent = text
+          },
+        }),
+      )
+    }
+    chart.over.append(overlay)
+    placeMarks(chart)
+    return chart
+  }
+
+  /** A compaction's probes, when a judge answered them: how many artifacts it named from the summary alone. */
+  const probesText = (e) => {
+    if (e.probes === undefined) return ""
+    if (e.probes.error !== undefined) return ` · probes: no answer (${e.probes.error})`
+    const expected = e.probes.probes.flatMap((p) => p.expected)
+    return ` · probes: the judge named ${num(expected.filter((x) => x.found).length)}/${num(expected.length)} from the summary`
   }
 
   /** A compaction's ledger line: what it shed, cost, invalidated and saved, and what its summary kept. */
@@ -337,7 +375,7 @@
         : ` · kept ${num(e.retention.artifacts.filter((a) => a.named).length)}/${num(e.retention.artifacts.length)} artifacts${e.retention.recorded ? "" : " (checked now)"}`
     return (
       `shed ~${num(e.shed)} · summary call ${num(e.summaryCost)} eq · cache ~${num(e.invalidated)} invalidated, ` +
-      `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls${kept}`
+      `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls${kept}${probesText(e)}`
     )
   }
 
@@ -384,15 +422,19 @@
         ),
       ),
     )
-    const t = ledger.totals
     const costBox = el("div", { id: "cost", class: "chart" })
-    const costFigures = el(
-      "p",
-      { id: "cost-figures" },
-      `${num(t.calls)} calls (${num(t.summaryCalls)} summary) · billed input ${num(t.billed)} eq · ` +
-        `cache hit ratio ${Math.round(t.hitRatio * 100)}% · prefix stability ~${Math.round(t.prefixStability * 100)}% · ` +
-        `${num(t.compactions)} compactions, ${num(t.prunes)} prunes: net saving ${num(t.net)} eq`,
-    )
+    const costFigures = el("p", { id: "cost-figures" })
+    const costTooltip = el("div", { id: "cost-tooltip", class: "tooltip" }, "hover a pivot's line for its ledger")
+    const showCost = (l) => {
+      const t = l.totals
+      costFigures.replaceChildren(
+        `${num(t.calls)} calls (${num(t.summaryCalls)} summary${t.probeCalls > 0 ? `, ${num(t.probeCalls)} probe` : ""}) · billed input ${num(t.billed)} eq · ` +
+          `cache hit ratio ${Math.round(t.hitRatio * 100)}% · prefix stability ~${Math.round(t.prefixStability * 100)}% · ` +
+          `${num(t.compactions)} compactions, ${num(t.prunes)} prunes: net saving ${num(t.net)} eq`,
+      )
+    }
+    showCost(ledger)
+    const pivotNumbers = (s) => new Map(s.pivots.map((p) => [p.markerId, p.number]))
     const legend = el(
       "p",
       { class: "legend" },
@@ -437,6 +479,7 @@
       el("h2", {}, "cost per model call (the ledger)"),
       costFigures,
       costBox,
+      costTooltip,
       el("h2", {}, `pivots (${session.pivots.length})`),
       session.pivots.length === 0 ? el("p", {}, "no pivot yet") : pivots,
       session.pivots.length > SHOWN
@@ -449,18 +492,23 @@
         : "",
     )
     let view = timelineChart(chartBox, timeline, tooltip)
-    costChart(costBox, ledger)
+    let cost = costChart(costBox, ledger, pivotNumbers(session), costTooltip)
     // Live: the store's subscription pushes the new head; the page refetches what it shows, at most once a second.
     const live = document.getElementById("live")
     let pending = false
     let shown = session.head
     const refresh = async () => {
       pending = false
-      const [s, t] = await Promise.all([
+      const [s, t, l] = await Promise.all([
         getJson(api(`/${enc(sessionId)}`)),
         getJson(api(`/${enc(sessionId)}/timeline`)),
+        getJson(api(`/${enc(sessionId)}/ledger`)),
       ])
       showFigures(s)
+      showCost(l)
+      cost.destroy()
+      costBox.replaceChildren()
+      cost = costChart(costBox, l, pivotNumbers(s), costTooltip)
       shown = s.head
       live.hidden = false
       live.textContent = `live · v${s.head}`
@@ -653,9 +701,56 @@
 
   const pivotPage = async () => {
     const number = Number(body.dataset.version)
-    const r = await getJson(api(`/${enc(sessionId)}/pivots/${number}`))
+    const [r, ledger] = await Promise.all([
+      getJson(api(`/${enc(sessionId)}/pivots/${number}`)),
+      getJson(api(`/${enc(sessionId)}/ledger`)),
+    ])
     crumbs(el("a", { href: sessionHref() }, sessionId), `pivot #${number}`)
     const row = (label, ...value) => el("tr", {}, el("th", {}, label), el("td", {}, ...value))
+    const entry = ledger.entries.find((e) => e.kind === "compaction" && e.markerId === r.markerId)
+    // What the summary kept (the retention check) and what a judge could answer from it (the probes), when recorded.
+    const retention =
+      entry?.retention === undefined
+        ? []
+        : [
+            el(
+              "h2",
+              {},
+              `what the summary kept${entry.retention.recorded ? "" : " (checked now: the log predates the check)"}`,
+            ),
+            el(
+              "ul",
+              { id: "retention" },
+              entry.retention.artifacts.map((a) =>
+                el("li", { dataset: { kind: a.kind, named: a.named } }, `${a.named ? "✓" : "✗"} ${a.kind}: ${a.text}`),
+              ),
+            ),
+          ]
+    const probes =
+      entry?.probes === undefined
+        ? []
+        : [
+            el(
+              "h2",
+              {},
+              `probes${entry.probes.model ? ` (judge ${entry.probes.model.providerId}/${entry.probes.model.modelId})` : ""}`,
+            ),
+            entry.probes.error !== undefined
+              ? el("p", { id: "probes" }, `the judge gave no answer: ${entry.probes.error}`)
+              : el(
+                  "dl",
+                  { id: "probes" },
+                  entry.probes.probes.flatMap((p) => [
+                    el("dt", {}, p.question),
+                    el(
+                      "dd",
+                      { dataset: { kind: p.kind } },
+                      `answer: ${p.answer} · expected: `,
+                      p.expected.map((x) => `${x.found ? "✓" : "✗"} ${x.text}`).join(", "),
+                    ),
+                  ]),
+                ),
+          ]
     fill(
       main,
       el("h1", {}, `pivot #${r.number} (${r.auto ? "auto" : "manual"}${r.overflow ? ", overflow" : ""})`),
@@ -675,6 +770,7 @@
         ),
         row("duration", r.durationMs === undefined || r.durationMs === null ? "—" : `${num(r.durationMs)} ms`),
         row("tail kept verbatim", `${r.tail.length} messages: ${r.tail.join(", ")}`),
+        entry === undefined ? null : row("ledger", ledgerLine(entry)),
         row(
           "replay",
           el("a", { href: sessionHref(`/versions/${r.before}`) }, `window before (v${r.before})`),
@@ -688,6 +784,8 @@
       el("pre", { class: "summary-text" }, r.summary.text),
       el("h2", {}, "facts block"),
       el("pre", { class: "facts" }, r.summary.facts ?? "(none)"),
+      ...retention,
+      ...probes,
     )
   }
 

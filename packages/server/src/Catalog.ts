@@ -63,7 +63,8 @@ export interface CatalogShape {
 }
 
 /** How the catalog reads the store's projections (none for a store without them, e.g. an export in memory). */
-export type ProjectionSource = Pick<Projections.ProjectionsShape, "status" | "stored">
+export type ProjectionSource = Pick<Projections.ProjectionsShape, "status" | "stored"> &
+  Partial<Pick<Projections.ProjectionsShape, "builtIns">>
 
 const noProjections: ProjectionSource = { status: Effect.succeed([]), stored: () => Effect.succeed(undefined) }
 
@@ -209,7 +210,12 @@ export const make = (
     }).pipe(Effect.ignore)
 
     const source = options.projections ?? noProjections
-    const projections = Effect.mapError(Effect.map(source.status, Projections.readSide), storeFailed)
+    const projections = Effect.mapError(
+      Effect.map(Effect.all([source.status, source.builtIns ?? Effect.succeed([])]), ([stored, builtIns]) =>
+        Projections.readSide(stored, builtIns),
+      ),
+      storeFailed,
+    )
     const projection = (name: string, key: string | undefined) =>
       Effect.gen(function* () {
         const found = yield* Effect.mapError(source.stored(name, key), storeFailed)

@@ -20,7 +20,8 @@ const shots = path.join(root, "docs/img")
 const SESSION = "ses_browser"
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-serve-browser-"))
 const db = path.join(dir, "pivot.db")
-const events = play({ sessionId: SESSION, turns: 40 })
+// Pivots from the second on carry their recorded check and a judge's probes; the first is as an older log has it.
+const events = play({ sessionId: SESSION, turns: 40, probes: true })
 
 /** The flags Chromium needs on these machines (no sandbox as root, no background connections to a closed network). */
 const FLAGS = [
@@ -103,8 +104,35 @@ describe("the viewer in Chromium", () => {
     const lines = page.locator("#pivots li .ledger")
     expect(await lines.count()).toBe(inLog)
     expect(await lines.first().textContent()).toMatch(/shed ~[\d,]+ · summary call [\d,]+ eq · cache ~/)
-    // The played log has no ArtifactsChecked: each pivot's check is computed from its plan and summary.
+    // The first pivot has no ArtifactsChecked: its check is computed from its plan and summary.
     expect(await lines.first().textContent()).toMatch(/kept \d+\/\d+ artifacts \(checked now\)$/)
+    // The others show the check and the probes the log recorded for them, counted here from the events.
+    const checks = events.filter((e) => e._tag === "ArtifactsChecked")
+    const probes = events.filter((e) => e._tag === "ProbesAnswered")
+    expect(checks.length).toBe(inLog - 1)
+    const second = checks[0]!._tag === "ArtifactsChecked" ? checks[0]!.artifacts : []
+    const answered = probes[0]!._tag === "ProbesAnswered" ? probes[0]!.probes.flatMap((p) => p.expected) : []
+    expect(await lines.nth(1).textContent()).toMatch(
+      new RegExp(
+        ` · kept ${second.filter((a) => a.named).length}/${second.length} artifacts · probes: the judge named ` +
+          `${answered.filter((x) => x.found).length}/${answered.length} from the summary$`,
+      ),
+    )
+    // The cost chart draws each pivot's line where it formed (the versions of the events that formed them) and each
+    // prune batch's tick; a pivot's line names its ledger on hover.
+    const costPivots = page.locator("#cost .cost-mark[data-kind='pivot']")
+    expect(await costPivots.count()).toBe(inLog)
+    const formed = events.flatMap((e, i) => (e._tag === "SummaryFinished" ? [i + 1] : []))
+    expect(
+      await costPivots.evaluateAll((nodes) => nodes.map((n) => Number((n as HTMLElement).dataset.version))),
+    ).toEqual(formed)
+    const pruneRuns = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted")
+    expect(await page.locator("#cost .cost-mark[data-kind='prune']").count()).toBe(pruneRuns.length)
+    await costPivots.nth(1).hover()
+    expect(await page.textContent("#cost-tooltip")).toMatch(/^pivot #2 · v\d+ · shed ~[\d,]+ · [^\n]* · probes: /)
+    expect(await page.textContent("#cost-figures")).toMatch(
+      new RegExp(`calls \\(${inLog} summary, ${probes.length} probe\\)`),
+    )
     // Nothing left out of the page shows as the word "null" (the optional "newest 100" note once did).
     const nullTexts = await page.evaluate(
       () =>
@@ -178,6 +206,16 @@ describe("the viewer in Chromium", () => {
     await page.goto(`${base}/sessions/${SESSION}/pivots/2`)
     await ready(page)
     expect(await page.textContent("#report")).toContain("extractive fallback (failed)")
+    expect(await page.textContent("#report")).toMatch(/ledger\s*shed ~[\d,]+ · summary call/)
+    // Its recorded check and probes, item by item as the log has them.
+    const check = events.find((e) => e._tag === "ArtifactsChecked")
+    const probed = events.find((e) => e._tag === "ProbesAnswered")
+    if (check?._tag !== "ArtifactsChecked" || probed?._tag !== "ProbesAnswered") throw new Error("no check played")
+    expect(await page.locator("#retention li").count()).toBe(check.artifacts.length)
+    expect(await page.locator("#retention li[data-named='true']").count()).toBe(
+      check.artifacts.filter((a) => a.named).length,
+    )
+    expect(await page.locator("#probes dt").allTextContents()).toEqual(probed.probes.map((p) => p.question))
     await page.screenshot({ path: path.join(shots, "serve-pivot.png") })
     await page.goto(`${base}/sessions/${SESSION}/events`)
     await ready(page)

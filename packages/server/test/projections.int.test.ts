@@ -58,6 +58,14 @@ describe("GET /api/projections", () => {
     expect(response.status).toBe(200)
     const { projections } = (await response.json()) as { projections: Array<any> }
     expect(projections.filter((p) => p.kind === "built-in").map((p) => p.name)).toContain("window")
+    // The built-ins' status: the one session folded, nothing left behind.
+    expect(projections.find((p) => p.name === "window").status).toMatchObject({
+      mode: "inline",
+      ready: true,
+      lag: 0,
+      keys: 1,
+      head: events.length,
+    })
     const mine = projections.find((p) => p.name === "events-by-type")
     expect(mine).toMatchObject({ version: 2, kind: "projection", mode: "async", scope: "global" })
     expect(mine.status).toMatchObject({

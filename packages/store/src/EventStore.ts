@@ -69,6 +69,12 @@ export interface EventStoreShape {
   readonly read: (stream: string, options?: ReadOptions) => Effect.Effect<ReadonlyArray<RecordedEvent>, ReadError>
   /** The current version of a stream (its number of events; 0 when it does not exist). */
   readonly streamVersion: (stream: string) => Effect.Effect<number, ReadError>
+  /**
+   * True only when the store knows, without waiting on any I/O, that the stream has no event after `version` (the
+   * memory store always knows; SQLite knows after a read of the stream when no connection has written since); false
+   * when it does not know. Lets a reader skip asking for new events when there can be none (issue 23).
+   */
+  readonly nothingAfter?: ((stream: string, version: number) => boolean) | undefined
   /** Every event after a global position, in global order, read page by page; ends at the current head. */
   readonly readAll: (options?: ReadAllOptions) => Stream.Stream<RecordedEvent, ReadError>
   /** Catches up from a global position, then emits events as they are appended, in global order; never ends. */

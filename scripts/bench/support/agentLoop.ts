@@ -2,7 +2,7 @@
 // overhead, and automatic compactions by the extractive summariser whenever the context fills up. Shared by
 // prepare.ts (pivot's cost per turn) and peers.ts (pivot beside stateless peers on the same history).
 import { Events, Ids, Tokens, Window } from "@pivot/core"
-import { ContextManager, type ContextManagerError, Sessions } from "@pivot/runtime"
+import { ContextManager, type ContextManagerError, type Options, Sessions } from "@pivot/runtime"
 import { EventStore, type NewEvent, type RecordedEvent } from "@pivot/store"
 import { Effect, Layer } from "effect"
 
@@ -10,8 +10,23 @@ export const SESSION = "ses_bench"
 export const MODEL = { ref: { providerId: "bench", modelId: "bench" }, limits: { context: 24_000, output: 4_000 } }
 export const OVERHEAD = 2_000
 
-export const runtime = (store: Layer.Layer<EventStore, unknown>, ids: Layer.Layer<Ids.Ids>) =>
-  ContextManager.layer({ model: MODEL }).pipe(Layer.provide(ids), Layer.provideMerge(store))
+export const runtime = (
+  store: Layer.Layer<EventStore, unknown>,
+  ids: Layer.Layer<Ids.Ids>,
+  options: Omit<Options, "model"> = {},
+) => ContextManager.layer({ model: MODEL, ...options }).pipe(Layer.provide(ids), Layer.provideMerge(store))
+
+/** bench:peers' SQLite setting for pivot: OpenCode's (`synchronous = NORMAL` in WAL); pivot's default is FULL. */
+export const SYNCHRONOUS = "normal" as const
+
+/**
+ * Pruning on (OpenCode ships it off), with thresholds this 24k-token model reaches: OpenCode's (protect 40,000 tokens,
+ * act above 20,000) never fire below them, and a prune that never acts costs nothing to measure.
+ */
+export const PRUNING = { config: { prune: true }, prune: { protect: 2_000, minimum: 0 } } satisfies Omit<
+  Options,
+  "model"
+>
 
 export const services = Effect.all({ cm: ContextManager, sessions: Sessions.Sessions })
 

@@ -2,7 +2,7 @@
 // a tool step with a ~600-character output, a closing step; a prune every 8 turns; a manual compaction every 30
 // turns, so the window stays bounded) decided by core's Decider directly and appended in batches, without running
 // the runtime for every event.
-import { Events, Ids, Session } from "@pivot/core"
+import { Conversation, Events, Ids, Session } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import type { NewEvent, RecordedEvent } from "@pivot/store"
 import { Effect, Result } from "effect"
@@ -14,9 +14,13 @@ const LIMITS = { context: 24_000, output: 4_000 }
  * Makes the events of one session on demand: `until(n)` answers the encoded events that take it to ≥ n events;
  * `adopt` folds events someone else appended. Its own state is kept bounded the way the runtime keeps it.
  */
-export const bulkSession = (sessionId: string) => {
+export const bulkSession = (
+  sessionId: string,
+  options: { readonly observe?: ((event: Events.Event) => void) | undefined } = {},
+) => {
   let state = Sessions.initialState
   let turn = 0
+  let messages = 0
   // Time-ordered ids, as the runtime makes them, so that the session's ids ascend across both writers.
   const ids = Effect.runSync(
     Effect.gen(function* () {
@@ -35,6 +39,8 @@ export const bulkSession = (sessionId: string) => {
     if (Result.isFailure(decided)) throw new Error(`${command._tag}: ${decided.failure._tag}`)
     for (const event of decided.success) {
       state = Sessions.evolve(state, event)
+      if (Conversation.addedMessage(event) !== undefined) messages++
+      options.observe?.(event)
       out.push(Sessions.encodeEvent(id("evt"), event))
     }
     if (command._tag === "FinishSummary") state = Sessions.retain(state)
@@ -121,11 +127,24 @@ export const bulkSession = (sessionId: string) => {
   }
   return {
     /** The events that take the session to at least `size` events (those not handed out before). */
-    until: (size: number, options: { readonly midCycle?: boolean } = {}): Array<NewEvent> => {
+    until: (
+      size: number,
+      options: { readonly midCycle?: boolean; readonly afterPivot?: boolean; readonly messages?: boolean } = {},
+    ): Array<NewEvent> => {
       // `midCycle`: stop halfway between two compactions, so that sessions of any size are compared at the same
-      // point of their cycle (the window's size depends on it, not on the history).
-      while (state.session.version < size || (options.midCycle === true && turn % 30 !== 15)) oneTurn()
+      // point of their cycle (the window's size depends on it, not on the history); `afterPivot`: just after one.
+      // `messages`: `size` counts stored messages instead of events.
+      const phase = options.midCycle === true ? 15 : options.afterPivot === true ? 0 : undefined
+      while (
+        (options.messages === true ? messages : state.session.version) < size ||
+        (phase !== undefined && turn % 30 !== phase)
+      )
+        oneTurn()
       return out.splice(0, out.length)
+    },
+    /** Messages stored so far (markers and summaries included). */
+    get messages() {
+      return messages
     },
     /** Folds events appended by another writer (they must follow this session's version). */
     adopt: (recorded: ReadonlyArray<RecordedEvent>) => {

@@ -12,6 +12,7 @@ import {
   type Events,
   Ledger,
   Pricing,
+  Probe,
   PruneIndex,
   Redaction,
   Render,
@@ -70,6 +71,31 @@ export interface PivotView {
   readonly ledger?: Ledger.Entry | undefined
   /** What the summary kept of the span it replaced (`ArtifactsChecked`, or checked now for an older log). */
   readonly retention?: RetentionView | undefined
+  /** The judge's answers to the pivot's probes (`ProbesAnswered`; optional, recorded only when probes are on). */
+  readonly probes?: ProbesView | undefined
+}
+
+/** A pivot's probes: what the judge, reading only the summary, could answer about the span. */
+export interface ProbesView {
+  /** The judge's model (`provider/model`), when it answered. */
+  readonly model: string | undefined
+  /** Why the judge gave no answer. */
+  readonly error: string | undefined
+  /** Artifacts the questions expected, and how many the answers named. */
+  readonly expected: number
+  readonly found: number
+  readonly probes: ReadonlyArray<Probe.Probe>
+}
+
+const probesView = (p: Ledger.Probes): ProbesView => {
+  const tally = Probe.tally(p.probes)
+  return {
+    model: p.model === undefined ? undefined : `${p.model.providerId}/${p.model.modelId}`,
+    error: p.error,
+    expected: tally.expected,
+    found: tally.found,
+    probes: p.probes,
+  }
 }
 
 /** A pivot's retention check. */
@@ -146,6 +172,7 @@ const pivotView = (
   number: number,
   ledger?: Ledger.Entry,
   retention?: RetentionView,
+  probes?: ProbesView,
 ): PivotView => ({
   number,
   markerId: entry.markerId,
@@ -180,9 +207,11 @@ const pivotView = (
   redactions: entry.redactions ?? 0,
   ...(ledger === undefined ? {} : { ledger }),
   ...(retention === undefined ? {} : { retention }),
+  ...(probes === undefined ? {} : { probes }),
 })
 
-const withoutRetention = ({ retention: _retention, ...entry }: Ledger.Entry): Ledger.Entry => entry
+// The check and the probes are shown beside the pivot, not again inside its ledger line.
+const entryOnly = ({ retention: _retention, probes: _probes, ...entry }: Ledger.Entry): Ledger.Entry => entry
 
 /** Builds the inspection from the log and the read models (or their folds when reading an export). */
 export const inspection = (opened: Opened, prices: Readonly<Record<string, Pricing.Price>> = {}) =>
@@ -262,8 +291,9 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
         return pivotView(
           entry,
           i + 1,
-          found === undefined ? undefined : withoutRetention(found),
+          found === undefined ? undefined : entryOnly(found),
           retention === undefined ? undefined : retentionView(retention.artifacts, retention.recorded),
+          found?.probes === undefined ? undefined : probesView(found.probes),
         )
       }),
       otherCompactions: entries
@@ -339,13 +369,36 @@ const retentionLines = (r: RetentionView): Array<string> => {
   return lines
 }
 
+/** A pivot's probe lines: how many artifacts the judge found from the summary alone, by kind, and the first it missed. */
+const probeLines = (p: ProbesView): Array<string> => {
+  if (p.error !== undefined) return [`     probes: the judge gave no answer (${excerpt(p.error, 80)})`]
+  const kinds = KIND_NAMES.flatMap(([k, name]) => {
+    const of = p.probes.filter((q) => q.kind === k).flatMap((q) => q.expected)
+    return of.length === 0 ? [] : [`${name} ${of.filter((e) => e.found).length}/${of.length}`]
+  }).join(", ")
+  const lines = [
+    `     probes: the judge ${p.model ?? "?"} answered from the summary alone, naming ${p.found} of ${plural(p.expected, "artifact")} (${kinds})`,
+  ]
+  const missed = p.probes.flatMap((q) =>
+    q.expected.filter((e) => !e.found).map((e) => ({ kind: q.kind, text: e.text })),
+  )
+  if (missed.length > 0)
+    lines.push(
+      `     not answered: ${missed
+        .slice(0, 4)
+        .map((a) => `${a.kind} ${JSON.stringify(excerpt(a.text, 50))}`)
+        .join(" · ")}${missed.length > 4 ? ` · … ${missed.length - 4} more` : ""}`,
+    )
+  return lines
+}
+
 /** The ledger section: session totals and every prune (the compactions are shown beside their pivots). */
 const ledgerText = (ledger: LedgerView): Array<string> => {
   const t = ledger.totals
   if (t.calls === 0) return ["ledger: no model call recorded"]
   const lines = [
     "ledger (input-token equivalents at each model's cache rates; estimates marked ~; see docs/ledger.md)",
-    `  ${plural(t.calls, "call")} (${num(t.summaryCalls)} summary) · billed input ${eq(t.billed)} eq · all tokens ${eq(t.cost)} eq` +
+    `  ${plural(t.calls, "call")} (${num(t.summaryCalls)} summary${t.probeCalls > 0 ? `, ${num(t.probeCalls)} probe` : ""}) · billed input ${eq(t.billed)} eq · all tokens ${eq(t.cost)} eq` +
       `${t.unpriced < t.calls ? ` · $${t.dollars.toFixed(4)}${t.unpriced > 0 ? ` (${t.unpriced} calls unpriced)` : ""}` : ""}`,
     `  cache: ${num(t.cacheRead)} read, ${num(t.cacheWrite)} written, hit ratio ${percent(t.hitRatio)} · ` +
       `prefix stability ~${percent(t.prefixStability)}`,
@@ -407,6 +460,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
     if (beyond.length > 0) lines.push(`     ${beyond.join(" · ")}`)
     if (p.ledger !== undefined) lines.push(`     ${ledgerLine(p.ledger)}`)
     if (p.retention !== undefined) lines.push(...retentionLines(p.retention))
+    if (p.probes !== undefined) lines.push(...probeLines(p.probes))
   }
   if (report.otherCompactions.length > 0) {
     lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)

@@ -15,12 +15,14 @@ const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
 
 const ACTIONS = ["list", "status", "rebuild"] as const
 
-const progressOf = (status: Projections.Status | undefined): string => {
+const progressOf = (status: Projections.Status | undefined, kind: Projections.ReadSideEntry["kind"]): string => {
   if (status === undefined) return "kept inline with every append"
   const state = status.ready ? (status.lag === 0 ? "current" : `${plural(status.lag, "event")} behind`) : "building"
   const failing = status.failures > 0 ? `, failing (${status.failures}× in a row: ${status.error ?? "?"})` : ""
   const lease = status.owner === undefined ? "" : `, lease ${status.owner}`
-  return `${state} at ${status.checkpoint}/${status.head}, ${plural(status.keys, "state")}${failing}${lease}`
+  // A built-in read model's states are its sessions' rows.
+  const keys = plural(status.keys, kind === "built-in" ? "session" : "state")
+  return `${state} at ${status.checkpoint}/${status.head}, ${keys}${failing}${lease}`
 }
 
 /** The `projections` command. */
@@ -59,22 +61,23 @@ export const projections: Entry = {
           const db = options.db
           yield* checkReadable(db)
           if (action !== "rebuild") {
-            const stored = yield* orCliError(
+            const [stored, builtIns] = yield* orCliError(
               Effect.provide(
                 Effect.gen(function* () {
-                  return yield* (yield* Projections.Projections).status
+                  const projections = yield* Projections.Projections
+                  return [yield* projections.status, yield* projections.builtIns] as const
                 }),
                 Projections.layerSqlite({ filename: db, readonly: true }),
               ),
             )
-            const rows = Projections.readSide(stored)
+            const rows = Projections.readSide(stored, builtIns)
             if (options.format === "json") {
               io.out(JSON.stringify(rows))
               return
             }
             for (const row of rows) {
               const head = `${row.name} v${row.version}  ${row.kind}, ${row.mode}, per ${row.scope === "global" ? "store" : "session"}`
-              io.out(action === "status" ? `${head}: ${progressOf(row.status)}` : head)
+              io.out(action === "status" ? `${head}: ${progressOf(row.status, row.kind)}` : head)
             }
             return
           }

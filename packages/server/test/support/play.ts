@@ -4,7 +4,7 @@
  * prunes, auto and manual compactions, a provider overflow error, an extractive fallback, and a tool output that
  * holds an XSS payload. Written into a real SQLite file with the inline read models, as pivot writes.
  */
-import { type Commands, type Events, Ids, type Message, Session } from "@pivot/core"
+import { ArtifactCheck, type Commands, type Events, Ids, type Message, Probe, Session } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect, Result } from "effect"
 
@@ -23,6 +23,12 @@ export interface PlayOptions {
   readonly overflowTurn?: number | undefined
   /** Characters of each tool output; default 400. */
   readonly outputChars?: number | undefined
+  /**
+   * Record each pivot's retention check and probes as the runtime does with probes on (`ArtifactsChecked`, then
+   * `ProbesAnswered` whose judge answers every question with the summary), from the second pivot on: the first stays
+   * as an older log has it. Default false.
+   */
+  readonly probes?: boolean | undefined
 }
 
 const MODEL = { providerId: "test", modelId: "test-model" }
@@ -85,6 +91,28 @@ export const play = (options: PlayOptions): Array<Events.Event> => {
       tokens: { input: 0, output: 400, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
       finish: "stop",
     })
+    if (options.probes === true && compactions > 1) {
+      const head = (Session.compaction(state, markerId)?.plan?.head ?? []).flatMap((id) => {
+        const m = Session.message(state, id)
+        return m === undefined ? [] : [m]
+      })
+      const summary = events.findLast((e) => e._tag === "SummaryFinished")
+      const text = summary?._tag === "SummaryFinished" ? (summary.summary.parts[0] as { text: string }).text : ""
+      const artifacts = ArtifactCheck.check(head, text)
+      const asked = Probe.questions(artifacts)
+      events.push({ _tag: "ArtifactsChecked", at: at(), markerId, artifacts })
+      events.push({
+        _tag: "ProbesAnswered",
+        at: at(),
+        markerId,
+        model: { providerId: "test", modelId: "judge" },
+        usage: { input: 300, output: 40, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+        probes: Probe.grade(
+          asked,
+          asked.map(() => text),
+        ),
+      })
+    }
     if (auto) apply({ _tag: "Continue", at: at(), markerId, messageId: msg() })
     tokens = 4_000
   }

@@ -1,5 +1,7 @@
 // The in-memory event store: the reference behaviour of the contract, and a fast store for tests. Payloads go
 // through JSON like every other backend, so a caller mutating an object after appending changes nothing stored.
+
+import { Traced } from "@pivot/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -59,7 +61,7 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       Effect.suspend(() => recorded(log.slice(Math.max(0, after), Math.max(0, after) + limit)))
 
     /** Appends; `atCommit` runs right before the events are written, with no yield between (atomically). */
-    const appendWith = Effect.fn("EventStore.append")(function* (
+    const appendWith = Traced.fn("EventStore.append")(function* (
       stream: string,
       expectedVersion: Parameters<EventStoreShape["append"]>[1],
       events: Parameters<EventStoreShape["append"]>[2],
@@ -124,7 +126,7 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
           const from = Math.max(1, options?.from ?? 1)
           const to = Math.min(events.length, options?.to ?? events.length)
           return recorded(from > to ? [] : events.slice(from - 1, to))
-        }).pipe(Effect.withSpan("EventStore.read")),
+        }).pipe(Traced.withSpan("EventStore.read")),
       forget: (stream, options) => {
         const erase = () => {
           snapshots.delete(stream)
@@ -152,6 +154,7 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       isSealed: (stream) => Effect.sync(() => keys.has(stream)),
       readType: (type) => Effect.suspend(() => recorded(log.filter((event) => event.type === type))),
       streamVersion: (stream) => Effect.sync(() => streams.get(stream)?.length ?? 0),
+      nothingAfter: (stream, version) => version >= (streams.get(stream)?.length ?? 0),
       readAll: (options) => Paging.readAll(readPage, options?.after ?? 0, options?.pageSize ?? pageSize),
       subscribe: (options) => Paging.subscribe(readPage, ticks, undefined, options?.after ?? 0, pageSize),
     }

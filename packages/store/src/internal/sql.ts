@@ -1,6 +1,8 @@
 // The event store over any effect `SqlClient` (SQLite through pivot's node:sqlite client, Postgres through
 // @effect/sql-pg). Dialect differences are confined to the append's locking and numbering (Postgres assigns positions
 // after commit, ADR 0012) and the notification hooks.
+
+import { Traced } from "@pivot/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -20,7 +22,7 @@ import {
   StoreUnavailable,
   WrongExpectedVersion,
 } from "../StoreError.ts"
-import { busySchedule, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
+import { busySchedule, changeStampOf, type Stamp, sqliteErrorCode } from "../sqlite/SqliteClient.ts"
 import * as Migrations from "./migrations.ts"
 import * as Paging from "./paging.ts"
 import * as Seal from "./seal.ts"
@@ -410,8 +412,25 @@ export const make = (
         },
       )
 
+    // SQLite: what each stream's latest whole-tail read found (no event after `after`) and the connection's change
+    // stamp taken before it; while the stamp is unchanged nothing can have been appended since (issue 23).
+    const changeStamp = isPg ? undefined : changeStampOf(sql)
+    const tails = new Map<string, { readonly after: number; readonly stamp: Stamp }>()
+    const nothingAfter = (stream: string, version: number): boolean => {
+      const tail = tails.get(stream)
+      if (tail === undefined || version < tail.after) return false
+      const now = changeStamp?.()
+      return now !== undefined && now.writes === tail.stamp.writes && now.data === tail.stamp.data
+    }
+    const remember = (stream: string, after: number, stamp: Stamp) => {
+      tails.delete(stream)
+      tails.set(stream, { after, stamp })
+      if (tails.size > 10_000) tails.delete(tails.keys().next().value!)
+    }
+
     const store: EventStoreShape = {
-      append: Effect.fn("EventStore.append")(function* (stream, expectedVersion, events) {
+      ...(changeStamp === undefined ? {} : { nothingAfter }),
+      append: Traced.fn("EventStore.append")(function* (stream, expectedVersion, events) {
         // The hook gets the JSON text of the payloads' object-valued fields, as serialised here (see `OnAppend`).
         const fields = options.onAppend === undefined ? undefined : new Map<object, string>()
         const batch = prepareAppend(stream, expectedVersion, events, fields)
@@ -453,6 +472,7 @@ export const make = (
               streamVersion: version,
               position: row.head_position === null ? null : Number(row.head_position),
               seqs: (row.seqs ?? []).map(Number),
+              stamp: undefined as Stamp | undefined,
             }
           })
 
@@ -473,7 +493,12 @@ export const make = (
               return yield* new WrongExpectedVersion({ stream, expected: expectedVersion, actual: current.version })
             }
             if (serialized.length === 0) {
-              return { streamVersion: current.version, position: current.position, seqs: [] as Array<number> }
+              return {
+                streamVersion: current.version,
+                position: current.position,
+                seqs: [] as Array<number>,
+                stamp: undefined as Stamp | undefined,
+              }
             }
             let position = 0
             let streamVersion = current.version
@@ -543,7 +568,8 @@ export const make = (
               yield* options.onAppend(sql, recorded, fields)
             }
             if (options.notifier !== undefined && !isPg) yield* options.notifier.publish(position)
-            return { streamVersion, position, seqs: nested ? [] : seqs }
+            // SQLite: the stamp as this transaction's last statement leaves it; its COMMIT is one more write.
+            return { streamVersion, position, seqs: nested ? [] : seqs, stamp: changeStamp?.() }
           })
 
         // Postgres inside a caller's transaction (e.g. a bulk import): the rows cannot be numbered after a commit this
@@ -597,16 +623,21 @@ export const make = (
           position = (yield* Effect.mapError(streamHead(stream), toStoreError)).position
         }
         if (serialized.length > 0) yield* bump
+        // Nothing after the appended events while exactly the COMMIT has run since the stamp: no write came between.
+        const stamp = result.stamp
+        if (stamp !== undefined) remember(stream, result.streamVersion, { writes: stamp.writes + 1, data: stamp.data })
         return { streamVersion: result.streamVersion, position: position ?? 0 } satisfies AppendResult
       }),
 
-      read: Effect.fn("EventStore.read")(function* (stream, options) {
+      read: Traced.fn("EventStore.read")(function* (stream, options) {
         const from = Math.max(1, options?.from ?? 1)
         const to = options?.to
         const select =
           to === undefined
             ? sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} ORDER BY stream_version`
             : sql<EventRow>`SELECT ${columns} FROM pivot_events WHERE stream = ${stream} AND stream_version >= ${from} AND stream_version <= ${to} ORDER BY stream_version`
+        // Taken before the read: a write after it changes the stamp, so the tail recorded below is never trusted then.
+        const stamp = to === undefined ? changeStamp?.() : undefined
         let rows = yield* Effect.mapError(select, toStoreError)
         // Postgres: rows committed but not numbered yet (their writer is about to, or died first) are numbered
         // before they are handed out, so a stream read always carries real positions.
@@ -614,10 +645,13 @@ export const make = (
           yield* Effect.mapError(sequenceNow, toStoreError)
           rows = yield* Effect.mapError(select, toStoreError)
         }
-        return yield* recordedOf(rows)
+        const recorded = yield* recordedOf(rows)
+        if (stamp !== undefined)
+          remember(stream, rows.length > 0 ? Number(rows.at(-1)!.stream_version) : from - 1, stamp)
+        return recorded
       }),
 
-      forget: Effect.fn("EventStore.forget")(function* (stream, forgetOptions) {
+      forget: Traced.fn("EventStore.forget")(function* (stream, forgetOptions) {
         // SQLite (secure_delete is on since open): the deleted key's bytes are overwritten in their page; then the
         // WAL is copied into the database and truncated, so no earlier copy of the page is left in either file.
         const marker = forgetOptions?.marker

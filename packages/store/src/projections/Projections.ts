@@ -17,7 +17,7 @@
  * failure is recorded on its status, the append or the other projections go on, and the batch is retried with
  * exponential backoff. See ADR 0018.
  */
-import type { Projection } from "@pivot/core"
+import type { Events, Projection } from "@pivot/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -44,6 +44,29 @@ export interface Definition<S> {
   readonly projection: Projection.Projection<S>
   readonly mode: Mode
   readonly scope: Scope
+  /**
+   * Row-level storage: the projection's state kept as rows of its own tables, written by these functions, instead of
+   * one JSON row per key. The built-in read models (`store/src/readmodels/`) are such inline projections; users'
+   * projections are stored as JSON (a definition of theirs with rows is refused).
+   */
+  readonly rows?: Rows<S> | undefined
+}
+
+/**
+ * How an inline projection stored as rows writes its state, inside the append's transaction: clear a key's rows,
+ * write them all from a state, or write only what one event changed (`prev` → `next`).
+ */
+export interface Rows<S> {
+  readonly clear: (sql: Sql, key: string) => Effect.Effect<void, SqlError.SqlError>
+  readonly write: (sql: Sql, key: string, state: S) => Effect.Effect<void, SqlError.SqlError>
+  readonly apply: (
+    sql: Sql,
+    key: string,
+    prev: S,
+    next: S,
+    event: Events.Event,
+    meta: Projection.EventMeta,
+  ) => Effect.Effect<void, SqlError.SqlError>
 }
 
 /** A definition of any state type (the registry holds many; `get` is typed by the definition given). */
@@ -119,7 +142,10 @@ export interface Status {
   readonly scope: Scope
   /** Caught up with the log at least once (an inline projection: every session existing when it was added). */
   readonly ready: boolean
-  /** The global position its states include (an inline projection's background build; appends go beyond it). */
+  /**
+   * The global position its states include (an inline projection's background build; appends go beyond it). For a
+   * built-in read model: the head less its lag.
+   */
   readonly checkpoint: number
   /** The store's newest position when the status was read. */
   readonly head: number
@@ -145,6 +171,11 @@ export interface ProjectionsShape {
   readonly get: <S>(definition: Definition<S>, key?: string) => Effect.Effect<S, GetError>
   /** Every projection stored, registered here or not, with its progress. */
   readonly status: Effect.Effect<ReadonlyArray<Status>, ReadError>
+  /**
+   * The built-in read models' progress in the same shape (`store/src/readmodels/status.ts`): `keys` the sessions each
+   * holds at its version, `lag` the events not yet folded into it (a version bump, events written without the hook).
+   */
+  readonly builtIns: Effect.Effect<ReadonlyArray<Status>, ReadError>
   /** Deletes a projection's states and checkpoint (its current version, or all): it is built again from the first event. */
   readonly rebuild: (name: string) => Effect.Effect<number, ReadError>
   /**
@@ -236,14 +267,23 @@ interface StatusRow {
   readonly lease_until: Num | null
 }
 
-/** Checks a set of definitions before anything runs: unique names, inline only per session, sane versions. */
-export const validate = (definitions: ReadonlyArray<AnyDefinition>): Result.Result<void, InvalidProjection> => {
+/**
+ * Checks a set of users' definitions before anything runs: unique names (none a built-in read model's, `builtIns`),
+ * inline only per session, sane versions, JSON storage.
+ */
+export const validate = (
+  definitions: ReadonlyArray<AnyDefinition>,
+  builtIns: ReadonlyArray<AnyDefinition> = [],
+): Result.Result<void, InvalidProjection> => {
   const seen = new Set<string>()
-  for (const { projection, mode, scope } of definitions) {
+  const reserved = new Set(builtIns.map((definition) => definition.projection.name))
+  for (const { projection, mode, scope, rows } of definitions) {
     const fail = (reason: string) => Result.fail(new InvalidProjection({ name: projection.name, reason }))
     if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(projection.name))
       return fail("a name is 1 to 100 letters, digits, '_', '.', ':' or '-'")
+    if (reserved.has(projection.name)) return fail("the name of a built-in read model")
     if (seen.has(projection.name)) return fail("registered twice")
+    if (rows !== undefined) return fail("row-level storage is the built-in read models' own; yours is stored as JSON")
     if (!Number.isSafeInteger(projection.version) || projection.version < 1)
       return fail(`version ${projection.version} is not a positive integer`)
     if (mode === "inline" && scope === "global")
@@ -317,47 +357,53 @@ const statusOf = (row: StatusRow, head: number, keys: number): Status => {
   }
 }
 
-/** The store-side half: the hooks the SQL store calls (open, append, forget). */
+/**
+ * The store-side half: the hooks the SQL store calls on open and forget. Appends go through the one inline projector
+ * (`store/src/readmodels/projector.ts`), which runs the built-in read models and then `applyInline`.
+ */
 export interface Hooks {
   readonly onOpen: (sql: Sql) => Effect.Effect<void, SqlError.SqlError | Migrator.MigrationError>
-  readonly onAppend: (sql: Sql, events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, SqlError.SqlError>
   readonly onForget: (sql: Sql, stream: string) => Effect.Effect<void, SqlError.SqlError>
 }
 
-/** The hooks of a set of (validated) definitions, decoding events with `decoder`. */
-export const hooks = (
-  definitions: ReadonlyArray<AnyDefinition>,
-  decoder: SessionLog.Decoder,
-  readonly: boolean,
-): Hooks => {
-  const inlines = definitions.filter((definition) => definition.mode === "inline")
+/** The inline projections among a set of definitions, each stored as one JSON state per session. */
+export const inlineOf = (definitions: ReadonlyArray<AnyDefinition>): ReadonlyArray<AnyDefinition> =>
+  definitions.filter((definition) => definition.mode === "inline" && definition.rows === undefined)
+
+/**
+ * Applies one session's appended events (decoded once by the projector, for every inline projection) to inline
+ * projections stored as JSON, in the append's transaction. A fold that throws is recorded on the projection's status
+ * and the append commits; a row that does not follow on is left for `get` (or the background build) to catch up.
+ */
+export const applyInline = (
+  sql: Sql,
+  inlines: ReadonlyArray<AnyDefinition>,
+  sessionId: string,
+  events: ReadonlyArray<RecordedEvent>,
+  logged: ReadonlyArray<SessionLog.Logged>,
+): Effect.Effect<void, SqlError.SqlError> =>
+  Effect.gen(function* () {
+    if (inlines.length === 0 || events.length === 0) return
+    for (const definition of inlines) {
+      const { name, version } = definition.projection
+      const row = yield* readState(sql, name, version, sessionId)
+      const covered = row === undefined ? 0 : Number(row.stream_version)
+      // Not contiguous: the row is caught up from the log by the next `get` (or the background build).
+      if (covered !== events[0]!.streamVersion - 1) continue
+      const from = row === undefined ? definition.projection.initial : (JSON.parse(row.state) as never)
+      const next = applyAll(definition.projection, from, logged)
+      if (Result.isFailure(next)) {
+        yield* recordFailure(sql, name, version, next.failure.reason)
+        continue
+      }
+      yield* upsertState(sql, definition, sessionId, next.success, events.at(-1)!.streamVersion)
+    }
+  })
+
+/** The open and forget hooks of the projections' tables. */
+export const hooks = (readonly: boolean): Hooks => {
   return {
     onOpen: (sql) => (readonly ? Effect.void : Effect.asVoid(Effect.provideService(migrate, SqlClient.SqlClient, sql))),
-    onAppend: (sql, events) =>
-      Effect.gen(function* () {
-        if (inlines.length === 0 || events.length === 0) return
-        const sessionId = SessionLog.sessionIdOf(events[0]!.stream)
-        if (sessionId === undefined) return
-        const decoded = SessionLog.decodeAll(events, decoder)
-        for (const definition of inlines) {
-          const { name, version } = definition.projection
-          if (Result.isFailure(decoded)) {
-            yield* recordFailure(sql, name, version, decoded.failure.message)
-            continue
-          }
-          const row = yield* readState(sql, name, version, sessionId)
-          const covered = row === undefined ? 0 : Number(row.stream_version)
-          // Not contiguous: the row is caught up from the log by the next `get` (or the background build).
-          if (covered !== events[0]!.streamVersion - 1) continue
-          const from = row === undefined ? definition.projection.initial : (JSON.parse(row.state) as never)
-          const next = applyAll(definition.projection, from, decoded.success)
-          if (Result.isFailure(next)) {
-            yield* recordFailure(sql, name, version, next.failure.reason)
-            continue
-          }
-          yield* upsertState(sql, definition, sessionId, next.success, events.at(-1)!.streamVersion)
-        }
-      }),
     onForget: (sql, stream) => {
       const sessionId = SessionLog.sessionIdOf(stream)
       // An erased session's derived copies go with it (ADR 0006); global states keep no session's text by key.
@@ -379,6 +425,8 @@ export const make = (
     readonly decoder: SessionLog.Decoder
     readonly readonly?: boolean | undefined
     readonly path?: string | undefined
+    /** The built-in read models' status (`builtIns`). */
+    readonly builtIns?: Effect.Effect<ReadonlyArray<Status>, SqlError.SqlError> | undefined
   },
 ) =>
   Effect.gen(function* () {
@@ -652,7 +700,11 @@ WHERE name = ${name} AND version = ${version} ORDER BY key LIMIT 100`
         }
       }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
 
-    return { get, status, rebuild, awaitCaughtUp, stored } satisfies ProjectionsShape
+    const builtIns = (options.builtIns ?? Effect.succeed([])).pipe(
+      Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))),
+    )
+
+    return { get, status, builtIns, rebuild, awaitCaughtUp, stored } satisfies ProjectionsShape
   })
 
 /** The batch's checkpoint moved under it (another process held the lease): nothing was written. */

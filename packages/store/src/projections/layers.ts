@@ -16,20 +16,36 @@ export interface ReadSideEntry {
   readonly status?: Status | undefined
 }
 
-/** The whole read side: the built-in read models (inline, per session), then the projections stored. */
-export const readSide = (stored: ReadonlyArray<Status>): Array<ReadSideEntry> => [
-  ...names.map((model): ReadSideEntry => ({ ...model, kind: "built-in", mode: "inline", scope: "session" })),
-  ...stored.map(
-    (status): ReadSideEntry => ({
-      name: status.name,
-      version: status.version,
-      kind: "projection",
-      mode: status.mode,
-      scope: status.scope,
-      status,
-    }),
-  ),
-]
+/**
+ * The whole read side: the built-in read models (inline, per session; with their status when `builtIns` holds it, see
+ * `Projections.builtIns`), then the projections stored.
+ */
+export const readSide = (stored: ReadonlyArray<Status>, builtIns: ReadonlyArray<Status> = []): Array<ReadSideEntry> => {
+  const builtIn = new Set(names.map((model) => model.name))
+  return [
+    ...names.map(
+      (model): ReadSideEntry => ({
+        ...model,
+        kind: "built-in",
+        mode: "inline",
+        scope: "session",
+        status: builtIns.find((status) => status.name === model.name && status.version === model.version),
+      }),
+    ),
+    ...stored
+      .filter((status) => !builtIn.has(status.name))
+      .map(
+        (status): ReadSideEntry => ({
+          name: status.name,
+          version: status.version,
+          kind: "projection",
+          mode: status.mode,
+          scope: status.scope,
+          status,
+        }),
+      ),
+  ]
+}
 
 /** What the layers provide: the store, its built-in read models and the projections. */
 export type Provided = ReadModels | EventStore | Projections

@@ -64,6 +64,26 @@ export interface SqliteClient extends Client.SqlClient {
   readonly config: SqliteClientConfig
 }
 
+/**
+ * What `changeStamp` of a SQLite client answers: a value that changes whenever the database may have changed since it
+ * was taken (a write through this connection, or a commit by any other connection or process); undefined when the
+ * connection cannot tell (closed).
+ */
+export type ChangeStamp = () => Stamp | undefined
+
+/**
+ * A change stamp: the statements this connection ran that may have written, and SQLite's `data_version` (which moves
+ * when another connection commits). Equal stamps: nothing was written in between.
+ */
+export interface Stamp {
+  readonly writes: number
+  readonly data: number
+}
+
+/** The `changeStamp` of a client made by `make` (see `ChangeStamp`), undefined for any other `SqlClient`. */
+export const changeStampOf = (client: Client.SqlClient): ChangeStamp | undefined =>
+  (client as { readonly changeStamp?: ChangeStamp }).changeStamp
+
 /** The service tag of the SQLite client (the layers also provide it as the generic `SqlClient`). */
 export const SqliteClient = Context.Service<SqliteClient>("@pivot/store/SqliteClient")
 
@@ -174,6 +194,20 @@ export const make = (
       return statement
     }
 
+    // Statements run through this connection that may have written (anything but a SELECT): other connections'
+    // commits are told by `PRAGMA data_version`, which does not count this connection's own.
+    let writes = 0
+    let dataVersion: Driver.Statement | undefined
+    const changeStamp: ChangeStamp = () => {
+      if (!db.isOpen) return undefined
+      try {
+        dataVersion ??= db.prepare("PRAGMA data_version")
+        return { writes, data: Number((dataVersion.get() as { readonly data_version: number }).data_version) }
+      } catch {
+        return undefined
+      }
+    }
+
     type Mode = "objects" | "arrays" | "raw"
     const run = (sql: string, params: ReadonlyArray<unknown>, mode: Mode, prepared: boolean) =>
       Effect.withFiber<any, SqlError.SqlError>((fiber) => {
@@ -187,10 +221,12 @@ export const make = (
               statement.setReadBigInts(bigints)
               const args = params as Array<any>
               if (statement.columns().length === 0) {
+                writes++
                 const result = statement.run(...args)
                 return mode === "raw" ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
               }
               statement.setReturnArrays(mode === "arrays")
+              if (!/^\s*SELECT\b/i.test(sql)) writes++
               return statement.all(...args)
             },
             catch: (cause) => toSqlError(cause, "Failed to execute statement", "execute"),
@@ -257,7 +293,7 @@ export const make = (
       transformRows,
       beginTransaction: `BEGIN ${mode.toUpperCase()}`,
     })
-    return Object.assign(client, { config: options }) as SqliteClient
+    return Object.assign(client, { config: options, changeStamp }) as SqliteClient
   })
 
 /** A layer providing both `SqliteClient` and the generic `SqlClient`; fails when the database cannot be opened. */

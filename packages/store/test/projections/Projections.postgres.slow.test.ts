@@ -6,7 +6,7 @@ import type { Events } from "@pivot/core"
 import { Effect, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, inject, it } from "vitest"
-import { Projections } from "../../src/index.ts"
+import { Projections, ReadModels } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
 import { appendBatches, reference, tally } from "./support.ts"
 
@@ -65,6 +65,11 @@ describe("projections on PostgreSQL", () => {
         }
         yield* projections.awaitCaughtUp
         expect(yield* projections.get(overall)).toEqual(reference(sessions.flatMap((s) => s.batches.flat())))
+        // The built-in read models went through the same appends: every session held, nothing left to fold.
+        const builtIns = yield* projections.builtIns
+        expect(builtIns.map((s) => [s.name, s.keys, s.lag])).toEqual(
+          ReadModels.names.map((n) => [n.name, sessions.length, 0]),
+        )
       }),
     )
   })

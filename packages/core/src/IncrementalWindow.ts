@@ -1,0 +1,101 @@
+/**
+ * The window rendered and checked incrementally (issue 23): what `ValidWindow.render` answers for the same messages,
+ * without rendering and checking the whole window again every turn.
+ *
+ * - Each stored message is rendered once (`Render.render` of it alone): messages are immutable values, so a message
+ *   the window still shows, unchanged, keeps its rendering. A prune or a pivot, which replaces some messages or
+ *   reorders them, re-renders only the messages it replaced.
+ * - When the new window is the previous one with messages appended (a step, a user message), only the new messages
+ *   are checked, by resuming the previous check (`ValidWindow.inputCheck`); any other change is checked from the
+ *   start, which is a scan of the rendered messages (no rendering).
+ * - A window that breaks a rule is repaired by `ValidWindow.repair` of the whole rendering, as before.
+ *
+ * A renderer holds one window at a time (keep one per session); it answers the same as `ValidWindow.render` for any
+ * sequence of windows, in any order.
+ *
+ * **Example**
+ * ```ts
+ * const renderer = IncrementalWindow.make()
+ * const first = renderer.render(Window.messages(state.window))
+ * const next = renderer.render(Window.messages(later.window)) // renders only what changed
+ * ```
+ */
+import type { Message } from "./Message.ts"
+import type * as MM from "./ModelMessage.ts"
+import * as Render from "./Render.ts"
+import * as ValidWindow from "./ValidWindow.ts"
+
+/** A renderer of one window at a time (see the module comment). */
+export interface Renderer {
+  /** The window of `messages`, rendered and repaired: equal to `ValidWindow.render(messages, options)`. */
+  readonly render: (messages: ReadonlyArray<Message>) => ReadonlyArray<Render.Rendered>
+  /** The length of `JSON.stringify(rendered.map((r) => r.message))`, each message's share measured once. */
+  readonly jsonLength: (rendered: ReadonlyArray<Render.Rendered>) => number
+}
+
+/** The previous window: its messages, its valid rendering, and the check that can be resumed after it. */
+interface Last {
+  readonly messages: ReadonlyArray<Message>
+  readonly rendered: ReadonlyArray<Render.Rendered>
+  check: ValidWindow.InputCheck | undefined
+}
+
+/** A renderer with these render options (see `Render.Options`). */
+export const make = (options?: Render.Options): Renderer => {
+  const perMessage = new WeakMap<Message, ReadonlyArray<Render.Rendered>>()
+  const jsonLengths = new WeakMap<MM.ModelMessage, number>()
+  let last: Last | undefined
+
+  const renderOne = (message: Message): ReadonlyArray<Render.Rendered> => {
+    const known = perMessage.get(message)
+    if (known !== undefined) return known
+    const fresh = Render.render([message], options)
+    perMessage.set(message, fresh)
+    return fresh
+  }
+
+  /** Whether `messages` starts with every message of `previous`, the same values. */
+  const extends_ = (previous: ReadonlyArray<Message>, messages: ReadonlyArray<Message>) => {
+    if (messages.length < previous.length) return false
+    for (let i = 0; i < previous.length; i++) if (previous[i] !== messages[i]) return false
+    return true
+  }
+
+  const render = (messages: ReadonlyArray<Message>): ReadonlyArray<Render.Rendered> => {
+    if (last !== undefined && last.messages === messages) return last.rendered
+    // A resumed check goes on from the previous window's end, so only one window may resume it: it moves on.
+    const resumable = last?.check !== undefined && extends_(last.messages, messages) ? last : undefined
+    const check = resumable?.check ?? ValidWindow.inputCheck()
+    if (resumable !== undefined) resumable.check = undefined
+    const rendered: Array<Render.Rendered> = resumable === undefined ? [] : resumable.rendered.slice()
+    for (let i = resumable?.messages.length ?? 0; i < messages.length; i++)
+      for (const r of renderOne(messages[i]!)) {
+        rendered.push(r)
+        check.add(r)
+      }
+    if (check.clean()) {
+      last = { messages, rendered, check }
+      return rendered
+    }
+    // Broken somewhere: the repair of the whole rendering, as `ValidWindow.render` does (never resumed from).
+    const repaired = ValidWindow.repair(rendered).rendered
+    last = { messages, rendered: repaired, check: undefined }
+    return repaired
+  }
+
+  const jsonLength = (rendered: ReadonlyArray<Render.Rendered>): number => {
+    // `[a,b,c]`: the brackets, the commas, and each message's own JSON.
+    let length = 2 + Math.max(0, rendered.length - 1)
+    for (const { message } of rendered) {
+      let own = jsonLengths.get(message)
+      if (own === undefined) {
+        own = JSON.stringify(message).length
+        jsonLengths.set(message, own)
+      }
+      length += own
+    }
+    return length
+  }
+
+  return { render, jsonLength }
+}

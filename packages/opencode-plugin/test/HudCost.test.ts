@@ -1,0 +1,83 @@
+// The plugin's HUD cost line (issue 20, option hudCost): off by default; on, the HUD's last line is the ledger of the
+// session as recorded from OpenCode (anthropic/claude-sonnet-4: the catalog's prices), equal to the ledger folded
+// from the stored log, and every call's spend in it counted by hand from the fixture.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Ledger } from "@pivot/core"
+import { Config, Hud } from "@pivot/runtime"
+import { afterEach, describe, expect, it } from "vitest"
+import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
+import * as Plugin from "../src/Plugin.ts"
+import { storedEvents } from "./support/Compare.ts"
+
+const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
+const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
+
+interface Session {
+  info: { id: string }
+  messages: Array<MessageWithParts>
+}
+
+const client = (data: Session): Client => ({
+  session: {
+    get: async () => ({ data: data.info }),
+    messages: async () => ({ data: data.messages }),
+    summarize: async () => ({ data: true }),
+  },
+  app: { log: async () => {} },
+})
+
+const folders: Array<string> = []
+const opened: Array<Hooks> = []
+afterEach(async () => {
+  for (const hooks of opened.splice(0)) await hooks.dispose()
+  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
+})
+
+const hudOf = async (options: Plugin.Options) => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-cost-"))
+  folders.push(directory)
+  const data = JSON.parse(Fs.readFileSync(fixture, "utf8")) as Session
+  const hooks = await Plugin.make({ client: client(data), directory }, options, {})
+  opened.push(hooks)
+  const output = { system: ["You are opencode."] }
+  await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+  return { hud: output.system[1], events: await storedEvents(Path.join(directory, ".pivot/opencode.db"), data.info.id) }
+}
+
+const costLineOf = (hud: string | undefined) => hud?.split("\n").find((line) => line.startsWith("cost: "))
+
+describe("the plugin's HUD cost line", () => {
+  it("is off by default", async () => {
+    const { hud } = await hudOf({})
+    expect(hud).toContain(Hud.HEADER)
+    expect(costLineOf(hud)).toBeUndefined()
+  })
+
+  it("given hudCost, then the HUD ends with the ledger's cost line of the session as recorded", async () => {
+    const { hud, events } = await hudOf({ hudCost: true })
+    expect(hud?.split("\n").at(-1)).toBe(costLineOf(hud))
+    // The ledger folded from the stored log, up to the HUD's own event.
+    const at = events.findIndex((e) => e._tag === "HudShown")
+    const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref)
+    const want = Hud.costOf(Ledger.fold(events.slice(0, at), priceOf))
+    expect(costLineOf(hud)).toBe(
+      costLineOf(Hud.render({ tokens: 0, usable: 1, pivots: 0, prunedParts: 0, prunedTokens: 0, cost: want })),
+    )
+    // By hand: every step's usage at the model's price, in input-token equivalents (no summary in this session).
+    const price = Config.priceOf({ providerId: "anthropic", modelId: "claude-sonnet-4" })!
+    const spent = events.reduce((n, e) => {
+      if (e._tag !== "AssistantStepRecorded" || e.message.summary === true) return n
+      const t = e.message.tokens
+      return (
+        n +
+        t.input +
+        (t.cacheRead * price.cacheRead + t.cacheWrite * price.cacheWrite + (t.output + t.reasoning) * price.output) /
+          price.input
+      )
+    }, 0)
+    expect(costLineOf(hud)).toMatch(new RegExp(`^cost: ${Math.round(spent).toLocaleString("en-US")} input-token eq`))
+  })
+})
