@@ -103,6 +103,7 @@ describe("the projector at its edges", () => {
         yield* store.append("audit-1", 0, [{ id: "evt_audit_1", type: "Noted", version: 1, data: { x: 1 } }])
         yield* store.append("session-ses_empty", 0, [])
         yield* store.forget("audit-1")
+        yield* projections.awaitCaughtUp
         const [status] = yield* projections.status
         expect(status).toMatchObject({ failures: 0, error: undefined, keys: 1 })
         expect((yield* projections.stored("per-session", "ses_a"))?.state).toEqual(reference(second!.batches.flat()))
