@@ -66,6 +66,13 @@ describe("values: shared, cyclic, and not text", () => {
     expect(out.findings).toEqual([{ field: "v.note", kind: "github-token" }])
   })
 
+  it("an undefined field (a value built in memory, not read from JSON) passes as it is", () => {
+    const value = { note: undefined, list: [undefined, "plain"] }
+    const out = Redaction.redactValue(value, "v")
+    expect(out.value).toBe(value)
+    expect(out.findings).toEqual([])
+  })
+
   it("numbers, booleans and nulls pass as they are, under secret-looking names too", () => {
     const value = { password: 12345678, token: null, secret: true, n: 1, list: [null, 2, false] }
     const out = Redaction.redactValue(value, "v")
