@@ -37,6 +37,7 @@ describe("inline media is not scanned", () => {
     )
     // A data URL without a comma has no data part.
     expect(urlOf(`data:image/png;base64;${AWS_ID}`)).toBe("data:image/png;base64;[REDACTED:aws-access-key-id]")
+    expect(urlOf(`data:${GITHUB};base64x`)).toBe(`data:${HIDDEN_GITHUB};base64x`)
   })
 
   it("the header before the comma is at most 299 characters", () => {
