@@ -38,6 +38,11 @@ export interface Renderer {
 interface Last {
   readonly messages: ReadonlyArray<Message>
   readonly rendered: ReadonlyArray<Render.Rendered>
+  /**
+   * Where each message's rendering starts in `rendered` (one more entry: its length), when `rendered` is not a
+   * repair: an unchanged message of the next window then takes its rendering from here, not from the WeakMap.
+   */
+  readonly starts: ReadonlyArray<number> | undefined
   check: ValidWindow.InputCheck | undefined
 }
 
@@ -77,21 +82,34 @@ export const make = (options?: Render.Options): Renderer => {
     const check = resumable?.check ?? ValidWindow.inputCheck()
     if (resumable !== undefined) resumable.check = undefined
     const rendered: Array<Render.Rendered> = []
-    // The prefix the previous check covered: its messages (changed ones rendered anew), not checked again.
+    const starts: Array<number> = []
+    // The prefix the previous check covered: its messages (changed ones rendered anew), not checked again. An
+    // unchanged message keeps its place there, so its rendering is read from the previous one (array reads, not a
+    // WeakMap lookup per message: most of a long window's cost per turn).
     const checked = resumable?.messages.length ?? 0
-    for (let i = 0; i < checked; i++) for (const r of renderOne(messages[i]!)) rendered.push(r)
-    for (let i = checked; i < messages.length; i++)
+    const before = resumable?.starts
+    for (let i = 0; i < checked; i++) {
+      starts.push(rendered.length)
+      const message = messages[i]!
+      if (before !== undefined && message === resumable!.messages[i])
+        for (let r = before[i]!; r < before[i + 1]!; r++) rendered.push(resumable!.rendered[r]!)
+      else for (const r of renderOne(message)) rendered.push(r)
+    }
+    for (let i = checked; i < messages.length; i++) {
+      starts.push(rendered.length)
       for (const r of renderOne(messages[i]!)) {
         rendered.push(r)
         check.add(r)
       }
+    }
+    starts.push(rendered.length)
     if (check.clean()) {
-      last = { messages, rendered, check }
+      last = { messages, rendered, starts, check }
       return rendered
     }
     // Broken somewhere: the repair of the whole rendering, as `ValidWindow.render` does (never resumed from).
     const repaired = ValidWindow.repair(rendered).rendered
-    last = { messages, rendered: repaired, check: undefined }
+    last = { messages, rendered: repaired, starts: undefined, check: undefined }
     return repaired
   }
 
