@@ -8,7 +8,7 @@ import { type Events, Ledger } from "@pivot/core"
 import { Effect, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { Projections, ReadModels } from "../../src/index.ts"
+import { Projections, ReadModels, SessionLog } from "../../src/index.ts"
 import { appendBatches } from "../projections/support.ts"
 import { type GeneratedSession, sessionArb } from "../session/support.ts"
 
@@ -92,6 +92,10 @@ describe("the ledger projection", () => {
         const status = (yield* projections.status).find((s) => s.name === ReadModels.ledger.NAME)
         expect(status).toMatchObject({ mode: "async", scope: "session", ready: true, lag: 0, failures: 0 })
         expect(Projections.readSide(yield* projections.status).find((e) => e.name === "ledger")?.kind).toBe("built-in")
+        // Its state holds the session's messages: erasing the session erases it.
+        yield* SessionLog.forget("ses_0")
+        expect((yield* projections.stored(ReadModels.ledger.NAME, "ses_0"))?.state).toBeNull()
+        expect((yield* projections.stored(ReadModels.ledger.NAME, "ses_1"))?.state).not.toBeNull()
       }),
     )
     expect(generated.some((s) => s.events.some((e) => e._tag === "SummaryFinished"))).toBe(true)
