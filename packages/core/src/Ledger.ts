@@ -31,6 +31,7 @@ import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
 import type * as Probe from "./Probe.ts"
 import * as Render from "./Render.ts"
+import * as StateSnapshot from "./StateSnapshot.ts"
 import { estimateLength, type TokenUsage } from "./Tokens.ts"
 import * as ValidWindow from "./ValidWindow.ts"
 import * as Window from "./Window.ts"
@@ -140,7 +141,7 @@ export interface Totals {
   readonly net: number
 }
 
-interface OpenPrune {
+export interface OpenPrune {
   readonly version: number
   readonly parts: number
   /** The window's serialised length before the batch. */
@@ -533,5 +534,88 @@ export const totals = (state: State): Totals => {
     invalidated: sum((e) => e.invalidated),
     summaryCost: sum((e) => e.summaryCost),
     net: sum((e) => e.net),
+  }
+}
+
+/**
+ * The state re-priced at `priceOf`: every call's billed, cost and dollars and every entry's summary cost and savings
+ * recomputed from the facts the state holds that no price changes (usage, inputs, stable prefixes, shed, …).
+ * `price(fold(events, a), b)` equals `fold(events, b)`: a ledger folded once without prices (the store's ledger
+ * projection) is priced when read, at the reader's prices.
+ */
+export const price = (state: State, priceOf: PriceOf): State => {
+  const repriced = calls(state).map((c) =>
+    billedCall(
+      priceOf,
+      c.version,
+      { id: c.messageId, model: c.model, tokens: c.usage },
+      c.kind,
+      c.input,
+      c.stablePrefix,
+    ),
+  )
+  const summaries = new Map(repriced.flatMap((c) => (c.kind === "summary" ? [[c.version, c] as const] : [])))
+  const steps = repriced.filter((c) => c.kind === "step")
+  let closed = Seq.empty<Entry>()
+  let open: ReadonlyArray<Entry> = []
+  let s = 0
+  // The conversation calls before `version` accrue to the entries open then, as they did in the fold.
+  const accrueBefore = (version: number) => {
+    for (; s < steps.length && steps[s]!.version < version; s++)
+      open = accrue(open, ratesOf(priceOf, steps[s]!.model).rates)
+  }
+  for (const e of entries(state)) {
+    accrueBefore(e.version)
+    const reset = { calls: 0, saved: 0, rewriteCost: 0 }
+    if (e.kind === "prune") {
+      open = [...open, { ...e, ...reset, summaryCost: 0, summaryDollars: undefined, net: 0 }]
+      continue
+    }
+    const call = summaries.get(e.version)
+    for (const o of open) closed = Seq.append(closed, o)
+    open = [{ ...e, ...reset, summaryCost: call?.cost ?? 0, summaryDollars: call?.dollars, net: -(call?.cost ?? 0) }]
+  }
+  accrueBefore(Number.POSITIVE_INFINITY)
+  return { ...state, callLog: Seq.fromIterable(repriced), closed, open }
+}
+
+/** The version of `Encoded`; a decoder refuses any other. */
+export const FORMAT = 1
+
+/** A ledger state as JSON-safe data (the window as a snapshot encodes it). */
+export interface Encoded {
+  readonly format: number
+  readonly window: StateSnapshot.EncodedWindow
+  readonly hud: string | null
+  readonly lastInput: Input | null
+  readonly calls: ReadonlyArray<Call>
+  readonly closed: ReadonlyArray<Entry>
+  readonly open: ReadonlyArray<Entry>
+  readonly pruning: OpenPrune | null
+}
+
+/** Encodes a state. O(window + calls + entries). */
+export const encode = (state: State): Encoded => ({
+  format: FORMAT,
+  window: StateSnapshot.encodeWindow(state.window),
+  hud: state.hud ?? null,
+  lastInput: state.lastInput ?? null,
+  calls: calls(state),
+  closed: Seq.toArray(state.closed),
+  open: state.open,
+  pruning: state.pruning ?? null,
+})
+
+/** Decodes a state; throws on another format or a window of the wrong shape. */
+export const decode = (e: Encoded): State => {
+  if (e?.format !== FORMAT) throw new Error(`ledger state format ${String(e?.format)}, expected ${FORMAT}`)
+  return {
+    window: StateSnapshot.decodeWindow(e.window),
+    hud: e.hud ?? undefined,
+    lastInput: e.lastInput ?? undefined,
+    callLog: Seq.fromIterable(e.calls),
+    closed: Seq.fromIterable(e.closed),
+    open: e.open,
+    pruning: e.pruning ?? undefined,
   }
 }

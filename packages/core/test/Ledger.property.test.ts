@@ -462,3 +462,49 @@ describe("Ledger, a worked session", () => {
     expect(prune.rewritten).toBeLessThan(100)
   })
 })
+
+describe("Ledger.price and the codec (the ledger projection's state)", () => {
+  it("a ledger folded without prices, then priced, equals the ledger folded at those prices", () => {
+    fc.assert(
+      fc.property(sessionArb, ({ events, priceOf }) => {
+        const want = Ledger.fold(events, priceOf)
+        // Folded without prices, and folded at other prices: pricing replaces whatever was priced before.
+        const other: Ledger.PriceOf = () => ({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 })
+        for (const folded of [Ledger.fold(events), Ledger.fold(events, other)]) {
+          const priced = Ledger.price(folded, priceOf)
+          expect(Ledger.calls(priced)).toStrictEqual(Ledger.calls(want))
+          expect(Ledger.entries(priced)).toStrictEqual(Ledger.entries(want))
+          expect(priced.open).toStrictEqual(want.open)
+          expect(Ledger.totals(priced)).toStrictEqual(Ledger.totals(want))
+        }
+      }),
+      { numRuns: Math.min(RUNS.numRuns, 150) },
+    )
+  })
+
+  it("a fold stopped anywhere, stored as JSON, decoded and resumed, equals the fold from the first event", () => {
+    fc.assert(
+      fc.property(sessionArb, fc.nat(), ({ events, priceOf }, cut) => {
+        const at = cut % (events.length + 1)
+        let state = Ledger.initial
+        events.slice(0, at).forEach((e, i) => {
+          state = Ledger.evolve(state, e, i + 1)
+        })
+        let resumed = Ledger.decode(JSON.parse(JSON.stringify(Ledger.encode(state))))
+        events.slice(at).forEach((e, i) => {
+          resumed = Ledger.evolve(resumed, e, at + i + 1)
+        })
+        const priced = Ledger.price(Ledger.settle(resumed), priceOf)
+        const want = Ledger.fold(events, priceOf)
+        expect(Ledger.calls(priced)).toEqual(Ledger.calls(want))
+        expect(Ledger.entries(priced)).toEqual(Ledger.entries(want))
+        expect(Ledger.totals(priced)).toStrictEqual(Ledger.totals(want))
+      }),
+      { numRuns: Math.min(RUNS.numRuns, 150) },
+    )
+  })
+
+  it("refuses a state of another format", () => {
+    expect(() => Ledger.decode({ ...Ledger.encode(Ledger.initial), format: 99 })).toThrow(/format 99/)
+  })
+})

@@ -92,11 +92,12 @@ const modelSpec = (model: ModelInfo) => ({
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
   if (where._tag === "Postgres")
-    return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema })
+    return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema, ledger: true })
   const folder = Path.dirname(where.file)
   // A folder the plugin makes is kept out of git (and out of OpenCode's snapshots of the project).
   if (Fs.mkdirSync(folder, { recursive: true }) !== undefined) Fs.writeFileSync(Path.join(folder, ".gitignore"), "*\n")
-  return ReadModels.layerSqlite({ filename: where.file })
+  // The plugin is the long-running writer: it keeps the ledger projection that readers (pivot serve) price.
+  return ReadModels.layerSqlite({ filename: where.file, ledger: true })
 }
 
 const describe = (error: unknown): string => {

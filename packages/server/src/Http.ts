@@ -5,7 +5,8 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { type Events, Ledger } from "@pivot/core"
-import { Effect, Stream } from "effect"
+import { ReadModels } from "@pivot/store"
+import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
 import type { CatalogShape } from "./Catalog.ts"
@@ -92,9 +93,14 @@ export const ledgerOf = (
 ) => {
   let state = Ledger.initial
   for (const { event, meta } of log) state = Ledger.evolve(state, event, meta.version, priceOf)
-  state = Ledger.settle(state)
-  return { totals: Ledger.totals(state), entries: Ledger.entries(state), calls: Ledger.calls(state) }
+  return viewOf(Ledger.settle(state))
 }
+
+const viewOf = (state: Ledger.State) => ({
+  totals: Ledger.totals(state),
+  entries: Ledger.entries(state),
+  calls: Ledger.calls(state),
+})
 
 const route = (
   options: AppOptions & { readonly timelines: TimelineCache; readonly ledgers: TimelineCache },
@@ -197,7 +203,20 @@ const route = (
       const cached = options.ledgers.get(view)
       if (cached !== undefined && cached.version === head)
         return HttpServerResponse.text(cached.body, { contentType: "application/json" })
-      const body = JSON.stringify({ sessionId, head, ...ledgerOf(loaded.log, options.priceOf) })
+      // The ledger projection's state when it covers the head (priced here), else the fold of the log.
+      const stored = yield* catalog.projection(ReadModels.ledger.NAME, sessionId).pipe(Effect.option)
+      const projected = ReadModels.ledger.priced(
+        Option.getOrUndefined(stored),
+        head,
+        options.priceOf ?? (() => undefined),
+      )
+      const body = JSON.stringify({
+        sessionId,
+        head,
+        ...(projected === undefined
+          ? { source: "log", ...ledgerOf(loaded.log, options.priceOf) }
+          : { source: "projection", ...viewOf(projected) }),
+      })
       options.ledgers.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }

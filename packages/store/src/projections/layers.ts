@@ -3,7 +3,7 @@ import type * as Layer from "effect/Layer"
 import type { SqlClient } from "effect/sql"
 import { EventStore, type PostgresStoreOptions, type SqliteStoreOptions, type SqlStoreOptions } from "../EventStore.ts"
 import type { ReadError } from "../StoreError.ts"
-import { names, type ProjectedOptions, type ReadModels, withStore } from "../session/ReadModels.ts"
+import { ledger, names, type ProjectedOptions, type ReadModels, withStore } from "../session/ReadModels.ts"
 import type { InvalidProjection, Projections, Status } from "./Projections.ts"
 
 /** One read model of a store's read side: a built-in one, or a projection with its stored status. */
@@ -38,7 +38,8 @@ export const readSide = (stored: ReadonlyArray<Status>, builtIns: ReadonlyArray<
         (status): ReadSideEntry => ({
           name: status.name,
           version: status.version,
-          kind: "projection",
+          // The ledger is built in, though async: stored like users' projections.
+          kind: status.name === ledger.NAME ? "built-in" : "projection",
           mode: status.mode,
           scope: status.scope,
           status,

@@ -37,6 +37,11 @@ export interface Options extends SessionLog.DecoderOptions {
    * pivot. `false`: none.
    */
   readonly snapshots?: false | { readonly every?: number | undefined } | undefined
+  /**
+   * Keep the cost ledger projection (`readmodels/ledger.ts`, async, per session) up to date from this process: for a
+   * long-running writer (the OpenCode plugin). Readers use it whoever keeps it. Default false.
+   */
+  readonly ledger?: boolean | undefined
 }
 
 /** A session a bulk transaction appended to: its states folded so far, and whether its window rows are in step. */

@@ -48,6 +48,7 @@ import type { AuditEntry } from "../readmodels/audit.ts"
 import * as audit from "../readmodels/audit.ts"
 import { models } from "../readmodels/builtIns.ts"
 import * as compactions from "../readmodels/compactions.ts"
+import * as ledger from "../readmodels/ledger.ts"
 import { makeProjector, type Options } from "../readmodels/projector.ts"
 import * as prunes from "../readmodels/prunes.ts"
 import type { Sql } from "../readmodels/ReadModel.ts"
@@ -73,6 +74,7 @@ import * as SessionLog from "./SessionLog.ts"
 // The read models themselves live in `../readmodels/` (one file each); this module is their service and layers.
 export type { AuditEntry } from "../readmodels/audit.ts"
 export { models as builtIns, names } from "../readmodels/builtIns.ts"
+export * as ledger from "../readmodels/ledger.ts"
 export type { Options } from "../readmodels/projector.ts"
 export type { ReadModel } from "../readmodels/ReadModel.ts"
 export { projection as recallProjection } from "../readmodels/recall.ts"
@@ -251,7 +253,9 @@ export const withStore = <E, R>(
   Layer.unwrap(
     Effect.gen(function* () {
       const definitions = options.projections ?? []
-      yield* Effect.fromResult(Projections.validate(definitions, models))
+      yield* Effect.fromResult(Projections.validate(definitions, [...models, ledger.definition]))
+      // The ledger runs behind the appends, as an async projection, in the processes that ask for it.
+      const registered = options.ledger === true ? [ledger.definition, ...definitions] : definitions
       // One projector for every inline projection: the built-in read models, then users' inline ones.
       const projector = makeProjector(options, definitions)
       const decoder = SessionLog.makeDecoder(options)
@@ -283,7 +287,7 @@ export const withStore = <E, R>(
           const sql = yield* opened
           return yield* Projections.make(sql, yield* EventStore, {
             ...options.projector,
-            projections: definitions,
+            projections: registered,
             decoder,
             readonly: options.readonly,
             path: options.path,
