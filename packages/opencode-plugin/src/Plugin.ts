@@ -92,12 +92,13 @@ const modelSpec = (model: ModelInfo) => ({
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
   if (where._tag === "Postgres")
-    return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema, ledger: true })
+    return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema })
   const folder = Path.dirname(where.file)
   // A folder the plugin makes is kept out of git (and out of OpenCode's snapshots of the project).
   if (Fs.mkdirSync(folder, { recursive: true }) !== undefined) Fs.writeFileSync(Path.join(folder, ".gitignore"), "*\n")
-  // The plugin is the long-running writer: it keeps the ledger projection that readers (pivot serve) price.
-  return ReadModels.layerSqlite({ filename: where.file, ledger: true })
+  // The ledger projection is not kept here: its state grows with the session and each batch rewrites it whole
+  // (ADR 0018), which a long OpenCode session would pay at every step; readers fold the log instead.
+  return ReadModels.layerSqlite({ filename: where.file })
 }
 
 const describe = (error: unknown): string => {
