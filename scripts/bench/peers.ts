@@ -8,7 +8,8 @@
  * pivot) and mirrored event by event into each peer's store. Then every timed turn does, for every contender:
  *
  * - pivot: record a user message and 2–5 tool steps (each step timed: the "record a tool step" figure), then `prune`
- *   and `prepare`, timed together (the session has changed: no cached answer). Prune is on (`PRUNING`); its SQLite
+ *   and `prepare`, timed together (the session has changed: no cached answer). Prune is on (`PRUNING`: OpenCode's
+ *   thresholds in proportion to the model, so it acts on about one turn in five, in a batch); its SQLite
  *   file runs with `synchronous = NORMAL`, as OpenCode's does (pivot's default, FULL, syncs every append);
  * - the same new messages reach the peers (untimed): the pivot memory session's new events, mirrored;
  * - OpenCode on SQLite (support/openCode.ts): one step of its prompt loop's read: `filterCompacted(stream(…))` over its
@@ -38,7 +39,7 @@ import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, trimMessages } from "@langchain/core/messages"
-import { Events, Ids, type Message, Render, Tokens } from "@pivot/core"
+import { Events, Ids, type Message, Prune, Render, Tokens } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
@@ -73,6 +74,7 @@ const median = (xs: ReadonlyArray<number>) =>
         [...xs].sort((a, b) => a - b),
         0.5,
       )
+const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
 const now = () => performance.now()
 
 // ---- pivot's turn ----------------------------------------------------------------------------------------------------
@@ -178,6 +180,8 @@ interface Row {
   readonly pivotSqlite: number
   readonly recordMemory: number
   readonly recordSqlite: number
+  readonly meanMemory: number
+  readonly meanSqlite: number
   readonly openCodeSqlite: number
   readonly openCodeMemory: number
   readonly openCodePrune: number
@@ -316,7 +320,8 @@ const runSize = async (size: number): Promise<Row> => {
       check("OpenCode on SQLite", o.value)
       // OpenCode's prune pass reads the whole session: timed while its cell has spent under 5 s.
       if (openCodePruneSpent < 5_000_000) {
-        const p = await timed(() => OpenCode.prunePass(oc!.messages(), PRUNING.prune.protect, PRUNING.prune.minimum))
+        const { protect = Prune.PRUNE_PROTECT, minimum = Prune.PRUNE_MINIMUM } = PRUNING.prune
+        const p = await timed(() => OpenCode.prunePass(oc!.messages(), protect, minimum))
         samples.openCodePrune.push(p.micros)
         openCodePruneSpent += p.micros
       }
@@ -345,6 +350,8 @@ const runSize = async (size: number): Promise<Row> => {
     pivotSqlite: median(samples.pivotSqlite),
     recordMemory: median(samples.recordMemory),
     recordSqlite: median(samples.recordSqlite),
+    meanMemory: mean(samples.pivotMemory),
+    meanSqlite: mean(samples.pivotSqlite),
     openCodeSqlite: median(samples.openCodeSqlite),
     openCodeMemory: median(samples.openCodeMemory),
     openCodePrune: median(samples.openCodePrune),
@@ -432,11 +439,17 @@ const main = async () => {
     for (const r of pruned)
       console.log(`| ${r.messages.toLocaleString("en-US")} | ${fmt(r.openCodePrune)} | ${r.openCodePruneTurns} |`)
   }
-  console.log("\nRecording one tool step (median over every step of the timed turns):\n")
-  console.log("| stored messages | pivot memory µs | pivot SQLite µs |")
-  console.log("|---:|---:|---:|")
+  console.log(
+    "\nRecording one tool step (median over every step of the timed turns), and the mean of prune + prepare (the turns where prune acts included):\n",
+  )
+  console.log(
+    "| stored messages | pivot memory µs | pivot SQLite µs | pivot memory prune + prepare, mean µs | pivot SQLite prune + prepare, mean µs |",
+  )
+  console.log("|---:|---:|---:|---:|---:|")
   for (const r of rows)
-    console.log(`| ${r.messages.toLocaleString("en-US")} | ${fmt(r.recordMemory)} | ${fmt(r.recordSqlite)} |`)
+    console.log(
+      `| ${r.messages.toLocaleString("en-US")} | ${fmt(r.recordMemory)} | ${fmt(r.recordSqlite)} | ${fmt(r.meanMemory)} | ${fmt(r.meanSqlite)} |`,
+    )
   const restarted = rows.filter((r) => r.restart !== undefined)
   if (restarted.length > 0) {
     console.log(

@@ -1,7 +1,7 @@
 // The agent loop the benchmarks replay: user turns, tool-using steps whose usage is the window's estimate plus a fixed
 // overhead, and automatic compactions by the extractive summariser whenever the context fills up. Shared by
 // prepare.ts (pivot's cost per turn) and peers.ts (pivot beside stateless peers on the same history).
-import { Events, Ids, Tokens, Window } from "@pivot/core"
+import { Events, Ids, Prune, Tokens, Window } from "@pivot/core"
 import { ContextManager, type ContextManagerError, type Options, Sessions } from "@pivot/runtime"
 import { EventStore, type NewEvent, type RecordedEvent } from "@pivot/store"
 import { Effect, Layer } from "effect"
@@ -20,10 +20,11 @@ export const runtime = (
 export const SYNCHRONOUS = "normal" as const
 
 /**
- * Pruning on (OpenCode ships it off), with thresholds this 24k-token model reaches: OpenCode's (protect 40,000 tokens,
- * act above 20,000) never fire below them, and a prune that never acts costs nothing to measure.
+ * Pruning on (OpenCode ships it off), with OpenCode's thresholds in proportion to this 24k-token model (core's
+ * `Prune.sized`: protect 20 % of the context, act once 10 % can be freed): OpenCode's absolute 40,000 / 20,000 tokens
+ * never fire below them, and a prune that never acts costs little to measure.
  */
-export const PRUNING = { config: { prune: true }, prune: { protect: 2_000, minimum: 0 } } satisfies Omit<
+export const PRUNING = { config: { prune: true }, prune: Prune.sized(MODEL.limits.context) } satisfies Omit<
   Options,
   "model"
 >
