@@ -93,6 +93,29 @@ describe("the projector at its edges", () => {
     )
   })
 
+  it("an async projection's batch that meets an undecodable event records the decoding failure", async () => {
+    const file = fresh()
+    const plain = ManagedRuntime.make(EventStore.layerSqlite({ filename: file }))
+    await plain.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* EventStore).append("session-ses_bad", 0, [
+          { id: "evt_bad_1", type: "UserMessageAdded", version: 1, data: { not: "a message" } },
+        ])
+      }),
+    )
+    await plain.dispose()
+    const runtime = keep(openSqlite(file, [Projections.async(tally("overall"))]))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        while ((yield* projections.status)[0]!.failures === 0) yield* Effect.sleep("5 millis")
+        const [status] = yield* projections.status
+        expect(status!.error).toMatch(/UserMessageAdded/)
+        expect(status!.ready).toBe(false)
+      }),
+    )
+  })
+
   it("events of a stream that is no session are not projected, and forgetting that stream keeps the sessions' rows", async () => {
     const runtime = keep(openSqlite(fresh(), [perSession]))
     await runtime.runPromise(

@@ -72,6 +72,21 @@ describe("Projections.validate", () => {
     expect(refusal([named("v", 1)])).toBeUndefined()
   })
 
+  it("a built-in read model's name is taken, and row-level storage is the built-ins' own", () => {
+    expect(Projections.validate([named("usage")], [named("usage")])).toEqual(
+      Result.fail(new Projections.InvalidProjection({ name: "usage", reason: "the name of a built-in read model" })),
+    )
+    expect(Projections.validate([named("usage")], [named("other")])).toEqual(Result.succeed(undefined))
+    const rows: Projections.Rows<unknown> = {
+      clear: () => Effect.void,
+      write: () => Effect.void,
+      apply: () => Effect.void,
+    }
+    expect(refusal([{ ...named("mine"), rows }])).toBe(
+      "projection mine: row-level storage is the built-in read models' own; yours is stored as JSON",
+    )
+  })
+
   it("a name once; inline only per session; async in either scope", () => {
     expect(refusal([named("a"), named("b"), named("a")])).toBe("projection a: registered twice")
     expect(refusal([named("a"), named("b")])).toBeUndefined()
