@@ -664,7 +664,12 @@ export const make = (
       state: State,
       after: RuntimeState.State,
       at: number,
-      overflow: { readonly messageId: Ids.MessageId; readonly tokens: number; readonly trigger?: number },
+      overflow: {
+        readonly messageId: Ids.MessageId
+        readonly tokens: number
+        readonly trigger?: number
+        readonly source: "usage" | "provider-error" | "pre-check"
+      },
       markerId: Ids.MessageId,
       partId: Ids.PartId,
       replay: boolean,
@@ -690,6 +695,7 @@ export const make = (
         partId,
         auto: true,
         ...(replay ? { overflow: true } : {}),
+        reason: overflow.source === "provider-error" ? "provider-overflow" : "threshold",
         ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
         ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
       }
@@ -1074,6 +1080,7 @@ export const make = (
               markerId,
               partId,
               auto: false,
+              reason: byModel ? "model" : "user",
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             }
@@ -1199,6 +1206,7 @@ export const make = (
               markerId,
               partId,
               auto: true,
+              reason: "rent-or-buy",
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             } satisfies Command,
