@@ -408,7 +408,12 @@ export class InvalidOption extends Schema.TaggedError<InvalidOption>()("InvalidO
  * summary's time box), a bad one would otherwise fail there as a defect.
  */
 const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
-  const durations = { summaryTimeout: options.summaryTimeout, "cacheAware.ttl": cacheAwareOf(options)?.ttl }
+  const probes = typeof options.probes === "object" ? options.probes : undefined
+  const durations = {
+    summaryTimeout: options.summaryTimeout,
+    "cacheAware.ttl": cacheAwareOf(options)?.ttl,
+    "probes.timeout": probes?.timeout,
+  }
   for (const [option, value] of Object.entries(durations))
     if (value !== undefined && Option.isNone(Duration.fromInput(value)))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: 'a duration ("5 minutes", ms)' }))
@@ -416,6 +421,7 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
     "cacheAware.batch": cacheAwareOf(options)?.batch,
     "cacheAware.coldProtect": cacheAwareOf(options)?.coldProtect,
     "cacheAware.coldTurns": cacheAwareOf(options)?.coldTurns,
+    "probes.maxOutputTokens": probes?.maxOutputTokens,
   }
   for (const [option, value] of Object.entries(counts))
     if (value !== undefined && !(Number.isFinite(value) && value >= 0))

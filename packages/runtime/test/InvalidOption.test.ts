@@ -30,6 +30,9 @@ describe("InvalidOption", () => {
         'InvalidOption: invalid option cacheAware.ttl: bogus; expected a duration ("5 minutes", ms)',
       )
       expect(yield* outcome({ summaryTimeout: "two minutes" as never })).toMatch(/^InvalidOption: .*summaryTimeout/)
+      expect(yield* outcome({ probes: { timeout: "soon" as never } })).toMatch(
+        /^InvalidOption: .*probes\.timeout: soon/,
+      )
     }),
   )
 
@@ -40,6 +43,7 @@ describe("InvalidOption", () => {
       )
       expect(yield* outcome({ cacheAware: { coldTurns: -1 } })).toMatch(/^InvalidOption: .*cacheAware\.coldTurns: -1/)
       expect(yield* outcome({ cacheAware: { coldProtect: Number.POSITIVE_INFINITY } })).toMatch(/coldProtect/)
+      expect(yield* outcome({ probes: { maxOutputTokens: -1 } })).toMatch(/^InvalidOption: .*probes\.maxOutputTokens/)
     }),
   )
 
