@@ -22,7 +22,7 @@ import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { CliError, CliIo, type Entry, report } from "./Command.ts"
+import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {
   estimateTokens,
@@ -563,11 +563,12 @@ const readPrices = (file: string) =>
       try: () => JSON.parse(text) as unknown,
       catch: () => new CliError({ message: `${file} is not JSON` }),
     })
-    return yield* Schema.decodeUnknownEffect(PriceTable)(parsed).pipe(
+    // A key that is not `provider/model` is an error, not skipped: a price the ledger never uses is a silent mistake.
+    return yield* Schema.decodeUnknownEffect(PriceTable)(parsed, { onExcessProperty: "error" }).pipe(
       Effect.mapError(
         (error) =>
           new CliError({
-            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${error.message.split("\n")[0]}`,
+            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${describe(error)}`,
           }),
       ),
     )
