@@ -252,6 +252,8 @@ export const withStore = <E, R>(
     Effect.gen(function* () {
       const definitions = options.projections ?? []
       yield* Effect.fromResult(Projections.validate(definitions, models))
+      // Without projections of yours the projector's options are not used (and the layer's type promises no such error).
+      if (definitions.length > 0) yield* Effect.fromResult(Projections.validateOptions(options.projector))
       // One projector for every inline projection: the built-in read models, then users' inline ones.
       const projector = makeProjector(options, definitions)
       const decoder = SessionLog.makeDecoder(options)
