@@ -391,7 +391,11 @@ describe("pivot inspect", () => {
     const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 }
     fs.writeFileSync(prices, JSON.stringify({ "claude-sonnet-4": price }))
     const refused = await pivot("inspect", fixture("compaction-tail.json"), "--prices", prices)
-    expectOneLineFailure(refused, "inspect", /no-provider\.json: expected \{ "provider\/model".*\["claude-sonnet-4"\]/)
+    expectOneLineFailure(
+      refused,
+      "inspect",
+      /no-provider\.json: expected \{ "provider\/model".*key "claude-sonnet-4" is not provider\/model/,
+    )
     // A missing field says which.
     fs.writeFileSync(prices, JSON.stringify({ "anthropic/claude-sonnet-4": { input: 1, output: 2 } }))
     const missing = await pivot("inspect", fixture("compaction-tail.json"), "--prices", prices)

@@ -11,7 +11,7 @@ import {
   Conversation,
   type Events,
   Ledger,
-  Pricing,
+  type Pricing,
   Probe,
   PruneIndex,
   Redaction,
@@ -552,8 +552,6 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
 const synopsis =
   "<export.json | --db FILE --session ID> [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]"
 
-const PriceTable = Schema.Record(Schema.String.check(Schema.isPattern(/^[^/\s]+\/\S+$/)), Pricing.Price)
-
 /** The `--prices` file: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million tokens. */
 const readPrices = (file: string) =>
   Effect.gen(function* () {
@@ -563,8 +561,8 @@ const readPrices = (file: string) =>
       try: () => JSON.parse(text) as unknown,
       catch: () => new CliError({ message: `${file} is not JSON` }),
     })
-    // A key that is not `provider/model` is an error, not skipped: a price the ledger never uses is a silent mistake.
-    return yield* Schema.decodeUnknownEffect(PriceTable)(parsed, { onExcessProperty: "error" }).pipe(
+    const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
+    return yield* Schema.decodeUnknownEffect(Config.PriceTable)(parsed).pipe(
       Effect.mapError(
         (error) =>
           new CliError({
