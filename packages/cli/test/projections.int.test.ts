@@ -88,6 +88,16 @@ describe("pivot projections, refused", () => {
   })
 })
 
+describe("pivot projections --help", () => {
+  it("says what rebuild does to a projection of yours: it resets it, the next process that registers it rebuilds it", async () => {
+    const help = await pivot("projections", "--help")
+    expect(help.code).toBe(0)
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "rebuild NAME rebuilds a built-in read model from the events, or resets one of yours so that the next process that registers it rebuilds it",
+    )
+  })
+})
+
 describe("pivot projections status, leases", () => {
   it("names the process holding a projection's lease, and no one once the lease has run out", async () => {
     const db = path.join(dir, "leases.db")

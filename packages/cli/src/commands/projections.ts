@@ -120,7 +120,7 @@ export const projections: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds one from the events.",
+      "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds a built-in read model from the events, or resets one of yours so that the next process that registers it rebuilds it.",
     ),
     Command.withShortDescription("list the read models and projections, their status, or rebuild one"),
     Command.withExamples([
