@@ -51,7 +51,7 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, PriceTable, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
@@ -426,8 +426,23 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   for (const [option, value] of Object.entries(counts))
     if (value !== undefined && !(Number.isFinite(value) && value >= 0))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: "a number of 0 or more" }))
+  // A price under a key that is not `provider/model` would never be looked up: the cost line would bill without it.
+  const cost = typeof options.hud === "object" ? options.hud.cost : undefined
+  if (typeof cost === "object" && cost.prices !== undefined) {
+    const decoded = decodePrices(cost.prices)
+    if (Result.isFailure(decoded))
+      return Effect.fail(
+        new InvalidOption({
+          option: "hud.cost.prices",
+          value: decoded.failure.message.replace(/\s*\n\s*/g, " "),
+          expected: '{ "provider/model": { input, output, cacheRead, cacheWrite } }',
+        }),
+      )
+  }
   return Effect.void
 }
+
+const decodePrices = Schema.decodeUnknownResult(PriceTable)
 
 /** The `cacheAware` option as settings, or undefined when it is off. */
 const cacheAwareOf = (options: Options): CacheAware | undefined =>

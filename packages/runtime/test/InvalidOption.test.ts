@@ -47,6 +47,16 @@ describe("InvalidOption", () => {
     }),
   )
 
+  it.effect("given the cost line's prices under a key that is not provider/model, then it fails naming the key", () =>
+    Effect.gen(function* () {
+      const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }
+      expect(yield* outcome({ hud: { cost: { prices: { "claude-sonnet-4": price } } } })).toMatch(
+        /^InvalidOption: invalid option hud\.cost\.prices: .*key "claude-sonnet-4" is not provider\/model/,
+      )
+      expect(yield* outcome({ hud: { cost: { prices: { "anthropic/claude-sonnet-4": price } } } })).toBe("built")
+    }),
+  )
+
   it.effect("given valid values (zero included) or cacheAware off, then it builds and runs", () =>
     Effect.gen(function* () {
       expect(
