@@ -21,6 +21,7 @@ import {
   ContextManager,
   type ContextManagerShape,
   type Hud,
+  type InvalidOption,
   type InvalidToolKind,
   type Options as ManagerOptions,
   type Probes,
@@ -317,6 +318,7 @@ export type CreateError =
   | InvalidSessionName
   | StoreNotCreatable
   | InvalidToolKind
+  | InvalidOption
 
 // The runtime's part of `cacheAware` (the tools go to the summariser).
 const managerCacheAware = ({ tools: _tools, ...rest }: NonNullable<CreateOptions["cacheAware"]>): CacheAware => rest
@@ -572,7 +574,7 @@ export const session = (
  * Opens pivot for an AI SDK agent in one call: the store (its folder created), the model's limits (from the catalog
  * unless given), a summariser over `summarizer` (default: the session model), and the handle of one session.
  * Bad input fails before anything is written, with a one-line typed error: `UnknownModelLimits`, `ImpossibleLimits`,
- * `InvalidSessionName`, `StoreNotCreatable`, `InvalidToolKind`.
+ * `InvalidSessionName`, `StoreNotCreatable`, `InvalidToolKind`, `InvalidOption`.
  */
 export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
   const onWarning = options.onWarning ?? ((message: string) => console.warn(message))

@@ -386,6 +386,22 @@ describe("pivot inspect", () => {
     expect(refused.err[0]).toMatch(/^pivot inspect: .*bad-prices\.json: expected \{ "provider\/model"/)
   })
 
+  it("given a price file whose key is not provider/model, then it is refused naming the key, not skipped", async () => {
+    const prices = path.join(dir, "no-provider.json")
+    const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 }
+    fs.writeFileSync(prices, JSON.stringify({ "claude-sonnet-4": price }))
+    const refused = await pivot("inspect", fixture("compaction-tail.json"), "--prices", prices)
+    expectOneLineFailure(
+      refused,
+      "inspect",
+      /no-provider\.json: expected \{ "provider\/model".*key "claude-sonnet-4" is not provider\/model/,
+    )
+    // A missing field says which.
+    fs.writeFileSync(prices, JSON.stringify({ "anthropic/claude-sonnet-4": { input: 1, output: 2 } }))
+    const missing = await pivot("inspect", fixture("compaction-tail.json"), "--prices", prices)
+    expectOneLineFailure(missing, "inspect", /Missing key at \["anthropic\/claude-sonnet-4"\]\["cacheRead"\]/)
+  })
+
   it("given a database, then its read models report exactly what the export's fold reports", async () => {
     for (const name of ["compaction-tail.json", "pruned.json", "overflow-replay.json", "summary-failed.json"]) {
       const db = freshDb()

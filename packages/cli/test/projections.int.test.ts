@@ -3,7 +3,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { EventStore } from "@pivot/store"
+import type { Projection } from "@pivot/core"
+import { EventStore, Projections } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { fixture, pivot, tempDir } from "./support/audit.ts"
@@ -59,7 +60,12 @@ describe("pivot projections, refused", () => {
       Effect.gen(function* () {
         const store = yield* EventStore
         yield* store.append("session-ses_plain", "any", [
-          { id: "evt_plain_1", type: "SessionStarted", version: 1, data: { at: 1, sessionId: "ses_plain" } },
+          {
+            id: "evt_plain_1",
+            type: "SessionStarted",
+            version: 1,
+            data: { _tag: "SessionStarted", at: 1, sessionId: "ses_plain" },
+          },
         ])
       }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
     )
@@ -79,5 +85,51 @@ describe("pivot projections, refused", () => {
       "Usage: pivot projections [list|status|rebuild NAME] [--db FILE] [--format text|json]",
       'Run "pivot projections --help" for its flags and examples.',
     ])
+  })
+})
+
+describe("pivot projections --help", () => {
+  it("says what rebuild does to a projection of yours: it resets it, the next process that registers it rebuilds it", async () => {
+    const help = await pivot("projections", "--help")
+    expect(help.code).toBe(0)
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "rebuild NAME rebuilds a built-in read model from the events, or resets one of yours so that the next process that registers it rebuilds it",
+    )
+  })
+})
+
+describe("pivot projections status, leases", () => {
+  it("names the process holding a projection's lease, and no one once the lease has run out", async () => {
+    const db = path.join(dir, "leases.db")
+    const counter: Projection.Projection<number> = {
+      name: "counter",
+      version: 1,
+      initial: 0,
+      evolve: (n) => n + 1,
+    }
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append("session-ses_lease", "any", [
+          {
+            id: "evt_lease_1",
+            type: "SessionStarted",
+            version: 1,
+            data: { _tag: "SessionStarted", at: 1, sessionId: "ses_lease" },
+          },
+        ])
+      }).pipe(Effect.provide(Projections.layerSqlite({ filename: db, projections: [Projections.async(counter)] }))),
+    )
+    const lease = async (owner: string, until: number) => {
+      const write = new DatabaseSync(db)
+      write.prepare("UPDATE pivot_pj_status SET owner = ?, lease_until = ? WHERE name = 'counter'").run(owner, until)
+      write.close()
+      const result = await pivot("projections", "status", "--db", db)
+      expect(result.code).toBe(0)
+      return result.out.find((line) => line.startsWith("counter "))!
+    }
+    expect(await lease("pj-live", Date.now() + 3_600_000)).toMatch(/, lease pj-live$/)
+    // The process that held it ended an hour ago without releasing it.
+    expect(await lease("pj-gone", Date.now() - 3_600_000)).not.toContain("lease")
   })
 })

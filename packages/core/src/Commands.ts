@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { CompactionConfig } from "./Config.ts"
+import { CompactionReason } from "./Events.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelLimits, ModelRef } from "./Model.ts"
@@ -64,6 +65,8 @@ export const CreateCompaction = Schema.TaggedStruct("CreateCompaction", {
   overflow: Schema.optionalKey(Schema.Boolean),
   agent: Schema.optionalKey(Schema.String),
   model: Schema.optionalKey(ModelRef),
+  /** Recorded on `CompactionRequested`. */
+  reason: Schema.optionalKey(CompactionReason),
 })
 
 /**

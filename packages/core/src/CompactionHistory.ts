@@ -3,7 +3,7 @@
  * before and after, the prompt and the model used, how it ended — and what pivot did beyond OpenCode (a fallback
  * summary, head messages budgeted out, secrets redacted, a continue message skipped). A pure fold: replaying the log rebuilds it.
  */
-import type { CompactionPlan, Event, FallbackReason } from "./Events.ts"
+import type { CompactionPlan, CompactionReason, Event, FallbackReason } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import { summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
@@ -15,6 +15,8 @@ export interface Entry {
   readonly markerId: MessageId
   readonly auto: boolean
   readonly overflow: boolean
+  /** Why it was asked for, when the log recorded it (not in older logs nor imported OpenCode sessions). */
+  readonly reason?: CompactionReason
   readonly requestedAt: number
   /** Stream version of the request (fold up to `version - 1` for the window before it). */
   readonly requestedVersion: number
@@ -89,6 +91,7 @@ export const evolve = (state: State, event: Event, version: number): State => {
         markerId: event.marker.id,
         auto: part?.type === "compaction" && part.auto,
         overflow: part?.type === "compaction" && part.overflow === true,
+        ...(event.reason === undefined ? {} : { reason: event.reason }),
         requestedAt: event.at,
         requestedVersion: version,
         status: "requested",

@@ -67,10 +67,27 @@ export const OverflowDetected = Schema.TaggedStruct("OverflowDetected", {
   trigger: Schema.optionalKey(Schema.Finite),
 })
 
-/** A compaction was asked for: the marker user message (a `compaction` part) was added. */
+/**
+ * Why a compaction was asked for: `threshold` (a call's usage, or the check before the next call, reached the
+ * compaction trigger: the usable window, or `threshold` of it, 75 % in cache-aware mode), `provider-overflow` (the
+ * provider refused a call as too long; the turn is replayed after the summary), `rent-or-buy` (cache-aware mode:
+ * compacting had become cheaper than reading the window from the cache), `user` (the application called `compact`),
+ * `model` (the model called `context_compact`).
+ */
+export const CompactionReason = Schema.Literals(["threshold", "provider-overflow", "rent-or-buy", "user", "model"])
+export type CompactionReason = typeof CompactionReason.Type
+
+/**
+ * A compaction was asked for: the marker user message (a `compaction` part) was added. `reason` says why:
+ * `threshold` (a call's usage, or the check before the next call, reached the compaction trigger), `provider-overflow`
+ * (the provider refused a call as too long), `rent-or-buy` (cache-aware mode: compacting had become cheaper than
+ * reading the window from the cache), `user` (the application called `compact`) or `model` (`context_compact`).
+ * Logs written before pivot recorded it, and imported OpenCode sessions, have none.
+ */
 export const CompactionRequested = Schema.TaggedStruct("CompactionRequested", {
   at: Millis,
   marker: UserMessage,
+  reason: Schema.optionalKey(CompactionReason),
 })
 
 /** What a compaction summarises and keeps: decided purely from the window when it started. */

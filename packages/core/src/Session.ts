@@ -276,7 +276,12 @@ const createCompaction = (state: State, command: typeof Commands.CreateCompactio
     ...(command.model === undefined ? {} : { model: command.model }),
     parts: [part],
   }
-  return emit({ _tag: "CompactionRequested", at: command.at, marker })
+  return emit({
+    _tag: "CompactionRequested",
+    at: command.at,
+    marker,
+    ...(command.reason === undefined ? {} : { reason: command.reason }),
+  })
 }
 
 const requireCompaction = (state: State, markerId: MessageId): Result.Result<Compaction, DomainError> => {

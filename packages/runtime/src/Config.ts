@@ -293,11 +293,24 @@ const modelName = (path: ReadonlyArray<string>) =>
     Config.map((name) => Option.getOrUndefined(Option.map(name, toRef))),
   )
 
+const isModelName = Schema.is(ModelName)
+
+/**
+ * A price table, `{ "provider/model": { input, output, cacheRead, cacheWrite } }` in USD per million tokens. A key that
+ * is not `provider/model` is refused by name: a record keyed by `ModelName` would skip it, and the price the user
+ * wrote would silently never apply.
+ */
+export const PriceTable = Schema.Record(Schema.String, Pricing.Price).check(
+  Schema.makeFilter((table: Readonly<Record<string, Pricing.Price>>) => {
+    const bad = Object.keys(table).find((key) => !isModelName(key))
+    return bad === undefined || `key ${JSON.stringify(bad)} is not provider/model`
+  }),
+)
+
 /** Price overrides (`prices`: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million). */
-export const prices: Config.Config<Readonly<Record<string, Pricing.Price>>> = Config.schema(
-  Schema.Record(ModelName, Pricing.Price),
-  "prices",
-).pipe(Config.withDefault({}))
+export const prices: Config.Config<Readonly<Record<string, Pricing.Price>>> = Config.schema(PriceTable, "prices").pipe(
+  Config.withDefault({}),
+)
 
 /** Everything configuration decides. */
 export interface Settings {

@@ -51,7 +51,7 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
+import { checkLimits, type ImpossibleLimits, type ModelSpec, PriceTable, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
@@ -392,6 +392,66 @@ const checkToolKinds = (kinds: Facts.ToolKinds | undefined): Effect.Effect<void,
   return Effect.void
 }
 
+/** An option of `ContextManager.layer` that is not what it takes: which one, what it got, what it takes. */
+export class InvalidOption extends Schema.TaggedError<InvalidOption>()("InvalidOption", {
+  option: Schema.String,
+  value: Schema.String,
+  expected: Schema.String,
+}) {
+  override get message(): string {
+    return `invalid option ${this.option}: ${this.value}; expected ${this.expected}`
+  }
+}
+
+/**
+ * The durations and counts of the options, checked when the layer is built: read later (a `prepare`, a prune, a
+ * summary's time box), a bad one would otherwise fail there as a defect.
+ */
+const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
+  const probes = typeof options.probes === "object" ? options.probes : undefined
+  const durations = {
+    summaryTimeout: options.summaryTimeout,
+    "cacheAware.ttl": cacheAwareOf(options)?.ttl,
+    "probes.timeout": probes?.timeout,
+  }
+  for (const [option, value] of Object.entries(durations))
+    if (value !== undefined && Option.isNone(Duration.fromInput(value)))
+      return Effect.fail(new InvalidOption({ option, value: String(value), expected: 'a duration ("5 minutes", ms)' }))
+  const counts = {
+    "cacheAware.batch": cacheAwareOf(options)?.batch,
+    "cacheAware.coldProtect": cacheAwareOf(options)?.coldProtect,
+    "cacheAware.coldTurns": cacheAwareOf(options)?.coldTurns,
+    "probes.maxOutputTokens": probes?.maxOutputTokens,
+  }
+  for (const [option, value] of Object.entries(counts))
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+      return Effect.fail(new InvalidOption({ option, value: String(value), expected: "a number of 0 or more" }))
+  // A price under a key that is not `provider/model` would never be looked up: the cost line would bill without it.
+  const cost = typeof options.hud === "object" ? options.hud.cost : undefined
+  if (typeof cost === "object" && cost.prices !== undefined) {
+    const decoded = decodePrices(cost.prices)
+    if (Result.isFailure(decoded))
+      return Effect.fail(
+        new InvalidOption({
+          option: "hud.cost.prices",
+          value: decoded.failure.message.replace(/\s*\n\s*/g, " "),
+          expected: '{ "provider/model": { input, output, cacheRead, cacheWrite } }',
+        }),
+      )
+  }
+  return Effect.void
+}
+
+const decodePrices = Schema.decodeUnknownResult(PriceTable)
+
+/** The `cacheAware` option as settings, or undefined when it is off. */
+const cacheAwareOf = (options: Options): CacheAware | undefined =>
+  options.cacheAware === undefined || options.cacheAware === false
+    ? undefined
+    : options.cacheAware === true
+      ? {}
+      : options.cacheAware
+
 /** A step's usage that is not a `TokenUsage`: the field and what was wrong, in one line. */
 export class InvalidUsage extends Schema.TaggedError<InvalidUsage>()("InvalidUsage", {
   detail: Schema.String,
@@ -471,12 +531,13 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 ) {
   /**
    * The context manager with its own `Sessions` handler over the `EventStore` in context. Uses the `Summarizer` in
-   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models and
-   * `InvalidToolKind` for a `toolKinds` entry that is not a kind.
+   * context when there is one, else the extractive summariser. Fails with `ImpossibleLimits` for unusable models,
+   * `InvalidToolKind` for a `toolKinds` entry that is not a kind and `InvalidOption` for a duration or count that is
+   * not one.
    */
   static readonly layer = (
     options: Options,
-  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits | InvalidToolKind, EventStore | Ids.Ids> =>
+  ): Layer.Layer<ContextManager | Sessions, ImpossibleLimits | InvalidToolKind | InvalidOption, EventStore | Ids.Ids> =>
     Layer.effect(ContextManager, make(options)).pipe(
       Layer.provideMerge(
         Sessions.layer({
@@ -491,7 +552,7 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
   /** The context manager over a `Sessions` handler provided separately. */
   static readonly layerWithSessions = (
     options: Options,
-  ): Layer.Layer<ContextManager, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
+  ): Layer.Layer<ContextManager, ImpossibleLimits | InvalidToolKind | InvalidOption, Sessions | Ids.Ids> =>
     Layer.effect(ContextManager, make(options))
 }
 
@@ -513,9 +574,10 @@ const coldAt = (state: State, at: number, ttl: number): boolean => {
 /** Builds the context manager (see `ContextManager.layer`). */
 export const make = (
   options: Options,
-): Effect.Effect<ContextManagerShape, ImpossibleLimits | InvalidToolKind, Sessions | Ids.Ids> =>
+): Effect.Effect<ContextManagerShape, ImpossibleLimits | InvalidToolKind | InvalidOption, Sessions | Ids.Ids> =>
   Effect.gen(function* () {
     yield* checkToolKinds(options.toolKinds)
+    yield* checkOptions(options)
     const sessions = yield* Sessions
     const ids = yield* Ids.Ids
     const provided = Option.getOrUndefined(yield* Effect.serviceOption(Summarizer))
@@ -536,12 +598,7 @@ export const make = (
       hudCost === undefined || hudCost === false
         ? undefined
         : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
-    const cacheAware: CacheAware | undefined =
-      options.cacheAware === undefined || options.cacheAware === false
-        ? undefined
-        : options.cacheAware === true
-          ? {}
-          : options.cacheAware
+    const cacheAware = cacheAwareOf(options)
     // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
     // set) so that the window, the instruction and the summary fit the same model. It keeps no tail (unless a budget
     // is set): see `CACHE_AWARE_TAIL`.
@@ -664,7 +721,12 @@ export const make = (
       state: State,
       after: RuntimeState.State,
       at: number,
-      overflow: { readonly messageId: Ids.MessageId; readonly tokens: number; readonly trigger?: number },
+      overflow: {
+        readonly messageId: Ids.MessageId
+        readonly tokens: number
+        readonly trigger?: number
+        readonly source: "usage" | "provider-error" | "pre-check"
+      },
       markerId: Ids.MessageId,
       partId: Ids.PartId,
       replay: boolean,
@@ -690,6 +752,7 @@ export const make = (
         partId,
         auto: true,
         ...(replay ? { overflow: true } : {}),
+        reason: overflow.source === "provider-error" ? "provider-overflow" : "threshold",
         ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
         ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
       }
@@ -1086,6 +1149,7 @@ export const make = (
               markerId,
               partId,
               auto: false,
+              reason: byModel ? "model" : "user",
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             }
@@ -1211,6 +1275,7 @@ export const make = (
               markerId,
               partId,
               auto: true,
+              reason: "rent-or-buy",
               ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
               ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
             } satisfies Command,

@@ -221,4 +221,16 @@ describe("prices", () => {
     )
     expect(Result.isFailure(result)).toBe(true)
   })
+
+  it("given a key that is not provider/model, then the config is refused naming it, not the key skipped", async () => {
+    const price = { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1 }
+    const result = await parse(
+      Config.prices,
+      ConfigProvider.fromUnknown({ prices: { "claude-sonnet-4-5": price, "anthropic/claude-sonnet-4-5": price } }),
+    )
+    expect(Result.isFailure(result)).toBe(true)
+    expect(String(Result.isFailure(result) ? result.failure : "")).toContain(
+      'key "claude-sonnet-4-5" is not provider/model',
+    )
+  })
 })

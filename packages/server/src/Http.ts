@@ -161,6 +161,8 @@ const route = (
         version: entry.settledVersion,
         requestedVersion: entry.requestedVersion,
         auto: entry.auto,
+        // Why it was asked for, when the log recorded it (`CompactionRequested.reason`).
+        ...(entry.reason === undefined ? {} : { reason: entry.reason }),
         overflow: entry.overflow,
         fallback: entry.fallback,
       }))

@@ -209,6 +209,18 @@ describe("the JSON API", () => {
     for (const p of pruned) expect(p.original.length).toBeGreaterThan(0)
   })
 
+  it("gives each pivot the reason its request recorded", async () => {
+    const { body: session } = await getJson(`/api/sessions/${SESSION}`)
+    const reasons = new Map(
+      events.flatMap((e) => (e._tag === "CompactionRequested" ? [[e.marker.id as string, e.reason]] : [])),
+    )
+    expect(session.pivots.length).toBeGreaterThan(0)
+    for (const pivot of session.pivots as Array<{ markerId: string; reason?: string }>) {
+      expect(pivot.reason).toBeDefined()
+      expect(pivot.reason).toBe(reasons.get(pivot.markerId))
+    }
+  })
+
   it("keeps the XSS payload as plain data in the JSON", async () => {
     const version = events.findIndex((e) => JSON.stringify(e).includes("__pwned")) + 1
     const text = await (await fetch(`${base}/api/sessions/${SESSION}/window/${version}`)).text()

@@ -3,6 +3,7 @@ import { Ids } from "@pivot/core"
 import {
   type Config,
   ContextManager,
+  type InvalidOption,
   type InvalidToolKind,
   type Options,
   type Sessions,
@@ -30,7 +31,7 @@ export type Services = ContextManager | Sessions.Sessions | EventStore
 export const layer = (
   summarizer?: Layer.Layer<Summarizer>,
   options: Partial<Options> = {},
-): Layer.Layer<Services, Config.ImpossibleLimits | InvalidToolKind> => {
+): Layer.Layer<Services, Config.ImpossibleLimits | InvalidToolKind | InvalidOption> => {
   const manager = ContextManager.layer({
     model: { ref: SESSION_MODEL, limits: LIMITS },
     compactionModel: { ref: COMPACTION_MODEL, limits: { context: 200_000, output: 8_000 } },
@@ -46,5 +47,5 @@ export const layer = (
 export const runtime = (
   summarizer?: Layer.Layer<Summarizer>,
   options: Partial<Options> = {},
-): ManagedRuntime.ManagedRuntime<Services, Config.ImpossibleLimits | InvalidToolKind> =>
+): ManagedRuntime.ManagedRuntime<Services, Config.ImpossibleLimits | InvalidToolKind | InvalidOption> =>
   ManagedRuntime.make(layer(summarizer, options))

@@ -11,7 +11,7 @@ import {
   Conversation,
   type Events,
   Ledger,
-  Pricing,
+  type Pricing,
   Probe,
   PruneIndex,
   Redaction,
@@ -22,7 +22,7 @@ import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { CliError, CliIo, type Entry, report } from "./Command.ts"
+import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {
   estimateTokens,
@@ -43,6 +43,8 @@ export interface PivotView {
   readonly markerId: string
   readonly summaryId: string
   readonly auto: boolean
+  /** Why it was asked for (`Events.CompactionReason`), when the log recorded it (not in older logs nor imports). */
+  readonly reason?: Events.CompactionReason | undefined
   /** Asked for by the model (`context_compact`), with its focus note when it gave one. */
   readonly requestedByModel?: { readonly focus?: string } | undefined
   readonly overflow: boolean
@@ -135,6 +137,7 @@ export interface Inspection {
   readonly otherCompactions: ReadonlyArray<{
     readonly markerId: string
     readonly status: string
+    readonly reason?: Events.CompactionReason | undefined
     readonly requestedVersion: number
     readonly settledVersion: number | undefined
     readonly error: string | undefined
@@ -178,6 +181,7 @@ const pivotView = (
   markerId: entry.markerId,
   summaryId: entry.summaryId ?? "",
   auto: entry.auto,
+  ...(entry.reason === undefined ? {} : { reason: entry.reason }),
   // The model's own words: printed redacted, also when an older pivot stored them raw.
   ...(entry.requestedByModel === undefined
     ? {}
@@ -301,6 +305,7 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
         .map((e) => ({
           markerId: e.markerId,
           status: e.status,
+          ...(e.reason === undefined ? {} : { reason: e.reason }),
           requestedVersion: e.requestedVersion,
           settledVersion: e.settledVersion,
           error: e.error,
@@ -392,6 +397,9 @@ const probeLines = (p: ProbesView): Array<string> => {
   return lines
 }
 
+/** Why a compaction was asked for, as the pivot's heading says it (nothing when the log did not record it). */
+const why = (reason: Events.CompactionReason | undefined): string => (reason === undefined ? "" : ` (${reason})`)
+
 /** The ledger section: session totals and every prune (the compactions are shown beside their pivots). */
 const ledgerText = (ledger: LedgerView): Array<string> => {
   const t = ledger.totals
@@ -435,7 +443,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
       p.requestedByModel === undefined
         ? ""
         : `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
-    const kind = `${p.auto ? "auto" : "manual"}${asked}${p.overflow ? ", overflow" : ""}`
+    const kind = `${p.auto ? "auto" : "manual"}${why(p.reason)}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
     const then =
       p.continuation === undefined ? "" : `, then ${p.continuation === "replay" ? "replayed the turn" : "continued"}`
     lines.push(`  #${p.number} ${kind} · finished${then} · replay with --at ${p.at} (before it: --at ${p.before})`)
@@ -466,7 +474,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
     lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)
     for (const c of report.otherCompactions)
       lines.push(
-        `  ${c.markerId} ${c.status} (requested at version ${c.requestedVersion}` +
+        `  ${c.markerId} ${c.status}${why(c.reason)} (requested at version ${c.requestedVersion}` +
           `${c.settledVersion === undefined ? "" : `, settled at ${c.settledVersion}`})` +
           `${c.error === undefined ? "" : `: ${excerpt(c.error, 80)}`}`,
       )
@@ -544,8 +552,6 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
 const synopsis =
   "<export.json | --db FILE --session ID> [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]"
 
-const PriceTable = Schema.Record(Schema.String.check(Schema.isPattern(/^[^/\s]+\/\S+$/)), Pricing.Price)
-
 /** The `--prices` file: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million tokens. */
 const readPrices = (file: string) =>
   Effect.gen(function* () {
@@ -555,11 +561,12 @@ const readPrices = (file: string) =>
       try: () => JSON.parse(text) as unknown,
       catch: () => new CliError({ message: `${file} is not JSON` }),
     })
-    return yield* Schema.decodeUnknownEffect(PriceTable)(parsed).pipe(
+    const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
+    return yield* Schema.decodeUnknownEffect(Config.PriceTable)(parsed).pipe(
       Effect.mapError(
         (error) =>
           new CliError({
-            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${error.message.split("\n")[0]}`,
+            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${describe(error)}`,
           }),
       ),
     )

@@ -4,6 +4,7 @@
  * progress, and a rebuild from the events. `list` and `status` never write.
  */
 import { Projections, ReadModels } from "@pivot/store"
+import * as Clock from "effect/Clock"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -15,11 +16,17 @@ const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
 
 const ACTIONS = ["list", "status", "rebuild"] as const
 
-const progressOf = (status: Projections.Status | undefined, kind: Projections.ReadSideEntry["kind"]): string => {
+const progressOf = (
+  status: Projections.Status | undefined,
+  kind: Projections.ReadSideEntry["kind"],
+  now: number,
+): string => {
   if (status === undefined) return "kept inline with every append"
   const state = status.ready ? (status.lag === 0 ? "current" : `${plural(status.lag, "event")} behind`) : "building"
   const failing = status.failures > 0 ? `, failing (${status.failures}× in a row: ${status.error ?? "?"})` : ""
-  const lease = status.owner === undefined ? "" : `, lease ${status.owner}`
+  // A lease past its time is held by no one (its process ended or stalled): the next process takes it over.
+  const held = status.owner !== undefined && (status.leaseUntil === undefined || status.leaseUntil >= now)
+  const lease = held ? `, lease ${status.owner}` : ""
   // A built-in read model's states are its sessions' rows.
   const keys = plural(status.keys, kind === "built-in" ? "session" : "state")
   return `${state} at ${status.checkpoint}/${status.head}, ${keys}${failing}${lease}`
@@ -77,9 +84,10 @@ export const projections: Entry = {
               io.out(JSON.stringify(rows))
               return
             }
+            const now = yield* Clock.currentTimeMillis
             for (const row of rows) {
               const head = `${row.name} v${row.version}  ${row.kind}, ${row.mode}, per ${row.scope === "global" ? "store" : "session"}`
-              io.out(action === "status" ? `${head}: ${progressOf(row.status, row.kind)}` : head)
+              io.out(action === "status" ? `${head}: ${progressOf(row.status, row.kind, now)}` : head)
             }
             return
           }
@@ -112,7 +120,7 @@ export const projections: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds one from the events.",
+      "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds a built-in read model from the events, or resets one of yours so that the next process that registers it rebuilds it.",
     ),
     Command.withShortDescription("list the read models and projections, their status, or rebuild one"),
     Command.withExamples([

@@ -70,7 +70,9 @@ export const play = (options: PlayOptions): Array<Events.Event> => {
   const compact = (auto: boolean, overflow: boolean) => {
     compactions++
     const markerId = msg()
-    apply({ _tag: "CreateCompaction", at: at(), markerId, partId: prt(), auto, overflow })
+    // Why, as the runtime records it (`CompactionRequested.reason`).
+    const reason = overflow ? "provider-overflow" : auto ? "threshold" : "user"
+    apply({ _tag: "CreateCompaction", at: at(), markerId, partId: prt(), auto, overflow, reason })
     apply({
       _tag: "ProcessCompaction",
       at: at(),

@@ -22,6 +22,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -290,6 +291,28 @@ export const validate = (
       return fail("an inline projection is per session: one state across sessions would serialise every append")
     seen.add(projection.name)
   }
+  return Result.succeed(undefined)
+}
+
+/**
+ * The projector's options, checked where the projections are: a duration that is not one (`leaseTime: "10 secs"`)
+ * or a batch size that is not a positive integer is refused by name, not thrown later by the background work.
+ */
+export const validateOptions = (
+  options: Omit<Options, "projections"> | undefined,
+): Result.Result<void, InvalidProjection> => {
+  const fail = (option: string, value: unknown, expected: string) =>
+    Result.fail(
+      new InvalidProjection({ name: "options", reason: `projector.${option} ${String(value)} is not ${expected}` }),
+    )
+  for (const option of ["pollInterval", "leaseTime", "batchTimeout"] as const) {
+    const value = options?.[option]
+    if (value !== undefined && Option.isNone(Duration.fromInput(value)))
+      return fail(option, value, 'a duration ("10 seconds", ms)')
+  }
+  const batchSize = options?.batchSize
+  if (batchSize !== undefined && !(Number.isSafeInteger(batchSize) && batchSize >= 1))
+    return fail("batchSize", batchSize, "a positive integer")
   return Result.succeed(undefined)
 }
 

@@ -256,6 +256,8 @@ export const withStore = <E, R>(
       yield* Effect.fromResult(Projections.validate(definitions, [...models, ledger.definition]))
       // The ledger runs behind the appends, as an async projection, in the processes that ask for it.
       const registered = options.ledger === true ? [ledger.definition, ...definitions] : definitions
+      // Without projections to run the projector's options are not used (and the layer's type promises no such error).
+      if (registered.length > 0) yield* Effect.fromResult(Projections.validateOptions(options.projector))
       // One projector for every inline projection: the built-in read models, then users' inline ones.
       const projector = makeProjector(options, definitions)
       const decoder = SessionLog.makeDecoder(options)

@@ -207,6 +207,31 @@ describe("projections on SQLite", () => {
     expect(global).toBeInstanceOf(Projections.InvalidProjection)
     expect((global as Error).message).not.toContain("\n")
   })
+
+  it("a projector option that is not a duration or a batch size fails the layer with one typed line naming it", async () => {
+    const refused = (projector: Omit<Projections.Options, "projections">) =>
+      Effect.runPromise(
+        Effect.gen(function* () {
+          return yield* (yield* Projections.Projections).status
+        }).pipe(Effect.provide(Projections.layerSqlite({ filename: fresh(), projections: [overall], projector }))),
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+    const lease = await refused({ leaseTime: "10 secs" as never })
+    expect(lease).toBeInstanceOf(Projections.InvalidProjection)
+    expect((lease as Error).message).toBe(
+      'projection options: projector.leaseTime 10 secs is not a duration ("10 seconds", ms)',
+    )
+    expect(((await refused({ batchTimeout: "soon" as never })) as Error).message).toMatch(
+      /projector\.batchTimeout soon/,
+    )
+    expect(((await refused({ pollInterval: "x" as never })) as Error).message).toMatch(/projector\.pollInterval x/)
+    expect(((await refused({ batchSize: 0 })) as Error).message).toMatch(/projector\.batchSize 0 is not a positive/)
+    expect(
+      await refused({ leaseTime: "10 seconds", batchTimeout: 30_000, pollInterval: "50 millis", batchSize: 1 }),
+    ).toBe(undefined)
+  })
 })
 
 describe("property: any restart cadence and any version bump → each state equals the fold from zero", () => {
