@@ -55,6 +55,7 @@ export default defineConfig({
           include: [
             "test/projections/Projections.int.test.ts",
             "test/projections/Projections.rules.int.test.ts",
+            "test/projections/Projections.edges.int.test.ts",
             "test/projections/backoff.test.ts",
           ],
         },

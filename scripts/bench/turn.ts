@@ -6,7 +6,8 @@
  * messages are counted: once it holds 195, a manual compaction (extractive, not timed) starts the next cycle.
  *
  * Reported per store and size: the median (and p95) of recording one tool step, and of `prune` + `prepare`.
- * Run: `npm run bench:turn [-- --max 1000000] [--turns 200] [--stores memory,sqlite] [--profile]`. Compare ratios,
+ * Run: `npm run bench:turn [-- --max 1000000] [--turns 200] [--stores memory,sqlite] [--protect N --minimum N]
+ * [--profile FILE]`. Compare ratios,
  * not absolutes: the machine is shared.
  */
 import * as fs from "node:fs"
@@ -27,6 +28,10 @@ const { values } = parseArgs({
     min: { type: "string", default: "1000" },
     turns: { type: "string", default: "200" },
     stores: { type: "string", default: "memory,sqlite" },
+    // Prune thresholds (tokens) instead of OpenCode's: `--protect 2000 --minimum 0` prunes on every turn, as
+    // bench:peers does.
+    protect: { type: "string" },
+    minimum: { type: "string" },
     // A CPU profile of the measured turns only (setup and generation left out), written to this file.
     profile: { type: "string" },
   },
@@ -151,10 +156,17 @@ const measure = (store: Store, first: number, turns = TURNS) =>
     }
   }).pipe(
     Effect.provide(
-      ContextManager.layer({ model: MODEL }).pipe(
-        Layer.provide(Ids.Ids.layer),
-        Layer.provideMerge(Layer.succeed(EventStore, store)),
-      ),
+      ContextManager.layer({
+        model: MODEL,
+        ...(values.protect === undefined && values.minimum === undefined
+          ? {}
+          : {
+              prune: {
+                ...(values.protect === undefined ? {} : { protect: Number(values.protect) }),
+                ...(values.minimum === undefined ? {} : { minimum: Number(values.minimum) }),
+              },
+            }),
+      }).pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(Layer.succeed(EventStore, store))),
     ),
   )
 

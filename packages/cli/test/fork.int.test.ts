@@ -61,8 +61,8 @@ describe("pivot fork", () => {
     for (const [args, message, code] of cases) {
       const result = await pivot(...args)
       expect(result.code).toBe(code)
-      // A usage error is followed by the synopsis line; every other error is one line.
-      expect(result.err).toHaveLength(code === 2 ? 2 : 1)
+      // A usage error is followed by the synopsis line and the pointer to the help; every other error is one line.
+      expect(result.err).toHaveLength(code === 2 ? 3 : 1)
       expect(result.err[0]).toMatch(message)
     }
     expect(hash(db)).toBe(unchanged)

@@ -3,6 +3,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { EventStore } from "@pivot/store"
+import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { fixture, pivot, tempDir } from "./support/audit.ts"
 
@@ -46,5 +48,36 @@ describe("pivot projections", () => {
     expect(text.out.find((line) => line.startsWith("usage "))).toContain(`${events} events behind`)
     expect((await pivot("projections", "rebuild", "usage", "--db", db)).code).toBe(0)
     expect((await status()).find((row) => row.name === "usage")?.status).toMatchObject({ lag: 0, keys: 1 })
+  })
+})
+
+describe("pivot projections, refused", () => {
+  it("rebuild of a name the database does not know fails in one line and leaves the file byte for byte", async () => {
+    // A plain store (as the demo writes): a read-write open would add the read side's tables and fold the log.
+    const db = path.join(dir, "plain.db")
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append("session-ses_plain", "any", [
+          { id: "evt_plain_1", type: "SessionStarted", version: 1, data: { at: 1, sessionId: "ses_plain" } },
+        ])
+      }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
+    )
+    const before = fs.readFileSync(db)
+    const result = await pivot("projections", "rebuild", "nope", "--db", db)
+    expect(result.code).toBe(1)
+    expect(result.err).toHaveLength(1)
+    expect(result.err[0]).toMatch(/^pivot projections: unknown projection nope in .* \(known: window, usage,/)
+    expect(fs.readFileSync(db).equals(before)).toBe(true)
+  })
+
+  it("a wrong action is one line, the usage and a pointer to the help, exit 2", async () => {
+    const result = await pivot("projections", "bogus", "--db", path.join(dir, "none.db"))
+    expect(result.code).toBe(2)
+    expect(result.err).toEqual([
+      "pivot projections: unknown action bogus: one of list, status, rebuild",
+      "Usage: pivot projections [list|status|rebuild NAME] [--db FILE] [--format text|json]",
+      'Run "pivot projections --help" for its flags and examples.',
+    ])
   })
 })

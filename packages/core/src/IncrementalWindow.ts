@@ -5,9 +5,10 @@
  * - Each stored message is rendered once (`Render.render` of it alone): messages are immutable values, so a message
  *   the window still shows, unchanged, keeps its rendering. A prune or a pivot, which replaces some messages or
  *   reorders them, re-renders only the messages it replaced.
- * - When the new window is the previous one with messages appended (a step, a user message), only the new messages
- *   are checked, by resuming the previous check (`ValidWindow.inputCheck`); any other change is checked from the
- *   start, which is a scan of the rendered messages (no rendering).
+ * - When the new window is the previous one with messages appended (a step, a user message), or with messages
+ *   replaced by copies the check cannot tell apart (`ValidWindow.sameForCheck`: a prune), only the new messages are
+ *   checked, by resuming the previous check (`ValidWindow.inputCheck`); any other change (a pivot) is checked from
+ *   the start, which is a scan of the rendered messages (no rendering).
  * - A window that breaks a rule is repaired by `ValidWindow.repair` of the whole rendering, as before.
  *
  * A renderer holds one window at a time (keep one per session); it answers the same as `ValidWindow.render` for any
@@ -54,10 +55,18 @@ export const make = (options?: Render.Options): Renderer => {
     return fresh
   }
 
-  /** Whether `messages` starts with every message of `previous`, the same values. */
+  /**
+   * Whether `messages` starts with the messages of `previous`, each the same value or a changed copy of it that the
+   * input check cannot tell from it (a pruned output): the check of `previous` then holds for that prefix.
+   */
   const extends_ = (previous: ReadonlyArray<Message>, messages: ReadonlyArray<Message>) => {
     if (messages.length < previous.length) return false
-    for (let i = 0; i < previous.length; i++) if (previous[i] !== messages[i]) return false
+    for (let i = 0; i < previous.length; i++) {
+      const before = previous[i]!
+      const now = messages[i]!
+      if (before === now) continue
+      if (before.id !== now.id || !ValidWindow.sameForCheck(renderOne(before), renderOne(now))) return false
+    }
     return true
   }
 
@@ -67,8 +76,11 @@ export const make = (options?: Render.Options): Renderer => {
     const resumable = last?.check !== undefined && extends_(last.messages, messages) ? last : undefined
     const check = resumable?.check ?? ValidWindow.inputCheck()
     if (resumable !== undefined) resumable.check = undefined
-    const rendered: Array<Render.Rendered> = resumable === undefined ? [] : resumable.rendered.slice()
-    for (let i = resumable?.messages.length ?? 0; i < messages.length; i++)
+    const rendered: Array<Render.Rendered> = []
+    // The prefix the previous check covered: its messages (changed ones rendered anew), not checked again.
+    const checked = resumable?.messages.length ?? 0
+    for (let i = 0; i < checked; i++) for (const r of renderOne(messages[i]!)) rendered.push(r)
+    for (let i = checked; i < messages.length; i++)
       for (const r of renderOne(messages[i]!)) {
         rendered.push(r)
         check.add(r)

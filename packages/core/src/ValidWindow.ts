@@ -200,6 +200,39 @@ export const inputCheck = (): InputCheck => {
   }
 }
 
+/**
+ * Whether the input check cannot tell two renderings of one message apart: the same roles, and part by part the same
+ * types, call ids, provider execution and empty texts (what `inputCheck` reads). A pruned output is such a change.
+ */
+export const sameForCheck = (a: ReadonlyArray<Render.Rendered>, b: ReadonlyArray<Render.Rendered>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!.message
+    const y = b[i]!.message
+    if (x.role !== y.role || typeof x.content !== typeof y.content || x.content.length !== y.content.length)
+      return false
+    if (typeof x.content === "string") {
+      if (x.content !== y.content) return false
+      continue
+    }
+    for (let j = 0; j < x.content.length; j++) {
+      const p = x.content[j] as CheckedPart
+      const q = y.content[j] as CheckedPart
+      if (p.type !== q.type || p.toolCallId !== q.toolCallId || isEmptyText(p) !== isEmptyText(q)) return false
+      if (p.providerExecuted !== q.providerExecuted) return false
+    }
+  }
+  return true
+}
+
+/** What the input check reads of a part. */
+interface CheckedPart {
+  readonly type: string
+  readonly text?: string
+  readonly toolCallId?: string
+  readonly providerExecuted?: boolean
+}
+
 /** Violations of the rendered input's rules (see the module comment). */
 export const inputViolations = (rendered: ReadonlyArray<Render.Rendered>): Array<Violation> => {
   const check = inputCheck()

@@ -7,17 +7,43 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { generatedArb } from "./support/sessions.ts"
 
-/** A window as a caller may also pass it: as the session has it, or corrupted (a message dropped, two swapped). */
-type Corruption = { readonly kind: "none" } | { readonly kind: "drop" | "swap"; readonly at: number }
+/**
+ * A window as a caller may also pass it: as the session has it, or corrupted (a message dropped, two swapped, or one
+ * replaced by a changed copy with the same id: its texts emptied, or its tool calls left without their results).
+ */
+type Corruption =
+  | { readonly kind: "none" }
+  | { readonly kind: "drop" | "swap" | "empty-texts" | "open-calls"; readonly at: number }
 
 const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ kind: "none" as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("drop" as const, "swap" as const), at: fc.nat(200) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom("drop" as const, "swap" as const, "empty-texts" as const, "open-calls" as const),
+      at: fc.nat(200),
+    }),
+  },
 )
+
+/** The message with its texts emptied, or its completed tool calls made pending (a new value, the same id). */
+const altered = (message: Message.Message, kind: "empty-texts" | "open-calls"): Message.Message =>
+  ({
+    ...message,
+    parts: message.parts.map((part) =>
+      kind === "empty-texts" && part.type === "text"
+        ? { ...part, text: "" }
+        : kind === "open-calls" && part.type === "tool"
+          ? { ...part, state: { status: "pending", input: part.state.input } }
+          : part,
+    ),
+  }) as Message.Message
 
 const corrupt = (messages: Array<Message.Message>, c: Corruption): Array<Message.Message> => {
   if (c.kind === "none" || messages.length < 2) return messages
   const at = c.at % (messages.length - 1)
+  if (c.kind === "empty-texts" || c.kind === "open-calls")
+    return messages.map((m, i) => (i === at ? altered(m, c.kind as "empty-texts" | "open-calls") : m))
   if (c.kind === "drop") return [...messages.slice(0, at), ...messages.slice(at + 1)]
   const out = [...messages]
   ;[out[at], out[at + 1]] = [out[at + 1]!, out[at]!]

@@ -37,6 +37,7 @@ describe("inline media is not scanned", () => {
     )
     // A data URL without a comma has no data part.
     expect(urlOf(`data:image/png;base64;${AWS_ID}`)).toBe("data:image/png;base64;[REDACTED:aws-access-key-id]")
+    expect(urlOf(`data:${GITHUB};base64x`)).toBe(`data:${HIDDEN_GITHUB};base64x`)
   })
 
   it("the header before the comma is at most 299 characters", () => {
@@ -64,6 +65,13 @@ describe("values: shared, cyclic, and not text", () => {
     const out = Redaction.redactValue(cyclic, "v")
     expect((out.value as Record<string, unknown>).note).toBe(`token ${HIDDEN_GITHUB}`)
     expect(out.findings).toEqual([{ field: "v.note", kind: "github-token" }])
+  })
+
+  it("an undefined field (a value built in memory, not read from JSON) passes as it is", () => {
+    const value = { note: undefined, list: [undefined, "plain"] }
+    const out = Redaction.redactValue(value, "v")
+    expect(out.value).toBe(value)
+    expect(out.findings).toEqual([])
   })
 
   it("numbers, booleans and nulls pass as they are, under secret-looking names too", () => {

@@ -882,10 +882,10 @@ export const make = (
     }
 
     /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
-    const estimateWindow = (sessionId: string, state: State) => {
-      const renderer = rendererOf(sessionId)
-      return Tokens.estimateLength(renderer.jsonLength(renderer.render(Window.messages(state.session.window))))
-    }
+    const estimateWindow = (sessionId: string, state: State) =>
+      Tokens.estimateLength(
+        rendererOf(sessionId).jsonLength(renderedOf(sessionId, state.session.window, Window.messages)),
+      )
 
     const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
       Hud.render(
@@ -932,8 +932,20 @@ export const make = (
       renderers.set(sessionId, renderer)
       return renderer
     }
-    const renderedOf = (sessionId: string, visible: ReadonlyArray<Message.Message>) =>
-      rendererOf(sessionId).render(visible)
+    // The rendering of the latest window states (states are immutable: same state, same rendering), so that `prepare`
+    // and its usage estimate render a window once.
+    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
+    const renderedOf = (
+      sessionId: string,
+      window: Window.State,
+      visible: ReadonlyArray<Message.Message> | ((window: Window.State) => ReadonlyArray<Message.Message>),
+    ) => {
+      const known = rendered.get(window)
+      if (known !== undefined) return known
+      const fresh = rendererOf(sessionId).render(typeof visible === "function" ? visible(window) : visible)
+      rendered.set(window, fresh)
+      return fresh
+    }
 
     // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
     // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
@@ -1008,7 +1020,7 @@ export const make = (
           // the caller gets copies it may change (as each new state's rendering was before).
           const messages =
             transformed.messages === visible
-              ? renderedOf(sessionId, visible).map(copyRendered)
+              ? renderedOf(sessionId, state.session.window, visible).map(copyRendered)
               : ValidWindow.render(transformed.messages, renderOptions)
           const usage = usageOf(sessionId, state, settings)
           // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).

@@ -61,7 +61,7 @@ export const describe = (error: unknown): string =>
 
 /**
  * Runs a command's program: a `CliError` (or any other failure or defect) is printed as ONE line,
- * `pivot <command>: <what is wrong>`, exit 1; a `UsageError` adds the usage line, exit 2.
+ * `pivot <command>: <what is wrong>`, exit 1; a `UsageError` adds the usage line and a pointer to the help, exit 2.
  */
 export const report = <R>(
   name: string,
@@ -78,6 +78,8 @@ export const report = <R>(
     if (failure instanceof UsageError) {
       io.err(`pivot ${name}: ${failure.message}`)
       io.err(`Usage: pivot ${name} ${synopsis}`.trimEnd())
+      // As the flag parser's usage errors end (Cli.ts), so every wrong usage says where the help is.
+      io.err(`Run "pivot ${name} --help" for its flags and examples.`)
       return yield* new Reported({ code: Exit.usage })
     }
     io.err(`pivot ${name}: ${describe(failure)}`)

@@ -60,17 +60,19 @@ export const projections: Entry = {
             return yield* new UsageError({ message: `${action} takes no NAME (got ${name})` })
           const db = options.db
           yield* checkReadable(db)
+          // Read-only first: `list` and `status` need nothing more, and `rebuild` of a name the database does not
+          // know is refused before anything is opened for writing (opening it read-write catches up read models).
+          const [stored, builtIns] = yield* orCliError(
+            Effect.provide(
+              Effect.gen(function* () {
+                const projections = yield* Projections.Projections
+                return [yield* projections.status, yield* projections.builtIns] as const
+              }),
+              Projections.layerSqlite({ filename: db, readonly: true }),
+            ),
+          )
+          const rows = Projections.readSide(stored, builtIns)
           if (action !== "rebuild") {
-            const [stored, builtIns] = yield* orCliError(
-              Effect.provide(
-                Effect.gen(function* () {
-                  const projections = yield* Projections.Projections
-                  return [yield* projections.status, yield* projections.builtIns] as const
-                }),
-                Projections.layerSqlite({ filename: db, readonly: true }),
-              ),
-            )
-            const rows = Projections.readSide(stored, builtIns)
             if (options.format === "json") {
               io.out(JSON.stringify(rows))
               return
@@ -81,8 +83,12 @@ export const projections: Entry = {
             }
             return
           }
+          const builtIn = ReadModels.names.some((model) => model.name === name)
+          if (!builtIn && !rows.some((row) => row.name === name))
+            return yield* new CliError({
+              message: `unknown projection ${name} in ${db} (known: ${rows.map((row) => row.name).join(", ")})`,
+            })
           const program = Effect.gen(function* () {
-            const builtIn = ReadModels.names.some((model) => model.name === name)
             if (builtIn) {
               const sessions = yield* orCliError((yield* ReadModels.ReadModels).rebuild({ all: true }))
               io.out(`rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`)

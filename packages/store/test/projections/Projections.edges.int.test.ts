@@ -1,0 +1,159 @@
+// The projector at its edges (issue 18, mutation run): a layer opened with no options, a state that encodes to
+// nothing, inline rows kept current by appends alone, stored events that do not decode, streams that are no session,
+// and a status row nothing has leased yet.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import type { Projection } from "@pivot/core"
+import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import fc from "fast-check"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { EventStore, Projections } from "../../src/index.ts"
+import { sessionArb } from "../session/support.ts"
+import { appendBatches, openSqlite, reference, tally } from "./support.ts"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-edges-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+let files = 0
+const fresh = () => path.join(dir, `e${++files}.db`)
+
+const opened: Array<{ dispose: () => Promise<void> }> = []
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.dispose()
+})
+const keep = <R extends { dispose: () => Promise<void> }>(runtime: R): R => {
+  opened.push(runtime)
+  return runtime
+}
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): unknown =>
+  Exit.isFailure(exit) ? Cause.squash(exit.cause) : new Error("expected a failure")
+
+const perSession = Projections.inline(tally("per-session"))
+const [first, second] = fc.sample(sessionArb(12), { numRuns: 2, seed: 43 })
+
+describe("the projector at its edges", () => {
+  it("a layer with no projections option and default timings opens, and has nothing to report", async () => {
+    const runtime = keep(ManagedRuntime.make(Projections.layerSqlite({ filename: fresh() })))
+    const status = await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* (yield* Projections.Projections).status
+      }),
+    )
+    expect(status).toEqual([])
+  })
+
+  it("a state that JSON cannot encode is stored as null and read back as null", async () => {
+    const nothing: Projection.Projection<unknown> = { name: "nothing", version: 1, initial: 0, evolve: () => undefined }
+    const definition = Projections.inline(nothing)
+    const runtime = keep(openSqlite(fresh(), [definition]))
+    const state = await runtime.runPromise(
+      Effect.gen(function* () {
+        yield* appendBatches("ses_a", first!.batches)
+        return yield* (yield* Projections.Projections).get(definition, "ses_a")
+      }),
+    )
+    expect(state).toBeNull()
+  })
+
+  it("an inline row follows every append on its own: stored shows it without a get", async () => {
+    const runtime = keep(openSqlite(fresh(), [perSession]))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        const version = yield* appendBatches("ses_a", first!.batches.slice(0, 1))
+        yield* projections.awaitCaughtUp
+        yield* appendBatches("ses_a", first!.batches.slice(1), version)
+        expect((yield* projections.stored("per-session", "ses_a"))?.state).toEqual(reference(first!.batches.flat()))
+      }),
+    )
+  })
+
+  it("an event that does not decode (written by a process without the read models) fails get, naming it", async () => {
+    const file = fresh()
+    // The store alone does not fold events, so it takes data no read model could.
+    const plain = ManagedRuntime.make(EventStore.layerSqlite({ filename: file }))
+    await plain.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* EventStore).append("session-ses_bad", 0, [
+          { id: "evt_bad_1", type: "UserMessageAdded", version: 1, data: { not: "a message" } },
+        ])
+      }),
+    )
+    await plain.dispose()
+    const runtime = keep(openSqlite(file, [perSession]))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        const failure = failureOf(yield* Effect.exit(projections.get(perSession, "ses_bad")))
+        expect(failure).toBeInstanceOf(Projections.ProjectionFailed)
+        expect((failure as Error).message).toMatch(/^projection per-session v1 failed: .*UserMessageAdded.*$/)
+      }),
+    )
+  })
+
+  it("events of a stream that is no session are not projected, and forgetting that stream keeps the sessions' rows", async () => {
+    const runtime = keep(openSqlite(fresh(), [perSession]))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        const store = yield* EventStore
+        yield* appendBatches("ses_a", second!.batches)
+        yield* store.append("audit-1", 0, [{ id: "evt_audit_1", type: "Noted", version: 1, data: { x: 1 } }])
+        yield* store.append("session-ses_empty", 0, [])
+        yield* store.forget("audit-1")
+        yield* projections.awaitCaughtUp
+        const [status] = yield* projections.status
+        expect(status).toMatchObject({ failures: 0, error: undefined, keys: 1 })
+        expect((yield* projections.stored("per-session", "ses_a"))?.state).toEqual(reference(second!.batches.flat()))
+      }),
+    )
+  })
+
+  it("a status row nothing has leased shows no owner, no lease and no error; unknown modes and scopes read as the defaults", async () => {
+    const file = fresh()
+    const writer = keep(openSqlite(file, []))
+    await writer.runPromise(appendBatches("ses_a", first!.batches.slice(0, 1)))
+    await opened.pop()!.dispose()
+    const db = new DatabaseSync(file)
+    db.exec(`INSERT INTO pivot_pj_status (name, version, mode, scope, checkpoint, ready, failures)
+VALUES ('handmade', 1, 'other', 'other', 0, 0, 0)`)
+    db.close()
+    const reader = keep(
+      ManagedRuntime.make(Projections.layerSqlite({ filename: file, readonly: true, projections: [] })),
+    )
+    const [status] = await reader.runPromise(
+      Effect.gen(function* () {
+        return yield* (yield* Projections.Projections).status
+      }),
+    )
+    expect(status).toMatchObject({
+      name: "handmade",
+      mode: "async",
+      scope: "session",
+      ready: false,
+      owner: undefined,
+      leaseUntil: undefined,
+      error: undefined,
+      keys: 0,
+    })
+    expect(status!.lag).toBe(status!.head)
+    expect(status!.head).toBeGreaterThan(0)
+  })
+
+  it("a lease runs ahead of the clock while the work goes on", async () => {
+    const runtime = keep(openSqlite(fresh(), [Projections.async(tally("overall"))]))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        yield* appendBatches("ses_a", first!.batches)
+        yield* projections.awaitCaughtUp
+        // Idle polls renew it too: leaseTime (10 s by default) ahead of now.
+        yield* Effect.sleep("30 millis")
+        const [status] = yield* projections.status
+        expect(status!.leaseUntil).toBeGreaterThan(Date.now() + 5_000)
+      }),
+    )
+  })
+})
