@@ -265,3 +265,36 @@ describe("an async projection across sessions", () => {
     expect(state).toEqual(reference(events))
   })
 })
+
+describe("a batch over its time limit", () => {
+  it("is abandoned and recorded as the projection's error, its checkpoint not moved", async () => {
+    const base = tally("slow")
+    // A fold that takes 10 ms an event against a limit of 1 ms: the batch is still going when its limit passes.
+    const slow: Projection.Projection<ReturnType<typeof base.evolve>> = {
+      ...base,
+      evolve: (state, event, meta) => {
+        const until = Date.now() + 10
+        while (Date.now() < until);
+        return base.evolve(state, event, meta)
+      },
+    }
+    const runtime = keep(
+      ManagedRuntime.make(
+        Projections.layerSqlite({
+          filename: fresh(),
+          projections: [Projections.async(slow)],
+          projector: { pollInterval: "5 millis", batchTimeout: "1 millis" },
+        }),
+      ),
+    )
+    const status = await runtime.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        yield* appendBatches("ses_a", first!.batches)
+        while ((yield* projections.status)[0]!.failures === 0) yield* Effect.sleep("5 millis")
+        return (yield* projections.status)[0]!
+      }),
+    )
+    expect(status).toMatchObject({ error: "a batch took longer than 0.001 s", checkpoint: 0, ready: false })
+  })
+})
