@@ -44,6 +44,16 @@ describe("the projector at its edges", () => {
     expect(status).toEqual([])
   })
 
+  it("a layer with projections and no projector options opens with the default timings", async () => {
+    const runtime = keep(ManagedRuntime.make(Projections.layerSqlite({ filename: fresh(), projections: [perSession] })))
+    const status = await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* (yield* Projections.Projections).status
+      }),
+    )
+    expect(status.map((row) => row.name)).toEqual(["per-session"])
+  })
+
   it("a state that JSON cannot encode is stored as null and read back as null", async () => {
     const nothing: Projection.Projection<unknown> = { name: "nothing", version: 1, initial: 0, evolve: () => undefined }
     const definition = Projections.inline(nothing)
