@@ -12,12 +12,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { Ids, Tokens } from "@pivot/core"
+import { Ids } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { PRUNING, runtime, SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
-import { bulkSession } from "./support/bulkSession.ts"
+import { bulkSession, readStep } from "./support/bulkSession.ts"
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +30,6 @@ const TURNS = Number(values.turns)
 const options = values["no-snapshots"] ? { ...PRUNING, snapshots: false as const } : PRUNING
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-acting-prune-"))
 const now = () => performance.now()
-const usage = { ...Tokens.zero, input: 1_000 }
 const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? Number.NaN
 const list = (xs: ReadonlyArray<number>) => xs.map((x) => x.toFixed(0)).join(", ")
@@ -60,24 +59,7 @@ const turn = (i: number, steps: number) =>
   Effect.gen(function* () {
     const cm = yield* ContextManager
     yield* cm.recordUserMessage(SESSION, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
-    for (let s = 0; s < steps; s++)
-      yield* cm.recordAssistantStep(SESSION, {
-        parts: [
-          { type: "text", text: `Step ${s}: reading the file.` },
-          {
-            type: "tool",
-            callId: `call_${i}_${s}`,
-            tool: "read",
-            state: {
-              status: "completed",
-              input: { filePath: `src/module${(i + s) % 40}.ts` },
-              output: `export const value${i}_${s} = ${i}\n`.repeat(20),
-            },
-          },
-        ],
-        usage,
-        finish: "tool-calls",
-      })
+    for (let s = 0; s < steps; s++) yield* cm.recordAssistantStep(SESSION, readStep(i, s))
     const before = snapshots.length
     const t0 = now()
     const pruned = yield* cm.prune(SESSION)

@@ -39,13 +39,13 @@ import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, trimMessages } from "@langchain/core/messages"
-import { Events, Ids, type Message, Prune, Render, Tokens } from "@pivot/core"
+import { Events, Ids, type Message, Prune, Render } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import { MODEL, PRUNING, percentile, runtime, SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
-import { bulkSession } from "./support/bulkSession.ts"
+import { bulkSession, readStep } from "./support/bulkSession.ts"
 import * as OpenCode from "./support/openCode.ts"
 
 const { values } = parseArgs({
@@ -82,8 +82,6 @@ const now = () => performance.now()
 /** The tool steps of timed turn `i`: 2 to 5. */
 const stepsOf = (i: number) => 2 + (i % 4)
 
-const usage = { ...Tokens.zero, input: 1_000 }
-
 /**
  * One realistic turn: a user message, `steps` tool steps (each with a ~600-character output), then `prune` and
  * `prepare`. Usage stays under the trigger, so no turn compacts: every contender does the same work each turn.
@@ -95,23 +93,7 @@ const pivotTurn = (sessionId: string, i: number, steps: number) =>
     const record: Array<number> = []
     for (let s = 0; s < steps; s++) {
       const t0 = now()
-      yield* cm.recordAssistantStep(sessionId, {
-        parts: [
-          { type: "text", text: `Step ${s}: reading the file.` },
-          {
-            type: "tool",
-            callId: `call_${i}_${s}`,
-            tool: "read",
-            state: {
-              status: "completed",
-              input: { filePath: `src/module${(i + s) % 40}.ts` },
-              output: `export const value${i}_${s} = ${i}\n`.repeat(20),
-            },
-          },
-        ],
-        usage,
-        finish: "tool-calls",
-      })
+      yield* cm.recordAssistantStep(sessionId, readStep(i, s))
       record.push((now() - t0) * 1000)
     }
     const t0 = now()

@@ -2,7 +2,7 @@
 // a tool step with a ~600-character output, a closing step; a prune every 8 turns; a manual compaction every 30
 // turns, so the window stays bounded) decided by core's Decider directly and appended in batches, without running
 // the runtime for every event.
-import { Conversation, Events, Ids, Session } from "@pivot/core"
+import { Conversation, Events, Ids, Session, Tokens } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import type { NewEvent, RecordedEvent } from "@pivot/store"
 import { Effect, Result } from "effect"
@@ -162,3 +162,22 @@ export const bulkSession = (
     stream: Events.streamName(sessionId),
   }
 }
+
+/** The timed turns' tool step (bench:peers, acting-prune): step `s` of turn `i` reads a module, a 20-line output. */
+export const readStep = (i: number, s: number) => ({
+  parts: [
+    { type: "text" as const, text: `Step ${s}: reading the file.` },
+    {
+      type: "tool" as const,
+      callId: `call_${i}_${s}`,
+      tool: "read",
+      state: {
+        status: "completed" as const,
+        input: { filePath: `src/module${(i + s) % 40}.ts` },
+        output: `export const value${i}_${s} = ${i}\n`.repeat(20),
+      },
+    },
+  ],
+  usage: { ...Tokens.zero, input: 1_000 },
+  finish: "tool-calls" as const,
+})
