@@ -1,0 +1,99 @@
+// The projector's reads when SQLite itself fails (issue 18, mutation run): a table another tool dropped or replaced
+// under a reader. Each read answers the store's typed one-line error (`StoreUnavailable` naming SQLite's reason),
+// never the SQL client's raw error, which callers do not handle.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import fc from "fast-check"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { Projections } from "../../src/index.ts"
+import { sessionArb } from "../session/support.ts"
+import { appendBatches, openSqlite, tally } from "./support.ts"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-failures-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+let files = 0
+
+const opened: Array<{ dispose: () => Promise<void> }> = []
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.dispose()
+})
+
+const perSession = Projections.inline(tally("per-session"))
+const overall = Projections.async(tally("overall"))
+const definitions = [perSession, overall]
+const [session] = fc.sample(sessionArb(8), { numRuns: 1, seed: 7 })
+
+/** A database with both projections caught up, then `damage` run on it with no pivot process open. */
+const damaged = async (damage: string): Promise<string> => {
+  const file = path.join(dir, `f${++files}.db`)
+  const writer = openSqlite(file, definitions)
+  await writer.runPromise(
+    Effect.gen(function* () {
+      yield* appendBatches("ses_a", session!.batches)
+      yield* (yield* Projections.Projections).awaitCaughtUp
+    }),
+  )
+  await writer.dispose()
+  const db = new DatabaseSync(file)
+  db.exec(damage)
+  db.close()
+  return file
+}
+
+/** A reader that runs no background work (as `pivot projections status` opens one). */
+const reader = (file: string) => {
+  const runtime = ManagedRuntime.make(
+    Projections.layerSqlite({ filename: file, readonly: true, projections: definitions }),
+  )
+  opened.push(runtime)
+  return runtime
+}
+
+/** The failure of `read` run by a reader of `file`, as its tag and one-line message. */
+const failure = async <A, E>(
+  file: string,
+  read: (projections: Projections.ProjectionsShape) => Effect.Effect<A, E>,
+): Promise<{ readonly tag: unknown; readonly message: string }> => {
+  const exit = await reader(file).runPromiseExit(Effect.flatMap(Projections.Projections, read))
+  if (Exit.isSuccess(exit)) return { tag: "success", message: JSON.stringify(exit.value) }
+  const error = Cause.squash(exit.cause) as { readonly _tag?: unknown; readonly message: string }
+  return { tag: error._tag, message: error.message }
+}
+
+const unavailable = (reason: string) => ({
+  tag: "StoreUnavailable",
+  message: `event store unavailable: Failed to execute statement: ${reason}`,
+})
+
+describe("the projector's reads over a failing database", () => {
+  it("without the state table: get (inline and async), status and stored answer StoreUnavailable", async () => {
+    const file = await damaged("DROP TABLE pivot_pj_state")
+    const missing = unavailable("no such table: pivot_pj_state")
+    expect(await failure(file, (p) => p.get(perSession, "ses_a"))).toEqual(missing)
+    expect(await failure(file, (p) => p.get(overall))).toEqual(missing)
+    expect(await failure(file, (p) => p.status)).toEqual(missing)
+    expect(await failure(file, (p) => p.stored("per-session", "ses_a"))).toEqual(missing)
+  })
+
+  it("opened read-only: rebuild's write answers StoreUnavailable", async () => {
+    const file = await damaged("SELECT 1")
+    const refused = await failure(file, (p) => p.rebuild("per-session"))
+    expect(refused.tag).toBe("StoreUnavailable")
+    expect(refused.message).toMatch(/^event store unavailable: .*readonly/)
+  })
+
+  it("without the status table: an async get and awaitCaughtUp answer StoreUnavailable", async () => {
+    const file = await damaged("DROP TABLE pivot_pj_status")
+    const missing = unavailable("no such table: pivot_pj_status")
+    expect(await failure(file, (p) => p.get(overall))).toEqual(missing)
+    expect(await failure(file, (p) => p.awaitCaughtUp)).toEqual(missing)
+  })
+
+  it("with the read models' checkpoints replaced by another table: builtIns answers StoreUnavailable", async () => {
+    const file = await damaged("DROP TABLE pivot_rm_checkpoints; CREATE TABLE pivot_rm_checkpoints (other TEXT)")
+    expect(await failure(file, (p) => p.builtIns)).toEqual(unavailable("no such column: model"))
+  })
+})
