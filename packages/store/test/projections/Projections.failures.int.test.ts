@@ -5,12 +5,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import type { Events } from "@pivot/core"
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { Projections } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
-import { appendBatches, openSqlite, tally } from "./support.ts"
+import { appendBatches, openSqlite, reference, tally } from "./support.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-failures-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -95,5 +96,65 @@ describe("the projector's reads over a failing database", () => {
   it("with the read models' checkpoints replaced by another table: builtIns answers StoreUnavailable", async () => {
     const file = await damaged("DROP TABLE pivot_rm_checkpoints; CREATE TABLE pivot_rm_checkpoints (other TEXT)")
     expect(await failure(file, (p) => p.builtIns)).toEqual(unavailable("no such column: model"))
+  })
+})
+
+/** A database with `batches` of one session appended by a process that has none of the projections. */
+const unprojected = async (batches: ReadonlyArray<ReadonlyArray<Events.Event>>): Promise<string> => {
+  const file = path.join(dir, `f${++files}.db`)
+  const writer = openSqlite(file, [])
+  await writer.runPromise(appendBatches("ses_a", batches))
+  await writer.dispose()
+  return file
+}
+
+const run = <A, E>(file: string, read: (projections: Projections.ProjectionsShape) => Effect.Effect<A, E>) =>
+  reader(file).runPromise(Effect.flatMap(Projections.Projections, read))
+
+describe("a reader that runs no background work", () => {
+  const events = session!.batches.flat()
+
+  it("an async projection no writer registered is not ready: at position 0 of the head", async () => {
+    const file = await unprojected(session!.batches)
+    expect(await failure(file, (p) => p.get(overall))).toEqual({
+      tag: "ProjectionNotReady",
+      message: `projection overall v1 is being built: at position 0 of ${events.length}`,
+    })
+  })
+
+  it("an async projection whose build was set back is not ready: at its checkpoint", async () => {
+    const file = await damaged("UPDATE pivot_pj_status SET ready = 0, checkpoint = 3 WHERE name = 'overall'")
+    expect(await failure(file, (p) => p.get(overall))).toEqual({
+      tag: "ProjectionNotReady",
+      message: `projection overall v1 is being built: at position 3 of ${events.length}`,
+    })
+  })
+
+  it("an inline row behind its session is caught up in the answer and left as it is in the file", async () => {
+    const file = path.join(dir, `f${++files}.db`)
+    const writer = openSqlite(file, definitions)
+    const version = await writer.runPromise(
+      Effect.gen(function* () {
+        const version = yield* appendBatches("ses_a", session!.batches.slice(0, 1))
+        yield* (yield* Projections.Projections).awaitCaughtUp
+        return version
+      }),
+    )
+    await writer.dispose()
+    const plain = openSqlite(file, [])
+    await plain.runPromise(appendBatches("ses_a", session!.batches.slice(1), version))
+    await plain.dispose()
+    expect(await run(file, (p) => p.get(perSession, "ses_a"))).toEqual(reference(events))
+    expect((await run(file, (p) => p.stored("per-session", "ses_a")))?.state).toEqual(reference(session!.batches[0]!))
+  })
+
+  it("awaitCaughtUp waits for a projection no writer has registered yet, until one builds it", async () => {
+    const file = await unprojected(session!.batches)
+    const waiting = run(file, (p) => p.awaitCaughtUp)
+    const writer = openSqlite(file, definitions)
+    opened.push(writer)
+    await writer.runPromise(Effect.flatMap(Projections.Projections, (p) => p.awaitCaughtUp))
+    await waiting
+    expect((await run(file, (p) => p.get(overall))).count).toBe(events.length)
   })
 })
