@@ -158,3 +158,73 @@ describe("a reader that runs no background work", () => {
     expect((await run(file, (p) => p.get(overall))).count).toBe(events.length)
   })
 })
+
+describe("a writer's reads", () => {
+  const events = session!.batches.flat()
+
+  it("an inline row behind its session is caught up once and written: stored shows it, a second get adds nothing", async () => {
+    const file = path.join(dir, `f${++files}.db`)
+    const writer = openSqlite(file, definitions)
+    opened.push(writer)
+    const version = await writer.runPromise(
+      Effect.gen(function* () {
+        const version = yield* appendBatches("ses_a", session!.batches.slice(0, 1))
+        yield* (yield* Projections.Projections).awaitCaughtUp
+        return version
+      }),
+    )
+    // Another process without the projection appends the rest (3 events or more, one batch each).
+    const plain = openSqlite(file, [])
+    await plain.runPromise(appendBatches("ses_a", session!.batches.slice(1), version))
+    await plain.dispose()
+    expect(session!.batches.length).toBeGreaterThan(3)
+    const [first, second, stored] = await writer.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        const first = yield* projections.get(perSession, "ses_a")
+        const second = yield* projections.get(perSession, "ses_a")
+        return [first, second, (yield* projections.stored("per-session", "ses_a"))?.state] as const
+      }),
+    )
+    expect(first).toEqual(reference(events))
+    expect(second).toEqual(reference(events))
+    expect(stored).toEqual(reference(events))
+  })
+
+  it("a status table dropped under an open writer is reported, not shown as no projections", async () => {
+    const file = path.join(dir, `f${++files}.db`)
+    const writer = openSqlite(file, [])
+    opened.push(writer)
+    await writer.runPromise(appendBatches("ses_a", session!.batches.slice(0, 1)))
+    const db = new DatabaseSync(file)
+    db.exec("DROP TABLE pivot_pj_status")
+    db.close()
+    const exit = await writer.runPromiseExit(Effect.flatMap(Projections.Projections, (p) => p.status))
+    expect(Exit.isFailure(exit) && (Cause.squash(exit.cause) as { _tag?: unknown })._tag).toBe("StoreUnavailable")
+  })
+
+  it("status counts each version's keys apart: a row an older version left behind is not counted", async () => {
+    const file = path.join(dir, `f${++files}.db`)
+    const writer = openSqlite(file, [Projections.inline(tally("per-session", 2))])
+    opened.push(writer)
+    await writer.runPromise(
+      Effect.gen(function* () {
+        yield* appendBatches("ses_a", session!.batches)
+        yield* appendBatches("ses_b", session!.batches)
+        yield* (yield* Projections.Projections).awaitCaughtUp
+      }),
+    )
+    const db = new DatabaseSync(file)
+    db.exec(`INSERT INTO pivot_pj_state (name, version, key, state, stream_version)
+VALUES ('per-session', 1, 'ses_old', '{}', 1)`)
+    db.close()
+    const status = await writer.runPromise(Effect.flatMap(Projections.Projections, (p) => p.status))
+    expect(status.map((s) => [s.version, s.keys])).toEqual([[2, 2]])
+  })
+
+  it("rebuild of a name no projection has resets nothing", async () => {
+    const writer = openSqlite(path.join(dir, `f${++files}.db`), definitions)
+    opened.push(writer)
+    expect(await writer.runPromise(Effect.flatMap(Projections.Projections, (p) => p.rebuild("nothing")))).toBe(0)
+  })
+})
