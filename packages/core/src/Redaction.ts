@@ -255,10 +255,9 @@ const pattern =
   (text: string, push: Push): void => {
     regex.lastIndex = 0
     for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-      const range: readonly [number, number] | undefined =
-        options.group === undefined ? [match.index, match.index + match[0].length] : match.indices?.[options.group]
-      if (range === undefined) continue
-      const [start, end] = range
+      // A rule reading a group has the `d` flag, and its group is not optional: the group always has its indices.
+      const [start, end] =
+        options.group === undefined ? [match.index, match.index + match[0].length] : match.indices![options.group]!
       if (options.accept === undefined || options.accept(text.slice(start, end))) push({ kind, start, end })
     }
   }
@@ -346,8 +345,8 @@ const assignments: Rule = (text, push) => {
     const value = VALUE.exec(text)
     if (value === null) continue
     const group = value[1] !== undefined ? 1 : value[2] !== undefined ? 2 : value[3] !== undefined ? 3 : 4
-    const range = value.indices?.[group]
-    if (range === undefined) continue
+    // `VALUE` has the `d` flag, and `group` is the alternative that matched.
+    const range = value.indices![group]!
     const literal = text.slice(range[0], range[1])
     const envStyle = operator === "=" && match[3] === "" && match[5] === "" && isUpperName(match[2] ?? "")
     const accepted = acceptValue(name, literal, {
@@ -436,10 +435,9 @@ const scan = (text: string): Array<Candidate> => {
   MARKER.lastIndex = 0
   for (let m = MARKER.exec(text); m !== null; m = MARKER.exec(text)) markers.push([m.index, m.index + m[0].length])
   const out: Array<Candidate> = []
+  // No rule finds an empty candidate (every pattern matches its prefix, every group a character at least).
   const push: Push = (candidate) => {
-    if (candidate.end <= candidate.start) return
-    if (markers.length > 0 && insideMarker(markers, candidate)) return
-    out.push(candidate)
+    if (!insideMarker(markers, candidate)) out.push(candidate)
   }
   for (const rule of RULES) rule(text, push)
   return out
