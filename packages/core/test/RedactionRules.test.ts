@@ -125,6 +125,16 @@ describe("overlapping findings and later passes", () => {
     })
   })
 
+  it("a key that starts inside a cut private key and runs past its body extends the one redaction to its end", () => {
+    // The body of a key block without its END line stops at the first character base64 does not use (here `_`).
+    const openai = join("sk-", "proj-", "Q7fz0xK2mW9bL4tR8vN1", "_cY6hJ3pD5sA0eG2iU7")
+    const text = `-----BEGIN PRIVATE KEY-----\nMIIEvQ ${openai} rest`
+    expect(Redaction.redact(text)).toEqual({
+      text: "[REDACTED:private-key] rest",
+      redactions: [{ kind: "private-key", start: 0, end: text.length - 5 }],
+    })
+  })
+
   it("a key exposed by a later pass that ends where another redaction starts keeps its own end", () => {
     const key = join(
       "-----BEGIN RSA ",
