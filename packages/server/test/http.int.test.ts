@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Events, ValidWindow, Window } from "@pivot/core"
+import { Conversation, type Events, ValidWindow, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -114,7 +114,8 @@ describe("the JSON API", () => {
     const s = body.sessions[0]
     expect(s.sessionId).toBe(SESSION)
     expect(s.events).toBe(events.length)
-    expect(s.messages).toBe(count("UserMessageAdded") + count("AssistantStepRecorded"))
+    // Every stored message, markers and summaries included: what `pivot inspect` counts.
+    expect(s.messages).toBe(Conversation.messages(events.reduce(Conversation.evolve, Conversation.initial)).length)
     expect(s.pivots).toBe(count("SummaryFinished"))
     expect(s.prunes).toBe(count("PartCompacted"))
     const lastStep = events.findLast(
