@@ -61,17 +61,18 @@ const sessionIdOf = (raw: string) => {
     : Effect.fail(new BadRequest({ message: `malformed session id ${JSON.stringify(id.slice(0, 80))}` }))
 }
 
-const versionOf = (raw: string | null | undefined, what: string) =>
+/** A non-negative integer of the request; `expected` says what it must be when it is not one. */
+const integerOf = (raw: string | null | undefined, what: string, expected: string) =>
   raw !== null && raw !== undefined && VERSION.test(raw)
     ? Effect.succeed(Number(raw))
-    : Effect.fail(
-        new BadRequest({
-          message: `${what} must be a stream version (an integer ≥ 0), got ${JSON.stringify(raw ?? "")}`,
-        }),
-      )
+    : Effect.fail(new BadRequest({ message: `${what} must be ${expected}, got ${JSON.stringify(raw ?? "")}` }))
 
+const versionOf = (raw: string | null | undefined, what: string) =>
+  integerOf(raw, what, "a stream version (an integer ≥ 0)")
+
+// An offset or a page size is a count, not a stream version.
 const countOf = (raw: string | null, fallback: number, what: string) =>
-  raw === null ? Effect.succeed(fallback) : versionOf(raw, what)
+  raw === null ? Effect.succeed(fallback) : integerOf(raw, what, "an integer ≥ 0")
 
 const inRange = (head: number, version: number, sessionId: string) =>
   version <= head
@@ -128,7 +129,7 @@ const route = (
         return Pages.page({ page: "diff", title: `${sessionId} diff`, sessionId })
       }
       if (sub === "pivots" && arg !== undefined) {
-        const number = yield* versionOf(arg, "the pivot number")
+        const number = yield* integerOf(arg, "the pivot number", "an integer ≥ 1")
         if (number < 1 || number > SessionView.pivots(loaded.view).length)
           return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
         return Pages.page({ page: "pivot", title: `${sessionId} pivot #${number}`, sessionId, version: number })
@@ -247,7 +248,7 @@ const route = (
       return json({ sessionId, from, to, counts, rows })
     }
     if (sub === "pivots" && arg !== undefined && tail === undefined) {
-      const number = yield* versionOf(arg, "the pivot number")
+      const number = yield* integerOf(arg, "the pivot number", "an integer ≥ 1")
       const report = WindowView.pivotReport(loaded.log, SessionView.pivots(view), number)
       if (report === undefined) return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
       return json(report)

@@ -305,6 +305,22 @@ describe("the JSON API", () => {
   })
 })
 
+describe("the JSON API's 400 messages", () => {
+  it("say what was malformed: a count is not called a stream version", async () => {
+    const cases: Array<[string, string]> = [
+      [`/api/sessions/${SESSION}/events?offset=-3`, 'offset must be an integer ≥ 0, got "-3"'],
+      [`/api/sessions/${SESSION}/events?limit=abc`, 'limit must be an integer ≥ 0, got "abc"'],
+      [`/api/sessions/${SESSION}/pivots/x`, 'the pivot number must be an integer ≥ 1, got "x"'],
+      [`/api/sessions/${SESSION}/window/1.5`, 'the version must be a stream version (an integer ≥ 0), got "1.5"'],
+    ]
+    for (const [url, message] of cases) {
+      const { status, body } = await getJson(url)
+      expect(status, url).toBe(400)
+      expect(body.error, url).toBe(message)
+    }
+  })
+})
+
 describe("security", () => {
   it("answers every method but GET with 405 and Allow: GET", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
