@@ -230,7 +230,14 @@ export const make = (
     // A database someone else's program made, or a newer pivot's, is refused rather than written to.
     const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
       Migrations.migrationsTable,
-    )}`.pipe(Effect.mapError(() => corrupt("not a pivot event store (no migrations table)")))
+    )}`.pipe(
+      // Only a missing table says "not pivot's"; a refused connection or a denied read is the store's availability.
+      Effect.mapError((error) =>
+        error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
+          ? corrupt("not a pivot event store (no migrations table)")
+          : toStoreError(error),
+      ),
+    )
     const version = Number(applied[0]?.id ?? 0)
     if (version > Migrations.latestMigration) {
       return yield* corrupt(
