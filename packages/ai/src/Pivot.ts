@@ -21,7 +21,7 @@ import {
   ContextManager,
   type ContextManagerShape,
   type Hud,
-  type InvalidOption,
+  InvalidOption,
   type InvalidToolKind,
   type Options as ManagerOptions,
   type Probes,
@@ -359,9 +359,26 @@ const storeLayerOf = (store: string): Effect.Effect<Layer.Layer<EventStore, Stor
 /** What `layer` provides: the context manager and the event store under it. */
 export type Services = ContextManager | EventStore
 
+// A choice among names: a JavaScript caller's typo would otherwise be read silently as the default.
+const oneOf = (option: string, value: unknown, allowed: ReadonlyArray<string>) =>
+  value === undefined || allowed.includes(value as string)
+    ? Effect.void
+    : Effect.fail(
+        new InvalidOption({
+          option,
+          value: JSON.stringify(value) ?? String(value),
+          expected: allowed.map((name) => JSON.stringify(name)).join(" or "),
+        }),
+      )
+
 // Checks the options (nothing touched yet): the session model's spec, the summariser's, the default session name.
 const plan = (options: CreateOptions) =>
   Effect.gen(function* () {
+    yield* oneOf("preset", options.preset, ["sized", "opencode"] satisfies ReadonlyArray<Preset>)
+    yield* oneOf("summarizerMode", options.summarizerMode, [
+      "stream",
+      "generate",
+    ] satisfies ReadonlyArray<AiSummarizer.Mode>)
     const model = yield* Effect.fromResult(resolveLimits(options.model, options.limits, "limits", options.config))
     const summarizerModel = options.summarizer === undefined ? options.model : options.summarizer
     const compactionModel: Config.ModelSpec | undefined =
