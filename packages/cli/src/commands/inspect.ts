@@ -443,7 +443,8 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
       p.requestedByModel === undefined
         ? ""
         : `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
-    const kind = `${p.auto ? "auto" : "manual"}${why(p.reason)}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
+    // "asked by the model" already says why a model's request was made.
+    const kind = `${p.auto ? "auto" : "manual"}${asked === "" ? why(p.reason) : ""}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
     const then =
       p.continuation === undefined ? "" : `, then ${p.continuation === "replay" ? "replayed the turn" : "continued"}`
     lines.push(`  #${p.number} ${kind} · finished${then} · replay with --at ${p.at} (before it: --at ${p.before})`)
