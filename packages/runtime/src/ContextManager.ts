@@ -417,7 +417,13 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   for (const [option, value] of Object.entries(durations))
     if (value !== undefined && Option.isNone(Duration.fromInput(value)))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: 'a duration ("5 minutes", ms)' }))
+  const hud = typeof options.hud === "object" ? options.hud : undefined
   const counts = {
+    maxConsecutiveCompactions: options.maxConsecutiveCompactions,
+    overheadTokens: options.overheadTokens,
+    warnAt: options.warnAt,
+    "hud.high": hud?.high,
+    "hud.critical": hud?.critical,
     "cacheAware.batch": cacheAwareOf(options)?.batch,
     "cacheAware.coldProtect": cacheAwareOf(options)?.coldProtect,
     "cacheAware.coldTurns": cacheAwareOf(options)?.coldTurns,
@@ -426,8 +432,15 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   for (const [option, value] of Object.entries(counts))
     if (value !== undefined && !(Number.isFinite(value) && value >= 0))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: "a number of 0 or more" }))
+  // A high level above the critical one would never show: the HUD would go from ok straight to critical.
+  const high = hud?.high ?? Hud.DEFAULT_HIGH
+  const critical = hud?.critical ?? Hud.DEFAULT_CRITICAL
+  if (high > critical)
+    return Effect.fail(
+      new InvalidOption({ option: "hud.high", value: String(high), expected: `at most hud.critical (${critical})` }),
+    )
   // A price under a key that is not `provider/model` would never be looked up: the cost line would bill without it.
-  const cost = typeof options.hud === "object" ? options.hud.cost : undefined
+  const cost = hud?.cost
   if (typeof cost === "object" && cost.prices !== undefined) {
     const decoded = decodePrices(cost.prices)
     if (Result.isFailure(decoded))
