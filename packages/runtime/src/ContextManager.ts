@@ -22,7 +22,7 @@ import {
   CacheEconomy,
   type Commands,
   Conversation,
-  type Config as CoreConfig,
+  Config as CoreConfig,
   ExtractiveSummary,
   type Facts,
   Ids,
@@ -408,6 +408,18 @@ export class InvalidOption extends Schema.TaggedError<InvalidOption>()("InvalidO
  * summary's time box), a bad one would otherwise fail there as a defect.
  */
 const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
+  // Checked by each command too, but only once the session was written to: a bad key would fail its first step.
+  if (options.config !== undefined) {
+    const config = decodeConfig(options.config)
+    if (Result.isFailure(config))
+      return Effect.fail(
+        new InvalidOption({
+          option: "config",
+          value: SchemaIssues.oneLine(config.failure),
+          expected: "OpenCode's compaction keys in their ranges (Config.CompactionConfig)",
+        }),
+      )
+  }
   const probes = typeof options.probes === "object" ? options.probes : undefined
   const durations = {
     summaryTimeout: options.summaryTimeout,
@@ -456,6 +468,7 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
 }
 
 const decodePrices = Schema.decodeUnknownResult(PriceTable)
+const decodeConfig = Schema.decodeUnknownResult(CoreConfig.CompactionConfig)
 
 /** The `cacheAware` option as settings, or undefined when it is off. */
 const cacheAwareOf = (options: Options): CacheAware | undefined =>

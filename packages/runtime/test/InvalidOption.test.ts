@@ -66,6 +66,15 @@ describe("InvalidOption", () => {
       }),
   )
 
+  it.effect("given a compaction config key out of its range, then building the layer fails naming the key", () =>
+    Effect.gen(function* () {
+      expect(yield* outcome({ config: { threshold: 0 } })).toMatch(/^InvalidOption: invalid option config: threshold: /)
+      expect(yield* outcome({ config: { opencode: "1.19" as never } })).toMatch(/^InvalidOption: .*config: opencode: /)
+      expect(yield* outcome({ config: { tail_turns: -1 } })).toMatch(/^InvalidOption: .*config: tail_turns: /)
+      expect(yield* outcome({ config: { threshold: 0.5, tail_turns: 0, opencode: "1.18" } })).toBe("built")
+    }),
+  )
+
   it.effect("given the cost line's prices under a key that is not provider/model, then it fails naming the key", () =>
     Effect.gen(function* () {
       const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }
