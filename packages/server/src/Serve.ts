@@ -58,7 +58,7 @@ export const isLoopback = (host: string): boolean =>
 /** Starts the viewer in the current scope; it stops when the scope closes. */
 export const serve = (options: ServeOptions = {}): Effect.Effect<Running, StartupError, Scope.Scope> =>
   Effect.gen(function* () {
-    const source = Source.parse(options.source)
+    const source = yield* Source.parse(options.source)
     const host = options.host ?? "127.0.0.1"
     const port = options.port ?? DEFAULT_PORT
     if (!Number.isInteger(port) || port < 0 || port > 65535)

@@ -26,18 +26,23 @@ export type Source =
  * The source an argument names: a `postgres://` URL (`?schema=NAME` for a schema other than `public`), a `.json`
  * export, or a SQLite file (default `DEFAULT_DB`).
  */
-export const parse = (arg: string | undefined): Source => {
+export const parse = (arg: string | undefined): Effect.Effect<Source, StartupError> => {
   const value = arg ?? DEFAULT_DB
   if (/^postgres(ql)?:\/\//.test(value)) {
+    if (!URL.canParse(value))
+      return Effect.fail(new StartupError({ message: `not a valid PostgreSQL URL: ${withoutPassword(value)}` }))
     // `?schema=NAME` picks the Postgres schema holding pivot's tables (as `EventStore.layerPostgres`'s option).
     const url = new URL(value)
     const schema = url.searchParams.get("schema") ?? "public"
     url.searchParams.delete("schema")
-    return { _tag: "Postgres", url: url.toString(), schema }
+    return Effect.succeed({ _tag: "Postgres", url: url.toString(), schema })
   }
-  if (value.toLowerCase().endsWith(".json")) return { _tag: "Export", file: value }
-  return { _tag: "Sqlite", file: value }
+  if (value.toLowerCase().endsWith(".json")) return Effect.succeed({ _tag: "Export", file: value })
+  return Effect.succeed({ _tag: "Sqlite", file: value })
 }
+
+// A URL that does not parse, for messages: whatever stands between "user:" and "@" masked.
+const withoutPassword = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@")
 
 /** The source for messages (a PostgreSQL URL without its password). */
 export const label = (source: Source): string => {

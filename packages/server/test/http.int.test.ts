@@ -411,8 +411,13 @@ describe("startup", () => {
       [{ source: db, port: 70000 }, /port must be an integer/],
       [{ source: db, port: server.port }, /^cannot listen on 127\.0\.0\.1:\d+/],
       [{ source: db, token: "short" }, /token must be/],
+      // A typed startup error that names what is wrong, without the password (it was "Invalid URL", a defect).
+      [{ source: "postgres://me:hunter2@[::1/pivot" }, /^not a valid PostgreSQL URL: postgres:\/\/me:\*\*\*@/],
     ]
     for (const [options, message] of cases) await expect(Serve.start(options)).rejects.toThrow(message)
+    await expect(Serve.start({ source: "postgres://me:hunter2@[::1/pivot" })).rejects.toSatisfy(
+      (error: Error) => !error.message.includes("hunter2"),
+    )
     expect(fs.existsSync(path.join(dir, "missing.db"))).toBe(false)
   })
 })
