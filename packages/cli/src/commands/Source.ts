@@ -9,7 +9,7 @@ import { Tokens } from "@pivot/core"
 import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
-import { Argument, Flag } from "effect/cli"
+import { Argument, CliError as CliErrors, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -50,6 +50,24 @@ export const countFlag = (name: string, metavar: string, description: string) =>
     Flag.optional,
   )
 
+/**
+ * `--db` names a SQLite file: a `postgres://` URL would be taken as a relative path (folders named after the URL, its
+ * password included, and a SQLite file in them). Only `pivot serve` reads PostgreSQL. The URL is not echoed.
+ */
+export const sqliteFile = Flag.mapEffect((db: string) =>
+  /^postgres(ql)?:\/\//i.test(db)
+    ? Effect.fail(
+        new CliErrors.InvalidValue({
+          option: "db",
+          value: "postgres://…",
+          expected:
+            "--db takes a SQLite file; a postgres:// store is read by pivot serve (the other commands open SQLite only)",
+          kind: "flag",
+        }),
+      )
+    : Effect.succeed(db),
+)
+
 /** The flags naming a session: `<export.json>` or `--db FILE [--session ID]`. */
 export const sourceFlags = {
   file: Argument.String("export.json").pipe(
@@ -57,6 +75,7 @@ export const sourceFlags = {
     Argument.optional,
   ),
   db: Flag.String("db").pipe(
+    sqliteFile,
     Flag.withMetavar("FILE"),
     Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB} when --session is given)`),
     Flag.optional,

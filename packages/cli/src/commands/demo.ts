@@ -5,6 +5,7 @@
  * every prune, pivot and continue as it happens, and ends with the `pivot` commands that replay each pivot. `--json`
  * prints the session's events as JSON lines instead.
  */
+
 import { Events } from "@pivot/core"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"
+import { sqliteFile } from "./Source.ts"
 
 const synopsis = "[--example FILE] [--json] [--db FILE]"
 
@@ -35,6 +37,7 @@ export const demo: Entry = {
         Flag.withDefault(false),
       ),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the SQLite database (default ${DEFAULT_DB}; a fresh session each run)`),
         Flag.withDefault(DEFAULT_DB),

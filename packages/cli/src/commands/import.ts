@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { DEFAULT_DB, importFile, orCliError } from "./Source.ts"
+import { DEFAULT_DB, importFile, orCliError, sqliteFile } from "./Source.ts"
 import { countByType, num, plural } from "./Text.ts"
 
 const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Event>) =>
@@ -40,6 +40,7 @@ export const importCommand: Entry = {
         Argument.optional,
       ),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}; created with its folder when missing)`),
         Flag.withDefault(DEFAULT_DB),

@@ -9,7 +9,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { checkReadable, DEFAULT_DB, formatFlag, orCliError } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, formatFlag, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
@@ -45,6 +45,7 @@ export const projections: Entry = {
       ),
       name: Argument.String("name").pipe(Argument.withDescription("the projection to rebuild"), Argument.optional),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}); it must exist`),
         Flag.withDefault(DEFAULT_DB),
