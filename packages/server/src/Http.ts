@@ -24,6 +24,11 @@ export interface AppOptions {
   readonly usable?: number | undefined
   /** Prices for the ledger (`/api/sessions/:id/ledger`); without them, each provider's default cache multipliers. */
   readonly priceOf?: Ledger.PriceOf | undefined
+  /**
+   * Completes when the server stops: the live streams end then, rather than holding their connections open until the
+   * HTTP server's graceful shutdown gives up on them (20 s).
+   */
+  readonly closing?: Effect.Effect<void> | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -265,9 +270,10 @@ const route = (
     if (sub === "live" && arg === undefined) {
       const encoder = new TextEncoder()
       const hello = Stream.succeed(encoder.encode(`retry: 1000\nevent: head\ndata: ${head}\n\n`))
-      const updates = catalog
-        .live(sessionId, loaded.position)
-        .pipe(Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)))
+      const updates = catalog.live(sessionId, loaded.position).pipe(
+        Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)),
+        options.closing === undefined ? (stream) => stream : Stream.interruptWhen(options.closing),
+      )
       return HttpServerResponse.stream(Stream.concat(hello, updates), {
         contentType: "text/event-stream",
         headers: { "cache-control": "no-store", "x-accel-buffering": "no" },

@@ -487,4 +487,16 @@ describe("live", () => {
       await served.close()
     }
   })
+
+  it("stops at once while a page follows a session: the live stream ends, it does not hold the shutdown", async () => {
+    const served = await Serve.start({ source: db, port: 0 })
+    const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions/${SESSION}/live`)
+    const reader = response.body!.getReader()
+    await reader.read() // the head: the stream is open, as an open browser tab holds it
+    // Without the stream ending first, the server waited for this connection (its graceful shutdown: 20 s).
+    await served.close()
+    let done = false
+    while (!done) done = (await reader.read()).done
+    expect(done).toBe(true)
+  }, 10_000)
 })
