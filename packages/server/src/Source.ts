@@ -63,8 +63,14 @@ export const open = (source: Source): Effect.Effect<Catalog.CatalogShape, Startu
     Effect.mapError((error) => (error instanceof StartupError ? error : startup(source)(error))),
   )
 
-const startup = (source: Source) => (error: unknown) =>
-  new StartupError({ message: `cannot open ${label(source)}: ${describe(error)}` })
+const startup = (source: Source) => (error: unknown) => {
+  const where = label(source)
+  const what = describe(error)
+  // A store error may already begin with the path (`StoreCorrupt`): say it once.
+  return new StartupError({
+    message: `cannot open ${where}: ${what.startsWith(`${where}: `) ? what.slice(where.length + 2) : what}`,
+  })
+}
 
 const overReadModels = Layer.effect(
   Catalog.Catalog,

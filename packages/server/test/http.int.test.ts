@@ -406,7 +406,8 @@ describe("startup", () => {
     fs.writeFileSync(badExport, "{}")
     const cases: Array<[Serve.ServeOptions, RegExp]> = [
       [{ source: path.join(dir, "missing.db") }, /^no database at .*missing\.db/],
-      [{ source: garbage }, /^cannot open .*garbage\.db: .*not a SQLite database/],
+      // The path once: "cannot open X: X: …" said it twice.
+      [{ source: garbage }, /^cannot open [^:]*garbage\.db: (?!.*garbage\.db).*not a SQLite database/],
       [{ source: badExport }, /bad\.json: /],
       [{ source: db, port: 70000 }, /port must be an integer/],
       [{ source: db, port: server.port }, /^cannot listen on 127\.0\.0\.1:\d+/],
