@@ -68,8 +68,12 @@ export const demo: Entry = {
             catch: (error) => new CliError({ message: error instanceof Error ? error.message : String(error) }),
           })
           if (options.json) for (const { event } of outcome.events) io.out(JSON.stringify(Events.encode(event)))
-          // The demo has already told the story of its failure; exit 1 without a second line.
-          if (outcome.error !== undefined) return yield* new Reported({ code: Exit.failure })
+          // The commentary has told the story of its failure: exit 1 without a second line. With --json there is no
+          // commentary, so the failure is the command's one line on stderr.
+          if (outcome.error !== undefined)
+            return yield* options.json
+              ? new CliError({ message: `the turn failed: ${outcome.error}` })
+              : new Reported({ code: Exit.failure })
         }),
       ),
   ).pipe(
