@@ -180,6 +180,7 @@ const route = (
       const ranged = query.has("from") || query.has("to")
       const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
       const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      if (from > to) return yield* new BadRequest({ message: `from (${from}) must be at most to (${to})` })
       const cached = ranged ? undefined : timelines.get(view)
       if (cached !== undefined && cached.version === head)
         return HttpServerResponse.text(cached.body, { contentType: "application/json" })

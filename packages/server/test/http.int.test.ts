@@ -312,6 +312,8 @@ describe("the JSON API's 400 messages", () => {
       [`/api/sessions/${SESSION}/events?limit=abc`, 'limit must be an integer ≥ 0, got "abc"'],
       [`/api/sessions/${SESSION}/pivots/x`, 'the pivot number must be an integer ≥ 1, got "x"'],
       [`/api/sessions/${SESSION}/window/1.5`, 'the version must be a stream version (an integer ≥ 0), got "1.5"'],
+      // A range the wrong way round (it answered a chart of one empty row).
+      [`/api/sessions/${SESSION}/timeline?from=50&to=10`, "from (50) must be at most to (10)"],
     ]
     for (const [url, message] of cases) {
       const { status, body } = await getJson(url)
