@@ -77,7 +77,7 @@ export const sourceFlags = {
   db: Flag.String("db").pipe(
     sqliteFile,
     Flag.withMetavar("FILE"),
-    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB} when --session is given)`),
+    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB})`),
     Flag.optional,
   ),
   session: Flag.String("session").pipe(
@@ -105,7 +105,8 @@ export const parseSource = (options: {
   if (file !== undefined && (db !== undefined || session !== undefined))
     return Effect.fail(new UsageError({ message: "give an export file or --db/--session, not both" }))
   if (file !== undefined) return Effect.succeed({ _tag: "Export", file })
-  if (db === undefined && session === undefined)
+  // Nothing named: the default database when there is one (as `pivot import x.json` left it), else ask.
+  if (db === undefined && session === undefined && !fs.existsSync(DEFAULT_DB))
     return Effect.fail(new UsageError({ message: "give an export file, or --db FILE --session ID" }))
   return Effect.succeed({ _tag: "Database", db: db ?? DEFAULT_DB, session })
 }
