@@ -100,7 +100,11 @@ export const projections: Entry = {
           const program = Effect.gen(function* () {
             if (builtIn) {
               const sessions = yield* orCliError((yield* ReadModels.ReadModels).rebuild({ all: true }))
-              io.out(`rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`)
+              io.out(
+                options.format === "json"
+                  ? JSON.stringify({ name, kind: "built-in", sessions })
+                  : `rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`,
+              )
               return
             }
             const reset = yield* orCliError((yield* Projections.Projections).rebuild(name!))
@@ -113,7 +117,9 @@ export const projections: Entry = {
               })
             }
             io.out(
-              `reset ${name} in ${db}: the next process that registers it rebuilds it from the first event (its rows are deleted)`,
+              options.format === "json"
+                ? JSON.stringify({ name, kind: "projection", reset: true })
+                : `reset ${name} in ${db}: the next process that registers it rebuilds it from the first event (its rows are deleted)`,
             )
           })
           yield* orCliError(Effect.provide(program, Projections.layerSqlite({ filename: db })))
