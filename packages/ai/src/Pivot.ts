@@ -91,6 +91,13 @@ export class NoUserMessage extends Schema.TaggedError<NoUserMessage>()("NoUserMe
   }
 }
 
+/** A handle used after its pivot's `close()`: its runtime and store are gone. */
+export class PivotClosed extends Schema.TaggedError<PivotClosed>()("PivotClosed", {}) {
+  override get message(): string {
+    return "this pivot is closed (close() was called): open another with createPivot"
+  }
+}
+
 /**
  * Which defaults `createPivot` starts from. `"sized"` (default): pruning on, its thresholds relative to the model's
  * context (`Prune.sized`: protect 20%, act above 10%, capped at OpenCode's 40k / 20k). `"opencode"`: OpenCode's own
@@ -607,9 +614,18 @@ export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
     throw error
   }
   const name = options.session ?? "default"
-  const handle = (sessionName: string) => open(runtime, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
+  // Every handle runs through this runner: after close() a call fails with PivotClosed, not the disposed runtime's
+  // bare string.
+  let closed = false
+  const runner: AiAgent.Runner = {
+    runPromise: (effect) => (closed ? Promise.reject(new PivotClosed()) : runtime.runPromise(effect)),
+  }
+  const handle = (sessionName: string) => open(runner, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
   const main = handle(name)
-  const close = () => runtime.dispose()
+  const close = () => {
+    closed = true
+    return runtime.dispose()
+  }
   return {
     ...main,
     session: handle,

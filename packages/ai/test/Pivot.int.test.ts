@@ -309,6 +309,18 @@ describe("createPivot: bad input is a one-line typed error, and nothing is writt
     nothingIn(dir)
   })
 
+  it("a handle used after close() fails with PivotClosed, not the runtime's bare string", async () => {
+    const pivot = await createPivot({ model: new MockLanguageModelV4(), store: ":memory:", limits: LIMITS })
+    const other = pivot.session("other")
+    await pivot.close()
+    await pivot.close() // closing twice is fine
+    for (const call of [() => pivot.messages(), () => pivot.user("hi"), () => other.messages()]) {
+      const error = await call().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(Pivot.PivotClosed)
+      expect((error as Error).message).toBe("this pivot is closed (close() was called): open another with createPivot")
+    }
+  })
+
   it("a store path that cannot be created names the path", async () => {
     const dir = tempDir()
     Fs.writeFileSync(Path.join(dir, "a-file"), "")
