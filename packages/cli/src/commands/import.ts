@@ -10,7 +10,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Events } from "@pivot/core"
-import { ReadModels, SessionLog } from "@pivot/store"
+import { EventStore, ReadModels, SessionLog } from "@pivot/store"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -96,6 +96,11 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
             events as ReadonlyArray<Events.Event>,
           )
         ) {
+          // Asked to encrypt what is stored in plain text: saying "nothing to import" would leave it readable.
+          if (options.encrypt && !(yield* (yield* EventStore).isSealed(Events.streamName(sessionId))))
+            return yield* new CliError({
+              message: `session ${sessionId} is already in ${db} (${plural(stored, "event")}), stored in plain text: --encrypt cannot encrypt it there; import it into another database`,
+            })
           io.out(`session ${sessionId} is already in ${db} (${plural(stored, "event")}, the same): nothing to import`)
           return
         }
