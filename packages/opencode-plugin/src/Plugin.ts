@@ -71,7 +71,8 @@ export const resolveDb = (
   | { readonly _tag: "Sqlite"; readonly file: string }
   | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string }
   | { readonly _tag: "Invalid"; readonly reason: string } => {
-  const db: unknown = options.db ?? env.PIVOT_DB ?? DEFAULT_DB
+  // An empty PIVOT_DB (`PIVOT_DB=` in a shell profile) is unset, as for most variables.
+  const db: unknown = options.db ?? (env.PIVOT_DB || undefined) ?? DEFAULT_DB
   if (typeof db !== "string" || db.trim() === "")
     return { _tag: "Invalid", reason: `db must be a SQLite file or a postgres:// URL, got ${JSON.stringify(db)}` }
   if (!/^postgres(ql)?:\/\//.test(db)) return { _tag: "Sqlite", file: Path.resolve(directory, db) }

@@ -233,5 +233,6 @@ describe("the plugin's hooks", () => {
       schema: "work",
     })
     expect(Plugin.resolveDb("/p", {}, {})).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
+    expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "" })).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
   })
 })
