@@ -92,6 +92,11 @@ export const catalog = (source: Source): Layer.Layer<Catalog.Catalog, StartupErr
             return yield* new StartupError({
               message: `no database at ${source.file} (run npm start for a demo one, or pivot import <export.json> --db ${source.file})`,
             })
+          // As the CLI's read commands say it (a folder or an empty file is no database).
+          const stat = fs.statSync(source.file)
+          if (!stat.isFile()) return yield* new StartupError({ message: `${source.file} is not a file` })
+          if (stat.size === 0)
+            return yield* new StartupError({ message: `${source.file} is empty (0 bytes): not a pivot database` })
           return overReadModels.pipe(Layer.provide(Projections.layerSqlite({ filename: source.file, readonly: true })))
         }),
       )

@@ -404,10 +404,15 @@ describe("startup", () => {
   it("fails clearly on a missing, corrupt or foreign store, a bad export, a bad port or a taken one", async () => {
     const garbage = path.join(dir, "garbage.db")
     fs.writeFileSync(garbage, "this is not a database, just text that is long enough to have a header".repeat(10))
+    const empty = path.join(dir, "empty.db")
+    fs.writeFileSync(empty, "")
     const badExport = path.join(dir, "bad.json")
     fs.writeFileSync(badExport, "{}")
     const cases: Array<[Serve.ServeOptions, RegExp]> = [
       [{ source: path.join(dir, "missing.db") }, /^no database at .*missing\.db/],
+      // As the CLI's read commands say them.
+      [{ source: dir }, /^.* is not a file$/],
+      [{ source: empty }, /^.*empty\.db is empty \(0 bytes\): not a pivot database$/],
       // The path once: "cannot open X: X: …" said it twice.
       [{ source: garbage }, /^cannot open [^:]*garbage\.db: (?!.*garbage\.db).*not a SQLite database/],
       [{ source: badExport }, /bad\.json: /],
