@@ -5,7 +5,7 @@
  * read models.
  */
 import * as fs from "node:fs"
-import { Tokens } from "@pivot/core"
+import { Ids, Tokens } from "@pivot/core"
 import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
@@ -176,6 +176,10 @@ const chooseSession = (readModels: ReadModels.ReadModelsShape, db: string, wante
     const listed = `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", …" : ""}`
     if (wanted !== undefined) {
       if (ids.includes(wanted)) return wanted
+      // A name maps to its id as createPivot and `fork --into` map it ("try-b" → "ses_try-b"); an id stored as given
+      // wins above.
+      const mapped = Ids.sessionIdOf(wanted)
+      if (mapped !== undefined && ids.includes(mapped)) return mapped
       return yield* failWith(
         ids.length === 0
           ? `unknown session ${wanted}: ${db} holds no sessions`
