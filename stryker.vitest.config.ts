@@ -56,6 +56,7 @@ export default defineConfig({
             "test/projections/Projections.int.test.ts",
             "test/projections/Projections.rules.int.test.ts",
             "test/projections/Projections.edges.int.test.ts",
+            "test/projections/Projections.failures.int.test.ts",
             "test/projections/backoff.test.ts",
           ],
         },

@@ -324,9 +324,11 @@ const cliPassword = (value: string): boolean => {
   return !isPlaceholder(bare) && !bare.startsWith("-") && !bare.includes("[REDACTED:")
 }
 
-// Names followed by an assignment operator; the value is parsed after the name is judged.
+// Names followed by an assignment operator; the value is parsed after the name is judged. A name must start a token,
+// but a quoted one may follow anything: its quote is a boundary, and an unquoted value ends right at it (a run of
+// `"password":abc12345` glued together would otherwise give up one secret a pass).
 const ASSIGNMENT =
-  /(?<![A-Za-z0-9_.$-])(?:export[ \t]+)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,100})\1([ \t]{0,4})(:=|=|:)([ \t]{0,4})/g
+  /(?:(?<![A-Za-z0-9_.$-])(?:export[ \t]+)?|(?=["']))(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,100})\1([ \t]{0,4})(:=|=|:)([ \t]{0,4})/g
 const VALUE = /"((?:[^"\\\n]|\\.){0,500})"|'([^'\n]{0,500})'|`([^`\n]{0,500})`|([^\s"'`,;()<>[\]]{1,500})/dy
 
 const assignments: Rule = (text, push) => {
