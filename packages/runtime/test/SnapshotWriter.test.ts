@@ -1,0 +1,220 @@
+/**
+ * ADR 0024: snapshots are written off the command's path, by a fiber of the handler's scope. A command that makes one
+ * due returns without waiting for its write; the snapshot written is exactly the state at the version it names,
+ * however late; the scope's close writes what is due, or drops it after `flushTimeout` and writes nothing after; a
+ * forget committed while a snapshot waits wins over it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Events, Ids } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
+import { EventStore, SessionLog } from "@pivot/store"
+import { Deferred, Effect, Exit, Fiber, type Layer, Result, Scope } from "effect"
+import { TestClock } from "effect/testing"
+import fc from "fast-check"
+import { type Action, run as generate, generatedArb } from "../../core/test/support/sessions.ts"
+import { observe, type Store } from "./support/snapshots.ts"
+
+const SESSION = "ses_generated"
+const stream = Events.streamName(SESSION)
+
+const actions: ReadonlyArray<Action> = Array.from({ length: 16 }, (_, i) =>
+  i % 2 === 0
+    ? { kind: "user", text: 30, image: false }
+    : { kind: "step", tools: [{ tool: "read", size: 200, status: "completed" }], tokens: 1_000, finish: "stop" },
+)
+const generated = generate(actions)
+
+/**
+ * A memory store whose snapshot writes wait for `gate`: `entered` is completed by the first one, `written` lists the
+ * versions that reached the store, each with whether the handler's scope was closed by then.
+ */
+/** A fresh memory store's service. */
+const memory = Effect.provide(
+  Effect.gen(function* () {
+    return yield* EventStore
+  }),
+  EventStore.layerMemory() as Layer.Layer<EventStore>,
+)
+
+const gated = Effect.gen(function* () {
+  const inner = yield* memory
+  const gate = yield* Deferred.make<void>()
+  const entered = yield* Deferred.make<void>()
+  const written: Array<{ readonly version: number; readonly afterClose: boolean }> = []
+  const closed = { value: false }
+  const store: Store = {
+    ...inner,
+    writeSnapshot: (s, snapshot) =>
+      Effect.gen(function* () {
+        yield* Deferred.succeed(entered, undefined)
+        yield* Deferred.await(gate)
+        yield* inner.writeSnapshot(s, snapshot)
+        written.push({ version: snapshot.version, afterClose: closed.value })
+      }),
+  }
+  return { inner, store, gate, entered, written, closed }
+})
+
+/** A handler over `store` in `scope`. */
+const handlerIn = (store: Store, scope: Scope.Scope, options: Sessions.Options, ids = Ids.Ids.layer) =>
+  Sessions.make(options).pipe(
+    Effect.provideService(EventStore, store),
+    Effect.provide(ids),
+    Effect.provideService(Scope.Scope, scope),
+  )
+
+/** A restart: a fresh handler over `store` loads the session, then closes. */
+const restart = (store: Store, options: Sessions.Options) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const sessions = yield* handlerIn(store, yield* Effect.scope, options)
+      return yield* sessions.load(SESSION)
+    }),
+  )
+
+/** The versions at which a handler with `every` makes a snapshot due (no pivot in `generated`). */
+const dueVersions = (every: number) => {
+  const out: Array<number> = []
+  let version = 0
+  for (const step of generated.steps) {
+    version += step.events.length
+    if (version - (out.at(-1) ?? 0) >= every) out.push(version)
+  }
+  return out
+}
+
+describe("the snapshot writer", () => {
+  it.effect("a command that makes a snapshot due returns while its write is blocked; the latest due one follows", () =>
+    Effect.gen(function* () {
+      const { inner, store, gate, entered, written } = yield* gated
+      const scope = yield* Scope.make()
+      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4 } })
+      const due = dueVersions(4)
+      expect(due.length).toBeGreaterThan(3)
+      // The first due snapshot is taken by the writer and blocks on the gate; every command still completes.
+      for (const step of generated.steps) {
+        yield* sessions.execute(SESSION, step.command)
+        // The writer runs whenever the commands' fiber yields (as it does at every store round trip off memory).
+        yield* Effect.yieldNow
+      }
+      yield* Deferred.await(entered)
+      expect(written).toEqual([])
+      expect(yield* inner.readSnapshot(stream)).toBeUndefined()
+      // Released: the blocked one, then only the latest of the ones due meanwhile (one slot per session).
+      yield* Deferred.succeed(gate, undefined)
+      yield* sessions.flushSnapshots
+      expect(written.map((w) => w.version)).toEqual([due[0], due.at(-1)])
+      expect((yield* inner.readSnapshot(stream))?.version).toBe(due.at(-1))
+      yield* Scope.close(scope, Exit.void)
+    }),
+  )
+
+  it("the snapshot written late is exactly the state at its version: decoded, it equals a fold of the events up to it; a restart from it equals a fold of all", async () => {
+    let late = 0
+    await fc.assert(
+      fc.asyncProperty(generatedArb(40), fc.integer({ min: 1, max: 6 }), async (session, every) => {
+        const program = Effect.gen(function* () {
+          const { inner, store, gate } = yield* gated
+          const options: Sessions.Options = { snapshots: { every } }
+          const scope = yield* Scope.make()
+          const sessions = yield* handlerIn(store, scope, options)
+          // Every command runs before any snapshot is written: each is encoded after later commands were folded.
+          for (const step of session.steps) yield* sessions.execute(SESSION, step.command)
+          yield* Deferred.succeed(gate, undefined)
+          yield* Scope.close(scope, Exit.void)
+          const stored = yield* inner.readSnapshot(stream)
+          const restarted = yield* restart(inner, options)
+          return { stored, restarted }
+        })
+        const { stored, restarted } = await Effect.runPromise(program)
+        if (stored !== undefined) {
+          const decoded = Sessions.decodeSnapshot(SESSION, stored)
+          expect(Result.isSuccess(decoded)).toBe(true)
+          const at = Sessions.fold(session.events.slice(0, stored.version))
+          expect(observe(Result.getOrThrow(decoded))).toEqual(observe(at))
+          if (stored.version < session.events.length) late++
+        }
+        expect(observe(restarted)).toEqual(observe(Sessions.fold(session.events)))
+      }),
+      { numRuns: 60 },
+    )
+    // Snapshots encoded while the live state had moved past them were among those checked.
+    expect(late).toBeGreaterThan(0)
+  }, 120_000)
+
+  it.effect("the close writes the snapshots still due (a process that exits right after its command keeps them)", () =>
+    Effect.gen(function* () {
+      const store = yield* memory
+      const scope = yield* Scope.make()
+      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4 } })
+      for (const step of generated.steps) yield* sessions.execute(SESSION, step.command)
+      yield* Scope.close(scope, Exit.void)
+      expect((yield* store.readSnapshot(stream))?.version).toBe(dueVersions(4).at(-1))
+    }),
+  )
+
+  it.effect(
+    "closed while a snapshot write is blocked: the close ends after flushTimeout without an error, nothing is written after it, the next open is correct",
+    () =>
+      Effect.gen(function* () {
+        const { inner, store, gate, entered, written, closed } = yield* gated
+        const scope = yield* Scope.make()
+        const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4, flushTimeout: "2 seconds" } })
+        for (const step of generated.steps) yield* sessions.execute(SESSION, step.command)
+        yield* Deferred.await(entered)
+        const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+        yield* TestClock.adjust("1 second")
+        expect(closing.pollUnsafe()).toBeUndefined()
+        yield* TestClock.adjust("1 second")
+        expect(Exit.isSuccess(yield* Fiber.await(closing))).toBe(true)
+        closed.value = true
+        // The blocked write is released after the close: it was interrupted, so it never reaches the store.
+        yield* Deferred.succeed(gate, undefined)
+        yield* Effect.yieldNow
+        expect(written).toEqual([])
+        expect(yield* inner.readSnapshot(stream)).toBeUndefined()
+        // The next open folds the events (no snapshot) to the same state.
+        const reopened = yield* restart(inner, { snapshots: { every: 4 } })
+        expect(observe(reopened)).toEqual(observe(Sessions.fold(generated.events)))
+      }),
+  )
+
+  it.effect(
+    "a forget committed while a snapshot of the text it erases waits: the snapshot is not written, and a restart reads the text as erased",
+    () =>
+      Effect.gen(function* () {
+        const { inner, store, gate, entered } = yield* gated
+        const secret = "the deploy key is hunter2-0123456789"
+        const [start, ...rest] = generated.steps
+        // One process records the session encrypted at rest (its text sealed)...
+        const sealing = yield* Scope.make()
+        const a = yield* handlerIn(inner, sealing, { encryptAtRest: true })
+        yield* a.execute(SESSION, start!.command)
+        yield* a.execute(SESSION, {
+          _tag: "AddUserMessage",
+          message: {
+            role: "user",
+            id: Ids.unsafe.message("msg_00000000_secret"),
+            createdAt: 1,
+            parts: [{ type: "text", id: Ids.unsafe.part("prt_00000000_secret"), text: secret }],
+          },
+        })
+        yield* Scope.close(sealing, Exit.void)
+        // ...another, not encrypting, continues it: its live state holds the text in plain, and a snapshot falls due.
+        const scope = yield* Scope.make()
+        const b = yield* handlerIn(store, scope, { snapshots: { every: 1 } })
+        for (const step of rest.slice(0, 3)) yield* b.execute(SESSION, step.command)
+        yield* Deferred.await(entered)
+        yield* SessionLog.forget(SESSION).pipe(Effect.provideService(EventStore, inner))
+        yield* Deferred.succeed(gate, undefined)
+        yield* b.flushSnapshots
+        const stored = yield* inner.readSnapshot(stream)
+        expect(stored?.data ?? "").not.toContain("hunter2")
+        expect(stored).toBeUndefined()
+        yield* Scope.close(scope, Exit.void)
+        const restarted = yield* restart(inner, { snapshots: { every: 1 } })
+        expect(Sessions.encodeSnapshot(restarted)).not.toContain("hunter2")
+        expect(Sessions.encodeSnapshot(restarted)).toContain(EventStore.ERASED)
+      }),
+  )
+})
