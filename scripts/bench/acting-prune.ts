@@ -5,6 +5,8 @@
  * turns, then `--turns` timed ones: each times `prune` alone and `prepare` after it, and every snapshot the store
  * writes is timed with its size (a wrapper around `writeSnapshot`; the state's encoding happens before it, untimed).
  * Each size and store also reports p50, p99 and max of the whole turn (record, prune, prepare) and of `prune` alone.
+ * `--gap MS` waits that long between timed turns, as an agent waits for its model (snapshots are written after the
+ * command that makes them due returns, ADR 0024: back to back, their encoding lands in a later turn).
  * `--no-snapshots` runs the same turns with snapshots off, to see what the acting turns cost without them.
  *
  *   node --conditions=@pivot/source scripts/bench/acting-prune.ts --sizes 1000,100000 [--turns 80] [--no-snapshots]
@@ -25,9 +27,12 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "1000,100000" },
     turns: { type: "string", default: "80" },
     "no-snapshots": { type: "boolean", default: false },
+    // Idle milliseconds between timed turns (the agent waiting for its model); 0: back to back.
+    gap: { type: "string", default: "0" },
   },
 })
 const TURNS = Number(values.turns)
+const GAP = Number(values.gap)
 const options = values["no-snapshots"] ? { ...PRUNING, snapshots: false as const } : PRUNING
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-acting-prune-"))
 const now = () => performance.now()
@@ -83,7 +88,9 @@ const turn = (i: number, steps: number) =>
     }
   })
 
-console.log(`${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2))}`)
+console.log(
+  `${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2))}, gap ${GAP} ms${values["no-snapshots"] ? ", no snapshots" : ""}`,
+)
 for (const size of values.sizes.split(",").map(Number)) {
   const bulk = bulkSession(SESSION, {})
   const events = bulk.until(size, { messages: true, afterPivot: true })
@@ -114,6 +121,7 @@ for (const size of values.sizes.split(",").map(Number)) {
     const turns: Array<number> = []
     const prunes: Array<number> = []
     for (let i = 40; i < 40 + TURNS; i++) {
+      if (GAP > 0) await new Promise((resolve) => setTimeout(resolve, GAP))
       const r = await rt.runPromise(turn(i, 2 + (i % 4)))
       turns.push(r.turn)
       prunes.push(r.prune)

@@ -428,6 +428,12 @@ export const snapshotWarning = (sessionId: string, reason: SnapshotRejection, de
 export const snapshotFormat = (versions: { readonly [type: string]: number } = Events.versions): string =>
   `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${Events.catalogFingerprint(versions)}`
 
+/** How long the snapshot writer waits for a moment without appends before it writes (ADR 0024), in ms. */
+export const SNAPSHOT_QUIET = 5
+
+/** The longest the snapshot writer waits for that moment, in ms: a session never idle still gets its snapshots. */
+export const SNAPSHOT_DEFER = 1_000
+
 /** The snapshot format of this program (see `snapshotFormat`). */
 export const SNAPSHOT_FORMAT = snapshotFormat()
 
@@ -663,9 +669,13 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     // Held while slots are written: by the writer fiber, or by `flushSnapshots` and the close in its stead.
     const writing = yield* Semaphore.make(1)
     let closed = false
+    // Appends so far: the writer waits for a quiet moment (no append for `SNAPSHOT_QUIET`), as between an agent's
+    // turns, so the encoding does not land in the next command (the same thread runs both); at most `SNAPSHOT_DEFER`.
+    let appends = 0
 
     /** Leaves a snapshot for the writer when one is due (synchronous: the command does not wait for it). */
     const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) => {
+      appends++
       if (!snapshotting || closed) return
       const last = snapshotAt.get(sessionId) ?? 0
       const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
@@ -708,7 +718,17 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       }),
     )
 
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(wake), drain)))
+    /** Returns once no append came for `SNAPSHOT_QUIET`, or `SNAPSHOT_DEFER` after it began. */
+    const quiet = Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      for (;;) {
+        const seen = appends
+        yield* Effect.sleep(SNAPSHOT_QUIET)
+        if (appends === seen || (yield* Clock.currentTimeMillis) - start >= SNAPSHOT_DEFER) return
+      }
+    })
+
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.andThen(Queue.take(wake), quiet), drain)))
     // Runs before the writer is interrupted (finalizers run in reverse), and before the store's own close (the store
     // was built first): what is due is written, or dropped after `flushTimeout`; no write follows the close.
     yield* Effect.addFinalizer(() =>

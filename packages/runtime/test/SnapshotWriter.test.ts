@@ -1,6 +1,6 @@
 /**
- * ADR 0024: snapshots are written off the command's path, by a fiber of the handler's scope. A command that makes one
- * due returns without waiting for its write; the snapshot written is exactly the state at the version it names,
+ * ADR 0024: snapshots are written off the command's path, by a fiber of the handler's scope, at a moment without
+ * appends (at most `SNAPSHOT_DEFER` late). A command that makes one due returns without waiting for its write; the snapshot written is exactly the state at the version it names,
  * however late; the scope's close writes what is due, or drops it after `flushTimeout` and writes nothing after; a
  * forget committed while a snapshot waits wins over it.
  */
@@ -84,27 +84,63 @@ const dueVersions = (every: number) => {
 }
 
 describe("the snapshot writer", () => {
-  it.effect("a command that makes a snapshot due returns while its write is blocked; the latest due one follows", () =>
+  it.effect(
+    "a command returns while a snapshot write is blocked; the latest of the ones due meanwhile follows it",
+    () =>
+      Effect.gen(function* () {
+        const { inner, store, gate, entered, written } = yield* gated
+        const scope = yield* Scope.make()
+        const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4 } })
+        const due = dueVersions(4)
+        const half = generated.steps.length >> 1
+        const firstHalf = due.filter((v) => v <= generated.steps.slice(0, half).flatMap((s) => s.events).length)
+        expect(firstHalf.length).toBeGreaterThan(0)
+        expect(due.length - firstHalf.length).toBeGreaterThan(1)
+        for (const step of generated.steps.slice(0, half)) yield* sessions.execute(SESSION, step.command)
+        // A quiet moment: the writer takes the slot and blocks on the gate.
+        yield* TestClock.adjust(Sessions.SNAPSHOT_QUIET)
+        yield* Deferred.await(entered)
+        // Every later command completes while that write is blocked, and makes further snapshots due.
+        for (const step of generated.steps.slice(half)) yield* sessions.execute(SESSION, step.command)
+        expect(written).toEqual([])
+        expect(yield* inner.readSnapshot(stream)).toBeUndefined()
+        // Released: the blocked one, then only the latest of the ones due meanwhile (one slot per session).
+        yield* Deferred.succeed(gate, undefined)
+        yield* sessions.flushSnapshots
+        expect(written.map((w) => w.version)).toEqual([firstHalf.at(-1), due.at(-1)])
+        expect((yield* inner.readSnapshot(stream))?.version).toBe(due.at(-1))
+        yield* Scope.close(scope, Exit.void)
+      }),
+  )
+
+  it.effect("the writer waits for a moment without appends, and at most SNAPSHOT_DEFER when there is none", () =>
     Effect.gen(function* () {
-      const { inner, store, gate, entered, written } = yield* gated
+      const long = generate(Array.from({ length: 400 }, () => ({ kind: "user" as const, text: 5, image: false })))
+      const store = yield* memory
       const scope = yield* Scope.make()
-      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4 } })
-      const due = dueVersions(4)
-      expect(due.length).toBeGreaterThan(3)
-      // The first due snapshot is taken by the writer and blocks on the gate; every command still completes.
-      for (const step of generated.steps) {
+      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 1 } })
+      const [first, ...rest] = long.steps
+      yield* sessions.execute(SESSION, first!.command)
+      yield* TestClock.adjust(Sessions.SNAPSHOT_QUIET - 1)
+      expect(yield* store.readSnapshot(stream)).toBeUndefined()
+      yield* TestClock.adjust(1)
+      expect((yield* store.readSnapshot(stream))?.version).toBe(1)
+      // A command every SNAPSHOT_QUIET - 1 ms: never quiet, so the writer writes once SNAPSHOT_DEFER has passed.
+      let elapsed = 0
+      let version = 1
+      for (const step of rest) {
         yield* sessions.execute(SESSION, step.command)
-        // The writer runs whenever the commands' fiber yields (as it does at every store round trip off memory).
-        yield* Effect.yieldNow
+        version++
+        yield* TestClock.adjust(Sessions.SNAPSHOT_QUIET - 1)
+        elapsed += Sessions.SNAPSHOT_QUIET - 1
+        const stored = (yield* store.readSnapshot(stream))?.version ?? 0
+        if (stored > 1) {
+          expect(stored).toBe(version)
+          break
+        }
       }
-      yield* Deferred.await(entered)
-      expect(written).toEqual([])
-      expect(yield* inner.readSnapshot(stream)).toBeUndefined()
-      // Released: the blocked one, then only the latest of the ones due meanwhile (one slot per session).
-      yield* Deferred.succeed(gate, undefined)
-      yield* sessions.flushSnapshots
-      expect(written.map((w) => w.version)).toEqual([due[0], due.at(-1)])
-      expect((yield* inner.readSnapshot(stream))?.version).toBe(due.at(-1))
+      expect(elapsed).toBeGreaterThanOrEqual(Sessions.SNAPSHOT_DEFER)
+      expect(elapsed).toBeLessThan(Sessions.SNAPSHOT_DEFER + 2 * Sessions.SNAPSHOT_QUIET)
       yield* Scope.close(scope, Exit.void)
     }),
   )
@@ -161,6 +197,7 @@ describe("the snapshot writer", () => {
         const scope = yield* Scope.make()
         const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4, flushTimeout: "2 seconds" } })
         for (const step of generated.steps) yield* sessions.execute(SESSION, step.command)
+        yield* TestClock.adjust(Sessions.SNAPSHOT_QUIET)
         yield* Deferred.await(entered)
         const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
         yield* TestClock.adjust("1 second")
@@ -204,6 +241,7 @@ describe("the snapshot writer", () => {
         const scope = yield* Scope.make()
         const b = yield* handlerIn(store, scope, { snapshots: { every: 1 } })
         for (const step of rest.slice(0, 3)) yield* b.execute(SESSION, step.command)
+        yield* TestClock.adjust(Sessions.SNAPSHOT_QUIET)
         yield* Deferred.await(entered)
         yield* SessionLog.forget(SESSION).pipe(Effect.provideService(EventStore, inner))
         yield* Deferred.succeed(gate, undefined)
