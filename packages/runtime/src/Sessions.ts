@@ -734,7 +734,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {
         closed = true
-        return Effect.ignore(Effect.timeoutOption(drain, flushTimeout))
+        return Effect.ignore(Effect.timeoutOption(drain, flushTimeout)).pipe(
+          // Dropped: a `flushSnapshots` after the close must not write them (the store may be closed by then).
+          Effect.andThen(Effect.sync(() => due.clear())),
+        )
       }),
     )
 
