@@ -556,8 +556,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const snapshotting = options.snapshots !== false && options.encryptAtRest !== true
     const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 200)
     const snapshotAtPivots = options.snapshots === false ? false : options.snapshots?.atPivots !== false
-    const flushTimeout =
-      (options.snapshots === false ? undefined : options.snapshots?.flushTimeout) ?? Duration.seconds(5)
+    // Read at build, as `conflictSchedule` reads its durations: a bad value fails here, not at the close.
+    const flushTimeout = Duration.fromInputUnsafe(
+      (options.snapshots === false ? undefined : options.snapshots?.flushTimeout) ?? Duration.seconds(5),
+    )
     // The version of each cached session's latest snapshot (written or resumed from).
     const snapshotAt = new Map<string, number>()
 
