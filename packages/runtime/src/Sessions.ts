@@ -560,7 +560,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const flushTimeout = Duration.fromInputUnsafe(
       (options.snapshots === false ? undefined : options.snapshots?.flushTimeout) ?? Duration.seconds(5),
     )
-    // The version of each cached session's latest snapshot (written or resumed from).
+    // The version of each cached session's latest snapshot (due, written or resumed from).
     const snapshotAt = new Map<string, number>()
 
     const remember = (sessionId: string, state: State) => {
