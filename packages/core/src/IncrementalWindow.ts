@@ -11,6 +11,8 @@
  *   the start, which is a scan of the rendered messages (no rendering).
  * - A window that breaks a rule is repaired by `ValidWindow.repair` of the whole rendering, as before.
  *
+ * Every rendering it answers is frozen (`Render.freeze`): it is kept and answered again in later windows.
+ *
  * A renderer holds one window at a time (keep one per session); it answers the same as `ValidWindow.render` for any
  * sequence of windows, in any order.
  *
@@ -55,7 +57,8 @@ export const make = (options?: Render.Options): Renderer => {
   const renderOne = (message: Message): ReadonlyArray<Render.Rendered> => {
     const known = perMessage.get(message)
     if (known !== undefined) return known
-    const fresh = Render.render([message], options)
+    // Frozen: the same renderings are handed out every turn (ADR 0023).
+    const fresh = Object.freeze(Render.render([message], options).map(Render.freeze))
     perMessage.set(message, fresh)
     return fresh
   }
@@ -108,7 +111,7 @@ export const make = (options?: Render.Options): Renderer => {
       return rendered
     }
     // Broken somewhere: the repair of the whole rendering, as `ValidWindow.render` does (never resumed from).
-    const repaired = ValidWindow.repair(rendered).rendered
+    const repaired = ValidWindow.repair(rendered).rendered.map(Render.freeze)
     last = { messages, rendered: repaired, starts: undefined, check: undefined }
     return repaired
   }

@@ -36,7 +36,7 @@ import {
   ProviderError,
   Prune,
   Redaction,
-  type Render,
+  Render,
   SchemaIssues,
   Session,
   type SummaryInput,
@@ -1079,12 +1079,12 @@ export const make = (
             })
           }
           // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
-          // renderer renders only what changed since its last window; its messages are shared from turn to turn, so
-          // the caller gets copies it may change (as each new state's rendering was before).
+          // renderer renders only what changed since its last window; its messages are shared from turn to turn and
+          // frozen, so a caller cannot change them in place (ADR 0023: it copies what it changes).
           const messages =
             transformed.messages === visible
-              ? renderedOf(sessionId, state.session.window, visible).map(copyRendered)
-              : ValidWindow.render(transformed.messages, renderOptions)
+              ? renderedOf(sessionId, state.session.window, visible)
+              : ValidWindow.render(transformed.messages, renderOptions).map(Render.freeze)
           const usage = usageOf(sessionId, state, settings)
           // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
           const cost =
@@ -1347,14 +1347,6 @@ export const make = (
       fork,
     } satisfies ContextManagerShape
   })
-
-/** A rendered message with its model message, content array and parts copied (what a caller might change). */
-const copyRendered = ({ sourceMessageId, message }: Render.Rendered): Render.Rendered => ({
-  sourceMessageId,
-  message: (typeof message.content === "string"
-    ? { ...message }
-    : { ...message, content: message.content.map((part) => ({ ...part })) }) as ModelMessage.ModelMessage,
-})
 
 const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
   const checked = checkLimits(spec.ref, spec.limits, config)
