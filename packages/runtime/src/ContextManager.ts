@@ -1289,13 +1289,18 @@ export const make = (
       const at = yield* Clock.currentTimeMillis
       const thresholds = options.prune ?? {}
       const minimum = cacheAware === undefined ? thresholds.minimum : yield* batchMinimum(sessionId, at, thresholds)
-      const executed = yield* sessions.execute(sessionId, {
+      const command: Commands.Command = {
         _tag: "Prune",
         at,
         ...(thresholds.protect === undefined ? {} : { protect: thresholds.protect }),
         ...(minimum === undefined ? {} : { minimum }),
         ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
-      })
+      }
+      // Most turns have nothing to prune: decided on the state in hand, without the command's decode and the session's
+      // lock (as `prepare`'s overflow pre-check). A prune that would record goes through `execute`, which decides again.
+      if (isNoOp(Session.decide(command, (yield* sessions.load(sessionId)).session)))
+        return { parts: 0, tokens: 0 } satisfies Pruned
+      const executed = yield* sessions.execute(sessionId, command)
       let tokens = 0
       let parts = 0
       for (const e of executed.events)
