@@ -1037,10 +1037,15 @@ export const make = (
       const prepared = yield* locked(
         sessionId,
         Effect.gen(function* () {
-          const first = yield* compaction.settle(sessionId, settings)
-          yield* probed(sessionId, first)
-          let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
+          let settled: Compaction.Settled | undefined
+          // Nothing outstanding (the common turn): `settle` would load the same state and find nothing to do.
+          if (state.session.pending !== undefined || state.runtime.awaitingContinue !== undefined) {
+            const first = yield* compaction.settle(sessionId, settings)
+            yield* probed(sessionId, first)
+            settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
+            state = yield* sessions.load(sessionId)
+          }
           const at = yield* Clock.currentTimeMillis
           const check: Commands.Command = {
             _tag: "CheckOverflow",
