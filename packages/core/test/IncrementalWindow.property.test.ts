@@ -70,6 +70,11 @@ describe("IncrementalWindow", () => {
             const incremental = renderer.render(messages)
             expect(incremental).toEqual(ValidWindow.render(messages, options))
             expect(renderer.jsonLength(incremental)).toBe(JSON.stringify(incremental.map((r) => r.message)).length)
+            const models = renderer.modelMessages(incremental)
+            expect(models).toHaveLength(incremental.length)
+            models.forEach((m, k) => expect(m).toBe(incremental[k]!.message))
+            // Frozen: a caller cannot change a rendering the renderer hands out again (ADR 0023).
+            for (const r of incremental) expect(Object.isFrozen(r) && Object.isFrozen(r.message)).toBe(true)
           })
         },
       ),

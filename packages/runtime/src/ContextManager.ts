@@ -1090,6 +1090,11 @@ export const make = (
             transformed.messages === visible
               ? renderedOf(sessionId, state.session.window, visible)
               : ValidWindow.render(transformed.messages, renderOptions).map(Render.freeze)
+          // Kept beside the rendering by the session's renderer (a plugin's window: read from each message).
+          const modelMessages =
+            transformed.messages === visible
+              ? rendererOf(sessionId).modelMessages(messages)
+              : messages.map((r) => r.message)
           const usage = usageOf(sessionId, state, settings)
           // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
           const cost =
@@ -1101,7 +1106,7 @@ export const make = (
           }
           const prepared = {
             messages,
-            modelMessages: messages.map((r) => r.message),
+            modelMessages: modelMessages as Array<ModelMessage.ModelMessage>,
             ...(settled === undefined ? {} : { compaction: settled }),
             next: nextStep(state, visible),
             usage,
