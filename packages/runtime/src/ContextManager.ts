@@ -995,6 +995,19 @@ export const make = (
       renderers.set(sessionId, renderer)
       return renderer
     }
+    // Each session's latest visible messages, so that a step's window is the previous one plus its messages, not a
+    // lookup of every visible message again (`Window.messagesAfter`). Never handed to code that could change it.
+    const visibleMemo = new Map<string, { readonly window: Window.State; readonly messages: Array<Message.Message> }>()
+    const visibleOf = (sessionId: string, window: Window.State): ReadonlyArray<Message.Message> => {
+      const memo = visibleMemo.get(sessionId)
+      if (memo !== undefined && memo.window === window) return memo.messages
+      const messages =
+        memo === undefined ? Window.messages(window) : Window.messagesAfter(memo.window, memo.messages, window)
+      visibleMemo.delete(sessionId)
+      visibleMemo.set(sessionId, { window, messages })
+      if (visibleMemo.size > 1_000) visibleMemo.delete(visibleMemo.keys().next().value!)
+      return messages
+    }
     // The rendering of the latest window states (states are immutable: same state, same rendering), so that `prepare`
     // and its usage estimate render a window once.
     const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
@@ -1072,7 +1085,10 @@ export const make = (
               state = yield* sessions.load(sessionId)
             }
           }
-          const visible = Window.messages(state.session.window)
+          // A plugin gets an array of its own; otherwise the session's kept one (read, never changed, here).
+          const visible = transformsWindow
+            ? Window.messages(state.session.window)
+            : visibleOf(sessionId, state.session.window)
           const transformed = plugins.some((p) => p.transformWindow !== undefined)
             ? yield* Plugins.transformWindow(plugins, { sessionId, messages: visible })
             : { messages: visible, failures: [] }
