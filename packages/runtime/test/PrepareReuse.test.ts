@@ -62,6 +62,10 @@ describe("prepare on an unchanged session", () => {
             const tool = first.modelMessages.find((m) => m.role === "tool")!
             ;(tool.content as Array<unknown>).length = 0
           },
+          () => {
+            const tool = first.modelMessages.find((m) => m.role === "tool")!
+            ;(tool.content[0] as { output: { value: string } }).output.value = "output changed by the caller"
+          },
         ]
         const thrown = attempts.map((attempt) => {
           try {
