@@ -46,6 +46,7 @@ import { type ModelMessage, pruneMessages } from "ai"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import { MODEL, PRUNING, percentile, runtime, SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
 import { bulkSession, readStep } from "./support/bulkSession.ts"
+import { type GcInside, gcWatch } from "./support/gcWatch.ts"
 import * as OpenCode from "./support/openCode.ts"
 
 const { values } = parseArgs({
@@ -55,6 +56,7 @@ const { values } = parseArgs({
     turns: { type: "string", default: "30" },
     restarts: { type: "string", default: "3" },
     "warm-ms": { type: "string", default: "300" },
+    only: { type: "string", default: "" },
   },
 })
 const SIZES = values.sizes.split(",").map(Number)
@@ -62,6 +64,10 @@ const PEERS_MAX = Number(values["peers-max"])
 const TURNS = Number(values.turns)
 const RESTARTS = Number(values.restarts)
 const WARM_MS = Number(values["warm-ms"])
+const ONLY = values.only === "" ? undefined : new Set(values.only.split(","))
+/** Whether a contender runs (`--only pivot-memory,…`: the others are off, for measuring one alone). */
+const on = (who: string) => ONLY === undefined || ONLY.has(who)
+const watch = gcWatch()
 const USABLE = MODEL.limits.context - MODEL.limits.output
 const WARM_SESSION = "ses_warm"
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-peers-"))
@@ -86,7 +92,7 @@ const stepsOf = (i: number) => 2 + (i % 4)
  * One realistic turn: a user message, `steps` tool steps (each with a ~600-character output), then `prune` and
  * `prepare`. Usage stays under the trigger, so no turn compacts: every contender does the same work each turn.
  */
-const pivotTurn = (sessionId: string, i: number, steps: number) =>
+const pivotTurn = (sessionId: string, i: number, steps: number, who?: string) =>
   Effect.gen(function* () {
     const cm = yield* ContextManager
     yield* cm.recordUserMessage(sessionId, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
@@ -94,12 +100,16 @@ const pivotTurn = (sessionId: string, i: number, steps: number) =>
     for (let s = 0; s < steps; s++) {
       const t0 = now()
       yield* cm.recordAssistantStep(sessionId, readStep(i, s))
-      record.push((now() - t0) * 1000)
+      const t1 = now()
+      record.push((t1 - t0) * 1000)
+      if (who !== undefined) watch.section(`${who} record`, t0, t1)
     }
     const t0 = now()
     yield* cm.prune(sessionId)
     const prepared = yield* cm.prepare(sessionId)
-    const micros = (now() - t0) * 1000
+    const t1 = now()
+    if (who !== undefined) watch.section(who, t0, t1)
+    const micros = (t1 - t0) * 1000
     return { record, micros, window: prepared.modelMessages }
   })
 
@@ -147,10 +157,15 @@ const warm = async (run: () => unknown) => {
  * Times one call, garbage collection included as it falls: no collection is forced before a call, since one that
  * allocates much (`pruneMessages` copies the whole history) pays its scavenges in a real process too.
  */
-const timed = async <A>(run: () => A | Promise<A>): Promise<{ readonly micros: number; readonly value: A }> => {
+const timed = async <A>(
+  who: string,
+  run: () => A | Promise<A>,
+): Promise<{ readonly micros: number; readonly value: A }> => {
   const t0 = now()
   const value = await run()
-  return { micros: (now() - t0) * 1000, value }
+  const t1 = now()
+  watch.section(who, t0, t1)
+  return { micros: (t1 - t0) * 1000, value }
 }
 
 interface Row {
@@ -172,6 +187,7 @@ interface Row {
   readonly trim: number
   readonly trimTurns: number
   readonly restart?: Restart | undefined
+  readonly gcs: Map<string, GcInside>
 }
 
 interface Restart {
@@ -185,16 +201,20 @@ const runSize = async (size: number): Promise<Row> => {
   const peers = size <= PEERS_MAX
   const floor = new OpenCode.InMemory()
   const ocFile = path.join(dir, `opencode-${size}.db`)
-  const oc = peers ? new OpenCode.OnSqlite(new DatabaseSync(ocFile), SESSION) : undefined
+  const oc = peers && on("opencode-sqlite") ? new OpenCode.OnSqlite(new DatabaseSync(ocFile), SESSION) : undefined
   const plain: Array<ModelMessage> = []
   const langChain: Array<BaseMessage> = []
-  const feed = OpenCode.mirror(SESSION, oc === undefined ? [floor] : [floor, oc], (m: Message.Message) => {
-    if (!peers) return
-    for (const rendered of Render.renderMessage(m)) {
-      plain.push(rendered as ModelMessage)
-      langChain.push(...toLangChain(rendered as ModelMessage))
-    }
-  })
+  const feed = OpenCode.mirror(
+    SESSION,
+    [...(on("opencode-memory") ? [floor] : []), ...(oc === undefined ? [] : [oc])],
+    (m: Message.Message) => {
+      if (!peers || !(on("prune-messages") || on("trim-messages"))) return
+      for (const rendered of Render.renderMessage(m)) {
+        plain.push(rendered as ModelMessage)
+        langChain.push(...toLangChain(rendered as ModelMessage))
+      }
+    },
+  )
   const g0 = now()
   const bulk = bulkSession(SESSION, { observe: feed })
   oc?.db.exec("BEGIN")
@@ -206,7 +226,7 @@ const runSize = async (size: number): Promise<Row> => {
   const memory = pivotRuntime(EventStore.layerMemory())
   const sqlite = pivotRuntime(EventStore.layerSqlite({ filename: pivotFile, synchronous: SYNCHRONOUS }))
   const l0 = now()
-  for (const rt of [memory, sqlite])
+  for (const rt of on("pivot-sqlite") ? [memory, sqlite] : [memory])
     await rt.runPromise(
       Effect.gen(function* () {
         const store = yield* EventStore
@@ -229,22 +249,22 @@ const runSize = async (size: number): Promise<Row> => {
   )
 
   await warmPivot(memory)
-  await warmPivot(sqlite)
+  if (on("pivot-sqlite")) await warmPivot(sqlite)
   const pruneCall = () =>
     pruneMessages({ messages: plain, reasoning: "before-last-message", toolCalls: "before-last-2-messages" })
   const trimCall = () =>
     trimMessages(langChain, { maxTokens: USABLE, strategy: "last", tokenCounter: approxTokens, startOn: "human" })
   if (peers) {
-    await warm(() => OpenCode.step(oc!.newestFirst()))
-    await warm(pruneCall)
+    if (oc !== undefined) await warm(() => OpenCode.step(oc.newestFirst()))
+    if (on("prune-messages")) await warm(pruneCall)
   }
-  await warm(() => OpenCode.step(floor.newestFirst()))
+  if (on("opencode-memory")) await warm(() => OpenCode.step(floor.newestFirst()))
 
   // trimMessages grows with the square of the history (its list counter re-counts the kept list for every message):
   // it runs while its cell has spent under 5 s, and is extrapolated from the previous size when a turn would take
   // over a minute.
   const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plain.length / lastTrim.messages) ** 2
-  const trimRuns = peers && expectedTrim < 60_000_000
+  const trimRuns = peers && on("trim-messages") && expectedTrim < 60_000_000
   if (trimRuns) await warm(trimCall)
 
   const samples = {
@@ -264,14 +284,17 @@ const runSize = async (size: number): Promise<Row> => {
   let windowLast = 0
   const stream = Events.streamName(SESSION)
   let version = bulk.state.session.version
+  watch.reset()
   for (let i = 0; i < TURNS; i++) {
     const steps = stepsOf(i)
-    const m = await memory.runPromise(pivotTurn(SESSION, i, steps))
-    const s = await sqlite.runPromise(pivotTurn(SESSION, i, steps))
+    const m = await memory.runPromise(pivotTurn(SESSION, i, steps, "pivot memory"))
     samples.pivotMemory.push(m.micros)
-    samples.pivotSqlite.push(s.micros)
     samples.recordMemory.push(...m.record)
-    samples.recordSqlite.push(...s.record)
+    if (on("pivot-sqlite")) {
+      const s = await sqlite.runPromise(pivotTurn(SESSION, i, steps, "pivot SQLite"))
+      samples.pivotSqlite.push(s.micros)
+      samples.recordSqlite.push(...s.record)
+    }
     // The same new messages reach the peers, untimed.
     const recorded = await memory.runPromise(
       Effect.gen(function* () {
@@ -286,8 +309,6 @@ const runSize = async (size: number): Promise<Row> => {
       version = r.streamVersion
     }
     oc?.db.exec("COMMIT")
-    const fl = await timed(() => OpenCode.step(floor.newestFirst()))
-    samples.openCodeMemory.push(fl.micros)
     const pivotWindow = JSON.stringify(m.window)
     const check = (who: string, window: ReadonlyArray<ModelMessage>) => {
       if (JSON.stringify(window) !== pivotWindow)
@@ -295,21 +316,27 @@ const runSize = async (size: number): Promise<Row> => {
           `turn ${i} at ${size}: ${who}'s window (${window.length} model messages) differs from pivot's (${m.window.length})`,
         )
     }
-    check("OpenCode in memory", fl.value)
-    if (peers) {
-      const o = await timed(() => OpenCode.step(oc!.newestFirst()))
+    if (on("opencode-memory")) {
+      const fl = await timed("OpenCode in memory", () => OpenCode.step(floor.newestFirst()))
+      samples.openCodeMemory.push(fl.micros)
+      check("OpenCode in memory", fl.value)
+    }
+    if (oc !== undefined) {
+      const o = await timed("OpenCode on SQLite", () => OpenCode.step(oc.newestFirst()))
       samples.openCodeSqlite.push(o.micros)
       check("OpenCode on SQLite", o.value)
       // OpenCode's prune pass reads the whole session: timed while its cell has spent under 5 s.
       if (openCodePruneSpent < 5_000_000) {
         const { protect = Prune.PRUNE_PROTECT, minimum = Prune.PRUNE_MINIMUM } = PRUNING.prune
-        const p = await timed(() => OpenCode.prunePass(oc!.messages(), protect, minimum))
+        const p = await timed("OpenCode prune pass", () => OpenCode.prunePass(oc.messages(), protect, minimum))
         samples.openCodePrune.push(p.micros)
         openCodePruneSpent += p.micros
       }
-      samples.prune.push((await timed(pruneCall)).micros)
+    }
+    if (peers) {
+      if (on("prune-messages")) samples.prune.push((await timed("pruneMessages", pruneCall)).micros)
       if (trimRuns && (trimSpent < 5_000_000 || samples.trim.length === 0)) {
-        const t = await timed(trimCall)
+        const t = await timed("trimMessages", trimCall)
         samples.trim.push(t.micros)
         trimSpent += t.micros
       }
@@ -317,12 +344,14 @@ const runSize = async (size: number): Promise<Row> => {
     if (i === 0) windowFirst = m.window.length
     windowLast = m.window.length
   }
+  const gcs = watch.report()
   const trim = trimRuns ? median(samples.trim) : peers ? expectedTrim : Number.NaN
   if (trimRuns) lastTrim = { micros: trim, messages: plain.length }
   await memory.dispose()
   await sqlite.dispose()
   oc?.db.close()
-  const restart = RESTARTS > 0 && peers ? restarts(pivotFile, ocFile) : undefined
+  const restart =
+    RESTARTS > 0 && peers && oc !== undefined && on("pivot-sqlite") ? restarts(pivotFile, ocFile) : undefined
   return {
     size,
     messages: bulk.messages,
@@ -342,6 +371,7 @@ const runSize = async (size: number): Promise<Row> => {
     trim,
     trimTurns: samples.trim.length,
     restart,
+    gcs,
   }
 }
 
@@ -404,6 +434,18 @@ const main = async () => {
       `| ${r.messages.toLocaleString("en-US")} | ${r.windowFirst} → ${r.windowLast} | ${fmt(r.pivotMemory)} | ${fmt(r.pivotSqlite)} | ${fmt(r.openCodeSqlite)} | ${fmt(r.openCodeMemory)} | ${fmt(r.prune)} | ${trim} |`,
     )
   }
+  console.log(
+    "\nGarbage collection inside each contender's timed sections (every pause V8 reports, charged to the section it overlaps): sections hit / timed, pauses (major), pause time ÷ the sections' time:\n",
+  )
+  console.log(
+    "| stored messages | contender | sections hit | pauses (major) | pause time in sections | share of timed |",
+  )
+  console.log("|---:|---|---:|---:|---:|---:|")
+  for (const r of rows)
+    for (const [who, g] of r.gcs)
+      console.log(
+        `| ${r.messages.toLocaleString("en-US")} | ${who} | ${g.hit} / ${g.sections} | ${g.pauses} (${g.major}) | ${fmt(g.micros)} µs | ${((100 * g.micros) / g.timed).toFixed(1)} % |`,
+      )
   console.log("\nRatios (peer ÷ pivot memory prune + prepare):\n")
   console.log("| stored messages | × OpenCode on SQLite | × OpenCode in memory | × pruneMessages | × trimMessages |")
   console.log("|---:|---:|---:|---:|---:|")
