@@ -4,50 +4,58 @@
  *
  * The history (support/bulkSession.ts: a request, a tool step with a ~600-character output and a closing step per
  * turn; a prune every 8 turns, a compaction every 30) is cut just after a pivot once it holds the size's stored
- * messages, loaded into pivot (memory store and SQLite, with a snapshot at the end as the runtime writes one after a
- * pivot) and mirrored event by event into each peer's store. Then every timed turn does, for every contender:
+ * messages and written once to a file (its events, and the snapshot the runtime writes after a pivot). Every
+ * contender (support/contenders.ts) runs **in a process of its own** (support/contender.ts), loads the session from
+ * those files, warms up, and then, turn by turn and one process at a time, takes the same new messages and times its
+ * own call. Sharing one process let one contender's garbage and code slow another's timed calls (docs/benchmarks.md,
+ * "pivot beside its peers": pivot's prune + `prepare` measured ×1.6–2.8 slower beside the peers than alone, with no
+ * GC pause inside its calls); `--together` runs them all in this process as before, to measure that. Per turn:
  *
- * - pivot: record a user message and 2–5 tool steps (each step timed: the "record a tool step" figure), then `prune`
- *   and `prepare`, timed together (the session has changed: no cached answer). Prune is on (`PRUNING`: OpenCode's
- *   thresholds in proportion to the model, so it acts on about one turn in five, in a batch); its SQLite
- *   file runs with `synchronous = NORMAL`, as OpenCode's does (pivot's default, FULL, syncs every append);
- * - the same new messages reach the peers (untimed): the pivot memory session's new events, mirrored;
- * - OpenCode on SQLite (support/openCode.ts): one step of its prompt loop's read: `filterCompacted(stream(…))` over its
- *   `message`/`part` tables (pages of 50 newest first, stopping at the compaction's tail start, as upstream does),
- *   `latest`, `toModelMessages` through the AI SDK. Its prune pass (opt-in upstream, after the loop; it reads every
- *   message) is timed in a table of its own, not in this figure;
+ * - pivot (memory store; SQLite with `synchronous = NORMAL`, as OpenCode's): record a user message and 2–5 tool steps
+ *   (each step timed: the "record a tool step" figure), then `prune` and `prepare`, timed together (the session has
+ *   changed: no cached answer). Prune is on (`PRUNING`: OpenCode's thresholds in proportion to the model, so it acts
+ *   on about one turn in ten, in a batch). The memory contender's new events are what the others get;
+ * - OpenCode on SQLite (support/openCode.ts): the new messages written as rows (untimed), then one step of its prompt
+ *   loop's read: `filterCompacted(stream(…))` over its `message`/`part` tables (pages of 50 newest first, stopping at
+ *   the compaction's tail start, as upstream does), `latest`, `toModelMessages` through the AI SDK. Its prune pass
+ *   (opt-in upstream, after the loop; it reads every message) is timed in a table of its own;
  * - OpenCode's algorithm on the same messages already in memory: its floor, without SQLite or JSON;
  * - AI SDK `pruneMessages` and LangChain `trimMessages` over the whole plain history (what an app without compaction
  *   keeps: every message, no markers or summaries), as they run every turn.
  *
- * pivot and OpenCode get the same messages and produce the same window (checked every turn: the same model messages,
- * compared as JSON). Warm-up runs on a side session for each contender first, so the measured session only grows by
- * the timed turns. Beside the in-process figures, a restart: a new process opens the SQLite file and answers its
- * first `prepare` (pivot) or first step (OpenCode), median of `--restarts`.
+ * Both pivots and both OpenCodes produce the same window, checked every turn (each process hands back a hash of its
+ * model messages' JSON). No collection is forced around a timed call: each contender pays for its own garbage, and
+ * only its own. Beside the in-process figures, a restart: a new process opens the SQLite file and answers its first
+ * `prepare` (pivot) or first step (OpenCode), median of `--restarts`.
  *
- * Run: `npm run bench:peers [-- --sizes 1000,10000,100000] [--peers-max 100000] [--turns 30] [--restarts 3]`
- * (about a minute on 2 cores); add 1000000 to the sizes for the million-message row (about 4 minutes more, 3.5 GB).
- * Above `--peers-max` only pivot and OpenCode's in-memory floor run: at 1M messages `pruneMessages` takes seconds
- * and `trimMessages` hours per turn, and their histories and OpenCode's SQLite copy would take minutes to build.
- * Compare ratios, not absolutes: the machine is shared.
+ * Run: `npm run bench:peers [-- --sizes 1000,10000,100000] [--peers-max 100000] [--turns 30] [--restarts 3]
+ * [--warm-ms 300] [--only pivot-memory,…] [--together]` (about two minutes on 2 cores); add 1000000 to the sizes for
+ * the million-message row. Above `--peers-max` only pivot and OpenCode's in-memory floor run: at 1M messages
+ * `pruneMessages` takes seconds and `trimMessages` hours per turn. Compare ratios, not absolutes: the machine is shared.
  */
-import { spawnSync } from "node:child_process"
+import { type ChildProcess, fork, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, trimMessages } from "@langchain/core/messages"
-import { Events, Ids, type Message, Prune, Render } from "@pivot/core"
-import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore } from "@pivot/store"
-import { type ModelMessage, pruneMessages } from "ai"
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import { MODEL, PRUNING, percentile, runtime, SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
-import { bulkSession, readStep } from "./support/bulkSession.ts"
-import { type GcInside, gcWatch } from "./support/gcWatch.ts"
-import * as OpenCode from "./support/openCode.ts"
+import { Sessions } from "@pivot/runtime"
+import type { RecordedEvent } from "@pivot/store"
+import { percentile, SESSION } from "./support/agentLoop.ts"
+import { bulkSession } from "./support/bulkSession.ts"
+import {
+  type Contender,
+  type GcReport,
+  gcWatch,
+  KINDS,
+  type Kind,
+  type Loaded,
+  make,
+  type Setup,
+  type TurnResult,
+  writeEvents,
+} from "./support/contenders.ts"
+import type { GcInside } from "./support/gcWatch.ts"
 
 const { values } = parseArgs({
   options: {
@@ -57,6 +65,7 @@ const { values } = parseArgs({
     restarts: { type: "string", default: "3" },
     "warm-ms": { type: "string", default: "300" },
     only: { type: "string", default: "" },
+    together: { type: "boolean", default: false },
   },
 })
 const SIZES = values.sizes.split(",").map(Number)
@@ -64,15 +73,14 @@ const PEERS_MAX = Number(values["peers-max"])
 const TURNS = Number(values.turns)
 const RESTARTS = Number(values.restarts)
 const WARM_MS = Number(values["warm-ms"])
+const TOGETHER = values.together
 const ONLY = values.only === "" ? undefined : new Set(values.only.split(","))
-/** Whether a contender runs (`--only pivot-memory,…`: the others are off, for measuring one alone). */
-const on = (who: string) => ONLY === undefined || ONLY.has(who)
-const watch = gcWatch()
-const USABLE = MODEL.limits.context - MODEL.limits.output
-const WARM_SESSION = "ses_warm"
+for (const k of ONLY ?? [])
+  if (!(KINDS as ReadonlyArray<string>).includes(k)) throw new Error(`--only: no contender ${k}`)
+/** Whether a contender runs (`--only pivot-memory,…` leaves the others off; pivot's memory store always runs). */
+const on = (kind: Kind) => kind === "pivot-memory" || ONLY === undefined || ONLY.has(kind)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-peers-"))
 const here = path.dirname(fileURLToPath(import.meta.url))
-const gc = () => (globalThis as { gc?: () => void }).gc?.()
 const median = (xs: ReadonlyArray<number>) =>
   xs.length === 0
     ? Number.NaN
@@ -80,93 +88,76 @@ const median = (xs: ReadonlyArray<number>) =>
         [...xs].sort((a, b) => a - b),
         0.5,
       )
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+const mean = (xs: ReadonlyArray<number>) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
 const now = () => performance.now()
 
-// ---- pivot's turn ----------------------------------------------------------------------------------------------------
+// ---- where a contender runs ------------------------------------------------------------------------------------------
 
-/** The tool steps of timed turn `i`: 2 to 5. */
-const stepsOf = (i: number) => 2 + (i % 4)
-
-/**
- * One realistic turn: a user message, `steps` tool steps (each with a ~600-character output), then `prune` and
- * `prepare`. Usage stays under the trigger, so no turn compacts: every contender does the same work each turn.
- */
-const pivotTurn = (sessionId: string, i: number, steps: number, who?: string) =>
-  Effect.gen(function* () {
-    const cm = yield* ContextManager
-    yield* cm.recordUserMessage(sessionId, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
-    const record: Array<number> = []
-    for (let s = 0; s < steps; s++) {
-      const t0 = now()
-      yield* cm.recordAssistantStep(sessionId, readStep(i, s))
-      const t1 = now()
-      record.push((t1 - t0) * 1000)
-      if (who !== undefined) watch.section(`${who} record`, t0, t1)
-    }
-    const t0 = now()
-    yield* cm.prune(sessionId)
-    const prepared = yield* cm.prepare(sessionId)
-    const t1 = now()
-    if (who !== undefined) watch.section(who, t0, t1)
-    const micros = (t1 - t0) * 1000
-    return { record, micros, window: prepared.modelMessages }
-  })
-
-// ---- the plain history of an app without compaction -------------------------------------------------------------------
-
-const textOf = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content))
-
-const toLangChain = (m: ModelMessage): Array<BaseMessage> => {
-  if (m.role === "user" || m.role === "system") return [new HumanMessage(textOf(m.content))]
-  if (m.role === "assistant") {
-    const parts = typeof m.content === "string" ? [] : m.content
-    const calls = parts.flatMap((p) =>
-      p.type === "tool-call" ? [{ id: p.toolCallId, name: p.toolName, args: p.input as Record<string, unknown> }] : [],
-    )
-    const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
-    return [new AIMessage({ content: typeof m.content === "string" ? m.content : text, tool_calls: calls })]
-  }
-  return m.content.flatMap((p) =>
-    p.type === "tool-result" ? [new ToolMessage({ content: textOf(p.output), tool_call_id: p.toolCallId })] : [],
-  )
+interface Runner {
+  readonly start: (setup: Setup) => Promise<Loaded>
+  readonly warm: (run: boolean) => Promise<void>
+  readonly turn: (i: number, events: ReadonlyArray<RecordedEvent>) => Promise<TurnResult>
+  /** Closes the contender's stores; a process of its own answers its GC report and exits. */
+  readonly finish: () => Promise<GcReport | undefined>
 }
 
-const approxTokens = (messages: ReadonlyArray<BaseMessage>): number =>
-  messages.reduce((n, m) => n + Math.round(textOf(m.content).length / 4) + 4, 0)
+/** In this process (`--together`): every contender shares one heap, one JIT and `watch`. */
+const inProcess = (watch: ReturnType<typeof gcWatch>): Runner => {
+  let contender: Contender | undefined
+  return {
+    start: (setup) => {
+      contender = make(setup, watch)
+      return contender.load()
+    },
+    warm: (run) => contender!.warm(run),
+    turn: (i, events) => contender!.turn(i, events),
+    finish: async () => {
+      await contender!.close()
+      return undefined
+    },
+  }
+}
+
+/** In a process of its own, one request at a time over its IPC channel. */
+const forked = (): Runner => {
+  const child: ChildProcess = fork(path.join(here, "support", "contender.ts"), [], {
+    execArgv: ["--conditions=@pivot/source", "--expose-gc", "--max-old-space-size=8000"],
+    serialization: "advanced",
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  })
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  const exited = new Promise<void>((resolve) =>
+    child.on("exit", (code) => {
+      for (const p of pending.values()) p.reject(new Error(`a contender's process exited (${code}) mid-request`))
+      resolve()
+    }),
+  )
+  child.on("message", (m: { readonly id: number; readonly value?: unknown; readonly error?: string }) => {
+    const p = pending.get(m.id)
+    pending.delete(m.id)
+    if (m.error !== undefined) p?.reject(new Error(m.error))
+    else p?.resolve(m.value)
+  })
+  let next = 0
+  const call = <A>(op: string, fields: object = {}) =>
+    new Promise<A>((resolve, reject) => {
+      const id = ++next
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      child.send({ id, op, ...fields })
+    })
+  return {
+    start: (setup) => call("start", { setup }),
+    warm: (run) => call("warm", { run }),
+    turn: (i, events) => call("turn", { i, events }),
+    finish: async () => {
+      const report = await call<GcReport>("finish")
+      await exited
+      return report
+    },
+  }
+}
 
 // ---- one size --------------------------------------------------------------------------------------------------------
-
-type Runtime = ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions | EventStore, unknown>
-
-const pivotRuntime = (store: Layer.Layer<EventStore, unknown>): Runtime =>
-  ManagedRuntime.make(runtime(store, Ids.Ids.layer, PRUNING)) as unknown as Runtime
-
-/** Runs pivot's turn on a side session for `WARM_MS`, so that its code is timed JIT-warm. */
-const warmPivot = async (rt: Runtime) => {
-  const t0 = now()
-  for (let i = 0; now() - t0 < WARM_MS || i < 3; i++) await rt.runPromise(pivotTurn(WARM_SESSION, i, stepsOf(i)))
-}
-
-const warm = async (run: () => unknown) => {
-  const t0 = now()
-  for (let i = 0; now() - t0 < WARM_MS && i < 1_000; i++) await run()
-}
-
-/**
- * Times one call, garbage collection included as it falls: no collection is forced before a call, since one that
- * allocates much (`pruneMessages` copies the whole history) pays its scavenges in a real process too.
- */
-const timed = async <A>(
-  who: string,
-  run: () => A | Promise<A>,
-): Promise<{ readonly micros: number; readonly value: A }> => {
-  const t0 = now()
-  const value = await run()
-  const t1 = now()
-  watch.section(who, t0, t1)
-  return { micros: (t1 - t0) * 1000, value }
-}
 
 interface Row {
   readonly size: number
@@ -187,7 +178,7 @@ interface Row {
   readonly trim: number
   readonly trimTurns: number
   readonly restart?: Restart | undefined
-  readonly gcs: Map<string, GcInside>
+  readonly gcs: ReadonlyArray<readonly [string, GcInside]>
 }
 
 interface Restart {
@@ -199,177 +190,116 @@ let lastTrim: { readonly micros: number; readonly messages: number } | undefined
 
 const runSize = async (size: number): Promise<Row> => {
   const peers = size <= PEERS_MAX
-  const floor = new OpenCode.InMemory()
-  const ocFile = path.join(dir, `opencode-${size}.db`)
-  const oc = peers && on("opencode-sqlite") ? new OpenCode.OnSqlite(new DatabaseSync(ocFile), SESSION) : undefined
-  const plain: Array<ModelMessage> = []
-  const langChain: Array<BaseMessage> = []
-  const feed = OpenCode.mirror(
-    SESSION,
-    [...(on("opencode-memory") ? [floor] : []), ...(oc === undefined ? [] : [oc])],
-    (m: Message.Message) => {
-      if (!peers || !(on("prune-messages") || on("trim-messages"))) return
-      for (const rendered of Render.renderMessage(m)) {
-        plain.push(rendered as ModelMessage)
-        langChain.push(...toLangChain(rendered as ModelMessage))
-      }
-    },
+  const kinds = KINDS.filter(
+    (k) => on(k) && (peers || k === "pivot-memory" || k === "pivot-sqlite" || k === "opencode-memory"),
   )
+
+  // The session, written once: every contender loads the same events and snapshot.
   const g0 = now()
-  const bulk = bulkSession(SESSION, { observe: feed })
-  oc?.db.exec("BEGIN")
+  const bulk = bulkSession(SESSION)
   const events = bulk.until(size, { messages: true, afterPivot: true })
-  oc?.db.exec("COMMIT")
+  const eventsFile = path.join(dir, `session-${size}.ndjson`)
+  const snapshotFile = path.join(dir, `snapshot-${size}.json`)
+  writeEvents(eventsFile, events)
+  fs.writeFileSync(
+    snapshotFile,
+    JSON.stringify({
+      version: bulk.state.session.version,
+      format: Sessions.SNAPSHOT_FORMAT,
+      data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
+    }),
+  )
+  const eventCount = events.length
+  events.length = 0
   const generated = now() - g0
 
-  const pivotFile = path.join(dir, `pivot-${size}.db`)
-  const memory = pivotRuntime(EventStore.layerMemory())
-  const sqlite = pivotRuntime(EventStore.layerSqlite({ filename: pivotFile, synchronous: SYNCHRONOUS }))
-  const l0 = now()
-  for (const rt of on("pivot-sqlite") ? [memory, sqlite] : [memory])
-    await rt.runPromise(
-      Effect.gen(function* () {
-        const store = yield* EventStore
-        for (let at = 0; at < events.length; at += 2_000)
-          yield* store.append(bulk.stream, at, events.slice(at, at + 2_000))
-        // The runtime writes a snapshot after each pivot; the history ends just after one.
-        yield* store.writeSnapshot(bulk.stream, {
-          version: bulk.state.session.version,
-          format: Sessions.SNAPSHOT_FORMAT,
-          data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
-        })
-        yield* (yield* Sessions.Sessions).load(SESSION)
+  const dbOf = (kind: Kind) => path.join(dir, `${kind}-${size}.db`)
+  const watch = gcWatch()
+  const runners = new Map<Kind, Runner>(kinds.map((k) => [k, TOGETHER ? inProcess(watch) : forked()]))
+  // One contender at a time, from loading on: none is timed while another works.
+  const loaded = new Map<Kind, Loaded>()
+  for (const [kind, r] of runners)
+    loaded.set(
+      kind,
+      await r.start({
+        kind,
+        events: eventsFile,
+        snapshot: snapshotFile,
+        db: dbOf(kind),
+        warmMs: WARM_MS,
+        budget: 5_000_000,
       }),
     )
-  const loaded = now() - l0
-  events.length = 0
-  gc()
   console.error(
-    `size ${size}: ${bulk.messages} messages (${bulk.state.session.version} events) generated and mirrored in ${(generated / 1000).toFixed(1)} s, loaded into pivot's stores in ${(loaded / 1000).toFixed(1)} s`,
+    `size ${size}: ${bulk.messages} messages (${eventCount} events) generated in ${(generated / 1000).toFixed(1)} s; loaded ${[...loaded].map(([k, l]) => `${k} ${(l.ms / 1000).toFixed(1)} s`).join(", ")}`,
   )
-
-  await warmPivot(memory)
-  if (on("pivot-sqlite")) await warmPivot(sqlite)
-  const pruneCall = () =>
-    pruneMessages({ messages: plain, reasoning: "before-last-message", toolCalls: "before-last-2-messages" })
-  const trimCall = () =>
-    trimMessages(langChain, { maxTokens: USABLE, strategy: "last", tokenCounter: approxTokens, startOn: "human" })
-  if (peers) {
-    if (oc !== undefined) await warm(() => OpenCode.step(oc.newestFirst()))
-    if (on("prune-messages")) await warm(pruneCall)
-  }
-  if (on("opencode-memory")) await warm(() => OpenCode.step(floor.newestFirst()))
 
   // trimMessages grows with the square of the history (its list counter re-counts the kept list for every message):
   // it runs while its cell has spent under 5 s, and is extrapolated from the previous size when a turn would take
   // over a minute.
-  const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plain.length / lastTrim.messages) ** 2
-  const trimRuns = peers && on("trim-messages") && expectedTrim < 60_000_000
-  if (trimRuns) await warm(trimCall)
+  const plainCount = loaded.get("trim-messages")?.plain ?? 0
+  const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plainCount / lastTrim.messages) ** 2
+  const trimRuns = runners.has("trim-messages") && expectedTrim < 60_000_000
+  for (const [kind, r] of runners) await r.warm(kind !== "trim-messages" || trimRuns)
+  watch.reset()
 
-  const samples = {
-    pivotMemory: [] as Array<number>,
-    pivotSqlite: [] as Array<number>,
-    recordMemory: [] as Array<number>,
-    recordSqlite: [] as Array<number>,
-    openCodeSqlite: [] as Array<number>,
-    openCodeMemory: [] as Array<number>,
-    prune: [] as Array<number>,
-    trim: [] as Array<number>,
-    openCodePrune: [] as Array<number>,
-  }
-  let openCodePruneSpent = 0
-  let trimSpent = 0
+  const samples = new Map<Kind, Array<number>>(kinds.map((k) => [k, []]))
+  const records = { "pivot-memory": [] as Array<number>, "pivot-sqlite": [] as Array<number> }
+  const openCodePrune: Array<number> = []
   let windowFirst = 0
   let windowLast = 0
-  const stream = Events.streamName(SESSION)
-  let version = bulk.state.session.version
-  watch.reset()
   for (let i = 0; i < TURNS; i++) {
-    const steps = stepsOf(i)
-    const m = await memory.runPromise(pivotTurn(SESSION, i, steps, "pivot memory"))
-    samples.pivotMemory.push(m.micros)
-    samples.recordMemory.push(...m.record)
-    if (on("pivot-sqlite")) {
-      const s = await sqlite.runPromise(pivotTurn(SESSION, i, steps, "pivot SQLite"))
-      samples.pivotSqlite.push(s.micros)
-      samples.recordSqlite.push(...s.record)
-    }
-    // The same new messages reach the peers, untimed.
-    const recorded = await memory.runPromise(
-      Effect.gen(function* () {
-        return yield* (yield* EventStore).read(stream, { from: version + 1 })
-      }),
-    )
-    oc?.db.exec("BEGIN")
-    for (const r of recorded) {
-      const decoded = Sessions.decodeEvent(SESSION, r)
-      if (decoded._tag === "Failure") throw new Error(decoded.failure.message)
-      feed(decoded.success)
-      version = r.streamVersion
-    }
-    oc?.db.exec("COMMIT")
-    const pivotWindow = JSON.stringify(m.window)
-    const check = (who: string, window: ReadonlyArray<ModelMessage>) => {
-      if (JSON.stringify(window) !== pivotWindow)
+    const source = await runners.get("pivot-memory")!.turn(i, [])
+    const results: Array<readonly [Kind, TurnResult]> = [["pivot-memory", source]]
+    for (const [kind, r] of runners)
+      if (kind !== "pivot-memory") results.push([kind, await r.turn(i, source.events ?? [])])
+    for (const [kind, t] of results) {
+      if (t.micros !== undefined) samples.get(kind)!.push(t.micros)
+      if (t.record !== undefined) records[kind as keyof typeof records].push(...t.record)
+      if (t.prunePass !== undefined) openCodePrune.push(t.prunePass)
+      if (t.window !== undefined && t.window.hash !== source.window!.hash)
         throw new Error(
-          `turn ${i} at ${size}: ${who}'s window (${window.length} model messages) differs from pivot's (${m.window.length})`,
+          `turn ${i} at ${size}: ${kind}'s window (${t.window.length} model messages) differs from pivot's memory store's (${source.window!.length})`,
         )
     }
-    if (on("opencode-memory")) {
-      const fl = await timed("OpenCode in memory", () => OpenCode.step(floor.newestFirst()))
-      samples.openCodeMemory.push(fl.micros)
-      check("OpenCode in memory", fl.value)
-    }
-    if (oc !== undefined) {
-      const o = await timed("OpenCode on SQLite", () => OpenCode.step(oc.newestFirst()))
-      samples.openCodeSqlite.push(o.micros)
-      check("OpenCode on SQLite", o.value)
-      // OpenCode's prune pass reads the whole session: timed while its cell has spent under 5 s.
-      if (openCodePruneSpent < 5_000_000) {
-        const { protect = Prune.PRUNE_PROTECT, minimum = Prune.PRUNE_MINIMUM } = PRUNING.prune
-        const p = await timed("OpenCode prune pass", () => OpenCode.prunePass(oc.messages(), protect, minimum))
-        samples.openCodePrune.push(p.micros)
-        openCodePruneSpent += p.micros
-      }
-    }
-    if (peers) {
-      if (on("prune-messages")) samples.prune.push((await timed("pruneMessages", pruneCall)).micros)
-      if (trimRuns && (trimSpent < 5_000_000 || samples.trim.length === 0)) {
-        const t = await timed("trimMessages", trimCall)
-        samples.trim.push(t.micros)
-        trimSpent += t.micros
-      }
-    }
-    if (i === 0) windowFirst = m.window.length
-    windowLast = m.window.length
+    if (i === 0) windowFirst = source.window!.length
+    windowLast = source.window!.length
   }
-  const gcs = watch.report()
-  const trim = trimRuns ? median(samples.trim) : peers ? expectedTrim : Number.NaN
-  if (trimRuns) lastTrim = { micros: trim, messages: plain.length }
-  await memory.dispose()
-  await sqlite.dispose()
-  oc?.db.close()
+  const gcs: Array<readonly [string, GcInside]> = []
+  for (const r of runners.values()) gcs.push(...((await r.finish()) ?? []))
+  if (TOGETHER) gcs.push(...watch.report())
+  watch.stop()
+  const trimSamples = samples.get("trim-messages") ?? []
+  const trim = trimRuns
+    ? median(trimSamples)
+    : runners.has("trim-messages") && lastTrim !== undefined
+      ? expectedTrim
+      : Number.NaN
+  if (trimRuns) lastTrim = { micros: trim, messages: plainCount }
   const restart =
-    RESTARTS > 0 && peers && oc !== undefined && on("pivot-sqlite") ? restarts(pivotFile, ocFile) : undefined
+    RESTARTS > 0 && runners.has("pivot-sqlite") && runners.has("opencode-sqlite")
+      ? restarts(dbOf("pivot-sqlite"), dbOf("opencode-sqlite"))
+      : undefined
+  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true })
+  const of = (kind: Kind) => median(samples.get(kind) ?? [])
   return {
     size,
     messages: bulk.messages,
     windowFirst,
     windowLast,
-    pivotMemory: median(samples.pivotMemory),
-    pivotSqlite: median(samples.pivotSqlite),
-    recordMemory: median(samples.recordMemory),
-    recordSqlite: median(samples.recordSqlite),
-    meanMemory: mean(samples.pivotMemory),
-    meanSqlite: mean(samples.pivotSqlite),
-    openCodeSqlite: median(samples.openCodeSqlite),
-    openCodeMemory: median(samples.openCodeMemory),
-    openCodePrune: median(samples.openCodePrune),
-    openCodePruneTurns: samples.openCodePrune.length,
-    prune: median(samples.prune),
+    pivotMemory: of("pivot-memory"),
+    pivotSqlite: of("pivot-sqlite"),
+    recordMemory: median(records["pivot-memory"]),
+    recordSqlite: median(records["pivot-sqlite"]),
+    meanMemory: mean(samples.get("pivot-memory")!),
+    meanSqlite: mean(samples.get("pivot-sqlite") ?? []),
+    openCodeSqlite: of("opencode-sqlite"),
+    openCodeMemory: of("opencode-memory"),
+    openCodePrune: median(openCodePrune),
+    openCodePruneTurns: openCodePrune.length,
+    prune: of("prune-messages"),
     trim,
-    trimTurns: samples.trim.length,
+    trimTurns: trimSamples.length,
     restart,
     gcs,
   }
@@ -413,12 +343,9 @@ const main = async () => {
   const loadBefore = load()
   const started = new Date()
   const rows: Array<Row> = []
-  for (const size of SIZES) {
-    gc()
-    rows.push(await runSize(size))
-  }
+  for (const size of SIZES) rows.push(await runSize(size))
   console.log(
-    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender\n`,
+    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}\n`,
   )
   console.log(
     "| stored messages | window (model messages, first → last turn) | pivot memory prune + prepare µs | pivot SQLite prune + prepare µs | OpenCode on SQLite µs | OpenCode in memory µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs |",
@@ -435,7 +362,7 @@ const main = async () => {
     )
   }
   console.log(
-    "\nGarbage collection inside each contender's timed sections (every pause V8 reports, charged to the section it overlaps): sections hit / timed, pauses (major), pause time ÷ the sections' time:\n",
+    `\nGarbage collection inside each contender's timed sections (every pause V8 reports, charged to the section it overlaps; ${TOGETHER ? "one heap for all" : "each its own heap"}): sections hit / timed, pauses (major), pause time ÷ the sections' time:\n`,
   )
   console.log(
     "| stored messages | contender | sections hit | pauses (major) | pause time in sections | share of timed |",
