@@ -51,6 +51,7 @@ import {
   type Kind,
   type Loaded,
   make,
+  runTurns,
   type Setup,
   type TurnResult,
   writeEvents,
@@ -63,9 +64,10 @@ const { values } = parseArgs({
     "peers-max": { type: "string", default: "100000" },
     turns: { type: "string", default: "30" },
     restarts: { type: "string", default: "3" },
-    "warm-ms": { type: "string", default: "300" },
+    "warm-ms": { type: "string", default: "1000" },
     only: { type: "string", default: "" },
     together: { type: "boolean", default: false },
+    interleaved: { type: "boolean", default: false },
   },
 })
 const SIZES = values.sizes.split(",").map(Number)
@@ -74,6 +76,7 @@ const TURNS = Number(values.turns)
 const RESTARTS = Number(values.restarts)
 const WARM_MS = Number(values["warm-ms"])
 const TOGETHER = values.together
+const INTERLEAVED = values.interleaved
 const ONLY = values.only === "" ? undefined : new Set(values.only.split(","))
 for (const k of ONLY ?? [])
   if (!(KINDS as ReadonlyArray<string>).includes(k)) throw new Error(`--only: no contender ${k}`)
@@ -97,6 +100,8 @@ interface Runner {
   readonly start: (setup: Setup) => Promise<Loaded>
   readonly warm: (run: boolean) => Promise<void>
   readonly turn: (i: number, events: ReadonlyArray<RecordedEvent>) => Promise<TurnResult>
+  /** Every turn back to back, turn `i` taking `events[i]`. */
+  readonly turns: (n: number, events: ReadonlyArray<ReadonlyArray<RecordedEvent>>) => Promise<Array<TurnResult>>
   /** Closes the contender's stores; a process of its own answers its GC report and exits. */
   readonly finish: () => Promise<GcReport | undefined>
 }
@@ -111,6 +116,7 @@ const inProcess = (watch: ReturnType<typeof gcWatch>): Runner => {
     },
     warm: (run) => contender!.warm(run),
     turn: (i, events) => contender!.turn(i, events),
+    turns: (n, events) => runTurns(contender!, n, events),
     finish: async () => {
       await contender!.close()
       return undefined
@@ -149,6 +155,7 @@ const forked = (): Runner => {
     start: (setup) => call("start", { setup }),
     warm: (run) => call("warm", { run }),
     turn: (i, events) => call("turn", { i, events }),
+    turns: (n, events) => call("turns", { n, events }),
     finish: async () => {
       const report = await call<GcReport>("finish")
       await exited
@@ -179,6 +186,9 @@ interface Row {
   readonly trimTurns: number
   readonly restart?: Restart | undefined
   readonly gcs: ReadonlyArray<readonly [string, GcInside]>
+  /** Median CPU time of each contender's call, µs; and of a tool step (pivot). */
+  readonly cpu: ReadonlyMap<Kind, number>
+  readonly recordCpu: { readonly memory: number; readonly sqlite: number }
 }
 
 interface Restart {
@@ -240,22 +250,47 @@ const runSize = async (size: number): Promise<Row> => {
   const plainCount = loaded.get("trim-messages")?.plain ?? 0
   const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plainCount / lastTrim.messages) ** 2
   const trimRuns = runners.has("trim-messages") && expectedTrim < 60_000_000
-  for (const [kind, r] of runners) await r.warm(kind !== "trim-messages" || trimRuns)
-  watch.reset()
+  const warm = (kind: Kind) => runners.get(kind)!.warm(kind !== "trim-messages" || trimRuns)
 
   const samples = new Map<Kind, Array<number>>(kinds.map((k) => [k, []]))
+  const cpus = new Map<Kind, Array<number>>(kinds.map((k) => [k, []]))
   const records = { "pivot-memory": [] as Array<number>, "pivot-sqlite": [] as Array<number> }
+  const recordCpus = { "pivot-memory": [] as Array<number>, "pivot-sqlite": [] as Array<number> }
   const openCodePrune: Array<number> = []
   let windowFirst = 0
   let windowLast = 0
-  for (let i = 0; i < TURNS; i++) {
-    const source = await runners.get("pivot-memory")!.turn(i, [])
-    const results: Array<readonly [Kind, TurnResult]> = [["pivot-memory", source]]
-    for (const [kind, r] of runners)
-      if (kind !== "pivot-memory") results.push([kind, await r.turn(i, source.events ?? [])])
+  // Each contender warms up and then runs all its turns back to back (pivot's memory store first: it records the
+  // events), so that every call follows only its own contender's work, just warmed, nothing else having run between.
+  // `--interleaved`: every contender warms up, then turn by turn, every contender in order, as before — a call then
+  // follows the other contenders' work (which one depends on the order) and a wait of its process.
+  const byTurn: Array<Array<readonly [Kind, TurnResult]>> = []
+  if (!INTERLEAVED) {
+    await warm("pivot-memory")
+    const sources = await runners.get("pivot-memory")!.turns(TURNS, [])
+    const events = sources.map((t) => t.events ?? [])
+    for (const t of sources) byTurn.push([["pivot-memory", t]])
+    for (const [kind, r] of runners) {
+      if (kind === "pivot-memory") continue
+      await warm(kind)
+      for (const [i, t] of (await r.turns(TURNS, events)).entries()) byTurn[i]!.push([kind, t])
+    }
+  } else {
+    for (const kind of runners.keys()) await warm(kind)
+    for (let i = 0; i < TURNS; i++) {
+      const source = await runners.get("pivot-memory")!.turn(i, [])
+      const results: Array<readonly [Kind, TurnResult]> = [["pivot-memory", source]]
+      for (const [kind, r] of runners)
+        if (kind !== "pivot-memory") results.push([kind, await r.turn(i, source.events ?? [])])
+      byTurn.push(results)
+    }
+  }
+  for (const [i, results] of byTurn.entries()) {
+    const source = results[0]![1]
     for (const [kind, t] of results) {
       if (t.micros !== undefined) samples.get(kind)!.push(t.micros)
+      if (t.cpu !== undefined) cpus.get(kind)!.push(t.cpu)
       if (t.record !== undefined) records[kind as keyof typeof records].push(...t.record)
+      if (t.recordCpu !== undefined) recordCpus[kind as keyof typeof recordCpus].push(...t.recordCpu)
       if (t.prunePass !== undefined) openCodePrune.push(t.prunePass)
       if (t.window !== undefined && t.window.hash !== source.window!.hash)
         throw new Error(
@@ -302,6 +337,8 @@ const runSize = async (size: number): Promise<Row> => {
     trimTurns: trimSamples.length,
     restart,
     gcs,
+    cpu: new Map(kinds.map((k) => [k, median(cpus.get(k)!)])),
+    recordCpu: { memory: median(recordCpus["pivot-memory"]), sqlite: median(recordCpus["pivot-sqlite"]) },
   }
 }
 
@@ -345,7 +382,7 @@ const main = async () => {
   const rows: Array<Row> = []
   for (const size of SIZES) rows.push(await runSize(size))
   console.log(
-    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}\n`,
+    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}; ${INTERLEAVED ? "turns interleaved (every contender's turn i, then turn i + 1: --interleaved)" : "each contender's turns back to back"}\n`,
   )
   console.log(
     "| stored messages | window (model messages, first → last turn) | pivot memory prune + prepare µs | pivot SQLite prune + prepare µs | OpenCode on SQLite µs | OpenCode in memory µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs |",
@@ -361,6 +398,17 @@ const main = async () => {
       `| ${r.messages.toLocaleString("en-US")} | ${r.windowFirst} → ${r.windowLast} | ${fmt(r.pivotMemory)} | ${fmt(r.pivotSqlite)} | ${fmt(r.openCodeSqlite)} | ${fmt(r.openCodeMemory)} | ${fmt(r.prune)} | ${trim} |`,
     )
   }
+  console.log(
+    `\nCPU time of the same calls (median µs): every thread of ${TOGETHER ? "the process (shared by every contender here)" : "the contender's process (its collector's helper threads included)"} while the call ran, so not lengthened by other jobs waiting for the cores as the wall times above are; and of recording a tool step:\n`,
+  )
+  console.log(
+    "| stored messages | pivot memory: prune + `prepare` | pivot SQLite: prune + `prepare` | OpenCode on SQLite | OpenCode in memory | AI SDK `pruneMessages` | LangChain `trimMessages` | record a tool step, memory | record a tool step, SQLite |",
+  )
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  for (const r of rows)
+    console.log(
+      `| ${r.messages.toLocaleString("en-US")} | ${["pivot-memory", "pivot-sqlite", "opencode-sqlite", "opencode-memory", "prune-messages", "trim-messages"].map((k) => fmt(r.cpu.get(k as Kind) ?? Number.NaN)).join(" | ")} | ${fmt(r.recordCpu.memory)} | ${fmt(r.recordCpu.sqlite)} |`,
+    )
   console.log(
     `\nGarbage collection inside each contender's timed sections (every pause V8 reports, charged to the section it overlaps; ${TOGETHER ? "one heap for all" : "each its own heap"}): sections hit / timed, pauses (major), pause time ÷ the sections' time:\n`,
   )

@@ -1,12 +1,18 @@
 // One bench:peers contender in a process of its own (forked by scripts/bench/peers.ts with an IPC channel): its own
 // heap, JIT and collector, so that no other contender's garbage or code is collected or compiled inside its timed
 // calls. Answers the bench's requests one at a time: start (load the session), warm, turn, finish (its GC report).
-import { type Contender, gcWatch, make, type Setup } from "./contenders.ts"
+import { type Contender, gcWatch, make, runTurns, type Setup } from "./contenders.ts"
 
 type Request =
   | { readonly id: number; readonly op: "start"; readonly setup: Setup }
   | { readonly id: number; readonly op: "warm"; readonly run: boolean }
   | { readonly id: number; readonly op: "turn"; readonly i: number; readonly events: ReadonlyArray<never> }
+  | {
+      readonly id: number
+      readonly op: "turns"
+      readonly n: number
+      readonly events: ReadonlyArray<ReadonlyArray<never>>
+    }
   | { readonly id: number; readonly op: "finish" }
 
 const watch = gcWatch()
@@ -23,6 +29,8 @@ const answer = async (request: Request): Promise<unknown> => {
       return undefined
     case "turn":
       return contender!.turn(request.i, request.events)
+    case "turns":
+      return runTurns(contender!, request.n, request.events)
     case "finish": {
       await contender!.close()
       const report = watch.report()

@@ -50,8 +50,12 @@ export interface Loaded {
 export interface TurnResult {
   /** The timed call (pivot: prune + `prepare`), µs; absent when the contender's budget is spent. */
   readonly micros?: number | undefined
+  /** The same call's CPU time, µs: every thread of its process (the collector's helpers too), not the waits. */
+  readonly cpu?: number | undefined
   /** pivot: each tool step recorded, µs. */
   readonly record?: ReadonlyArray<number>
+  /** pivot: each tool step's CPU time, µs. */
+  readonly recordCpu?: ReadonlyArray<number>
   /** pivot and OpenCode: the model messages of the window, as a hash of their JSON, to compare across processes. */
   readonly window?: { readonly hash: string; readonly length: number }
   /** pivot's memory contender: the events the turn recorded, for the others. */
@@ -72,6 +76,23 @@ export type Watch = ReturnType<typeof gcWatch>
 export type GcReport = Map<string, GcInside>
 
 const now = () => performance.now()
+
+interface Mark {
+  readonly wall: number
+  readonly cpu: NodeJS.CpuUsage
+}
+interface Timing {
+  readonly micros: number
+  readonly cpu: number
+}
+const mark = (): Mark => ({ cpu: process.cpuUsage(), wall: now() })
+/** Ends a timed section started at `m`: its wall time and its process's CPU time, and its GC pauses charged to `who`. */
+const stop = (watch: Watch, who: string, m: Mark): Timing => {
+  const t1 = now()
+  const cpu = process.cpuUsage(m.cpu)
+  watch.section(who, m.wall, t1)
+  return { micros: (t1 - m.wall) * 1000, cpu: cpu.user + cpu.system }
+}
 const WARM_SESSION = "ses_warm"
 const USABLE = MODEL.limits.context - MODEL.limits.output
 
@@ -158,21 +179,21 @@ type Runtime = ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions 
  * One realistic turn: a user message, `steps` tool steps (each with a ~600-character output), then `prune` and
  * `prepare`, timed together. Usage stays under the trigger, so no turn compacts: every contender does the same work.
  */
-const pivotTurn = (sessionId: string, i: number, steps: number, section?: (who: string, t0: number) => number) =>
+const pivotTurn = (sessionId: string, i: number, steps: number, section?: (what: string, m: Mark) => Timing) =>
   Effect.gen(function* () {
     const cm = yield* ContextManager
     yield* cm.recordUserMessage(sessionId, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
-    const record: Array<number> = []
+    const record: Array<Timing> = []
     for (let s = 0; s < steps; s++) {
-      const t0 = now()
+      const m = mark()
       yield* cm.recordAssistantStep(sessionId, readStep(i, s))
-      record.push(section?.("record", t0) ?? 0)
+      if (section !== undefined) record.push(section("record", m))
     }
-    const t0 = now()
+    const m = mark()
     yield* cm.prune(sessionId)
     const prepared = yield* cm.prepare(sessionId)
-    const micros = section?.("", t0) ?? 0
-    return { record, micros, window: prepared.modelMessages }
+    const timing = section?.("", m)
+    return { record, timing, window: prepared.modelMessages }
   })
 
 const pivot = (setup: Setup, watch: Watch): Contender => {
@@ -182,11 +203,7 @@ const pivot = (setup: Setup, watch: Watch): Contender => {
       : EventStore.layerSqlite({ filename: setup.db, synchronous: SYNCHRONOUS })
   const rt = ManagedRuntime.make(runtime(store as Layer.Layer<EventStore, unknown>, Ids.Ids.layer, PRUNING)) as Runtime
   const stream = Events.streamName(SESSION)
-  const section = (what: string, t0: number) => {
-    const t1 = now()
-    watch.section(what === "" ? setup.kind : `${setup.kind} ${what}`, t0, t1)
-    return (t1 - t0) * 1000
-  }
+  const section = (what: string, m: Mark) => stop(watch, what === "" ? setup.kind : `${setup.kind} ${what}`, m)
   let version = 0
   return {
     load: async () => {
@@ -224,7 +241,14 @@ const pivot = (setup: Setup, watch: Watch): Contender => {
             )
           : []
       if (events.length > 0) version = events[events.length - 1]!.streamVersion
-      return { micros: t.micros, record: t.record, window: windowOf(t.window), events }
+      return {
+        micros: t.timing!.micros,
+        cpu: t.timing!.cpu,
+        record: t.record.map((r) => r.micros),
+        recordCpu: t.record.map((r) => r.cpu),
+        window: windowOf(t.window),
+        events,
+      }
     },
     close: () => rt.dispose(),
   }
@@ -238,11 +262,9 @@ const warmFor = async (ms: number, run: () => unknown) => {
 }
 
 const timed = async <A>(watch: Watch, who: string, run: () => A | Promise<A>) => {
-  const t0 = now()
+  const m = mark()
   const value = await run()
-  const t1 = now()
-  watch.section(who, t0, t1)
-  return { micros: (t1 - t0) * 1000, value }
+  return { ...stop(watch, who, m), value }
 }
 
 /** Loads the session into a peer's store through `mirror`, then takes each turn's new events the same way. */
@@ -302,7 +324,7 @@ const openCode = (setup: Setup, watch: Watch): Contender => {
         ).micros
         pruneSpent += prunePass
       }
-      return { micros: o.micros, window: windowOf(o.value), prunePass }
+      return { micros: o.micros, cpu: o.cpu, window: windowOf(o.value), prunePass }
     },
     close: async () => {
       if (store instanceof OpenCode.OnSqlite) store.db.close()
@@ -368,10 +390,21 @@ const plainHistory = (setup: Setup, watch: Watch): Contender => {
       const t = await timed(watch, setup.kind, call)
       spent += t.micros
       turns++
-      return { micros: t.micros }
+      return { micros: t.micros, cpu: t.cpu }
     },
     close: async () => {},
   }
+}
+
+/** `n` turns back to back, turn `i` taking `events[i]` (none for pivot's memory contender, which records them). */
+export const runTurns = async (
+  contender: Contender,
+  n: number,
+  events: ReadonlyArray<ReadonlyArray<RecordedEvent>>,
+): Promise<Array<TurnResult>> => {
+  const out: Array<TurnResult> = []
+  for (let i = 0; i < n; i++) out.push(await contender.turn(i, events[i] ?? []))
+  return out
 }
 
 export const make = (setup: Setup, watch: Watch): Contender =>
