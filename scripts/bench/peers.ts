@@ -6,10 +6,12 @@
  * turn; a prune every 8 turns, a compaction every 30) is cut just after a pivot once it holds the size's stored
  * messages and written once to a file (its events, and the snapshot the runtime writes after a pivot). Every
  * contender (support/contenders.ts) runs **in a process of its own** (support/contender.ts), loads the session from
- * those files, warms up, and then, turn by turn and one process at a time, takes the same new messages and times its
- * own call. Sharing one process let one contender's garbage and code slow another's timed calls (docs/benchmarks.md,
- * "pivot beside its peers": pivot's prune + `prepare` measured ×1.6–2.8 slower beside the peers than alone, with no
- * GC pause inside its calls); `--together` runs them all in this process as before, to measure that. Per turn:
+ * those files, warms up and runs its turns back to back, one process working at a time: pivot's memory store first,
+ * recording each turn's new messages, which every other contender then takes before its own timed call of that turn.
+ * So each call follows only its own contender's work. In one process and turn by turn, as before, pivot's prune +
+ * `prepare` measured ≈ 250 µs beside the peers against ≈ 115 alone, with no GC pause inside its calls, and the order
+ * favoured some peers (docs/benchmarks.md, "Measuring like with like"); `--together` (one process) and
+ * `--interleaved` (turn by turn) bring those back, to measure them. Per turn:
  *
  * - pivot (memory store; SQLite with `synchronous = NORMAL`, as OpenCode's): record a user message and 2–5 tool steps
  *   (each step timed: the "record a tool step" figure), then `prune` and `prepare`, timed together (the session has
@@ -29,9 +31,10 @@
  * `prepare` (pivot) or first step (OpenCode), median of `--restarts`.
  *
  * Run: `npm run bench:peers [-- --sizes 1000,10000,100000] [--peers-max 100000] [--turns 30] [--restarts 3]
- * [--warm-ms 300] [--only pivot-memory,…] [--together]` (about two minutes on 2 cores); add 1000000 to the sizes for
- * the million-message row. Above `--peers-max` only pivot and OpenCode's in-memory floor run: at 1M messages
- * `pruneMessages` takes seconds and `trimMessages` hours per turn. Compare ratios, not absolutes: the machine is shared.
+ * [--warm-ms 1000] [--only pivot-memory,…] [--together] [--interleaved]` (about two minutes on 2 cores); add 1000000
+ * to the sizes for the million-message row (about two minutes more, 2.5 GB). Above `--peers-max` only pivot and
+ * OpenCode's in-memory floor run: at 1M messages `pruneMessages` takes seconds and `trimMessages` hours per turn.
+ * Compare ratios, not absolutes: the machine is shared.
  */
 import { type ChildProcess, fork, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -480,10 +483,6 @@ const main = async () => {
   target("1k: × pruneMessages", k1 ? k1.prune / k1.pivotMemory : Number.NaN, 2, true)
   target("1k: × OpenCode in memory", k1 ? k1.openCodeMemory / k1.pivotMemory : Number.NaN, 2, true)
   const largest = rows[rows.length - 1]
-  if (k1 && largest && largest !== k1 && largest.size <= PEERS_MAX !== k1.size <= PEERS_MAX)
-    console.log(
-      `- (the peers ran beside pivot at ${k1.messages.toLocaleString("en-US")} messages but not at ${largest.messages.toLocaleString("en-US")}: for a like-for-like flatness figure, run both sizes with the same --peers-max)`,
-    )
   if (k1 && largest && largest !== k1)
     target(
       `flat: pivot memory ${largest.messages.toLocaleString("en-US")} ÷ 1k`,
