@@ -71,6 +71,8 @@ const { values } = parseArgs({
     only: { type: "string", default: "" },
     together: { type: "boolean", default: false },
     interleaved: { type: "boolean", default: false },
+    block: { type: "string", default: "5" },
+    samples: { type: "boolean", default: false },
   },
 })
 const SIZES = values.sizes.split(",").map(Number)
@@ -80,6 +82,7 @@ const RESTARTS = Number(values.restarts)
 const WARM_MS = Number(values["warm-ms"])
 const TOGETHER = values.together
 const INTERLEAVED = values.interleaved
+const BLOCK = Math.max(1, Number(values.block))
 const ONLY = values.only === "" ? undefined : new Set(values.only.split(","))
 for (const k of ONLY ?? [])
   if (!(KINDS as ReadonlyArray<string>).includes(k)) throw new Error(`--only: no contender ${k}`)
@@ -104,7 +107,11 @@ interface Runner {
   readonly warm: (run: boolean) => Promise<void>
   readonly turn: (i: number, events: ReadonlyArray<RecordedEvent>) => Promise<TurnResult>
   /** Every turn back to back, turn `i` taking `events[i]`. */
-  readonly turns: (n: number, events: ReadonlyArray<ReadonlyArray<RecordedEvent>>) => Promise<Array<TurnResult>>
+  readonly turns: (
+    from: number,
+    n: number,
+    events: ReadonlyArray<ReadonlyArray<RecordedEvent>>,
+  ) => Promise<Array<TurnResult>>
   /** Closes the contender's stores; a process of its own answers its GC report and exits. */
   readonly finish: () => Promise<GcReport | undefined>
 }
@@ -119,7 +126,7 @@ const inProcess = (watch: ReturnType<typeof gcWatch>): Runner => {
     },
     warm: (run) => contender!.warm(run),
     turn: (i, events) => contender!.turn(i, events),
-    turns: (n, events) => runTurns(contender!, n, events),
+    turns: (from, n, events) => runTurns(contender!, from, n, events),
     finish: async () => {
       await contender!.close()
       return undefined
@@ -158,7 +165,7 @@ const forked = (): Runner => {
     start: (setup) => call("start", { setup }),
     warm: (run) => call("warm", { run }),
     turn: (i, events) => call("turn", { i, events }),
-    turns: (n, events) => call("turns", { n, events }),
+    turns: (from, n, events) => call("turns", { from, n, events }),
     finish: async () => {
       const report = await call<GcReport>("finish")
       await exited
@@ -262,20 +269,25 @@ const runSize = async (size: number): Promise<Row> => {
   const openCodePrune: Array<number> = []
   let windowFirst = 0
   let windowLast = 0
-  // Each contender warms up and then runs all its turns back to back (pivot's memory store first: it records the
-  // events), so that every call follows only its own contender's work, just warmed, nothing else having run between.
-  // `--interleaved`: every contender warms up, then turn by turn, every contender in order, as before — a call then
-  // follows the other contenders' work (which one depends on the order) and a wait of its process.
-  const byTurn: Array<Array<readonly [Kind, TurnResult]>> = []
+  // Each contender runs its turns in blocks of `--block` back to back (pivot's memory store first: it records the
+  // events), so that a call follows only its own contender's work, the first of a block aside; the rounds of blocks
+  // spread every contender's calls over the same minutes, so that a burst of load on the shared machine falls on all
+  // of them alike. Each contender warms up just before its first block. `--interleaved`: every contender warms up,
+  // then turn by turn, every contender in order, as before — each call then follows the other contenders' work
+  // (which one depends on the order) and a wait of its process.
+  const byTurn: Array<Array<readonly [Kind, TurnResult]>> = Array.from({ length: TURNS }, () => [])
   if (!INTERLEAVED) {
-    await warm("pivot-memory")
-    const sources = await runners.get("pivot-memory")!.turns(TURNS, [])
-    const events = sources.map((t) => t.events ?? [])
-    for (const t of sources) byTurn.push([["pivot-memory", t]])
-    for (const [kind, r] of runners) {
-      if (kind === "pivot-memory") continue
-      await warm(kind)
-      for (const [i, t] of (await r.turns(TURNS, events)).entries()) byTurn[i]!.push([kind, t])
+    for (let from = 0; from < TURNS; from += BLOCK) {
+      const n = Math.min(BLOCK, TURNS - from)
+      if (from === 0) await warm("pivot-memory")
+      const sources = await runners.get("pivot-memory")!.turns(from, n, [])
+      const events = sources.map((t) => t.events ?? [])
+      for (const [k, t] of sources.entries()) byTurn[from + k]!.push(["pivot-memory", t])
+      for (const [kind, r] of runners) {
+        if (kind === "pivot-memory") continue
+        if (from === 0) await warm(kind)
+        for (const [k, t] of (await r.turns(from, n, events)).entries()) byTurn[from + k]!.push([kind, t])
+      }
     }
   } else {
     for (const kind of runners.keys()) await warm(kind)
@@ -284,7 +296,7 @@ const runSize = async (size: number): Promise<Row> => {
       const results: Array<readonly [Kind, TurnResult]> = [["pivot-memory", source]]
       for (const [kind, r] of runners)
         if (kind !== "pivot-memory") results.push([kind, await r.turn(i, source.events ?? [])])
-      byTurn.push(results)
+      byTurn[i] = results
     }
   }
   for (const [i, results] of byTurn.entries()) {
@@ -303,6 +315,9 @@ const runSize = async (size: number): Promise<Row> => {
     if (i === 0) windowFirst = source.window!.length
     windowLast = source.window!.length
   }
+  // `--samples`: every timed call, in turn order, to see the spread behind a median.
+  if (values.samples)
+    for (const [kind, xs] of samples) console.error(`${size} ${kind}: ${xs.map((x) => x.toFixed(0)).join(" ")}`)
   const gcs: Array<readonly [string, GcInside]> = []
   for (const r of runners.values()) gcs.push(...((await r.finish()) ?? []))
   if (TOGETHER) gcs.push(...watch.report())
@@ -385,7 +400,7 @@ const main = async () => {
   const rows: Array<Row> = []
   for (const size of SIZES) rows.push(await runSize(size))
   console.log(
-    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}; ${INTERLEAVED ? "turns interleaved (every contender's turn i, then turn i + 1: --interleaved)" : "each contender's turns back to back"}\n`,
+    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}; ${INTERLEAVED ? "turns interleaved (every contender's turn i, then turn i + 1: --interleaved)" : `each contender's turns back to back in blocks of ${BLOCK}, the blocks in rounds`}\n`,
   )
   console.log(
     "| stored messages | window (model messages, first → last turn) | pivot memory prune + prepare µs | pivot SQLite prune + prepare µs | OpenCode on SQLite µs | OpenCode in memory µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs |",

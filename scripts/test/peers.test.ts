@@ -149,6 +149,9 @@ describe("npm run bench:peers", () => {
         "1",
         "--warm-ms",
         "0",
+        // Rounds of blocks: turns 0–1 of every contender, then turn 2.
+        "--block",
+        "2",
       ],
       { cwd: root, encoding: "utf8" },
     )

@@ -10,6 +10,7 @@ type Request =
   | {
       readonly id: number
       readonly op: "turns"
+      readonly from: number
       readonly n: number
       readonly events: ReadonlyArray<ReadonlyArray<never>>
     }
@@ -30,7 +31,7 @@ const answer = async (request: Request): Promise<unknown> => {
     case "turn":
       return contender!.turn(request.i, request.events)
     case "turns":
-      return runTurns(contender!, request.n, request.events)
+      return runTurns(contender!, request.from, request.n, request.events)
     case "finish": {
       await contender!.close()
       const report = watch.report()

@@ -396,14 +396,18 @@ const plainHistory = (setup: Setup, watch: Watch): Contender => {
   }
 }
 
-/** `n` turns back to back, turn `i` taking `events[i]` (none for pivot's memory contender, which records them). */
+/**
+ * Turns `from` to `from + n - 1` back to back, the k-th taking `events[k]` (none for pivot's memory contender, which
+ * records them).
+ */
 export const runTurns = async (
   contender: Contender,
+  from: number,
   n: number,
   events: ReadonlyArray<ReadonlyArray<RecordedEvent>>,
 ): Promise<Array<TurnResult>> => {
   const out: Array<TurnResult> = []
-  for (let i = 0; i < n; i++) out.push(await contender.turn(i, events[i] ?? []))
+  for (let k = 0; k < n; k++) out.push(await contender.turn(from + k, events[k] ?? []))
   return out
 }
 
