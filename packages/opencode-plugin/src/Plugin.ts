@@ -101,7 +101,7 @@ const modelSpec = (model: ModelInfo) => ({
 })
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
-  if (where._tag === "Invalid") return Layer.effectDiscard(Effect.fail(new Error(where.reason)))
+  if (where._tag === "Invalid") return Layer.effectContext(Effect.fail(new Error(where.reason)))
   if (where._tag === "Postgres")
     return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema })
   const folder = Path.dirname(where.file)
