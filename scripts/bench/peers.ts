@@ -4,49 +4,62 @@
  *
  * The history (support/bulkSession.ts: a request, a tool step with a ~600-character output and a closing step per
  * turn; a prune every 8 turns, a compaction every 30) is cut just after a pivot once it holds the size's stored
- * messages, loaded into pivot (memory store and SQLite, with a snapshot at the end as the runtime writes one after a
- * pivot) and mirrored event by event into each peer's store. Then every timed turn does, for every contender:
+ * messages and written once to a file (its events, and the snapshot the runtime writes after a pivot). Every
+ * contender (support/contenders.ts) runs **in a process of its own** (support/contender.ts), loads the session from
+ * those files, warms up and runs its turns back to back, one process working at a time: pivot's memory store first,
+ * recording each turn's new messages, which every other contender then takes before its own timed call of that turn.
+ * So each call follows only its own contender's work. In one process and turn by turn, as before, pivot's prune +
+ * `prepare` measured ≈ 250 µs beside the peers against ≈ 115 alone, with no GC pause inside its calls, and the order
+ * favoured some peers (docs/benchmarks.md, "Measuring like with like"); `--together` (one process) and
+ * `--interleaved` (turn by turn) bring those back, to measure them. Per turn:
  *
- * - pivot: record a user message and 2–5 tool steps (each step timed: the "record a tool step" figure), then `prune`
- *   and `prepare`, timed together (the session has changed: no cached answer). Prune is on (`PRUNING`: OpenCode's
- *   thresholds in proportion to the model, so it acts on about one turn in five, in a batch); its SQLite
- *   file runs with `synchronous = NORMAL`, as OpenCode's does (pivot's default, FULL, syncs every append);
- * - the same new messages reach the peers (untimed): the pivot memory session's new events, mirrored;
- * - OpenCode on SQLite (support/openCode.ts): one step of its prompt loop's read: `filterCompacted(stream(…))` over its
- *   `message`/`part` tables (pages of 50 newest first, stopping at the compaction's tail start, as upstream does),
- *   `latest`, `toModelMessages` through the AI SDK. Its prune pass (opt-in upstream, after the loop; it reads every
- *   message) is timed in a table of its own, not in this figure;
+ * - pivot (memory store; SQLite with `synchronous = NORMAL`, as OpenCode's): record a user message and 2–5 tool steps
+ *   (each step timed: the "record a tool step" figure), then `prune` and `prepare`, timed together (the session has
+ *   changed: no cached answer). Prune is on (`PRUNING`: OpenCode's thresholds in proportion to the model, so it acts
+ *   on about one turn in ten, in a batch). The memory contender's new events are what the others get;
+ * - OpenCode on SQLite (support/openCode.ts): the new messages written as rows (untimed), then one step of its prompt
+ *   loop's read: `filterCompacted(stream(…))` over its `message`/`part` tables (pages of 50 newest first, stopping at
+ *   the compaction's tail start, as upstream does), `latest`, `toModelMessages` through the AI SDK. Its prune pass
+ *   (opt-in upstream, after the loop; it reads every message) is timed in a table of its own;
  * - OpenCode's algorithm on the same messages already in memory: its floor, without SQLite or JSON;
  * - AI SDK `pruneMessages` and LangChain `trimMessages` over the whole plain history (what an app without compaction
  *   keeps: every message, no markers or summaries), as they run every turn.
  *
- * pivot and OpenCode get the same messages and produce the same window (checked every turn: the same model messages,
- * compared as JSON). Warm-up runs on a side session for each contender first, so the measured session only grows by
- * the timed turns. Beside the in-process figures, a restart: a new process opens the SQLite file and answers its
- * first `prepare` (pivot) or first step (OpenCode), median of `--restarts`.
+ * Both pivots and both OpenCodes produce the same window, checked every turn (each process hands back a hash of its
+ * model messages' JSON). No collection is forced around a timed call: each contender pays for its own garbage, and
+ * only its own. Beside the in-process figures, a restart: a new process opens the SQLite file and answers its first
+ * `prepare` (pivot) or first step (OpenCode), median of `--restarts`.
  *
- * Run: `npm run bench:peers [-- --sizes 1000,10000,100000] [--peers-max 100000] [--turns 30] [--restarts 3]`
- * (about a minute on 2 cores); add 1000000 to the sizes for the million-message row (about 4 minutes more, 3.5 GB).
- * Above `--peers-max` only pivot and OpenCode's in-memory floor run: at 1M messages `pruneMessages` takes seconds
- * and `trimMessages` hours per turn, and their histories and OpenCode's SQLite copy would take minutes to build.
+ * Run: `npm run bench:peers [-- --sizes 1000,10000,100000] [--peers-max 100000] [--turns 30] [--restarts 3]
+ * [--warm-ms 1000] [--only pivot-memory,…] [--together] [--interleaved]` (about two minutes on 2 cores); add 1000000
+ * to the sizes for the million-message row (about two minutes more, 2.5 GB). Above `--peers-max` only pivot and
+ * OpenCode's in-memory floor run: at 1M messages `pruneMessages` takes seconds and `trimMessages` hours per turn.
  * Compare ratios, not absolutes: the machine is shared.
  */
-import { spawnSync } from "node:child_process"
+import { type ChildProcess, fork, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, trimMessages } from "@langchain/core/messages"
-import { Events, Ids, type Message, Prune, Render } from "@pivot/core"
-import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore } from "@pivot/store"
-import { type ModelMessage, pruneMessages } from "ai"
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import { MODEL, PRUNING, percentile, runtime, SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
-import { bulkSession, readStep } from "./support/bulkSession.ts"
-import * as OpenCode from "./support/openCode.ts"
+import { Sessions } from "@pivot/runtime"
+import type { RecordedEvent } from "@pivot/store"
+import { percentile, SESSION } from "./support/agentLoop.ts"
+import { bulkSession } from "./support/bulkSession.ts"
+import {
+  type Contender,
+  type GcReport,
+  gcWatch,
+  KINDS,
+  type Kind,
+  type Loaded,
+  make,
+  runTurns,
+  type Setup,
+  type TurnResult,
+  writeEvents,
+} from "./support/contenders.ts"
+import type { GcInside } from "./support/gcWatch.ts"
 
 const { values } = parseArgs({
   options: {
@@ -54,7 +67,12 @@ const { values } = parseArgs({
     "peers-max": { type: "string", default: "100000" },
     turns: { type: "string", default: "30" },
     restarts: { type: "string", default: "3" },
-    "warm-ms": { type: "string", default: "300" },
+    "warm-ms": { type: "string", default: "1000" },
+    only: { type: "string", default: "" },
+    together: { type: "boolean", default: false },
+    interleaved: { type: "boolean", default: false },
+    block: { type: "string", default: "5" },
+    samples: { type: "boolean", default: false },
   },
 })
 const SIZES = values.sizes.split(",").map(Number)
@@ -62,11 +80,16 @@ const PEERS_MAX = Number(values["peers-max"])
 const TURNS = Number(values.turns)
 const RESTARTS = Number(values.restarts)
 const WARM_MS = Number(values["warm-ms"])
-const USABLE = MODEL.limits.context - MODEL.limits.output
-const WARM_SESSION = "ses_warm"
+const TOGETHER = values.together
+const INTERLEAVED = values.interleaved
+const BLOCK = Math.max(1, Number(values.block))
+const ONLY = values.only === "" ? undefined : new Set(values.only.split(","))
+for (const k of ONLY ?? [])
+  if (!(KINDS as ReadonlyArray<string>).includes(k)) throw new Error(`--only: no contender ${k}`)
+/** Whether a contender runs (`--only pivot-memory,…` leaves the others off; pivot's memory store always runs). */
+const on = (kind: Kind) => kind === "pivot-memory" || ONLY === undefined || ONLY.has(kind)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-peers-"))
 const here = path.dirname(fileURLToPath(import.meta.url))
-const gc = () => (globalThis as { gc?: () => void }).gc?.()
 const median = (xs: ReadonlyArray<number>) =>
   xs.length === 0
     ? Number.NaN
@@ -74,84 +97,84 @@ const median = (xs: ReadonlyArray<number>) =>
         [...xs].sort((a, b) => a - b),
         0.5,
       )
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+const mean = (xs: ReadonlyArray<number>) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
 const now = () => performance.now()
 
-// ---- pivot's turn ----------------------------------------------------------------------------------------------------
+// ---- where a contender runs ------------------------------------------------------------------------------------------
 
-/** The tool steps of timed turn `i`: 2 to 5. */
-const stepsOf = (i: number) => 2 + (i % 4)
-
-/**
- * One realistic turn: a user message, `steps` tool steps (each with a ~600-character output), then `prune` and
- * `prepare`. Usage stays under the trigger, so no turn compacts: every contender does the same work each turn.
- */
-const pivotTurn = (sessionId: string, i: number, steps: number) =>
-  Effect.gen(function* () {
-    const cm = yield* ContextManager
-    yield* cm.recordUserMessage(sessionId, { text: `request ${i}: look at src/module${i % 40}.ts and fix the bug` })
-    const record: Array<number> = []
-    for (let s = 0; s < steps; s++) {
-      const t0 = now()
-      yield* cm.recordAssistantStep(sessionId, readStep(i, s))
-      record.push((now() - t0) * 1000)
-    }
-    const t0 = now()
-    yield* cm.prune(sessionId)
-    const prepared = yield* cm.prepare(sessionId)
-    const micros = (now() - t0) * 1000
-    return { record, micros, window: prepared.modelMessages }
-  })
-
-// ---- the plain history of an app without compaction -------------------------------------------------------------------
-
-const textOf = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content))
-
-const toLangChain = (m: ModelMessage): Array<BaseMessage> => {
-  if (m.role === "user" || m.role === "system") return [new HumanMessage(textOf(m.content))]
-  if (m.role === "assistant") {
-    const parts = typeof m.content === "string" ? [] : m.content
-    const calls = parts.flatMap((p) =>
-      p.type === "tool-call" ? [{ id: p.toolCallId, name: p.toolName, args: p.input as Record<string, unknown> }] : [],
-    )
-    const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
-    return [new AIMessage({ content: typeof m.content === "string" ? m.content : text, tool_calls: calls })]
-  }
-  return m.content.flatMap((p) =>
-    p.type === "tool-result" ? [new ToolMessage({ content: textOf(p.output), tool_call_id: p.toolCallId })] : [],
-  )
+interface Runner {
+  readonly start: (setup: Setup) => Promise<Loaded>
+  readonly warm: (run: boolean) => Promise<void>
+  readonly turn: (i: number, events: ReadonlyArray<RecordedEvent>) => Promise<TurnResult>
+  /** Every turn back to back, turn `i` taking `events[i]`. */
+  readonly turns: (
+    from: number,
+    n: number,
+    events: ReadonlyArray<ReadonlyArray<RecordedEvent>>,
+  ) => Promise<Array<TurnResult>>
+  /** Closes the contender's stores; a process of its own answers its GC report and exits. */
+  readonly finish: () => Promise<GcReport | undefined>
 }
 
-const approxTokens = (messages: ReadonlyArray<BaseMessage>): number =>
-  messages.reduce((n, m) => n + Math.round(textOf(m.content).length / 4) + 4, 0)
+/** In this process (`--together`): every contender shares one heap, one JIT and `watch`. */
+const inProcess = (watch: ReturnType<typeof gcWatch>): Runner => {
+  let contender: Contender | undefined
+  return {
+    start: (setup) => {
+      contender = make(setup, watch)
+      return contender.load()
+    },
+    warm: (run) => contender!.warm(run),
+    turn: (i, events) => contender!.turn(i, events),
+    turns: (from, n, events) => runTurns(contender!, from, n, events),
+    finish: async () => {
+      await contender!.close()
+      return undefined
+    },
+  }
+}
+
+/** In a process of its own, one request at a time over its IPC channel. */
+const forked = (): Runner => {
+  const child: ChildProcess = fork(path.join(here, "support", "contender.ts"), [], {
+    execArgv: ["--conditions=@pivot/source", "--expose-gc", "--max-old-space-size=8000"],
+    serialization: "advanced",
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  })
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  const exited = new Promise<void>((resolve) =>
+    child.on("exit", (code) => {
+      for (const p of pending.values()) p.reject(new Error(`a contender's process exited (${code}) mid-request`))
+      resolve()
+    }),
+  )
+  child.on("message", (m: { readonly id: number; readonly value?: unknown; readonly error?: string }) => {
+    const p = pending.get(m.id)
+    pending.delete(m.id)
+    if (m.error !== undefined) p?.reject(new Error(m.error))
+    else p?.resolve(m.value)
+  })
+  let next = 0
+  const call = <A>(op: string, fields: object = {}) =>
+    new Promise<A>((resolve, reject) => {
+      const id = ++next
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      child.send({ id, op, ...fields })
+    })
+  return {
+    start: (setup) => call("start", { setup }),
+    warm: (run) => call("warm", { run }),
+    turn: (i, events) => call("turn", { i, events }),
+    turns: (from, n, events) => call("turns", { from, n, events }),
+    finish: async () => {
+      const report = await call<GcReport>("finish")
+      await exited
+      return report
+    },
+  }
+}
 
 // ---- one size --------------------------------------------------------------------------------------------------------
-
-type Runtime = ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions | EventStore, unknown>
-
-const pivotRuntime = (store: Layer.Layer<EventStore, unknown>): Runtime =>
-  ManagedRuntime.make(runtime(store, Ids.Ids.layer, PRUNING)) as unknown as Runtime
-
-/** Runs pivot's turn on a side session for `WARM_MS`, so that its code is timed JIT-warm. */
-const warmPivot = async (rt: Runtime) => {
-  const t0 = now()
-  for (let i = 0; now() - t0 < WARM_MS || i < 3; i++) await rt.runPromise(pivotTurn(WARM_SESSION, i, stepsOf(i)))
-}
-
-const warm = async (run: () => unknown) => {
-  const t0 = now()
-  for (let i = 0; now() - t0 < WARM_MS && i < 1_000; i++) await run()
-}
-
-/**
- * Times one call, garbage collection included as it falls: no collection is forced before a call, since one that
- * allocates much (`pruneMessages` copies the whole history) pays its scavenges in a real process too.
- */
-const timed = async <A>(run: () => A | Promise<A>): Promise<{ readonly micros: number; readonly value: A }> => {
-  const t0 = now()
-  const value = await run()
-  return { micros: (now() - t0) * 1000, value }
-}
 
 interface Row {
   readonly size: number
@@ -172,6 +195,10 @@ interface Row {
   readonly trim: number
   readonly trimTurns: number
   readonly restart?: Restart | undefined
+  readonly gcs: ReadonlyArray<readonly [string, GcInside]>
+  /** Median CPU time of each contender's call, µs; and of a tool step (pivot). */
+  readonly cpu: ReadonlyMap<Kind, number>
+  readonly recordCpu: { readonly memory: number; readonly sqlite: number }
 }
 
 interface Restart {
@@ -183,165 +210,153 @@ let lastTrim: { readonly micros: number; readonly messages: number } | undefined
 
 const runSize = async (size: number): Promise<Row> => {
   const peers = size <= PEERS_MAX
-  const floor = new OpenCode.InMemory()
-  const ocFile = path.join(dir, `opencode-${size}.db`)
-  const oc = peers ? new OpenCode.OnSqlite(new DatabaseSync(ocFile), SESSION) : undefined
-  const plain: Array<ModelMessage> = []
-  const langChain: Array<BaseMessage> = []
-  const feed = OpenCode.mirror(SESSION, oc === undefined ? [floor] : [floor, oc], (m: Message.Message) => {
-    if (!peers) return
-    for (const rendered of Render.renderMessage(m)) {
-      plain.push(rendered as ModelMessage)
-      langChain.push(...toLangChain(rendered as ModelMessage))
-    }
-  })
-  const g0 = now()
-  const bulk = bulkSession(SESSION, { observe: feed })
-  oc?.db.exec("BEGIN")
-  const events = bulk.until(size, { messages: true, afterPivot: true })
-  oc?.db.exec("COMMIT")
-  const generated = now() - g0
-
-  const pivotFile = path.join(dir, `pivot-${size}.db`)
-  const memory = pivotRuntime(EventStore.layerMemory())
-  const sqlite = pivotRuntime(EventStore.layerSqlite({ filename: pivotFile, synchronous: SYNCHRONOUS }))
-  const l0 = now()
-  for (const rt of [memory, sqlite])
-    await rt.runPromise(
-      Effect.gen(function* () {
-        const store = yield* EventStore
-        for (let at = 0; at < events.length; at += 2_000)
-          yield* store.append(bulk.stream, at, events.slice(at, at + 2_000))
-        // The runtime writes a snapshot after each pivot; the history ends just after one.
-        yield* store.writeSnapshot(bulk.stream, {
-          version: bulk.state.session.version,
-          format: Sessions.SNAPSHOT_FORMAT,
-          data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
-        })
-        yield* (yield* Sessions.Sessions).load(SESSION)
-      }),
-    )
-  const loaded = now() - l0
-  events.length = 0
-  gc()
-  console.error(
-    `size ${size}: ${bulk.messages} messages (${bulk.state.session.version} events) generated and mirrored in ${(generated / 1000).toFixed(1)} s, loaded into pivot's stores in ${(loaded / 1000).toFixed(1)} s`,
+  const kinds = KINDS.filter(
+    (k) => on(k) && (peers || k === "pivot-memory" || k === "pivot-sqlite" || k === "opencode-memory"),
   )
 
-  await warmPivot(memory)
-  await warmPivot(sqlite)
-  const pruneCall = () =>
-    pruneMessages({ messages: plain, reasoning: "before-last-message", toolCalls: "before-last-2-messages" })
-  const trimCall = () =>
-    trimMessages(langChain, { maxTokens: USABLE, strategy: "last", tokenCounter: approxTokens, startOn: "human" })
-  if (peers) {
-    await warm(() => OpenCode.step(oc!.newestFirst()))
-    await warm(pruneCall)
-  }
-  await warm(() => OpenCode.step(floor.newestFirst()))
+  // The session, written once: every contender loads the same events and snapshot.
+  const g0 = now()
+  const bulk = bulkSession(SESSION)
+  const events = bulk.until(size, { messages: true, afterPivot: true })
+  const eventsFile = path.join(dir, `session-${size}.ndjson`)
+  const snapshotFile = path.join(dir, `snapshot-${size}.json`)
+  writeEvents(eventsFile, events)
+  fs.writeFileSync(
+    snapshotFile,
+    JSON.stringify({
+      version: bulk.state.session.version,
+      format: Sessions.SNAPSHOT_FORMAT,
+      data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
+    }),
+  )
+  const eventCount = events.length
+  events.length = 0
+  const generated = now() - g0
+
+  const dbOf = (kind: Kind) => path.join(dir, `${kind}-${size}.db`)
+  const watch = gcWatch()
+  const runners = new Map<Kind, Runner>(kinds.map((k) => [k, TOGETHER ? inProcess(watch) : forked()]))
+  // One contender at a time, from loading on: none is timed while another works.
+  const loaded = new Map<Kind, Loaded>()
+  for (const [kind, r] of runners)
+    loaded.set(
+      kind,
+      await r.start({
+        kind,
+        events: eventsFile,
+        snapshot: snapshotFile,
+        db: dbOf(kind),
+        warmMs: WARM_MS,
+        budget: 5_000_000,
+      }),
+    )
+  console.error(
+    `size ${size}: ${bulk.messages} messages (${eventCount} events) generated in ${(generated / 1000).toFixed(1)} s; loaded ${[...loaded].map(([k, l]) => `${k} ${(l.ms / 1000).toFixed(1)} s`).join(", ")}`,
+  )
 
   // trimMessages grows with the square of the history (its list counter re-counts the kept list for every message):
   // it runs while its cell has spent under 5 s, and is extrapolated from the previous size when a turn would take
   // over a minute.
-  const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plain.length / lastTrim.messages) ** 2
-  const trimRuns = peers && expectedTrim < 60_000_000
-  if (trimRuns) await warm(trimCall)
+  const plainCount = loaded.get("trim-messages")?.plain ?? 0
+  const expectedTrim = lastTrim === undefined ? 0 : lastTrim.micros * (plainCount / lastTrim.messages) ** 2
+  const trimRuns = runners.has("trim-messages") && expectedTrim < 60_000_000
+  const warm = (kind: Kind) => runners.get(kind)!.warm(kind !== "trim-messages" || trimRuns)
 
-  const samples = {
-    pivotMemory: [] as Array<number>,
-    pivotSqlite: [] as Array<number>,
-    recordMemory: [] as Array<number>,
-    recordSqlite: [] as Array<number>,
-    openCodeSqlite: [] as Array<number>,
-    openCodeMemory: [] as Array<number>,
-    prune: [] as Array<number>,
-    trim: [] as Array<number>,
-    openCodePrune: [] as Array<number>,
-  }
-  let openCodePruneSpent = 0
-  let trimSpent = 0
+  const samples = new Map<Kind, Array<number>>(kinds.map((k) => [k, []]))
+  const cpus = new Map<Kind, Array<number>>(kinds.map((k) => [k, []]))
+  const records = { "pivot-memory": [] as Array<number>, "pivot-sqlite": [] as Array<number> }
+  const recordCpus = { "pivot-memory": [] as Array<number>, "pivot-sqlite": [] as Array<number> }
+  const openCodePrune: Array<number> = []
   let windowFirst = 0
   let windowLast = 0
-  const stream = Events.streamName(SESSION)
-  let version = bulk.state.session.version
-  for (let i = 0; i < TURNS; i++) {
-    const steps = stepsOf(i)
-    const m = await memory.runPromise(pivotTurn(SESSION, i, steps))
-    const s = await sqlite.runPromise(pivotTurn(SESSION, i, steps))
-    samples.pivotMemory.push(m.micros)
-    samples.pivotSqlite.push(s.micros)
-    samples.recordMemory.push(...m.record)
-    samples.recordSqlite.push(...s.record)
-    // The same new messages reach the peers, untimed.
-    const recorded = await memory.runPromise(
-      Effect.gen(function* () {
-        return yield* (yield* EventStore).read(stream, { from: version + 1 })
-      }),
-    )
-    oc?.db.exec("BEGIN")
-    for (const r of recorded) {
-      const decoded = Sessions.decodeEvent(SESSION, r)
-      if (decoded._tag === "Failure") throw new Error(decoded.failure.message)
-      feed(decoded.success)
-      version = r.streamVersion
+  // Each contender runs its turns in blocks of `--block` back to back (pivot's memory store first: it records the
+  // events), so that a call follows only its own contender's work, the first of a block aside; the rounds of blocks
+  // spread every contender's calls over the same minutes, so that a burst of load on the shared machine falls on all
+  // of them alike. Each contender warms up just before its first block. `--interleaved`: every contender warms up,
+  // then turn by turn, every contender in order, as before — each call then follows the other contenders' work
+  // (which one depends on the order) and a wait of its process.
+  const byTurn: Array<Array<readonly [Kind, TurnResult]>> = Array.from({ length: TURNS }, () => [])
+  if (!INTERLEAVED) {
+    for (let from = 0; from < TURNS; from += BLOCK) {
+      const n = Math.min(BLOCK, TURNS - from)
+      if (from === 0) await warm("pivot-memory")
+      const sources = await runners.get("pivot-memory")!.turns(from, n, [])
+      const events = sources.map((t) => t.events ?? [])
+      for (const [k, t] of sources.entries()) byTurn[from + k]!.push(["pivot-memory", t])
+      for (const [kind, r] of runners) {
+        if (kind === "pivot-memory") continue
+        if (from === 0) await warm(kind)
+        for (const [k, t] of (await r.turns(from, n, events)).entries()) byTurn[from + k]!.push([kind, t])
+      }
     }
-    oc?.db.exec("COMMIT")
-    const fl = await timed(() => OpenCode.step(floor.newestFirst()))
-    samples.openCodeMemory.push(fl.micros)
-    const pivotWindow = JSON.stringify(m.window)
-    const check = (who: string, window: ReadonlyArray<ModelMessage>) => {
-      if (JSON.stringify(window) !== pivotWindow)
+  } else {
+    for (const kind of runners.keys()) await warm(kind)
+    for (let i = 0; i < TURNS; i++) {
+      const source = await runners.get("pivot-memory")!.turn(i, [])
+      const results: Array<readonly [Kind, TurnResult]> = [["pivot-memory", source]]
+      for (const [kind, r] of runners)
+        if (kind !== "pivot-memory") results.push([kind, await r.turn(i, source.events ?? [])])
+      byTurn[i] = results
+    }
+  }
+  for (const [i, results] of byTurn.entries()) {
+    const source = results[0]![1]
+    for (const [kind, t] of results) {
+      if (t.micros !== undefined) samples.get(kind)!.push(t.micros)
+      if (t.cpu !== undefined) cpus.get(kind)!.push(t.cpu)
+      if (t.record !== undefined) records[kind as keyof typeof records].push(...t.record)
+      if (t.recordCpu !== undefined) recordCpus[kind as keyof typeof recordCpus].push(...t.recordCpu)
+      if (t.prunePass !== undefined) openCodePrune.push(t.prunePass)
+      if (t.window !== undefined && t.window.hash !== source.window!.hash)
         throw new Error(
-          `turn ${i} at ${size}: ${who}'s window (${window.length} model messages) differs from pivot's (${m.window.length})`,
+          `turn ${i} at ${size}: ${kind}'s window (${t.window.length} model messages) differs from pivot's memory store's (${source.window!.length})`,
         )
     }
-    check("OpenCode in memory", fl.value)
-    if (peers) {
-      const o = await timed(() => OpenCode.step(oc!.newestFirst()))
-      samples.openCodeSqlite.push(o.micros)
-      check("OpenCode on SQLite", o.value)
-      // OpenCode's prune pass reads the whole session: timed while its cell has spent under 5 s.
-      if (openCodePruneSpent < 5_000_000) {
-        const { protect = Prune.PRUNE_PROTECT, minimum = Prune.PRUNE_MINIMUM } = PRUNING.prune
-        const p = await timed(() => OpenCode.prunePass(oc!.messages(), protect, minimum))
-        samples.openCodePrune.push(p.micros)
-        openCodePruneSpent += p.micros
-      }
-      samples.prune.push((await timed(pruneCall)).micros)
-      if (trimRuns && (trimSpent < 5_000_000 || samples.trim.length === 0)) {
-        const t = await timed(trimCall)
-        samples.trim.push(t.micros)
-        trimSpent += t.micros
-      }
-    }
-    if (i === 0) windowFirst = m.window.length
-    windowLast = m.window.length
+    if (i === 0) windowFirst = source.window!.length
+    windowLast = source.window!.length
   }
-  const trim = trimRuns ? median(samples.trim) : peers ? expectedTrim : Number.NaN
-  if (trimRuns) lastTrim = { micros: trim, messages: plain.length }
-  await memory.dispose()
-  await sqlite.dispose()
-  oc?.db.close()
-  const restart = RESTARTS > 0 && peers ? restarts(pivotFile, ocFile) : undefined
+  // `--samples`: every timed call, in turn order, to see the spread behind a median.
+  if (values.samples)
+    for (const [kind, xs] of samples) console.error(`${size} ${kind}: ${xs.map((x) => x.toFixed(0)).join(" ")}`)
+  const gcs: Array<readonly [string, GcInside]> = []
+  for (const r of runners.values()) gcs.push(...((await r.finish()) ?? []))
+  if (TOGETHER) gcs.push(...watch.report())
+  watch.stop()
+  const trimSamples = samples.get("trim-messages") ?? []
+  const trim = trimRuns
+    ? median(trimSamples)
+    : runners.has("trim-messages") && lastTrim !== undefined
+      ? expectedTrim
+      : Number.NaN
+  if (trimRuns) lastTrim = { micros: trim, messages: plainCount }
+  const restart =
+    RESTARTS > 0 && runners.has("pivot-sqlite") && runners.has("opencode-sqlite")
+      ? restarts(dbOf("pivot-sqlite"), dbOf("opencode-sqlite"))
+      : undefined
+  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true })
+  const of = (kind: Kind) => median(samples.get(kind) ?? [])
   return {
     size,
     messages: bulk.messages,
     windowFirst,
     windowLast,
-    pivotMemory: median(samples.pivotMemory),
-    pivotSqlite: median(samples.pivotSqlite),
-    recordMemory: median(samples.recordMemory),
-    recordSqlite: median(samples.recordSqlite),
-    meanMemory: mean(samples.pivotMemory),
-    meanSqlite: mean(samples.pivotSqlite),
-    openCodeSqlite: median(samples.openCodeSqlite),
-    openCodeMemory: median(samples.openCodeMemory),
-    openCodePrune: median(samples.openCodePrune),
-    openCodePruneTurns: samples.openCodePrune.length,
-    prune: median(samples.prune),
+    pivotMemory: of("pivot-memory"),
+    pivotSqlite: of("pivot-sqlite"),
+    recordMemory: median(records["pivot-memory"]),
+    recordSqlite: median(records["pivot-sqlite"]),
+    meanMemory: mean(samples.get("pivot-memory")!),
+    meanSqlite: mean(samples.get("pivot-sqlite") ?? []),
+    openCodeSqlite: of("opencode-sqlite"),
+    openCodeMemory: of("opencode-memory"),
+    openCodePrune: median(openCodePrune),
+    openCodePruneTurns: openCodePrune.length,
+    prune: of("prune-messages"),
     trim,
-    trimTurns: samples.trim.length,
+    trimTurns: trimSamples.length,
     restart,
+    gcs,
+    cpu: new Map(kinds.map((k) => [k, median(cpus.get(k)!)])),
+    recordCpu: { memory: median(recordCpus["pivot-memory"]), sqlite: median(recordCpus["pivot-sqlite"]) },
   }
 }
 
@@ -383,12 +398,9 @@ const main = async () => {
   const loadBefore = load()
   const started = new Date()
   const rows: Array<Row> = []
-  for (const size of SIZES) {
-    gc()
-    rows.push(await runSize(size))
-  }
+  for (const size of SIZES) rows.push(await runSize(size))
   console.log(
-    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender\n`,
+    `\n${started.toISOString().slice(0, 16)} UTC, Node ${process.version}, ${os.cpus().length} cores; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after; median of ${TURNS} turns per cell (each 2–5 tool steps), ${WARM_MS} ms warm-up per contender; ${TOGETHER ? "every contender in this one process (--together)" : "each contender in a process of its own, one process working at a time"}; ${INTERLEAVED ? "turns interleaved (every contender's turn i, then turn i + 1: --interleaved)" : `each contender's turns back to back in blocks of ${BLOCK}, the blocks in rounds`}\n`,
   )
   console.log(
     "| stored messages | window (model messages, first → last turn) | pivot memory prune + prepare µs | pivot SQLite prune + prepare µs | OpenCode on SQLite µs | OpenCode in memory µs | AI SDK `pruneMessages` µs | LangChain `trimMessages` µs |",
@@ -404,6 +416,29 @@ const main = async () => {
       `| ${r.messages.toLocaleString("en-US")} | ${r.windowFirst} → ${r.windowLast} | ${fmt(r.pivotMemory)} | ${fmt(r.pivotSqlite)} | ${fmt(r.openCodeSqlite)} | ${fmt(r.openCodeMemory)} | ${fmt(r.prune)} | ${trim} |`,
     )
   }
+  console.log(
+    `\nCPU time of the same calls (median µs): every thread of ${TOGETHER ? "the process (shared by every contender here)" : "the contender's process (its collector's helper threads included)"} while the call ran, so not lengthened by other jobs waiting for the cores as the wall times above are; and of recording a tool step:\n`,
+  )
+  console.log(
+    "| stored messages | pivot memory: prune + `prepare` | pivot SQLite: prune + `prepare` | OpenCode on SQLite | OpenCode in memory | AI SDK `pruneMessages` | LangChain `trimMessages` | record a tool step, memory | record a tool step, SQLite |",
+  )
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  for (const r of rows)
+    console.log(
+      `| ${r.messages.toLocaleString("en-US")} | ${["pivot-memory", "pivot-sqlite", "opencode-sqlite", "opencode-memory", "prune-messages", "trim-messages"].map((k) => fmt(r.cpu.get(k as Kind) ?? Number.NaN)).join(" | ")} | ${fmt(r.recordCpu.memory)} | ${fmt(r.recordCpu.sqlite)} |`,
+    )
+  console.log(
+    `\nGarbage collection inside each contender's timed sections (every pause V8 reports, charged to the section it overlaps; ${TOGETHER ? "one heap for all" : "each its own heap"}): sections hit / timed, pauses (major), pause time ÷ the sections' time:\n`,
+  )
+  console.log(
+    "| stored messages | contender | sections hit | pauses (major) | pause time in sections | share of timed |",
+  )
+  console.log("|---:|---|---:|---:|---:|---:|")
+  for (const r of rows)
+    for (const [who, g] of r.gcs)
+      console.log(
+        `| ${r.messages.toLocaleString("en-US")} | ${who} | ${g.hit} / ${g.sections} | ${g.pauses} (${g.major}) | ${fmt(g.micros)} µs | ${((100 * g.micros) / g.timed).toFixed(1)} % |`,
+      )
   console.log("\nRatios (peer ÷ pivot memory prune + prepare):\n")
   console.log("| stored messages | × OpenCode on SQLite | × OpenCode in memory | × pruneMessages | × trimMessages |")
   console.log("|---:|---:|---:|---:|---:|")
@@ -463,10 +498,6 @@ const main = async () => {
   target("1k: × pruneMessages", k1 ? k1.prune / k1.pivotMemory : Number.NaN, 2, true)
   target("1k: × OpenCode in memory", k1 ? k1.openCodeMemory / k1.pivotMemory : Number.NaN, 2, true)
   const largest = rows[rows.length - 1]
-  if (k1 && largest && largest !== k1 && largest.size <= PEERS_MAX !== k1.size <= PEERS_MAX)
-    console.log(
-      `- (the peers ran beside pivot at ${k1.messages.toLocaleString("en-US")} messages but not at ${largest.messages.toLocaleString("en-US")}: for a like-for-like flatness figure, run both sizes with the same --peers-max)`,
-    )
   if (k1 && largest && largest !== k1)
     target(
       `flat: pivot memory ${largest.messages.toLocaleString("en-US")} ÷ 1k`,

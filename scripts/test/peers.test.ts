@@ -1,13 +1,18 @@
 /** bench:peers: OpenCode's modelled read against pivot's own window, and the bench itself on a tiny history. */
 import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { Session, Window } from "@pivot/core"
+import { Sessions } from "@pivot/runtime"
 import type { ModelMessage } from "ai"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
+import { SESSION as BENCH_SESSION } from "../bench/support/agentLoop.ts"
 import { bulkSession } from "../bench/support/bulkSession.ts"
+import { gcWatch, KINDS, make, writeEvents } from "../bench/support/contenders.ts"
 import * as OpenCode from "../bench/support/openCode.ts"
 
 const SESSION = "ses_peers"
@@ -76,6 +81,58 @@ describe("OpenCode's read, modelled", () => {
   })
 })
 
+describe("bench:peers' contenders", () => {
+  it("given one session's files, then every contender loads it, takes pivot's new events and answers the same window each turn", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "peers-test-"))
+    try {
+      // The contenders' session id: pivot's runtime takes the snapshot only for the session it was written for.
+      const bulk = bulkSession(BENCH_SESSION)
+      const events = path.join(dir, "events.ndjson")
+      const snapshot = path.join(dir, "snapshot.json")
+      writeEvents(events, bulk.until(300, { messages: true, afterPivot: true }))
+      fs.writeFileSync(
+        snapshot,
+        JSON.stringify({
+          version: bulk.state.session.version,
+          format: Sessions.SNAPSHOT_FORMAT,
+          data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
+        }),
+      )
+      const watch = gcWatch()
+      const contenders = KINDS.map((kind) =>
+        make({ kind, events, snapshot, db: path.join(dir, `${kind}.db`), warmMs: 0, budget: 5_000_000 }, watch),
+      )
+      const loaded = []
+      for (const c of contenders) loaded.push(await c.load())
+      // The plain history holds every user and assistant message the session stored, markers and summaries aside.
+      expect(loaded[4]!.plain).toBeGreaterThan(250)
+      expect(loaded[5]!.plain).toBe(loaded[4]!.plain)
+      for (const c of contenders) await c.warm(true)
+      for (let i = 0; i < 3; i++) {
+        const source = await contenders[0]!.turn(i, [])
+        // A user message and 2 + i tool steps, recorded by pivot's memory store and handed to the others.
+        expect(source.events!.filter((e) => e.type === "AssistantStepRecorded")).toHaveLength(2 + i)
+        expect(source.record).toHaveLength(2 + i)
+        const others = []
+        for (const c of contenders.slice(1)) others.push(await c.turn(i, source.events!))
+        for (const [k, t] of others.entries()) {
+          expect(t.micros, KINDS[k + 1]).toBeGreaterThan(0)
+          if (t.window !== undefined) expect(t.window, KINDS[k + 1]).toEqual(source.window)
+        }
+        // pivot on SQLite and both OpenCodes answer a window to compare; the plain-history peers do not.
+        expect(others.filter((t) => t.window !== undefined)).toHaveLength(3)
+      }
+      for (const c of contenders) await c.close()
+      // Every contender's calls were charged to its own sections.
+      const report = watch.report()
+      watch.stop()
+      for (const kind of KINDS) expect(report.get(kind)?.sections, kind).toBe(3)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("npm run bench:peers", () => {
   it("given a tiny history, then it runs every contender and prints the tables", () => {
     const run = spawnSync(
@@ -92,6 +149,9 @@ describe("npm run bench:peers", () => {
         "1",
         "--warm-ms",
         "0",
+        // Rounds of blocks: turns 0–1 of every contender, then turn 2.
+        "--block",
+        "2",
       ],
       { cwd: root, encoding: "utf8" },
     )
@@ -103,6 +163,9 @@ describe("npm run bench:peers", () => {
     expect(Number(row![3])).toBeGreaterThan(Number(row![2]))
     expect(run.stdout).toMatch(/^\| [\d,]+ \| [\d.]+ \| \d+ \| [\d,]+ \| [\d.]+ \| \d+ \| [\d,]+ \|$/m)
     expect(run.stdout).toContain("load average")
+    expect(run.stdout).toContain("each contender in a process of its own")
+    // Each process's GC pauses inside its own timed calls, one row per contender.
+    for (const kind of KINDS) expect(run.stdout).toMatch(new RegExp(`^\\| [\\d,]+ \\| ${kind} \\| \\d+ / 3 \\|`, "m"))
     expect(run.stdout).toMatch(/record a tool step, memory \(worst size\) µs: [\d.]+ \(target ≤ 250\)/)
   })
 })

@@ -21,7 +21,7 @@ import {
   ContextManager,
   type ContextManagerShape,
   type Hud,
-  type InvalidOption,
+  InvalidOption,
   type InvalidToolKind,
   type Options as ManagerOptions,
   type Probes,
@@ -88,6 +88,13 @@ export class NoUserMessage extends Schema.TaggedError<NoUserMessage>()("NoUserMe
 }) {
   override get message(): string {
     return `session ${this.sessionId} has no user message to answer: give the call a prompt, or record one first (pivot.run(text, call) or pivot.user(text))`
+  }
+}
+
+/** A handle used after its pivot's `close()`: its runtime and store are gone. */
+export class PivotClosed extends Schema.TaggedError<PivotClosed>()("PivotClosed", {}) {
+  override get message(): string {
+    return "this pivot is closed (close() was called): open another with createPivot"
   }
 }
 
@@ -359,9 +366,26 @@ const storeLayerOf = (store: string): Effect.Effect<Layer.Layer<EventStore, Stor
 /** What `layer` provides: the context manager and the event store under it. */
 export type Services = ContextManager | EventStore
 
+// A choice among names: a JavaScript caller's typo would otherwise be read silently as the default.
+const oneOf = (option: string, value: unknown, allowed: ReadonlyArray<string>) =>
+  value === undefined || allowed.includes(value as string)
+    ? Effect.void
+    : Effect.fail(
+        new InvalidOption({
+          option,
+          value: JSON.stringify(value) ?? String(value),
+          expected: allowed.map((name) => JSON.stringify(name)).join(" or "),
+        }),
+      )
+
 // Checks the options (nothing touched yet): the session model's spec, the summariser's, the default session name.
 const plan = (options: CreateOptions) =>
   Effect.gen(function* () {
+    yield* oneOf("preset", options.preset, ["sized", "opencode"] satisfies ReadonlyArray<Preset>)
+    yield* oneOf("summarizerMode", options.summarizerMode, [
+      "stream",
+      "generate",
+    ] satisfies ReadonlyArray<AiSummarizer.Mode>)
     const model = yield* Effect.fromResult(resolveLimits(options.model, options.limits, "limits", options.config))
     const summarizerModel = options.summarizer === undefined ? options.model : options.summarizer
     const compactionModel: Config.ModelSpec | undefined =
@@ -590,9 +614,18 @@ export const createPivot = async (options: CreateOptions): Promise<Pivot> => {
     throw error
   }
   const name = options.session ?? "default"
-  const handle = (sessionName: string) => open(runtime, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
+  // Every handle runs through this runner: after close() a call fails with PivotClosed, not the disposed runtime's
+  // bare string.
+  let closed = false
+  const runner: AiAgent.Runner = {
+    runPromise: (effect) => (closed ? Promise.reject(new PivotClosed()) : runtime.runPromise(effect)),
+  }
+  const handle = (sessionName: string) => open(runner, sessionName, orThrow(sessionIdOf(sessionName)), options.agent)
   const main = handle(name)
-  const close = () => runtime.dispose()
+  const close = () => {
+    closed = true
+    return runtime.dispose()
+  }
   return {
     ...main,
     session: handle,

@@ -279,6 +279,48 @@ describe("createPivot: bad input is a one-line typed error, and nothing is writt
     nothingIn(dir)
   })
 
+  it("an unknown preset or summariser mode is refused by name, not read as the default", async () => {
+    const dir = tempDir()
+    const store = Path.join(dir, "data", "pivot.db")
+    const model = new MockLanguageModelV4()
+    const preset = await createPivot({ model, store, limits: LIMITS, preset: "OpenCode" as never }).catch(
+      (e: unknown) => e,
+    )
+    expect((preset as { _tag?: string })._tag).toBe("InvalidOption")
+    expect((preset as Error).message).toBe('invalid option preset: "OpenCode"; expected "sized" or "opencode"')
+    const mode = await createPivot({ model, store, limits: LIMITS, summarizerMode: "streaming" as never }).catch(
+      (e: unknown) => e,
+    )
+    expect((mode as { _tag?: string })._tag).toBe("InvalidOption")
+    expect((mode as Error).message).toBe('invalid option summarizerMode: "streaming"; expected "stream" or "generate"')
+    nothingIn(dir)
+  })
+
+  it("negative limits are refused in one line", async () => {
+    const dir = tempDir()
+    const error = await createPivot({
+      model: new MockLanguageModelV4(),
+      store: Path.join(dir, "p.db"),
+      limits: { context: -5, output: 1 },
+    }).catch((e: unknown) => e)
+    expect((error as { _tag?: string })._tag).toBe("ImpossibleLimits")
+    expect((error as Error).message).not.toContain("\n")
+    expect((error as Error).message).toContain("context")
+    nothingIn(dir)
+  })
+
+  it("a handle used after close() fails with PivotClosed, not the runtime's bare string", async () => {
+    const pivot = await createPivot({ model: new MockLanguageModelV4(), store: ":memory:", limits: LIMITS })
+    const other = pivot.session("other")
+    await pivot.close()
+    await pivot.close() // closing twice is fine
+    for (const call of [() => pivot.messages(), () => pivot.user("hi"), () => other.messages()]) {
+      const error = await call().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(Pivot.PivotClosed)
+      expect((error as Error).message).toBe("this pivot is closed (close() was called): open another with createPivot")
+    }
+  })
+
   it("a store path that cannot be created names the path", async () => {
     const dir = tempDir()
     Fs.writeFileSync(Path.join(dir, "a-file"), "")

@@ -70,6 +70,23 @@ describe("pivot import", () => {
     expect(again.out).toEqual([`session ${realSessionId} is already in ${db} (36 events, the same): nothing to import`])
   })
 
+  it("given --encrypt for a session already stored in plain text, then it is refused: it cannot be encrypted there", async () => {
+    const db = await importedDb()
+    const before = fs.readFileSync(db)
+    // It said "the same: nothing to import" (exit 0): the text the user asked to encrypt stayed in plain text.
+    expectOneLineFailure(
+      await pivot("import", realExport, "--db", db, "--encrypt"),
+      "import",
+      /already in .* stored in plain text: --encrypt cannot encrypt it there; import it into another database/,
+    )
+    expect(fs.readFileSync(db).equals(before)).toBe(true)
+    // Encrypted, then imported again with or without --encrypt: the same, nothing to do.
+    const sealed = freshDb()
+    expect((await pivot("import", realExport, "--db", sealed, "--encrypt")).code).toBe(0)
+    expect((await pivot("import", realExport, "--db", sealed, "--encrypt")).code).toBe(0)
+    expect((await pivot("import", realExport, "--db", sealed)).code).toBe(0)
+  })
+
   it("given another export of a session already stored, then it is refused in one line and nothing changes", async () => {
     const db = await importedDb()
     const shorter = JSON.parse(fs.readFileSync(realExport, "utf8"))

@@ -34,6 +34,9 @@ const recorded = async () => {
       yield* cm.recordUserMessage("ses_reasons", { text: "second" })
       yield* cm.recordAssistantStep("ses_reasons", step(3_000))
       yield* cm.compact("ses_reasons")
+      yield* cm.recordUserMessage("ses_reasons", { text: "third" })
+      yield* cm.recordAssistantStep("ses_reasons", step(4_000))
+      yield* cm.compact("ses_reasons", { requestedBy: "model" })
     }).pipe(Effect.provide(layer)),
   )
   return db
@@ -47,9 +50,11 @@ describe("pivot inspect: why each compaction was asked for", () => {
     expect(text.out.filter((line) => /^ {2}#\d /.test(line)).map((line) => line.split(" · ")[0])).toEqual([
       "  #1 auto (threshold)",
       "  #2 manual (user)",
+      // The model's request says so once, not "manual (model), asked by the model".
+      "  #3 manual, asked by the model",
     ])
     const json = JSON.parse((await pivot("inspect", "--db", db, "--format", "json")).stdout)
-    expect(json.pivots.map((p: { reason?: string }) => p.reason)).toEqual(["threshold", "user"])
+    expect(json.pivots.map((p: { reason?: string }) => p.reason)).toEqual(["threshold", "user", "model"])
   })
 
   it("given an imported OpenCode session, then no reason is shown", async () => {

@@ -33,6 +33,11 @@ describe("pivot fork", () => {
     expect(after.stdout).toBe(before.stdout)
     const inspected = await pivot("inspect", "--db", db, "--session", "ses_try-b")
     expect(inspected.out[1]).toBe(`forked from ${realSessionId} at version 20 → this session`)
+    // The name it was forked --into finds it too, as createPivot's names do (it was "unknown session try-b").
+    const byName = await pivot("inspect", "--db", db, "--session", "try-b")
+    expect(byName.code).toBe(0)
+    expect(byName.out).toEqual(inspected.out)
+    expect((await pivot("window", "--db", db, "--session", "try-b", "--format", "json")).stdout).toBe(child.stdout)
   })
 
   it("bad input: a missing session, a version out of range, an existing target — one line each, exit 1 (2 for a usage error), the file unchanged", async () => {

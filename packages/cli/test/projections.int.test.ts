@@ -47,7 +47,10 @@ describe("pivot projections", () => {
     expect(behind.find((row) => row.name === "window")?.status).toMatchObject({ lag: 0, keys: 1 })
     const text = await pivot("projections", "status", "--db", db)
     expect(text.out.find((line) => line.startsWith("usage "))).toContain(`${events} events behind`)
-    expect((await pivot("projections", "rebuild", "usage", "--db", db)).code).toBe(0)
+    // --format json answers JSON here too (it printed the text line).
+    const rebuilt = await pivot("projections", "rebuild", "usage", "--db", db, "--format", "json")
+    expect(rebuilt.code).toBe(0)
+    expect(JSON.parse(rebuilt.stdout)).toEqual({ name: "usage", kind: "built-in", sessions: 1 })
     expect((await status()).find((row) => row.name === "usage")?.status).toMatchObject({ lag: 0, keys: 1 })
   })
 })

@@ -19,12 +19,17 @@ export class SessionAlreadyStarted extends Schema.TaggedError<SessionAlreadyStar
   }
 }
 
-/** A message id was reused for different content. */
+/** A message id was reused for different content, or a settled tool call was given another result (`partId`). */
 export class MessageConflict extends Schema.TaggedError<MessageConflict>()("MessageConflict", {
   messageId: Schema.String,
+  partId: Schema.optionalKey(Schema.String),
+  /** The settled part's status, with `partId`. */
+  status: Schema.optionalKey(Schema.String),
 }) {
   override get message(): string {
-    return `message ${this.messageId} was already recorded with different content; a message id cannot be reused`
+    return this.partId === undefined
+      ? `message ${this.messageId} was already recorded with different content; a message id cannot be reused`
+      : `tool part ${this.partId} of message ${this.messageId} already has its result (${this.status ?? "settled"}); a result is final`
   }
 }
 

@@ -461,6 +461,21 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         callLog: call === undefined ? settled.callLog : Seq.append(settled.callLog, call),
       }
     }
+    case "SessionForgotten": {
+      // Every text of the log before this event now reads "[ERASED]": a check computed from it would count the
+      // placeholder as naming itself. Only a recorded check (its verdicts kept) still says what the summary kept.
+      const known = (e: Entry): Entry => {
+        if (e.retention === undefined || e.retention.recorded) return e
+        const { retention: _dropped, ...rest } = e
+        return rest
+      }
+      return {
+        ...settled,
+        window: Window.evolve(settled.window, event),
+        closed: Seq.fromIterable(Seq.toArray(settled.closed).map(known)),
+        open: settled.open.map(known),
+      }
+    }
     default:
       return { ...settled, window: Window.evolve(settled.window, event) }
   }

@@ -42,6 +42,33 @@ export interface Rendered {
   readonly message: MM.ModelMessage
 }
 
+/**
+ * Makes a rendering read-only where the renderer made it: the wrapper, the model message, its content array, each
+ * part, and a tool result's output (with its list of content items). A tool call's `input` and a `json` output's value
+ * are the stored message's own values, as the caller gave them, and are left as they are. A rendering is kept and
+ * handed out again from turn to turn (`IncrementalWindow`), so a caller must not be able to change it in place
+ * (ADR 0023): frozen, a change throws in strict code instead of reaching the next turn.
+ */
+export const freeze = (rendered: Rendered): Rendered => {
+  if (Object.isFrozen(rendered)) return rendered
+  const { message } = rendered
+  if (typeof message.content !== "string") {
+    for (const part of message.content) {
+      if (part.type === "tool-result") {
+        if (part.output.type === "content") {
+          for (const item of part.output.value) Object.freeze(item)
+          Object.freeze(part.output.value)
+        }
+        Object.freeze(part.output)
+      }
+      Object.freeze(part)
+    }
+    Object.freeze(message.content)
+  }
+  Object.freeze(message)
+  return Object.freeze(rendered)
+}
+
 /** The text a compaction marker shows the model. */
 export const MARKER_TEXT = "What did we do so far?"
 /** The text a subtask part shows the model. */

@@ -434,7 +434,9 @@ const recordToolResult = (state: State, command: typeof Commands.RecordToolResul
   if (jsonEqual(part.state, command.state)) return none
   // A result is final: a settled call keeps its first result.
   if (part.state.status === "completed" || part.state.status === "error")
-    return Result.fail(new MessageConflict({ messageId: command.messageId }))
+    return Result.fail(
+      new MessageConflict({ messageId: command.messageId, partId: command.partId, status: part.state.status }),
+    )
   return emit({ ...command, _tag: "ToolResultRecorded" })
 }
 

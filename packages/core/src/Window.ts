@@ -130,6 +130,36 @@ export const messages = (state: State): Array<Message> =>
   Seq.toArray(state.visible).map((id) => Conversation.get(state.conversation, id)!)
 
 /**
+ * `messages(state)`, given `messages(previous)` of an earlier state of the same session: when `state` only appended
+ * visible messages and changed no message recorded before `previous` (a step, a user message), `previousMessages`
+ * with the new ones added, without looking each visible message up again; otherwise `messages(state)`.
+ */
+export const messagesAfter = (
+  previous: State,
+  previousMessages: ReadonlyArray<Message>,
+  state: State,
+): Array<Message> => {
+  const before = previous.visible
+  const now = state.visible
+  // A `Seq` version's items never change: the same buffer and no shorter means `previous`'s ids, then new ones.
+  if (now.buffer !== before.buffer || now.length < before.length || previousMessages.length !== before.length)
+    return messages(state)
+  // No message of `previous` changed when every key changed since is a message recorded since (the conversation's
+  // order lists each message once, when first recorded).
+  const order = state.conversation.order
+  const orderBefore = previous.conversation.order
+  if (order.buffer !== orderBefore.buffer || order.length < orderBefore.length) return messages(state)
+  const changed = state.conversation.messages.keysChangedSince(previous.conversation.messages, 64)
+  if (changed === undefined) return messages(state)
+  const recorded = new Set<MessageId>()
+  for (let i = orderBefore.length; i < order.length; i++) recorded.add(order.buffer[i]!)
+  for (const id of changed) if (!recorded.has(id)) return messages(state)
+  const out = previousMessages.slice()
+  for (let i = before.length; i < now.length; i++) out.push(Conversation.get(state.conversation, now.buffer[i]!)!)
+  return out
+}
+
+/**
  * The window rendered as model messages, each with the id of the stored message it came from, repaired by
  * `ValidWindow.repair` so that it is always a valid model input.
  */

@@ -70,9 +70,35 @@ describe("IncrementalWindow", () => {
             const incremental = renderer.render(messages)
             expect(incremental).toEqual(ValidWindow.render(messages, options))
             expect(renderer.jsonLength(incremental)).toBe(JSON.stringify(incremental.map((r) => r.message)).length)
+            const models = renderer.modelMessages(incremental)
+            expect(models).toHaveLength(incremental.length)
+            for (const [k, m] of models.entries()) expect(m).toBe(incremental[k]!.message)
+            // Frozen: a caller cannot change a rendering the renderer hands out again (ADR 0023).
+            for (const r of incremental) expect(Object.isFrozen(r) && Object.isFrozen(r.message)).toBe(true)
           })
         },
       ),
+      { numRuns: 300 },
+    )
+  })
+
+  it("property: Window.messagesAfter answers Window.messages (the same message values), whatever happened between", () => {
+    fc.assert(
+      fc.property(generatedArb(60), fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }), (generated, cadence) => {
+        let state = Session.initialState
+        let previous = state.window
+        let previousMessages = Window.messages(previous)
+        generated.events.forEach((event, i) => {
+          state = Session.evolve(state, event)
+          if (!cadence[i % cadence.length] && i !== generated.events.length - 1) return
+          const after = Window.messagesAfter(previous, previousMessages, state.window)
+          const reference = Window.messages(state.window)
+          expect(after).toHaveLength(reference.length)
+          for (const [k, m] of after.entries()) expect(m).toBe(reference[k])
+          previous = state.window
+          previousMessages = after
+        })
+      }),
       { numRuns: 300 },
     )
   })

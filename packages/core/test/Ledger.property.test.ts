@@ -445,6 +445,23 @@ describe("Ledger, a worked session", () => {
     })
   })
 
+  it("given the session was forgotten, then a check computed from its (now erased) text is dropped, a recorded one stands", () => {
+    // After `forget` every text reads "[ERASED]": a check computed then would find "[ERASED]" named by "[ERASED]".
+    const forgotten: Event = { _tag: "SessionForgotten", at: 2 }
+    expect(Ledger.entries(Ledger.fold([...withSummaryUsage, forgotten], priceOf))[0]!.retention).toBeUndefined()
+    const recorded = { kind: "request" as const, text: "fix the parser", named: false }
+    const withCheck: Array<Event> = [
+      ...withSummaryUsage.slice(0, summaryAt + 1),
+      { _tag: "ArtifactsChecked", at: 1, markerId: E.id("msg_m1"), artifacts: [recorded] },
+      ...withSummaryUsage.slice(summaryAt + 1),
+      forgotten,
+    ]
+    expect(Ledger.entries(Ledger.fold(withCheck, priceOf))[0]!.retention).toEqual({
+      recorded: true,
+      artifacts: [recorded],
+    })
+  })
+
   it("given a prune, then it is an entry with the outputs cleared and the cache rewritten from the first one", () => {
     const pruned: Array<Event> = [
       ...events.slice(0, 4),

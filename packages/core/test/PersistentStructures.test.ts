@@ -33,6 +33,54 @@ describe("PersistentMap", () => {
   })
 })
 
+describe("PersistentMap.keysChangedSince", () => {
+  it("lists every key whose value differs between two versions, whichever version holds the map (a reference Map per version)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ from: fc.nat(), key: fc.nat(20), value: fc.integer() }), { maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 70 }),
+        (ops: ReadonlyArray<Op>, reads, a, b, limit) => {
+          const versions = [PersistentMap.empty<number, number>()]
+          const models = [new Map<number, number>()]
+          for (const op of ops) {
+            const at = op.from % versions.length
+            versions.push(versions[at]!.set(op.key, op.value))
+            models.push(new Map(models[at]!).set(op.key, op.value))
+          }
+          // Some versions read first: the shared map moves there.
+          for (const r of reads) versions[r % versions.length]!.get(0)
+          const older = versions[a % versions.length]!
+          const newer = versions[b % versions.length]!
+          const changed = newer.keysChangedSince(older, limit)
+          if (changed === undefined) return
+          expect(changed.length).toBeLessThanOrEqual(2 * limit)
+          const before = models[a % versions.length]!
+          const after = models[b % versions.length]!
+          for (let key = 0; key <= 20; key++)
+            if (before.get(key) !== after.get(key) || before.has(key) !== after.has(key)) expect(changed).toContain(key)
+        },
+      ),
+      RUNS,
+    )
+  })
+
+  it("answers the keys set since along one lineage, and undefined past the limit or across lineages", () => {
+    const v0 = PersistentMap.empty<string, number>().set("a", 1)
+    const v1 = v0.set("b", 2)
+    const v2 = v1.set("a", 3)
+    expect(v2.keysChangedSince(v0, 10)?.sort()).toEqual(["a", "b"])
+    expect(v2.keysChangedSince(v2, 10)).toEqual([])
+    expect(v2.keysChangedSince(v0, 1)).toBeUndefined()
+    expect(v2.keysChangedSince(PersistentMap.empty<string, number>().set("a", 3), 10)).toBeUndefined()
+    // Reading the old version moves the map there: the answer is found from the other side.
+    expect(v0.get("a")).toBe(1)
+    expect(v2.keysChangedSince(v0, 10)?.sort()).toEqual(["a", "b"])
+  })
+})
+
 const snapshot = (map: PersistentMap<number, number>) => {
   const out = new Map<number, number>()
   for (let key = 0; key <= 20; key++) if (map.has(key)) out.set(key, map.get(key)!)

@@ -163,6 +163,10 @@ describe("recording the conversation", () => {
     const changed = { ...command, state: { ...result, output: "different" } }
     const decision = Session.decide(changed, after)
     expect(Result.isFailure(decision) && decision.failure._tag).toBe("MessageConflict")
+    // It says what conflicts: the part's result, not a reused message id.
+    expect(Result.isFailure(decision) && decision.failure.message).toBe(
+      "tool part prt_t1 of message msg_a1 already has its result (completed); a result is final",
+    )
   })
 })
 

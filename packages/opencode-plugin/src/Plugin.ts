@@ -58,17 +58,27 @@ export const DEFAULT_DB = ".pivot/opencode.db"
 /** The log file of plugin failures, beside a SQLite store (or in the project's `.pivot/` for PostgreSQL). */
 export const LOG_FILE = "opencode-plugin.log"
 
-/** Where the store is: `options.db`, else `PIVOT_DB`, else `.pivot/opencode.db` in the project. */
+/**
+ * Where the store is: `options.db`, else `PIVOT_DB`, else `.pivot/opencode.db` in the project. A value that names no
+ * store is `Invalid` (options come from opencode.json unchecked): the plugin then loads, and reports it as a store
+ * it cannot open, rather than throwing while OpenCode loads it.
+ */
 export const resolveDb = (
   directory: string,
   options: Options,
   env: Readonly<Record<string, string | undefined>>,
 ):
   | { readonly _tag: "Sqlite"; readonly file: string }
-  | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string } => {
-  const db = options.db ?? env.PIVOT_DB ?? DEFAULT_DB
+  | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string }
+  | { readonly _tag: "Invalid"; readonly reason: string } => {
+  // An empty PIVOT_DB (`PIVOT_DB=` in a shell profile) is unset, as for most variables.
+  const db: unknown = options.db ?? (env.PIVOT_DB || undefined) ?? DEFAULT_DB
+  if (typeof db !== "string" || db.trim() === "")
+    return { _tag: "Invalid", reason: `db must be a SQLite file or a postgres:// URL, got ${JSON.stringify(db)}` }
   if (!/^postgres(ql)?:\/\//.test(db)) return { _tag: "Sqlite", file: Path.resolve(directory, db) }
   // `?schema=NAME` picks the schema holding pivot's tables, as `pivot serve` reads it.
+  if (!URL.canParse(db))
+    return { _tag: "Invalid", reason: "db is not a valid postgres:// URL (not shown: it may hold a password)" }
   const url = new URL(db)
   const schema = url.searchParams.get("schema") ?? "public"
   url.searchParams.delete("schema")
@@ -91,6 +101,7 @@ const modelSpec = (model: ModelInfo) => ({
 })
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
+  if (where._tag === "Invalid") return Layer.effectContext(Effect.fail(new Error(where.reason)))
   if (where._tag === "Postgres")
     return ReadModels.layerPostgres({ url: Redacted.make(where.url), schema: where.schema })
   const folder = Path.dirname(where.file)

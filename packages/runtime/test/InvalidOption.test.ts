@@ -47,6 +47,34 @@ describe("InvalidOption", () => {
     }),
   )
 
+  it.effect(
+    "given the other counts and ratios negative or not numbers, then building the layer fails naming each",
+    () =>
+      Effect.gen(function* () {
+        expect(yield* outcome({ maxConsecutiveCompactions: -1 })).toBe(
+          "InvalidOption: invalid option maxConsecutiveCompactions: -1; expected a number of 0 or more",
+        )
+        expect(yield* outcome({ overheadTokens: Number.NaN })).toMatch(/^InvalidOption: .*overheadTokens: NaN/)
+        expect(yield* outcome({ warnAt: -0.5 })).toMatch(/^InvalidOption: .*warnAt: -0\.5/)
+        expect(yield* outcome({ hud: { high: Number.NaN } })).toMatch(/^InvalidOption: .*hud\.high: NaN/)
+        expect(yield* outcome({ hud: { high: 0.95, critical: 0.5 } })).toBe(
+          "InvalidOption: invalid option hud.high: 0.95; expected at most hud.critical (0.5)",
+        )
+        expect(yield* outcome({ maxConsecutiveCompactions: 0, overheadTokens: 0, warnAt: 1, hud: { high: 0.5 } })).toBe(
+          "built",
+        )
+      }),
+  )
+
+  it.effect("given a compaction config key out of its range, then building the layer fails naming the key", () =>
+    Effect.gen(function* () {
+      expect(yield* outcome({ config: { threshold: 0 } })).toMatch(/^InvalidOption: invalid option config: threshold: /)
+      expect(yield* outcome({ config: { opencode: "1.19" as never } })).toMatch(/^InvalidOption: .*config: opencode: /)
+      expect(yield* outcome({ config: { tail_turns: -1 } })).toMatch(/^InvalidOption: .*config: tail_turns: /)
+      expect(yield* outcome({ config: { threshold: 0.5, tail_turns: 0, opencode: "1.18" } })).toBe("built")
+    }),
+  )
+
   it.effect("given the cost line's prices under a key that is not provider/model, then it fails naming the key", () =>
     Effect.gen(function* () {
       const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }

@@ -1,6 +1,7 @@
 /**
  * `prepare` asked again on an unchanged session answers what it answered (reused without the lock), and answers
- * anew as soon as anything is recorded; what it hands out is the caller's to change.
+ * anew as soon as anything is recorded; the arrays it hands out are the caller's, the messages in them are read-only
+ * (shared from turn to turn, frozen: ADR 0023).
  */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -34,7 +35,7 @@ describe("prepare on an unchanged session", () => {
     expect(JSON.stringify(out.fourth.modelMessages.at(-1))).toContain("src/b.ts")
   })
 
-  it("a message the caller changed in place (a cache breakpoint, say) is not in the next turn's answer", async () => {
+  it("a message handed out cannot be changed in place (ADR 0023): the change throws, the next answer is intact", async () => {
     const out = await run(
       Effect.gen(function* () {
         const { cm } = yield* services
@@ -46,15 +47,56 @@ describe("prepare on an unchanged session", () => {
         })
         const first = yield* prepare
         const marked = first.modelMessages[0] as { providerOptions?: unknown; content: Array<{ text?: string }> }
-        marked.providerOptions = { anthropic: { cacheControl: { type: "ephemeral" } } }
-        marked.content[0]!.text = "changed by the caller"
+        const attempts = [
+          () => {
+            marked.providerOptions = { anthropic: { cacheControl: { type: "ephemeral" } } }
+          },
+          () => {
+            marked.content[0]!.text = "changed by the caller"
+          },
+          () => marked.content.push({ text: "pushed by the caller" }),
+          () => {
+            ;(first.messages[0] as { sourceMessageId: string }).sourceMessageId = "msg_caller"
+          },
+          () => {
+            const tool = first.modelMessages.find((m) => m.role === "tool")!
+            ;(tool.content as Array<unknown>).length = 0
+          },
+          () => {
+            const tool = first.modelMessages.find((m) => m.role === "tool")!
+            ;(tool.content[0] as { output: { value: string } }).output.value = "output changed by the caller"
+          },
+        ]
+        const thrown = attempts.map((attempt) => {
+          try {
+            attempt()
+            return undefined
+          } catch (e) {
+            return e
+          }
+        })
+        // What a caller does instead: copies the message it changes (a cache breakpoint on the last one, say).
+        const copied = first.modelMessages.map((m, i) =>
+          i === first.modelMessages.length - 1
+            ? { ...m, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }
+            : m,
+        )
+        const again = yield* prepare
         yield* user("and src/b.ts")
-        return { next: yield* prepare }
+        return { first, thrown, copied, again, next: yield* prepare }
       }),
     )
-    expect(out.next.modelMessages[0]).not.toHaveProperty("providerOptions")
-    expect(JSON.stringify(out.next.modelMessages[0])).toContain("read src/a.ts")
-    expect(JSON.stringify(out.next.modelMessages)).not.toContain("changed by the caller")
+    for (const e of out.thrown) expect(e).toBeInstanceOf(TypeError)
+    expect(out.copied.at(-1)).toHaveProperty("providerOptions")
+    expect(out.again).toEqual(out.first)
+    for (const answer of [out.again, out.next]) {
+      expect(answer.modelMessages[0]).not.toHaveProperty("providerOptions")
+      expect(answer.messages[0]!.sourceMessageId).not.toBe("msg_caller")
+      expect(JSON.stringify(answer.modelMessages)).toContain("read src/a.ts")
+      expect(JSON.stringify(answer.modelMessages)).toContain("export const a = 1")
+      expect(JSON.stringify(answer.modelMessages)).not.toContain("by the caller")
+      expect(JSON.stringify(answer.modelMessages)).not.toContain("ephemeral")
+    }
   })
 
   it("with the HUD on, the answer after the HUD is recorded equals the one that recorded it", async () => {

@@ -174,7 +174,7 @@ describe("execute", () => {
         const executed = yield* b.execute(SESSION, addUser(2)) // stale: expects 1, store is at 2
         const events = yield* store.read(stream)
         return { version: executed.state.session.version, types: events.map((e) => e.type) }
-      }).pipe(Effect.provide(EventStore.layerMemory())),
+      }).pipe(Effect.scoped, Effect.provide(EventStore.layerMemory())),
     )
     expect(out.version).toBe(3)
     expect(out.types).toEqual(["SessionStarted", "UserMessageAdded", "UserMessageAdded"])

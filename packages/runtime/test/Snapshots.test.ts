@@ -105,6 +105,8 @@ describe("snapshots through Sessions", () => {
         Effect.gen(function* () {
           for (const step of generated.steps) {
             yield* sessions.execute(SESSION, step.command)
+            // Written off the command's path (ADR 0024): wait for it before reading the store's.
+            yield* sessions.flushSnapshots
             const snapshot = yield* store.readSnapshot(stream)
             if (snapshot !== undefined && versions.at(-1) !== snapshot.version) versions.push(snapshot.version)
           }

@@ -103,6 +103,7 @@ describe("undeclared keys in commands", () => {
         for (const step of session.steps.slice(0, -1)) yield* sessions.execute(SESSION, step.command)
         const executed = yield* sessions.execute(SESSION, withTime)
         const stored = yield* sessions.events(SESSION)
+        yield* sessions.flushSnapshots
         const snapshot = yield* store.readSnapshot(`session-${SESSION}`)
         return { executed, stored, snapshot }
       }).pipe(

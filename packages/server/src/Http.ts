@@ -24,6 +24,11 @@ export interface AppOptions {
   readonly usable?: number | undefined
   /** Prices for the ledger (`/api/sessions/:id/ledger`); without them, each provider's default cache multipliers. */
   readonly priceOf?: Ledger.PriceOf | undefined
+  /**
+   * Completes when the server stops: the live streams end then, rather than holding their connections open until the
+   * HTTP server's graceful shutdown gives up on them (20 s).
+   */
+  readonly closing?: Effect.Effect<void> | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -61,17 +66,18 @@ const sessionIdOf = (raw: string) => {
     : Effect.fail(new BadRequest({ message: `malformed session id ${JSON.stringify(id.slice(0, 80))}` }))
 }
 
-const versionOf = (raw: string | null | undefined, what: string) =>
+/** A non-negative integer of the request; `expected` says what it must be when it is not one. */
+const integerOf = (raw: string | null | undefined, what: string, expected: string) =>
   raw !== null && raw !== undefined && VERSION.test(raw)
     ? Effect.succeed(Number(raw))
-    : Effect.fail(
-        new BadRequest({
-          message: `${what} must be a stream version (an integer ≥ 0), got ${JSON.stringify(raw ?? "")}`,
-        }),
-      )
+    : Effect.fail(new BadRequest({ message: `${what} must be ${expected}, got ${JSON.stringify(raw ?? "")}` }))
 
+const versionOf = (raw: string | null | undefined, what: string) =>
+  integerOf(raw, what, "a stream version (an integer ≥ 0)")
+
+// An offset or a page size is a count, not a stream version.
 const countOf = (raw: string | null, fallback: number, what: string) =>
-  raw === null ? Effect.succeed(fallback) : versionOf(raw, what)
+  raw === null ? Effect.succeed(fallback) : integerOf(raw, what, "an integer ≥ 0")
 
 const inRange = (head: number, version: number, sessionId: string) =>
   version <= head
@@ -128,7 +134,7 @@ const route = (
         return Pages.page({ page: "diff", title: `${sessionId} diff`, sessionId })
       }
       if (sub === "pivots" && arg !== undefined) {
-        const number = yield* versionOf(arg, "the pivot number")
+        const number = yield* integerOf(arg, "the pivot number", "an integer ≥ 1")
         if (number < 1 || number > SessionView.pivots(loaded.view).length)
           return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
         return Pages.page({ page: "pivot", title: `${sessionId} pivot #${number}`, sessionId, version: number })
@@ -174,6 +180,7 @@ const route = (
       const ranged = query.has("from") || query.has("to")
       const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
       const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      if (from > to) return yield* new BadRequest({ message: `from (${from}) must be at most to (${to})` })
       const cached = ranged ? undefined : timelines.get(view)
       if (cached !== undefined && cached.version === head)
         return HttpServerResponse.text(cached.body, { contentType: "application/json" })
@@ -247,7 +254,7 @@ const route = (
       return json({ sessionId, from, to, counts, rows })
     }
     if (sub === "pivots" && arg !== undefined && tail === undefined) {
-      const number = yield* versionOf(arg, "the pivot number")
+      const number = yield* integerOf(arg, "the pivot number", "an integer ≥ 1")
       const report = WindowView.pivotReport(loaded.log, SessionView.pivots(view), number)
       if (report === undefined) return yield* new NotFound({ message: `session ${sessionId} has no pivot #${number}` })
       return json(report)
@@ -264,9 +271,10 @@ const route = (
     if (sub === "live" && arg === undefined) {
       const encoder = new TextEncoder()
       const hello = Stream.succeed(encoder.encode(`retry: 1000\nevent: head\ndata: ${head}\n\n`))
-      const updates = catalog
-        .live(sessionId, loaded.position)
-        .pipe(Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)))
+      const updates = catalog.live(sessionId, loaded.position).pipe(
+        Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)),
+        options.closing === undefined ? (stream) => stream : Stream.interruptWhen(options.closing),
+      )
       return HttpServerResponse.stream(Stream.concat(hello, updates), {
         contentType: "text/event-stream",
         headers: { "cache-control": "no-store", "x-accel-buffering": "no" },

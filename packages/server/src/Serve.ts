@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Ledger } from "@pivot/core"
-import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { app } from "./Http.ts"
 import { describe, StartupError } from "./ServeError.ts"
@@ -58,7 +58,7 @@ export const isLoopback = (host: string): boolean =>
 /** Starts the viewer in the current scope; it stops when the scope closes. */
 export const serve = (options: ServeOptions = {}): Effect.Effect<Running, StartupError, Scope.Scope> =>
   Effect.gen(function* () {
-    const source = Source.parse(options.source)
+    const source = yield* Source.parse(options.source)
     const host = options.host ?? "127.0.0.1"
     const port = options.port ?? DEFAULT_PORT
     if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -76,7 +76,12 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
       ),
     )
     const server = Context.get(services, HttpServer.HttpServer)
-    yield* server.serve(app({ catalog, token, usable: options.usable, priceOf: options.priceOf }))
+    const closing = yield* Deferred.make<void>()
+    yield* server.serve(
+      app({ catalog, token, usable: options.usable, priceOf: options.priceOf, closing: Deferred.await(closing) }),
+    )
+    // Finalizers run last-added first: the live streams end before the server waits for its connections to close.
+    yield* Effect.addFinalizer(() => Deferred.succeed(closing, undefined))
     yield* Effect.forkScoped(catalog.warm)
     const address = server.address
     const bound = address._tag === "UnixPathAddress" ? port : address.port

@@ -64,7 +64,6 @@ export interface State {
   readonly sessionId: string
   version: number
   title: string | undefined
-  messages: number
   prunes: number
   lastActivity: number | undefined
   history: CompactionHistory.State
@@ -88,7 +87,6 @@ export const make = (sessionId: string): State => ({
   sessionId,
   version: 0,
   title: undefined,
-  messages: 0,
   prunes: 0,
   lastActivity: undefined,
   history: CompactionHistory.initial,
@@ -162,11 +160,7 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
     case "SessionForked":
       state.lineage.push({ session: event.parent, version: event.parentVersion })
       break
-    case "UserMessageAdded":
-      state.messages++
-      break
     case "AssistantStepRecorded": {
-      state.messages++
       const message = event.message
       if (message.summary === true) break
       const tokens = message.tokens
@@ -325,7 +319,8 @@ export const summary = (state: State): Summary => ({
   sessionId: state.sessionId,
   title: state.title,
   events: state.version,
-  messages: state.messages,
+  // Every stored message (markers, summaries and continues too), as `pivot inspect` and `pivot import` count them.
+  messages: state.added.size,
   pivots: pivots(state).length,
   prunes: state.prunes,
   usage: state.steps[state.steps.length - 1]?.total,

@@ -26,18 +26,23 @@ export type Source =
  * The source an argument names: a `postgres://` URL (`?schema=NAME` for a schema other than `public`), a `.json`
  * export, or a SQLite file (default `DEFAULT_DB`).
  */
-export const parse = (arg: string | undefined): Source => {
+export const parse = (arg: string | undefined): Effect.Effect<Source, StartupError> => {
   const value = arg ?? DEFAULT_DB
   if (/^postgres(ql)?:\/\//.test(value)) {
+    if (!URL.canParse(value))
+      return Effect.fail(new StartupError({ message: `not a valid PostgreSQL URL: ${withoutPassword(value)}` }))
     // `?schema=NAME` picks the Postgres schema holding pivot's tables (as `EventStore.layerPostgres`'s option).
     const url = new URL(value)
     const schema = url.searchParams.get("schema") ?? "public"
     url.searchParams.delete("schema")
-    return { _tag: "Postgres", url: url.toString(), schema }
+    return Effect.succeed({ _tag: "Postgres", url: url.toString(), schema })
   }
-  if (value.toLowerCase().endsWith(".json")) return { _tag: "Export", file: value }
-  return { _tag: "Sqlite", file: value }
+  if (value.toLowerCase().endsWith(".json")) return Effect.succeed({ _tag: "Export", file: value })
+  return Effect.succeed({ _tag: "Sqlite", file: value })
 }
+
+// A URL that does not parse, for messages: whatever stands between "user:" and "@" masked.
+const withoutPassword = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@")
 
 /** The source for messages (a PostgreSQL URL without its password). */
 export const label = (source: Source): string => {
@@ -58,8 +63,14 @@ export const open = (source: Source): Effect.Effect<Catalog.CatalogShape, Startu
     Effect.mapError((error) => (error instanceof StartupError ? error : startup(source)(error))),
   )
 
-const startup = (source: Source) => (error: unknown) =>
-  new StartupError({ message: `cannot open ${label(source)}: ${describe(error)}` })
+const startup = (source: Source) => (error: unknown) => {
+  const where = label(source)
+  const what = describe(error)
+  // A store error may already begin with the path (`StoreCorrupt`): say it once.
+  return new StartupError({
+    message: `cannot open ${where}: ${what.startsWith(`${where}: `) ? what.slice(where.length + 2) : what}`,
+  })
+}
 
 const overReadModels = Layer.effect(
   Catalog.Catalog,
@@ -81,6 +92,11 @@ export const catalog = (source: Source): Layer.Layer<Catalog.Catalog, StartupErr
             return yield* new StartupError({
               message: `no database at ${source.file} (run npm start for a demo one, or pivot import <export.json> --db ${source.file})`,
             })
+          // As the CLI's read commands say it (a folder or an empty file is no database).
+          const stat = fs.statSync(source.file)
+          if (!stat.isFile()) return yield* new StartupError({ message: `${source.file} is not a file` })
+          if (stat.size === 0)
+            return yield* new StartupError({ message: `${source.file} is empty (0 bytes): not a pivot database` })
           return overReadModels.pipe(Layer.provide(Projections.layerSqlite({ filename: source.file, readonly: true })))
         }),
       )

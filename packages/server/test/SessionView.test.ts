@@ -1,6 +1,6 @@
 // The viewer's incremental fold against independent references: the window it replays from its tracked origin equals
 // the window folded from zero, at every version of sessions played with varied shapes (including the empty one).
-import { type Events, Ids, Window } from "@pivot/core"
+import { Conversation, type Events, Ids, Window } from "@pivot/core"
 import { Replay, SessionLog } from "@pivot/store"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -75,6 +75,22 @@ describe("SessionView", () => {
     expect(summary.pivots).toBe(events.filter((e) => e._tag === "SummaryFinished").length)
     expect(summary.prunes).toBe(events.filter((e) => e._tag === "PartCompacted").length)
     expect(SessionView.summary(SessionView.make("ses_empty"))).toMatchObject({ events: 0, messages: 0, pivots: 0 })
+  })
+
+  it("counts the stored messages as the conversation fold does (markers, summaries, continues: what inspect counts)", () => {
+    fc.assert(
+      fc.property(shapes, (shape) => {
+        const events = play({ sessionId: "ses_msgs", ...shape })
+        const view = SessionView.make("ses_msgs")
+        let conversation = Conversation.initial
+        for (const { event, meta } of SessionLog.fromEvents("ses_msgs", events)) {
+          SessionView.evolve(view, event, meta)
+          conversation = Conversation.evolve(conversation, event)
+          expect(SessionView.summary(view).messages).toBe(Conversation.messages(conversation).length)
+        }
+      }),
+      { numRuns: 25 },
+    )
   })
 
   it("names a forked session's lineage, oldest ancestor first; a session never forked has none", () => {

@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Events, ValidWindow, Window } from "@pivot/core"
+import { Conversation, type Events, ValidWindow, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -114,7 +114,8 @@ describe("the JSON API", () => {
     const s = body.sessions[0]
     expect(s.sessionId).toBe(SESSION)
     expect(s.events).toBe(events.length)
-    expect(s.messages).toBe(count("UserMessageAdded") + count("AssistantStepRecorded"))
+    // Every stored message, markers and summaries included: what `pivot inspect` counts.
+    expect(s.messages).toBe(Conversation.messages(events.reduce(Conversation.evolve, Conversation.initial)).length)
     expect(s.pivots).toBe(count("SummaryFinished"))
     expect(s.prunes).toBe(count("PartCompacted"))
     const lastStep = events.findLast(
@@ -304,6 +305,24 @@ describe("the JSON API", () => {
   })
 })
 
+describe("the JSON API's 400 messages", () => {
+  it("say what was malformed: a count is not called a stream version", async () => {
+    const cases: Array<[string, string]> = [
+      [`/api/sessions/${SESSION}/events?offset=-3`, 'offset must be an integer ≥ 0, got "-3"'],
+      [`/api/sessions/${SESSION}/events?limit=abc`, 'limit must be an integer ≥ 0, got "abc"'],
+      [`/api/sessions/${SESSION}/pivots/x`, 'the pivot number must be an integer ≥ 1, got "x"'],
+      [`/api/sessions/${SESSION}/window/1.5`, 'the version must be a stream version (an integer ≥ 0), got "1.5"'],
+      // A range the wrong way round (it answered a chart of one empty row).
+      [`/api/sessions/${SESSION}/timeline?from=50&to=10`, "from (50) must be at most to (10)"],
+    ]
+    for (const [url, message] of cases) {
+      const { status, body } = await getJson(url)
+      expect(status, url).toBe(400)
+      expect(body.error, url).toBe(message)
+    }
+  })
+})
+
 describe("security", () => {
   it("answers every method but GET with 405 and Allow: GET", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
@@ -385,17 +404,28 @@ describe("startup", () => {
   it("fails clearly on a missing, corrupt or foreign store, a bad export, a bad port or a taken one", async () => {
     const garbage = path.join(dir, "garbage.db")
     fs.writeFileSync(garbage, "this is not a database, just text that is long enough to have a header".repeat(10))
+    const empty = path.join(dir, "empty.db")
+    fs.writeFileSync(empty, "")
     const badExport = path.join(dir, "bad.json")
     fs.writeFileSync(badExport, "{}")
     const cases: Array<[Serve.ServeOptions, RegExp]> = [
       [{ source: path.join(dir, "missing.db") }, /^no database at .*missing\.db/],
-      [{ source: garbage }, /^cannot open .*garbage\.db: .*not a SQLite database/],
+      // As the CLI's read commands say them.
+      [{ source: dir }, /^.* is not a file$/],
+      [{ source: empty }, /^.*empty\.db is empty \(0 bytes\): not a pivot database$/],
+      // The path once: "cannot open X: X: …" said it twice.
+      [{ source: garbage }, /^cannot open [^:]*garbage\.db: (?!.*garbage\.db).*not a SQLite database/],
       [{ source: badExport }, /bad\.json: /],
       [{ source: db, port: 70000 }, /port must be an integer/],
       [{ source: db, port: server.port }, /^cannot listen on 127\.0\.0\.1:\d+/],
       [{ source: db, token: "short" }, /token must be/],
+      // A typed startup error that names what is wrong, without the password (it was "Invalid URL", a defect).
+      [{ source: "postgres://me:hunter2@[::1/pivot" }, /^not a valid PostgreSQL URL: postgres:\/\/me:\*\*\*@/],
     ]
     for (const [options, message] of cases) await expect(Serve.start(options)).rejects.toThrow(message)
+    await expect(Serve.start({ source: "postgres://me:hunter2@[::1/pivot" })).rejects.toSatisfy(
+      (error: Error) => !error.message.includes("hunter2"),
+    )
     expect(fs.existsSync(path.join(dir, "missing.db"))).toBe(false)
   })
 })
@@ -465,4 +495,16 @@ describe("live", () => {
       await served.close()
     }
   })
+
+  it("stops at once while a page follows a session: the live stream ends, it does not hold the shutdown", async () => {
+    const served = await Serve.start({ source: db, port: 0 })
+    const response = await fetch(`http://127.0.0.1:${served.port}/api/sessions/${SESSION}/live`)
+    const reader = response.body!.getReader()
+    await reader.read() // the head: the stream is open, as an open browser tab holds it
+    // Without the stream ending first, the server waited for this connection (its graceful shutdown: 20 s).
+    await served.close()
+    let done = false
+    while (!done) done = (await reader.read()).done
+    expect(done).toBe(true)
+  }, 10_000)
 })

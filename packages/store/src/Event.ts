@@ -288,6 +288,12 @@ export interface NewSnapshot {
   readonly format: string
   /** The state, as text (JSON). */
   readonly data: string
+  /**
+   * An event type: nothing is written when the stream holds an event of this type after `version` (checked in the
+   * write's own transaction, so a `forget` whose marker committed first wins over a snapshot of what it erased).
+   * Not stored.
+   */
+  readonly unlessAfter?: string | undefined
 }
 
 /** A snapshot as stored: the checksum is the SHA-256 of `data` taken when it was written. */

@@ -730,6 +730,34 @@ export const contract = (backend: Backend): void => {
             expect(yield* store.readSnapshot("t")).toBeDefined()
           }),
         ))
+
+      it("given a snapshot with `unlessAfter`, then it is not written over a marker after its version, and is written otherwise", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            yield* store.append("s", "no-stream", [{ ...ev("a", { note: "secret" }), sealed: [["note"]] }, ev("b")])
+            // Folded at version 2, written after a forget whose marker is version 3: not written.
+            yield* store.forget("s", { marker: ev("m", {}, "Forgotten") })
+            yield* store.writeSnapshot("s", {
+              version: 2,
+              format: "f/1",
+              data: '{"note":"secret"}',
+              unlessAfter: "Forgotten",
+            })
+            expect(yield* store.readSnapshot("s")).toBeUndefined()
+            // Events of other types after it do not hold it back; at or after the marker it is written.
+            yield* store.writeSnapshot("s", { version: 3, format: "f/1", data: "{}", unlessAfter: "Tested" })
+            expect((yield* store.readSnapshot("s"))?.version).toBe(3)
+            yield* store.append("s", 3, [ev("c")])
+            yield* store.writeSnapshot("s", { version: 4, format: "f/1", data: '{"v":4}', unlessAfter: "Forgotten" })
+            const stored = yield* store.readSnapshot("s")
+            expect(stored).toMatchObject({ version: 4, data: '{"v":4}' })
+            expect(stored).not.toHaveProperty("unlessAfter")
+            // Refused: the snapshot already stored stays.
+            yield* store.writeSnapshot("s", { version: 1, format: "f/1", data: "{}", unlessAfter: "Tested" })
+            expect((yield* store.readSnapshot("s"))?.version).toBe(4)
+          }),
+        ))
     })
   })
 }

@@ -5,11 +5,11 @@
  * read models.
  */
 import * as fs from "node:fs"
-import { Tokens } from "@pivot/core"
+import { Ids, Tokens } from "@pivot/core"
 import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
-import { Argument, Flag } from "effect/cli"
+import { Argument, CliError as CliErrors, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -50,6 +50,24 @@ export const countFlag = (name: string, metavar: string, description: string) =>
     Flag.optional,
   )
 
+/**
+ * `--db` names a SQLite file: a `postgres://` URL would be taken as a relative path (folders named after the URL, its
+ * password included, and a SQLite file in them). Only `pivot serve` reads PostgreSQL. The URL is not echoed.
+ */
+export const sqliteFile = Flag.mapEffect((db: string) =>
+  /^postgres(ql)?:\/\//i.test(db)
+    ? Effect.fail(
+        new CliErrors.InvalidValue({
+          option: "db",
+          value: "postgres://…",
+          expected:
+            "--db takes a SQLite file; a postgres:// store is read by pivot serve (the other commands open SQLite only)",
+          kind: "flag",
+        }),
+      )
+    : Effect.succeed(db),
+)
+
 /** The flags naming a session: `<export.json>` or `--db FILE [--session ID]`. */
 export const sourceFlags = {
   file: Argument.String("export.json").pipe(
@@ -57,8 +75,9 @@ export const sourceFlags = {
     Argument.optional,
   ),
   db: Flag.String("db").pipe(
+    sqliteFile,
     Flag.withMetavar("FILE"),
-    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB} when --session is given)`),
+    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB})`),
     Flag.optional,
   ),
   session: Flag.String("session").pipe(
@@ -86,7 +105,8 @@ export const parseSource = (options: {
   if (file !== undefined && (db !== undefined || session !== undefined))
     return Effect.fail(new UsageError({ message: "give an export file or --db/--session, not both" }))
   if (file !== undefined) return Effect.succeed({ _tag: "Export", file })
-  if (db === undefined && session === undefined)
+  // Nothing named: the default database when there is one (as `pivot import x.json` left it), else ask.
+  if (db === undefined && session === undefined && !fs.existsSync(DEFAULT_DB))
     return Effect.fail(new UsageError({ message: "give an export file, or --db FILE --session ID" }))
   return Effect.succeed({ _tag: "Database", db: db ?? DEFAULT_DB, session })
 }
@@ -156,6 +176,10 @@ const chooseSession = (readModels: ReadModels.ReadModelsShape, db: string, wante
     const listed = `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", …" : ""}`
     if (wanted !== undefined) {
       if (ids.includes(wanted)) return wanted
+      // A name maps to its id as createPivot and `fork --into` map it ("try-b" → "ses_try-b"); an id stored as given
+      // wins above.
+      const mapped = Ids.sessionIdOf(wanted)
+      if (mapped !== undefined && ids.includes(mapped)) return mapped
       return yield* failWith(
         ids.length === 0
           ? `unknown session ${wanted}: ${db} holds no sessions`

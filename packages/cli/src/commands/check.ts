@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, openReadOnly, orCliError } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, openReadOnly, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const synopsis = "[--db FILE]"
@@ -42,6 +42,7 @@ export const check: Entry = {
     "check",
     {
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}); opened read-only`),
         Flag.withDefault(DEFAULT_DB),

@@ -5,6 +5,7 @@
  * every prune, pivot and continue as it happens, and ends with the `pivot` commands that replay each pivot. `--json`
  * prints the session's events as JSON lines instead.
  */
+
 import { Events } from "@pivot/core"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"
+import { sqliteFile } from "./Source.ts"
 
 const synopsis = "[--example FILE] [--json] [--db FILE]"
 
@@ -35,6 +37,7 @@ export const demo: Entry = {
         Flag.withDefault(false),
       ),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the SQLite database (default ${DEFAULT_DB}; a fresh session each run)`),
         Flag.withDefault(DEFAULT_DB),
@@ -65,8 +68,12 @@ export const demo: Entry = {
             catch: (error) => new CliError({ message: error instanceof Error ? error.message : String(error) }),
           })
           if (options.json) for (const { event } of outcome.events) io.out(JSON.stringify(Events.encode(event)))
-          // The demo has already told the story of its failure; exit 1 without a second line.
-          if (outcome.error !== undefined) return yield* new Reported({ code: Exit.failure })
+          // The commentary has told the story of its failure: exit 1 without a second line. With --json there is no
+          // commentary, so the failure is the command's one line on stderr.
+          if (outcome.error !== undefined)
+            return yield* options.json
+              ? new CliError({ message: `the turn failed: ${outcome.error}` })
+              : new Reported({ code: Exit.failure })
         }),
       ),
   ).pipe(

@@ -10,7 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
-import { checkReadable, orCliError } from "./Source.ts"
+import { checkReadable, orCliError, sqliteFile } from "./Source.ts"
 
 const synopsis = "--db FILE <session>"
 
@@ -26,6 +26,7 @@ export const forget: Entry = {
         Argument.optional,
       ),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription("the pivot database (required; it must exist)"),
         Flag.optional,

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { checkReadable, countFlag, orCliError } from "./Source.ts"
+import { checkReadable, countFlag, orCliError, sqliteFile } from "./Source.ts"
 
 const synopsis = "--db FILE <session> --into NAME [--at VERSION] [--encrypt]"
 
@@ -23,6 +23,7 @@ export const fork: Entry = {
     {
       session: Argument.String("session").pipe(Argument.withDescription("the session to fork"), Argument.optional),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription("the pivot database (required; it must exist)"),
         Flag.optional,

@@ -10,13 +10,13 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Events } from "@pivot/core"
-import { ReadModels, SessionLog } from "@pivot/store"
+import { EventStore, ReadModels, SessionLog } from "@pivot/store"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { DEFAULT_DB, importFile, orCliError } from "./Source.ts"
+import { DEFAULT_DB, importFile, orCliError, sqliteFile } from "./Source.ts"
 import { countByType, num, plural } from "./Text.ts"
 
 const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Event>) =>
@@ -40,6 +40,7 @@ export const importCommand: Entry = {
         Argument.optional,
       ),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}; created with its folder when missing)`),
         Flag.withDefault(DEFAULT_DB),
@@ -95,6 +96,11 @@ const run = (options: { readonly file: Option.Option<string>; readonly db: strin
             events as ReadonlyArray<Events.Event>,
           )
         ) {
+          // Asked to encrypt what is stored in plain text: saying "nothing to import" would leave it readable.
+          if (options.encrypt && !(yield* (yield* EventStore).isSealed(Events.streamName(sessionId))))
+            return yield* new CliError({
+              message: `session ${sessionId} is already in ${db} (${plural(stored, "event")}), stored in plain text: --encrypt cannot encrypt it there; import it into another database`,
+            })
           io.out(`session ${sessionId} is already in ${db} (${plural(stored, "event")}, the same): nothing to import`)
           return
         }

@@ -418,8 +418,11 @@ const ledgerText = (ledger: LedgerView): Array<string> => {
   return lines
 }
 
-/** The inspection as text. */
-export const formatText = (report: Inspection, width: number): Array<string> => {
+/**
+ * The inspection as text. `full` is the inspection before the limits cut its listings (`limitInspection`): the
+ * headings count the whole session, and the command notes what each listing left out.
+ */
+export const formatText = (report: Inspection, width: number, full: Inspection = report): Array<string> => {
   const lines: Array<string> = []
   const title = report.title === undefined ? "" : ` "${excerpt(report.title, 60)}"`
   lines.push(
@@ -437,13 +440,14 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   )
   lines.push("", "events")
   lines.push(...columns(Object.entries(report.events).map(([type, n]) => [type, num(n).padStart(6)])))
-  lines.push("", report.pivots.length === 0 ? "pivots: none" : `pivots (${report.pivots.length})`)
+  lines.push("", full.pivots.length === 0 ? "pivots: none" : `pivots (${full.pivots.length})`)
   for (const p of report.pivots) {
     const asked =
       p.requestedByModel === undefined
         ? ""
         : `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
-    const kind = `${p.auto ? "auto" : "manual"}${why(p.reason)}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
+    // "asked by the model" already says why a model's request was made.
+    const kind = `${p.auto ? "auto" : "manual"}${asked === "" ? why(p.reason) : ""}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
     const then =
       p.continuation === undefined ? "" : `, then ${p.continuation === "replay" ? "replayed the turn" : "continued"}`
     lines.push(`  #${p.number} ${kind} · finished${then} · replay with --at ${p.at} (before it: --at ${p.before})`)
@@ -470,8 +474,8 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
     if (p.retention !== undefined) lines.push(...retentionLines(p.retention))
     if (p.probes !== undefined) lines.push(...probeLines(p.probes))
   }
-  if (report.otherCompactions.length > 0) {
-    lines.push("", `compactions without a pivot (${report.otherCompactions.length})`)
+  if (full.otherCompactions.length > 0) {
+    lines.push("", `compactions without a pivot (${full.otherCompactions.length})`)
     for (const c of report.otherCompactions)
       lines.push(
         `  ${c.markerId} ${c.status}${why(c.reason)} (requested at version ${c.requestedVersion}` +
@@ -481,9 +485,9 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   }
   lines.push(
     "",
-    report.pruned.entries.length === 0
+    full.pruned.entries.length === 0
       ? "pruned outputs: none"
-      : `pruned outputs (${report.pruned.entries.length}, ~${num(report.pruned.tokensFreed)} tokens freed)`,
+      : `pruned outputs (${full.pruned.entries.length}, ~${num(report.pruned.tokensFreed)} tokens freed)`,
   )
   if (report.pruned.entries.length > 0)
     lines.push(
@@ -495,7 +499,7 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   lines.push("", ...ledgerText(report.ledger))
   lines.push(
     "",
-    report.usage.length === 0
+    full.usage.length === 0
       ? "usage over time: no model call reported usage"
       : "usage over time (context tokens reported by each model call)",
   )
@@ -517,8 +521,8 @@ export const formatText = (report: Inspection, width: number): Array<string> => 
   for (const p of pivotsAt) rows.push([`v${p.at}`, `── pivot #${p.number}`, "", "", ""])
   lines.push(...columns(rows))
   // Only sessions whose model had the context_recall tool have this section.
-  if (report.recalls.length > 0) {
-    lines.push("", `recalls (${report.recalls.length}: what the model re-read through context_recall)`)
+  if (full.recalls.length > 0) {
+    lines.push("", `recalls (${full.recalls.length}: what the model re-read through context_recall)`)
     lines.push(
       ...columns([
         ["version", "asked", "found", "chars"],
@@ -607,12 +611,14 @@ export const inspect: Entry = {
                 io.out(JSON.stringify(shown, null, 2))
                 return
               }
-              for (const line of formatText(shown, io.columns ?? 120)) io.out(line)
+              for (const line of formatText(shown, io.columns ?? 120, full)) io.out(line)
+              const prunes = (view: Inspection) => view.ledger.entries.filter((e) => e.kind === "prune").length
               const notes = [
                 omitted(shown.pivots.length, full.pivots.length, "pivots"),
                 omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
                 omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
                 omitted(shown.usage.length, full.usage.length, "usage rows"),
+                omitted(prunes(shown), prunes(full), "prunes in the ledger"),
                 omitted(shown.recalls.length, full.recalls.length, "recalls"),
               ].filter((note) => note !== undefined)
               if (notes.length > 0) io.out("")

@@ -9,7 +9,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { checkReadable, DEFAULT_DB, formatFlag, orCliError } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, formatFlag, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
@@ -45,6 +45,7 @@ export const projections: Entry = {
       ),
       name: Argument.String("name").pipe(Argument.withDescription("the projection to rebuild"), Argument.optional),
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}); it must exist`),
         Flag.withDefault(DEFAULT_DB),
@@ -99,7 +100,11 @@ export const projections: Entry = {
           const program = Effect.gen(function* () {
             if (builtIn) {
               const sessions = yield* orCliError((yield* ReadModels.ReadModels).rebuild({ all: true }))
-              io.out(`rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`)
+              io.out(
+                options.format === "json"
+                  ? JSON.stringify({ name, kind: "built-in", sessions })
+                  : `rebuilt the built-in read models of ${plural(sessions, "session")} in ${db}`,
+              )
               return
             }
             const reset = yield* orCliError((yield* Projections.Projections).rebuild(name!))
@@ -112,7 +117,9 @@ export const projections: Entry = {
               })
             }
             io.out(
-              `reset ${name} in ${db}: the next process that registers it rebuilds it from the first event (its rows are deleted)`,
+              options.format === "json"
+                ? JSON.stringify({ name, kind: "projection", reset: true })
+                : `reset ${name} in ${db}: the next process that registers it rebuilds it from the first event (its rows are deleted)`,
             )
           })
           yield* orCliError(Effect.provide(program, Projections.layerSqlite({ filename: db })))

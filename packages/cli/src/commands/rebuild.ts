@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, orCliError } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const synopsis = "[--db FILE] [--session ID]"
@@ -22,6 +22,7 @@ export const rebuild: Entry = {
     "rebuild",
     {
       db: Flag.String("db").pipe(
+        sqliteFile,
         Flag.withMetavar("FILE"),
         Flag.withDescription(`the pivot database (default ${DEFAULT_DB}); it must exist`),
         Flag.withDefault(DEFAULT_DB),

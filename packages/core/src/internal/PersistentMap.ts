@@ -63,6 +63,35 @@ export class PersistentMap<K, V> {
     return map
   }
 
+  /**
+   * The keys whose values may differ between `older` and this version (a superset: a key set back to its old value is
+   * listed), found from the differences the two versions keep to the shared `Map` without moving it; undefined when
+   * they do not share one or when either is more than `limit` changes away from it.
+   */
+  keysChangedSince(older: PersistentMap<K, V>, limit: number): Array<K> | undefined {
+    if (older === this) return []
+    const walk = (from: PersistentMap<K, V>, stop: PersistentMap<K, V>) => {
+      const keys: Array<K> = []
+      let at = from
+      while (!(at.data instanceof Map)) {
+        if (at === stop) return { keys, met: true, map: undefined }
+        if (keys.length >= limit) return undefined
+        keys.push(at.data.key)
+        at = at.data.next
+      }
+      return { keys, met: at === stop, map: at.data }
+    }
+    // On the path from one version to the one holding the `Map`, the other's values differ only at the keys passed.
+    const fromOlder = walk(older, this)
+    if (fromOlder === undefined) return undefined
+    if (fromOlder.met) return fromOlder.keys
+    const fromThis = walk(this, older)
+    if (fromThis === undefined) return undefined
+    if (fromThis.met) return fromThis.keys
+    // Both reach the `Map` holder by their own paths: they differ only at keys on either path.
+    return fromOlder.map === fromThis.map ? [...fromOlder.keys, ...fromThis.keys] : undefined
+  }
+
   /** The value for a key, if any. */
   get(key: K): V | undefined {
     return this.reroot().get(key)

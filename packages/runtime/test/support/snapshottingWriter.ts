@@ -1,5 +1,5 @@
 // A child process for the snapshot crash test: records a long generated session on a SQLite file through a handler
-// that writes a snapshot after every event, printing "ack <version>" after each command, until it is killed.
+// that writes a snapshot after every event, printing "ack <version>" after each command and pausing, until it is killed.
 import { Ids } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
@@ -34,6 +34,8 @@ const program = Effect.gen(function* () {
   for (const step of generated.steps) {
     const { state } = yield* sessions.execute("ses_generated", step.command)
     process.stdout.write(`ack ${state.session.version}\n`)
+    // A pause as an agent's between its turns: the snapshot writer writes at a moment without appends (ADR 0024).
+    yield* Effect.sleep(Sessions.SNAPSHOT_QUIET + 1)
   }
   // Everything recorded: keep the process alive until it is killed.
   yield* Effect.never

@@ -148,7 +148,13 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       },
       writeSnapshot: (stream, snapshot) =>
         Effect.map(Clock.currentTimeMillis, (recordedAt) => {
-          snapshots.set(stream, { ...snapshot, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
+          const { unlessAfter, ...stored } = snapshot
+          if (
+            unlessAfter !== undefined &&
+            (streams.get(stream) ?? []).some((e) => e.streamVersion > snapshot.version && e.type === unlessAfter)
+          )
+            return
+          snapshots.set(stream, { ...stored, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
         }),
       readSnapshot: (stream) => Effect.sync(() => snapshots.get(stream)),
       isSealed: (stream) => Effect.sync(() => keys.has(stream)),

@@ -230,7 +230,14 @@ export const make = (
     // A database someone else's program made, or a newer pivot's, is refused rather than written to.
     const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
       Migrations.migrationsTable,
-    )}`.pipe(Effect.mapError(() => corrupt("not a pivot event store (no migrations table)")))
+    )}`.pipe(
+      // Only a missing table says "not pivot's"; a refused connection or a denied read is the store's availability.
+      Effect.mapError((error) =>
+        error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
+          ? corrupt("not a pivot event store (no migrations table)")
+          : toStoreError(error),
+      ),
+    )
     const version = Number(applied[0]?.id ?? 0)
     if (version > Migrations.latestMigration) {
       return yield* corrupt(
@@ -720,7 +727,20 @@ export const make = (
             data: snapshot.data,
             recorded_at: yield* Clock.currentTimeMillis,
           }
-          yield* sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`
+          const upsert = sql`INSERT INTO pivot_snapshots ${sql.insert(row)} ON CONFLICT (stream) DO UPDATE SET stream_version = excluded.stream_version, format = excluded.format, checksum = excluded.checksum, data = excluded.data, recorded_at = excluded.recorded_at`
+          const unlessAfter = snapshot.unlessAfter
+          if (unlessAfter === undefined) return yield* upsert
+          // Under the stream's lock (Postgres; SQLite's `BEGIN IMMEDIATE` serialises every writer), as `forget` takes
+          // it: the marker is either committed and seen here, or its transaction deletes this snapshot after.
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              yield* lockStream(stream)
+              const later = yield* sql<{
+                readonly one: number
+              }>`SELECT 1 AS one FROM pivot_events WHERE stream = ${stream} AND stream_version > ${snapshot.version} AND type = ${unlessAfter} LIMIT 1`
+              if (later.length === 0) yield* upsert
+            }),
+          )
         }).pipe(Effect.mapError(toStoreError)),
       readSnapshot: (stream) =>
         sql<{

@@ -254,7 +254,8 @@ export const append = (
 export const forgottenIn = (recorded: ReadonlyArray<RecordedEvent>): boolean =>
   recorded.some((r) => r.type === FORGOTTEN)
 
-const FORGOTTEN: Events.Type = "SessionForgotten"
+/** The type of the marker `forget` appends. */
+export const FORGOTTEN: Events.Type = "SessionForgotten"
 
 /** A fresh event id (the `Ids` format) from `Clock` and `Random`, for events the store layer writes itself. */
 const freshEventId = Effect.gen(function* () {
