@@ -428,12 +428,6 @@ export const snapshotWarning = (sessionId: string, reason: SnapshotRejection, de
 export const snapshotFormat = (versions: { readonly [type: string]: number } = Events.versions): string =>
   `pivot-session/${StateSnapshot.FORMAT}.${RuntimeState.FORMAT};events=${Events.catalogFingerprint(versions)}`
 
-/** How long the snapshot writer waits for a moment without appends before it writes (ADR 0024), in ms. */
-export const SNAPSHOT_QUIET = 5
-
-/** The longest the snapshot writer waits for that moment, in ms: a session never idle still gets its snapshots. */
-export const SNAPSHOT_DEFER = 1_000
-
 /** The snapshot format of this program (see `snapshotFormat`). */
 export const SNAPSHOT_FORMAT = snapshotFormat()
 
@@ -470,6 +464,12 @@ export const decodeSnapshot = (
     return Result.fail({ reason: "unreadable", detail: error instanceof Error ? error.message : String(error) })
   }
 }
+
+/** How long the snapshot writer waits for a moment without appends before it writes (ADR 0024), in ms. */
+export const SNAPSHOT_QUIET = 5
+
+/** The longest the snapshot writer waits for that moment, in ms: a session never idle still gets its snapshots. */
+export const SNAPSHOT_DEFER = 1_000
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
