@@ -53,7 +53,11 @@ export const open = async (db: string, path: string): Promise<Viewer> => {
   return {
     base,
     page,
-    head: async () => Number(await page.getAttribute("#live", "data-head")),
+    // The head arrives with the page's first live event, which may come after the page says it is ready.
+    head: async () => {
+      await page.waitForSelector("#live[data-head]", { state: "attached", timeout: 30_000 })
+      return Number(await page.getAttribute("#live", "data-head"))
+    },
     close: async () => {
       await context.close()
       child.kill("SIGTERM")
