@@ -6,6 +6,7 @@ import { Config } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { MAX_INPUT_BYTES } from "../src/commands/Source.ts"
 import {
   expectedWindow,
   fixture,
@@ -101,6 +102,28 @@ describe("pivot import", () => {
     expect((await pivot("window", "--db", db, "--format", "json")).stdout).toBe(
       (await pivot("window", realExport, "--format", "json")).stdout,
     )
+  })
+
+  it("given a device or a file over the read limit, then import refuses it in one line before reading, exit 1", async () => {
+    // /dev/null is a character device like /dev/zero, but ends: before the check it was read and called invalid JSON.
+    expectOneLineFailure(
+      await pivot("import", "/dev/null", "--db", freshDb()),
+      "import",
+      /: \/dev\/null is not a regular file$/,
+    )
+    // A sparse file one byte over the limit: refused from its size, without reading 1 GiB.
+    const huge = path.join(dir, "huge.json")
+    fs.writeFileSync(huge, "")
+    fs.truncateSync(huge, MAX_INPUT_BYTES + 1)
+    try {
+      expectOneLineFailure(
+        await pivot("import", huge, "--db", freshDb()),
+        "import",
+        /huge\.json is 1,073,741,825 bytes, more than the 1,073,741,824 \(1 GiB\) pivot reads \(MAX_INPUT_BYTES\)$/,
+      )
+    } finally {
+      fs.rmSync(huge)
+    }
   })
 
   it("given a missing file, broken JSON or an invalid export, then one line says what is wrong, exit 1", async () => {

@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { CliError, describe, type Io, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
+import { num } from "./Text.ts"
 
 export { CliError, describe } from "./Command.ts"
 
@@ -128,11 +129,37 @@ export interface Opened {
 
 const failWith = (message: string) => Effect.fail(new CliError({ message }))
 
-/** Reads a file's bytes; a missing or unreadable file is a `CliError`. */
+/**
+ * The most bytes a command reads from an input file (an export, a price table): 1 GiB. Exports are decoded from
+ * memory, so an endless or huge input would otherwise grow the process until the system kills it.
+ */
+export const MAX_INPUT_BYTES = 1024 ** 3
+
+/**
+ * Reads a regular file's bytes, up to `MAX_INPUT_BYTES`; a missing or unreadable file, a device or FIFO (`/dev/zero`
+ * never ends), or a larger file is a `CliError`. The size and kind come from the opened descriptor, so they describe
+ * the file that is read.
+ */
 export const readBytes = (file: string): Effect.Effect<Uint8Array, CliError> =>
   Effect.try({
-    try: () => fs.readFileSync(file),
+    try: () => {
+      // Non-blocking open: a FIFO without a writer would otherwise block before it can be refused.
+      const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+      try {
+        const stat = fs.fstatSync(fd)
+        if (stat.isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" })
+        if (!stat.isFile()) throw new CliError({ message: `${file} is not a regular file` })
+        if (stat.size > MAX_INPUT_BYTES)
+          throw new CliError({
+            message: `${file} is ${num(stat.size)} bytes, more than the ${num(MAX_INPUT_BYTES)} (1 GiB) pivot reads (MAX_INPUT_BYTES)`,
+          })
+        return fs.readFileSync(fd)
+      } finally {
+        fs.closeSync(fd)
+      }
+    },
     catch: (cause) => {
+      if (cause instanceof CliError) return cause
       const code = (cause as NodeJS.ErrnoException).code
       const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : describe(cause)
       return new CliError({ message: `cannot read ${file}: ${why}` })
