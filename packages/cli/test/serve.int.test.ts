@@ -1,11 +1,15 @@
 // `pivot serve`: the command's errors, and the viewer's window against `pivot window --at` for every version of an
 // imported session (the same bytes, from the same database).
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Ledger } from "@pivot/core"
+import { Config } from "@pivot/runtime"
 import { Serve } from "@pivot/server"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEFAULT_PORT } from "../src/commands/serve.ts"
-import { fixture, pivot, tempDir } from "./support/audit.ts"
+import { fixture, importedEvents, pivot, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -57,5 +61,54 @@ describe("pivot serve", () => {
     } finally {
       await server.close()
     }
+  })
+
+  it("given --prices, then the ledger route bills at those prices; a bad price file is one line, exit 1", async () => {
+    const db = path.join(dir, "priced.db")
+    expect((await pivot("import", fixture("compaction-tail.json"), "--db", db)).code).toBe(0)
+    const prices = path.join(dir, "prices.json")
+    const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 }
+    fs.writeFileSync(prices, JSON.stringify({ "anthropic/claude-sonnet-4": price }))
+    // `serve` runs until stopped: a process of its own (the sources, as bin.int.test.ts runs them), killed by its pid.
+    const bin = fileURLToPath(new URL("../src/bin.mjs", import.meta.url))
+    const child = spawn(process.execPath, [
+      "--conditions=@pivot/source",
+      bin,
+      "serve",
+      db,
+      "--port",
+      "0",
+      "--prices",
+      prices,
+    ])
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        let err = ""
+        child.stdout.on("data", (chunk) => {
+          out += chunk
+          const found = /on (http:\/\/\S+)/.exec(out)
+          if (found) resolve(found[1]!)
+        })
+        child.stderr.on("data", (chunk) => {
+          err += chunk
+        })
+        child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)))
+      })
+      const served = await (await fetch(new URL("/api/sessions/ses_compaction/ledger", url))).json()
+      const events = importedEvents(fixture("compaction-tail.json"))
+      const want = Ledger.totals(Ledger.fold(events, () => price)).dollars
+      const catalog = Ledger.totals(Ledger.fold(events, (ref) => Config.priceOf(ref))).dollars
+      expect(served.totals.dollars).toBeCloseTo(want, 12)
+      expect(served.totals.dollars).not.toBeCloseTo(catalog, 6)
+    } finally {
+      child.kill()
+    }
+    const bad = path.join(dir, "bad-prices.json")
+    fs.writeFileSync(bad, JSON.stringify({ "anthropic/claude-sonnet-4": { input: -1 } }))
+    const refused = await pivot("serve", db, "--port", "0", "--prices", bad)
+    expect(refused.code).toBe(1)
+    expect(refused.err).toHaveLength(1)
+    expect(refused.err[0]).toMatch(/^pivot serve: .*bad-prices\.json: expected \{ "provider\/model"/)
   })
 })

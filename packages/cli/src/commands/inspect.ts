@@ -18,22 +18,12 @@ import {
   Render,
   Tokens,
 } from "@pivot/core"
-import { Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
+import { CliIo, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
-import {
-  estimateTokens,
-  formatFlag,
-  type Opened,
-  orCliError,
-  parseSource,
-  readBytes,
-  sourceFlags,
-  withSession,
-} from "./Source.ts"
+import { pricesFlag, pricesOf } from "./Prices.ts"
+import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
 import { windowAt } from "./window.ts"
 
@@ -556,26 +546,6 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
 const synopsis =
   "<export.json | --db FILE --session ID> [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]"
 
-/** The `--prices` file: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million tokens. */
-const readPrices = (file: string) =>
-  Effect.gen(function* () {
-    const bytes = yield* readBytes(file)
-    const text = new TextDecoder().decode(bytes)
-    const parsed = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: () => new CliError({ message: `${file} is not JSON` }),
-    })
-    const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
-    return yield* Schema.decodeUnknownEffect(Config.PriceTable)(parsed).pipe(
-      Effect.mapError(
-        (error) =>
-          new CliError({
-            message: `${file}: expected { "provider/model": { input, output, cacheRead, cacheWrite } } (USD per million tokens): ${describe(error)}`,
-          }),
-      ),
-    )
-  })
-
 /** The `inspect` command. */
 export const inspect: Entry = {
   name: "inspect",
@@ -585,13 +555,7 @@ export const inspect: Entry = {
     {
       ...sourceFlags,
       format: formatFlag,
-      prices: Flag.String("prices").pipe(
-        Flag.withMetavar("FILE"),
-        Flag.withDescription(
-          'prices for the ledger, JSON { "provider/model": { input, output, cacheRead, cacheWrite } } in USD per million tokens (default: the model catalog)',
-        ),
-        Flag.optional,
-      ),
+      prices: pricesFlag,
       ...limitFlags("stream version"),
     },
     (options) =>
@@ -602,7 +566,7 @@ export const inspect: Entry = {
           const io = yield* CliIo
           const source = yield* parseSource(options)
           const limits = yield* parseLimits(options)
-          const prices = Option.isSome(options.prices) ? yield* readPrices(options.prices.value) : {}
+          const prices = yield* pricesOf(options.prices)
           yield* withSession(source, (opened) =>
             Effect.gen(function* () {
               const full = yield* inspection(opened, prices)

@@ -1,5 +1,5 @@
 /**
- * `pivot serve [store | export.json | postgres://…] [--port N] [--host ADDR] [--token T] [--usable N]`: the read-only
+ * `pivot serve [store | export.json | postgres://…] [--port N] [--host ADDR] [--token T] [--usable N] [--prices FILE]`: the read-only
  * web viewer (`@pivot/server`). Binds 127.0.0.1 unless `--host` names another address, which then needs an access
  * token (generated and printed unless given). Runs until interrupted (Ctrl-C), then closes the server.
  */
@@ -8,12 +8,14 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
+import { pricesFlag, pricesOf } from "./Prices.ts"
 import { countFlag } from "./Source.ts"
 
 /** The port `pivot serve` binds when `--port` is not given (`Serve.DEFAULT_PORT`; a test keeps them equal). */
 export const DEFAULT_PORT = 4319
 
-const synopsis = "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS]"
+const synopsis =
+  "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS] [--prices FILE]"
 
 /** The `serve` command. */
 export const serve: Entry = {
@@ -40,6 +42,7 @@ export const serve: Entry = {
         Flag.optional,
       ),
       usable: countFlag("usable", "TOKENS", "the usable context to draw on the timeline, when known"),
+      prices: pricesFlag,
     },
     (options) =>
       report(
@@ -51,6 +54,8 @@ export const serve: Entry = {
             const port = Option.getOrUndefined(options.port)
             if (port !== undefined && port > 65535)
               return yield* new UsageError({ message: "--port needs an integer from 0 to 65535" })
+            // Read before binding: a bad price file is refused without starting a server.
+            const prices = yield* pricesOf(options.prices)
             // Loaded only when serving: the web server's modules cost every other command ~0.3 s of start-up.
             const { Serve } = yield* Effect.promise(() => import("@pivot/server"))
             const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
@@ -60,7 +65,7 @@ export const serve: Entry = {
               host: Option.getOrUndefined(options.host),
               token: Option.getOrUndefined(options.token),
               usable: Option.getOrUndefined(options.usable),
-              priceOf: (ref) => Config.priceOf(ref),
+              priceOf: (ref) => Config.priceOf(ref, prices),
             }).pipe(Effect.mapError((error) => new CliError({ message: describe(error) })))
             io.out(`pivot serve: ${running.source} on ${running.url}`)
             if (running.token !== undefined) io.out(`access token: ${running.token} (the address above carries it)`)
