@@ -1,7 +1,7 @@
 /** The audit commands (import, window, prune, inspect) on the real export and the OpenCode fixtures, and every error. */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Ledger } from "@pivot/core"
+import { Conversation, Ledger, Prune, Window } from "@pivot/core"
 import { Config } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Effect } from "effect"
@@ -322,6 +322,38 @@ describe("pivot prune --dry-run", () => {
     const early = await pivot("prune", pruneableExport(dir), "--dry-run", "--at", "3", "--format", "json")
     expect(JSON.parse(early.stdout)).toEqual({ parts: [], tokensFreed: 0 })
     expect((await pivot("prune", realExport, "--dry-run")).out[0]).toContain("nothing to clear")
+  })
+
+  it("given --protect/--minimum, then the dry run uses them and says so; without them OpenCode's, named", async () => {
+    // Outputs of ~100 tokens: nothing under OpenCode's thresholds, as in a session run with small ones (the demo's).
+    const file = pruneableExport(dir)
+    const exported = JSON.parse(fs.readFileSync(file, "utf8"))
+    for (const message of exported.messages)
+      for (const part of message.parts)
+        if (part.type === "tool" && part.tool === "read") part.state.output = "x".repeat(400)
+    const small = path.join(dir, "small-outputs.json")
+    fs.writeFileSync(small, JSON.stringify(exported))
+    const fixed = await pivot("prune", small, "--dry-run")
+    expect(fixed.out[0]).toContain("nothing to clear")
+    expect(fixed.out[0]).toContain("protect 40,000, minimum 20,000, OpenCode's; for a session run with others")
+    const given = await pivot("prune", small, "--dry-run", "--protect", "5", "--minimum", "50")
+    expect(given.code).toBe(0)
+    expect(given.out[0]).toMatch(/would clear \d+ tool outputs, freeing ~\d+ tokens \(protect 5, minimum 50\)$/)
+    expect(given.stdout).toMatch(/prt_02_03 +read +msg_02/)
+    // The same selection as the rule's own function with those thresholds, from the imported conversation.
+    const json = JSON.parse(
+      (await pivot("prune", small, "--dry-run", "--protect", "5", "--minimum", "50", "--format", "json")).stdout,
+    )
+    const want = Prune.selectNewestFirst(Conversation.newestFirst(Window.fold(importedEvents(small)).conversation), {
+      protect: 5,
+      minimum: 50,
+    })
+    expect(json).toEqual({ parts: want.parts.map((p) => p.partId), tokensFreed: want.tokensFreed })
+    expect(want.parts.length).toBeGreaterThan(0)
+    // A minimum above what it frees: nothing, naming the thresholds given.
+    const high = await pivot("prune", small, "--dry-run", "--protect", "5", "--minimum", "100000")
+    expect(high.out[0]).toMatch(/nothing to clear .*: protect 5, minimum 100,000\)$/)
+    expect((await pivot("prune", small, "--dry-run", "--protect", "many")).code).toBe(2)
   })
 
   it("given no --dry-run, then it is a usage error (prune never writes)", async () => {

@@ -1,7 +1,12 @@
 /**
- * `pivot prune <export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json]`: which old tool
- * outputs `Prune` would clear now (spec §2.14) and how many tokens that frees. It never writes: `--dry-run` is
- * required so the command line says so. `--format json` prints `{ "parts": ["<part id>", …], "tokensFreed": N }`.
+ * `pivot prune <export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N]
+ * [--format text|json]`: which old tool outputs `Prune` would clear now (spec §2.14) and how many tokens that frees.
+ * It never writes: `--dry-run` is required so the command line says so. `--format json` prints
+ * `{ "parts": ["<part id>", …], "tokensFreed": N }`.
+ *
+ * The thresholds a session ran with are not in its events (a `Prune` command's overrides leave only the
+ * `PartCompacted` events they chose), so the dry run uses OpenCode's unless `--protect`/`--minimum` give the ones
+ * the session ran with (`ContextManager`'s `prune` option, `Prune.sized` by `createPivot`); the text names them.
  */
 import { Conversation, Prune } from "@pivot/core"
 import { Replay } from "@pivot/store"
@@ -14,7 +19,7 @@ import { countFlag, formatFlag, orCliError, parseSource, sourceFlags, versionOf,
 import { columns, num, plural } from "./Text.ts"
 
 const synopsis =
-  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
+  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
 
 /** The `prune` command. */
 export const prune: Entry = {
@@ -29,6 +34,16 @@ export const prune: Entry = {
         Flag.withDefault(false),
       ),
       at: countFlag("at", "VERSION", "as the session stood right after event VERSION"),
+      protect: countFlag(
+        "protect",
+        "TOKENS",
+        `the newest tool-output tokens a prune keeps (default OpenCode's ${num(Prune.PRUNE_PROTECT)}; the session's prune.protect if it ran with one)`,
+      ),
+      minimum: countFlag(
+        "minimum",
+        "TOKENS",
+        `prune only when it frees more than this (default OpenCode's ${num(Prune.PRUNE_MINIMUM)}; the session's prune.minimum if it ran with one)`,
+      ),
       format: formatFlag,
       ...limitFlags("row number"),
     },
@@ -49,23 +64,34 @@ export const prune: Entry = {
             Effect.gen(function* () {
               const version = yield* versionOf(opened, at)
               const state = yield* orCliError(Replay.stateAt(opened.sessionId, version))
-              const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation))
+              const protect = Option.getOrElse(options.protect, () => Prune.PRUNE_PROTECT)
+              const minimum = Option.getOrElse(options.minimum, () => Prune.PRUNE_MINIMUM)
+              const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation), {
+                protect,
+                minimum,
+              })
               const parts = select(selection.parts, (_, i) => i + 1, limits)
               if (options.format === "json") {
                 io.out(JSON.stringify({ parts: parts.map((p) => p.partId), tokensFreed: selection.tokensFreed }))
                 return
               }
               const where = `session ${opened.sessionId} at version ${version} of ${opened.head}`
+              // Which thresholds, since the session's own are not recorded: a user comparing with a run that pruned
+              // under other thresholds sees why the answers differ, and how to ask with those.
+              const given = Option.isSome(options.protect) || Option.isSome(options.minimum)
+              const thresholds =
+                `protect ${num(protect)}, minimum ${num(minimum)}` +
+                (given ? "" : ", OpenCode's; for a session run with others, give them: --protect N --minimum N")
               if (selection.parts.length === 0) {
                 io.out(
                   `prune --dry-run, ${where}: nothing to clear (a prune clears old tool outputs only when that frees ` +
-                    `more than ${num(Prune.PRUNE_MINIMUM)} tokens beyond the newest ${num(Prune.PRUNE_PROTECT)})`,
+                    `more than the minimum beyond the newest protect tokens: ${thresholds})`,
                 )
                 return
               }
               io.out(
                 `prune --dry-run, ${where}: would clear ${plural(selection.parts.length, "tool output")}, ` +
-                  `freeing ~${num(selection.tokensFreed)} tokens`,
+                  `freeing ~${num(selection.tokensFreed)} tokens (${thresholds})`,
               )
               const rows = [
                 ["part", "tool", "message", "tokens"],
@@ -80,7 +106,7 @@ export const prune: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
+      "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. The thresholds are OpenCode's unless --protect/--minimum give the ones the session ran with (they are not recorded); the text names those used. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
     ),
     Command.withShortDescription(
       "which old tool outputs a prune would clear, and the tokens it frees (writes nothing)",
