@@ -7,19 +7,25 @@ import { RUNS } from "./support/runs.ts"
 
 type Op = { readonly from: number; readonly key: number; readonly value: number }
 
+/** Each op extends an earlier version (`from`, modulo the count); beside each version, a reference Map of its contents. */
+const versionsOf = (ops: ReadonlyArray<Op>) => {
+  const versions = [PersistentMap.empty<number, number>()]
+  const models = [new Map<number, number>()]
+  for (const op of ops) {
+    const at = op.from % versions.length
+    versions.push(versions[at]!.set(op.key, op.value))
+    models.push(new Map(models[at]!).set(op.key, op.value))
+  }
+  return { versions, models }
+}
+
 describe("PersistentMap", () => {
   it("every version keeps its own contents, even after older versions are read and extended (a reference Map per version)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ from: fc.nat(), key: fc.nat(20), value: fc.integer() }), { maxLength: 60 }),
         (ops: ReadonlyArray<Op>) => {
-          const versions = [PersistentMap.empty<number, number>()]
-          const models = [new Map<number, number>()]
-          for (const op of ops) {
-            const at = op.from % versions.length
-            versions.push(versions[at]!.set(op.key, op.value))
-            models.push(new Map(models[at]!).set(op.key, op.value))
-          }
+          const { versions, models } = versionsOf(ops)
           // Read versions in a scrambled order: each read may move the shared map.
           for (let i = versions.length - 1; i >= 0; i -= 2) expect(snapshot(versions[i]!)).toEqual(models[i])
           for (let i = 0; i < versions.length; i++) {
@@ -43,13 +49,7 @@ describe("PersistentMap.keysChangedSince", () => {
         fc.nat(),
         fc.integer({ min: 1, max: 70 }),
         (ops: ReadonlyArray<Op>, reads, a, b, limit) => {
-          const versions = [PersistentMap.empty<number, number>()]
-          const models = [new Map<number, number>()]
-          for (const op of ops) {
-            const at = op.from % versions.length
-            versions.push(versions[at]!.set(op.key, op.value))
-            models.push(new Map(models[at]!).set(op.key, op.value))
-          }
+          const { versions, models } = versionsOf(ops)
           // Some versions read first: the shared map moves there.
           for (const r of reads) versions[r % versions.length]!.get(0)
           const older = versions[a % versions.length]!

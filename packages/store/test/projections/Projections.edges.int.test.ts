@@ -27,6 +27,21 @@ const keep = <R extends { dispose: () => Promise<void> }>(runtime: R): R => {
   return runtime
 }
 
+/** A fresh file holding session `ses_bad` with one event no read model can decode (the store alone does not fold events). */
+const withUndecodable = async (): Promise<string> => {
+  const file = fresh()
+  const plain = ManagedRuntime.make(EventStore.layerSqlite({ filename: file }))
+  await plain.runPromise(
+    Effect.gen(function* () {
+      yield* (yield* EventStore).append("session-ses_bad", 0, [
+        { id: "evt_bad_1", type: "UserMessageAdded", version: 1, data: { not: "a message" } },
+      ])
+    }),
+  )
+  await plain.dispose()
+  return file
+}
+
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): unknown =>
   Exit.isFailure(exit) ? Cause.squash(exit.cause) : new Error("expected a failure")
 
@@ -81,17 +96,7 @@ describe("the projector at its edges", () => {
   })
 
   it("an event that does not decode (written by a process without the read models) fails get, naming it", async () => {
-    const file = fresh()
-    // The store alone does not fold events, so it takes data no read model could.
-    const plain = ManagedRuntime.make(EventStore.layerSqlite({ filename: file }))
-    await plain.runPromise(
-      Effect.gen(function* () {
-        yield* (yield* EventStore).append("session-ses_bad", 0, [
-          { id: "evt_bad_1", type: "UserMessageAdded", version: 1, data: { not: "a message" } },
-        ])
-      }),
-    )
-    await plain.dispose()
+    const file = await withUndecodable()
     const runtime = keep(openSqlite(file, [perSession]))
     await runtime.runPromise(
       Effect.gen(function* () {
@@ -104,16 +109,7 @@ describe("the projector at its edges", () => {
   })
 
   it("an async projection's batch that meets an undecodable event records the decoding failure", async () => {
-    const file = fresh()
-    const plain = ManagedRuntime.make(EventStore.layerSqlite({ filename: file }))
-    await plain.runPromise(
-      Effect.gen(function* () {
-        yield* (yield* EventStore).append("session-ses_bad", 0, [
-          { id: "evt_bad_1", type: "UserMessageAdded", version: 1, data: { not: "a message" } },
-        ])
-      }),
-    )
-    await plain.dispose()
+    const file = await withUndecodable()
     const runtime = keep(openSqlite(file, [Projections.async(tally("overall"))]))
     await runtime.runPromise(
       Effect.gen(function* () {
