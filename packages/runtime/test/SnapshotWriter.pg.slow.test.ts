@@ -4,32 +4,15 @@
  * forget, writes nothing (it checks for the marker under the stream's lock, which `forget` takes), and a restart reads
  * the text as erased. The server is the run's test server (the store's globalSetup); the test drops its schema.
  */
-import { execFileSync } from "node:child_process"
 import { Events } from "@pivot/core"
 import { EventStore } from "@pivot/store"
 import { Context, Effect, Layer } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { run as generate } from "../../core/test/support/sessions.ts"
+import { testSchema } from "./support/postgres.ts"
 import { forgetRace, SECRET } from "./support/snapshotWriter.ts"
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    pgUrl: string
-    pgError: string
-  }
-}
-
-const url = inject("pgUrl")
-const setupError = inject("pgError")
-const schema = `pivot_snapwriter_${process.pid}`
-
-afterAll(() => {
-  if (setupError !== "") return
-  const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], {
-    encoding: "utf8",
-  })
-  execFileSync(`${bin.trim()}/psql`, [url, "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
-})
+const { url, setupError, schema } = testSchema("pivot_snapwriter")
 
 const SESSION = "ses_generated"
 
