@@ -86,8 +86,51 @@ function* newestFirst(messages: ReadonlyArray<Message>): Generator<Message> {
   for (let m = messages.length - 1; m >= 0; m--) yield messages[m]!
 }
 
+/**
+ * What the prune's walk meets in a conversation: a user message (one more turn), an assistant summary (the walk ends
+ * there), or a completed tool output (protected or not, compacted or not: the walk decides). An assistant message is
+ * its completed tool outputs in part order; its other parts never matter to the walk.
+ */
+export type Step =
+  | { readonly _tag: "User" }
+  | { readonly _tag: "Summary" }
+  | { readonly _tag: "Output"; readonly target: Target; readonly compacted: boolean }
+
+const USER: Step = { _tag: "User" }
+const SUMMARY: Step = { _tag: "Summary" }
+
+/** The steps of one message, oldest first (`stepsOf(m).reverse()` is what the walk meets, newest first). */
+export const stepsOf = (message: Message): ReadonlyArray<Step> => {
+  if (message.role === "user") return [USER]
+  if (message.summary === true) return [SUMMARY]
+  const steps: Array<Step> = []
+  for (const part of message.parts)
+    if (part.type === "tool" && part.state.status === "completed")
+      steps.push({
+        _tag: "Output",
+        target: { messageId: message.id, partId: part.id, tool: part.tool, tokens: estimate(part.state.output) },
+        compacted: part.state.compactedAt !== undefined,
+      })
+  return steps
+}
+
+function* stepsNewestFirst(messages: Iterable<Message>): Generator<Step> {
+  for (const message of messages) {
+    const steps = stepsOf(message)
+    for (let s = steps.length - 1; s >= 0; s--) yield steps[s]!
+    if (steps[0] === SUMMARY) return
+  }
+}
+
 /** `select` over messages given newest first, read lazily: the walk stops early, so long histories cost little. */
-export const selectNewestFirst = (messages: Iterable<Message>, options: Options = {}): Selection => {
+export const selectNewestFirst = (messages: Iterable<Message>, options: Options = {}): Selection =>
+  selectSteps(stepsNewestFirst(messages), options)
+
+/**
+ * The rule itself (see `select`), over the steps of the messages newest first (`stepsOf`, each message's steps
+ * reversed): the one walk `select`, `selectNewestFirst` and `PruneScan` share.
+ */
+export const selectSteps = (steps: Iterable<Step>, options: Options = {}): Selection => {
   const protect = options.protect ?? PRUNE_PROTECT
   const minimum = options.minimum ?? PRUNE_MINIMUM
   const protectedTools = options.protectedTools ?? PRUNE_PROTECTED_TOOLS
@@ -96,24 +139,20 @@ export const selectNewestFirst = (messages: Iterable<Message>, options: Options 
   let pruned = 0
   let turns = 0
   const chosen: Array<Target> = []
-  walk: for (const message of messages) {
-    if (message.role === "user") {
+  for (const step of steps) {
+    if (step._tag === "User") {
       turns++
       continue
     }
-    if (message.summary === true) break
+    if (step._tag === "Summary") break
+    // The newest turns are skipped whole: every output of their assistant messages.
     if (turns < guarded) continue
-    for (let p = message.parts.length - 1; p >= 0; p--) {
-      const part = message.parts[p]!
-      if (part.type !== "tool" || part.state.status !== "completed") continue
-      if (protectedTools.includes(part.tool)) continue
-      if (part.state.compactedAt !== undefined) break walk
-      const tokens = estimate(part.state.output)
-      total += tokens
-      if (total <= protect) continue
-      pruned += tokens
-      chosen.push({ messageId: message.id, partId: part.id, tool: part.tool, tokens })
-    }
+    if (protectedTools.includes(step.target.tool)) continue
+    if (step.compacted) break
+    total += step.target.tokens
+    if (total <= protect) continue
+    pruned += step.target.tokens
+    chosen.push(step.target)
   }
   if (pruned <= minimum) return empty
   return { parts: chosen.reverse(), tokensFreed: pruned }

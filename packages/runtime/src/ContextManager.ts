@@ -35,6 +35,7 @@ import {
   Prompt,
   ProviderError,
   Prune,
+  PruneScan,
   Redaction,
   Render,
   SchemaIssues,
@@ -1021,6 +1022,17 @@ export const make = (
       renderers.set(sessionId, renderer)
       return renderer
     }
+    // Each session's prune walk kept up to date (issue 23): a turn reads only the messages it added.
+    const scanners = new Map<string, PruneScan.Scanner>()
+    const scannerOf = (sessionId: string) => {
+      let scanner = scanners.get(sessionId)
+      if (scanner === undefined) {
+        scanner = PruneScan.make()
+        if (scanners.size >= 1_000) scanners.delete(scanners.keys().next().value!)
+      } else scanners.delete(sessionId)
+      scanners.set(sessionId, scanner)
+      return scanner
+    }
     // Each session's latest visible messages, so that a step's window is the previous one plus its messages, not a
     // lookup of every visible message again (`Window.messagesAfter`). Never handed to code that could change it.
     const visibleMemo = new Map<string, { readonly window: Window.State; readonly messages: Array<Message.Message> }>()
@@ -1059,6 +1071,79 @@ export const make = (
     const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
       a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
 
+    const overflowCheck = (settings: Compaction.Settings, at: number): Commands.Command => ({
+      _tag: "CheckOverflow",
+      at,
+      config: settings.config,
+      limits: settings.model.limits,
+    })
+    /**
+     * Whether the overflow check would record on `state` (an overflow, a compaction to request). Usage measured before
+     * the latest pivot is not checked (`Usage`'s staleness rule); nothing is while a compaction is pending.
+     */
+    const overflowsIn = (state: State, check: Commands.Command) =>
+      state.session.sessionId !== undefined &&
+      state.session.pending === undefined &&
+      state.runtime.usage.stale !== "pivot" &&
+      !isNoOp(Session.decide(check, state.session))
+
+    /**
+     * `prepare`'s answer on `state` and the window `shown` (the visible messages, or a plugin's change of them), with
+     * the HUD it would show; recording that HUD is the caller's business.
+     */
+    const answerOf = (
+      sessionId: string,
+      settings: Compaction.Settings,
+      state: State,
+      visible: ReadonlyArray<Message.Message>,
+      shown: ReadonlyArray<Message.Message>,
+      settled: Compaction.Settled | undefined,
+    ) =>
+      Effect.gen(function* () {
+        // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
+        // renderer renders only what changed since its last window; its messages are shared from turn to turn and
+        // frozen, so a caller cannot change them in place (ADR 0023: it copies what it changes).
+        const messages =
+          shown === visible
+            ? renderedOf(sessionId, state.session.window, visible)
+            : ValidWindow.render(shown, renderOptions).map(Render.freeze)
+        // Kept beside the rendering by the session's renderer (a plugin's window: read from each message).
+        const modelMessages =
+          shown === visible ? rendererOf(sessionId).modelMessages(messages) : messages.map((r) => r.message)
+        const usage = usageOf(sessionId, state, settings)
+        // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
+        const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
+        const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
+        return {
+          messages,
+          modelMessages: modelMessages as Array<ModelMessage.ModelMessage>,
+          ...(settled === undefined ? {} : { compaction: settled }),
+          next: nextStep(state, visible),
+          usage,
+          ...(hud === undefined ? {} : { hud }),
+        } satisfies Prepared as Prepared
+      })
+
+    /** Keeps (or forgets) the session's latest answer, for a `prepare` asked again on the same state. */
+    const remember = (
+      sessionId: string,
+      latest:
+        | { readonly state: State; readonly settings: Compaction.Settings; readonly prepared: Prepared }
+        | undefined,
+    ) => {
+      lastPrepared.delete(sessionId)
+      if (latest === undefined) return
+      lastPrepared.set(sessionId, latest)
+      if (lastPrepared.size > 1_000) lastPrepared.delete(lastPrepared.keys().next().value!)
+    }
+
+    /** An answer as handed out: arrays of the caller's own (the renderings in them are frozen and shared). */
+    const handedOut = (prepared: Prepared): Prepared => ({
+      ...prepared,
+      messages: [...prepared.messages],
+      modelMessages: [...prepared.modelMessages],
+    })
+
     const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
       yield* coldPrune(sessionId, settings)
@@ -1066,12 +1151,23 @@ export const make = (
       const last = lastPrepared.get(sessionId)
       if (last !== undefined && sameSettings(last.settings, settings)) {
         const state = yield* sessions.load(sessionId)
-        if (state === last.state)
-          return {
-            ...last.prepared,
-            messages: [...last.prepared.messages],
-            modelMessages: [...last.prepared.modelMessages],
+        if (state === last.state) return handedOut(last.prepared)
+      }
+      // The common turn records nothing (nothing outstanding, no overflow, no plugin, the HUD unchanged): answered on
+      // the state in hand without the session's lock, as if it ran just before any operation holding it.
+      if (!transformsWindow) {
+        const state = yield* sessions.load(sessionId)
+        if (state.session.pending === undefined && state.runtime.awaitingContinue === undefined) {
+          const check = overflowCheck(settings, yield* Clock.currentTimeMillis)
+          if (!overflowsIn(state, check)) {
+            const visible = visibleOf(sessionId, state.session.window)
+            const prepared = yield* answerOf(sessionId, settings, state, visible, visible, undefined)
+            if (prepared.hud === undefined || prepared.hud === state.runtime.hud) {
+              remember(sessionId, { state, settings, prepared })
+              return handedOut(prepared)
+            }
           }
+        }
       }
       const prepared = yield* locked(
         sessionId,
@@ -1086,20 +1182,9 @@ export const make = (
             state = yield* sessions.load(sessionId)
           }
           const at = yield* Clock.currentTimeMillis
-          const check: Commands.Command = {
-            _tag: "CheckOverflow",
-            at,
-            config: settings.config,
-            limits: settings.model.limits,
-          }
+          const check = overflowCheck(settings, at)
           // The pre-check on the state in hand: when it finds nothing, nothing would be recorded (the common turn).
-          // Usage measured before the latest pivot is not checked (`Usage`'s staleness rule).
-          if (
-            state.session.sessionId !== undefined &&
-            state.session.pending === undefined &&
-            state.runtime.usage.stale !== "pivot" &&
-            !isNoOp(Session.decide(check, state.session))
-          ) {
+          if (overflowsIn(state, check)) {
             const markerId = yield* ids.message
             const partId = yield* ids.part
             const executed = yield* sessions.execute(sessionId, withCompaction(check, at, markerId, partId, false))
@@ -1115,7 +1200,7 @@ export const make = (
           const visible = transformsWindow
             ? Window.messages(state.session.window)
             : visibleOf(sessionId, state.session.window)
-          const transformed = plugins.some((p) => p.transformWindow !== undefined)
+          const transformed = transformsWindow
             ? yield* Plugins.transformWindow(plugins, { sessionId, messages: visible })
             : { messages: visible, failures: [] }
           if (transformed.failures.length > 0) {
@@ -1125,51 +1210,30 @@ export const make = (
               events: transformed.failures.map((f) => Compaction.pluginFailed(at, f)),
             })
           }
-          // The repair is a no-op on a valid window; it only ever changes a corrupt imported history. The session's
-          // renderer renders only what changed since its last window; its messages are shared from turn to turn and
-          // frozen, so a caller cannot change them in place (ADR 0023: it copies what it changes).
-          const messages =
-            transformed.messages === visible
-              ? renderedOf(sessionId, state.session.window, visible)
-              : ValidWindow.render(transformed.messages, renderOptions).map(Render.freeze)
-          // Kept beside the rendering by the session's renderer (a plugin's window: read from each message).
-          const modelMessages =
-            transformed.messages === visible
-              ? rendererOf(sessionId).modelMessages(messages)
-              : messages.map((r) => r.message)
-          const usage = usageOf(sessionId, state, settings)
-          // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
-          const cost =
-            ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
-          const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
-          if (hud !== undefined && hud !== state.runtime.hud && state.session.sessionId !== undefined) {
+          const prepared = yield* answerOf(sessionId, settings, state, visible, transformed.messages, settled)
+          if (
+            prepared.hud !== undefined &&
+            prepared.hud !== state.runtime.hud &&
+            state.session.sessionId !== undefined
+          ) {
             const at = yield* Clock.currentTimeMillis
-            yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text: hud }] })
+            yield* sessions.execute(sessionId, {
+              _tag: "Record",
+              events: [{ _tag: "HudShown", at, text: prepared.hud }],
+            })
           }
-          const prepared = {
-            messages,
-            modelMessages: modelMessages as Array<ModelMessage.ModelMessage>,
-            ...(settled === undefined ? {} : { compaction: settled }),
-            next: nextStep(state, visible),
-            usage,
-            ...(hud === undefined ? {} : { hud }),
-          } satisfies Prepared
           // Reusable when nothing was recorded after `state` here (no HUD change, no plugin failure) and nothing waits.
           const canReuse =
             !transformsWindow &&
             settled === undefined &&
-            (hud === undefined || hud === state.runtime.hud) &&
+            (prepared.hud === undefined || prepared.hud === state.runtime.hud) &&
             state.session.pending === undefined &&
             state.runtime.awaitingContinue === undefined
-          lastPrepared.delete(sessionId)
-          if (canReuse) {
-            lastPrepared.set(sessionId, { state, settings, prepared })
-            if (lastPrepared.size > 1_000) lastPrepared.delete(lastPrepared.keys().next().value!)
-          }
+          remember(sessionId, canReuse ? { state, settings, prepared } : undefined)
           return prepared
         }),
       )
-      return { ...prepared, messages: [...prepared.messages], modelMessages: [...prepared.modelMessages] }
+      return handedOut(prepared)
     })
 
     const compact = Traced.fn("ContextManager.compact")(function* (sessionId: string, request?: CompactRequest) {
@@ -1349,8 +1413,13 @@ export const make = (
         ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
       }
       // Most turns have nothing to prune: decided on the state in hand, without the command's decode and the session's
-      // lock (as `prepare`'s overflow pre-check). A prune that would record goes through `execute`, which decides again.
-      if (isNoOp(Session.decide(command, (yield* sessions.load(sessionId)).session)))
+      // lock (as `prepare`'s overflow pre-check), by the session's scanner, which reads only the messages added since
+      // its last walk. A prune that would record goes through `execute`, which decides again.
+      const { session } = yield* sessions.load(sessionId)
+      if (
+        session.sessionId !== undefined &&
+        scannerOf(sessionId).select(session.window.conversation, command).parts.length === 0
+      )
         return { parts: 0, tokens: 0 } satisfies Pruned
       const executed = yield* sessions.execute(sessionId, command)
       let tokens = 0
