@@ -94,7 +94,14 @@ function* newestFirst(messages: ReadonlyArray<Message>): Generator<Message> {
 export type Step =
   | { readonly _tag: "User" }
   | { readonly _tag: "Summary" }
-  | { readonly _tag: "Output"; readonly target: Target; readonly compacted: boolean }
+  | {
+      readonly _tag: "Output"
+      readonly target: Target
+      /** The target's tool and tokens, read by every walk (the target only when chosen). */
+      readonly tool: string
+      readonly tokens: number
+      readonly compacted: boolean
+    }
 
 const USER: Step = { _tag: "User" }
 const SUMMARY: Step = { _tag: "Summary" }
@@ -105,32 +112,43 @@ export const stepsOf = (message: Message): ReadonlyArray<Step> => {
   if (message.summary === true) return [SUMMARY]
   const steps: Array<Step> = []
   for (const part of message.parts)
-    if (part.type === "tool" && part.state.status === "completed")
+    if (part.type === "tool" && part.state.status === "completed") {
+      const tokens = estimate(part.state.output)
       steps.push({
         _tag: "Output",
-        target: { messageId: message.id, partId: part.id, tool: part.tool, tokens: estimate(part.state.output) },
+        target: { messageId: message.id, partId: part.id, tool: part.tool, tokens },
+        tool: part.tool,
+        tokens,
         compacted: part.state.compactedAt !== undefined,
       })
+    }
   return steps
 }
 
-function* stepsNewestFirst(messages: Iterable<Message>): Generator<Step> {
-  for (const message of messages) {
-    const steps = stepsOf(message)
-    for (let s = steps.length - 1; s >= 0; s--) yield steps[s]!
-    if (steps[0] === SUMMARY) return
-  }
-}
-
 /** `select` over messages given newest first, read lazily: the walk stops early, so long histories cost little. */
-export const selectNewestFirst = (messages: Iterable<Message>, options: Options = {}): Selection =>
-  selectSteps(stepsNewestFirst(messages), options)
+export const selectNewestFirst = (messages: Iterable<Message>, options: Options = {}): Selection => {
+  const source = messages[Symbol.iterator]()
+  let steps: ReadonlyArray<Step> = []
+  let at = 0
+  return selectSteps(() => {
+    while (at === 0) {
+      // After a summary the walk has ended: nothing older is read.
+      if (steps[0] === SUMMARY) return undefined
+      const next = source.next()
+      if (next.done === true) return undefined
+      steps = stepsOf(next.value)
+      at = steps.length
+    }
+    return steps[--at]
+  }, options)
+}
 
 /**
  * The rule itself (see `select`), over the steps of the messages newest first (`stepsOf`, each message's steps
- * reversed): the one walk `select`, `selectNewestFirst` and `PruneScan` share.
+ * reversed), each read by `next` (undefined: no more): the one walk `select`, `selectNewestFirst` and `PruneScan`
+ * share. It reads no further than it needs.
  */
-export const selectSteps = (steps: Iterable<Step>, options: Options = {}): Selection => {
+export const selectSteps = (next: () => Step | undefined, options: Options = {}): Selection => {
   const protect = options.protect ?? PRUNE_PROTECT
   const minimum = options.minimum ?? PRUNE_MINIMUM
   const protectedTools = options.protectedTools ?? PRUNE_PROTECTED_TOOLS
@@ -139,7 +157,7 @@ export const selectSteps = (steps: Iterable<Step>, options: Options = {}): Selec
   let pruned = 0
   let turns = 0
   const chosen: Array<Target> = []
-  for (const step of steps) {
+  for (let step = next(); step !== undefined; step = next()) {
     if (step._tag === "User") {
       turns++
       continue
@@ -147,11 +165,11 @@ export const selectSteps = (steps: Iterable<Step>, options: Options = {}): Selec
     if (step._tag === "Summary") break
     // The newest turns are skipped whole: every output of their assistant messages.
     if (turns < guarded) continue
-    if (protectedTools.includes(step.target.tool)) continue
+    if (protectedTools.includes(step.tool)) continue
     if (step.compacted) break
-    total += step.target.tokens
+    total += step.tokens
     if (total <= protect) continue
-    pruned += step.target.tokens
+    pruned += step.tokens
     chosen.push(step.target)
   }
   if (pruned <= minimum) return empty

@@ -51,7 +51,7 @@ interface Kept {
 }
 
 const isProtected = (step: Prune.Step, options: Prune.Options) =>
-  step._tag === "Output" && (options.protectedTools ?? Prune.PRUNE_PROTECTED_TOOLS).includes(step.target.tool)
+  step._tag === "Output" && (options.protectedTools ?? Prune.PRUNE_PROTECTED_TOOLS).includes(step.tool)
 
 /**
  * The steps of the newest messages, read newest first back to the latest summary, the first message, or the first
@@ -131,17 +131,7 @@ export const make = (): Scanner => {
     let current = stepsFor(conversation, options)
     const { steps } = current
     let at = steps.length
-    const selection = Prune.selectSteps(
-      {
-        [Symbol.iterator]: () => ({
-          next: () => {
-            if (at === 0) return { done: true, value: undefined }
-            return { done: false, value: steps[--at]! }
-          },
-        }),
-      },
-      options,
-    )
+    const selection = Prune.selectSteps(() => (at === 0 ? undefined : steps[--at]), options)
     // The walk ended at an output already pruned (its last step read, not the first: it broke there): every later
     // walk that does not skip it ends there or before, so the steps older than it are not kept.
     if (at > 0 && steps[at]!._tag === "Output") {
