@@ -335,10 +335,14 @@ describe("pivot prune --dry-run", () => {
     fs.writeFileSync(small, JSON.stringify(exported))
     const fixed = await pivot("prune", small, "--dry-run")
     expect(fixed.out[0]).toContain("nothing to clear")
-    expect(fixed.out[0]).toContain("protect 40,000, minimum 20,000, OpenCode's; for a session run with others")
+    expect(fixed.out[0]).toContain(
+      "protect 40,000, minimum 20,000, protected tools skill, OpenCode's; for a session run with others",
+    )
     const given = await pivot("prune", small, "--dry-run", "--protect", "5", "--minimum", "50")
     expect(given.code).toBe(0)
-    expect(given.out[0]).toMatch(/would clear \d+ tool outputs, freeing ~\d+ tokens \(protect 5, minimum 50\)$/)
+    expect(given.out[0]).toMatch(
+      /would clear \d+ tool outputs, freeing ~\d+ tokens \(protect 5, minimum 50, protected tools skill\)$/,
+    )
     expect(given.stdout).toMatch(/prt_02_03 +read +msg_02/)
     // The same selection as the rule's own function with those thresholds, from the imported conversation.
     const json = JSON.parse(
@@ -352,8 +356,64 @@ describe("pivot prune --dry-run", () => {
     expect(want.parts.length).toBeGreaterThan(0)
     // A minimum above what it frees: nothing, naming the thresholds given.
     const high = await pivot("prune", small, "--dry-run", "--protect", "5", "--minimum", "100000")
-    expect(high.out[0]).toMatch(/nothing to clear .*: protect 5, minimum 100,000\)$/)
+    expect(high.out[0]).toMatch(/nothing to clear .*: protect 5, minimum 100,000, protected tools skill\)$/)
     expect((await pivot("prune", small, "--dry-run", "--protect", "many")).code).toBe(2)
+  })
+
+  it("given --protected-tools, then the dry run never clears nor counts those tools' outputs, names them, and matches Prune.selectNewestFirst", async () => {
+    // Outputs of ~100 (read), ~10 (grep) and ~3 (bash) tokens, and thresholds small enough to clear some of them.
+    const file = pruneableExport(dir)
+    const exported = JSON.parse(fs.readFileSync(file, "utf8"))
+    for (const message of exported.messages)
+      for (const part of message.parts)
+        if (part.type === "tool" && part.tool === "read") part.state.output = "x".repeat(400)
+    const small = path.join(dir, "protected-tools.json")
+    fs.writeFileSync(small, JSON.stringify(exported))
+    const conversation = Window.fold(importedEvents(small)).conversation
+    const thresholds = ["--dry-run", "--protect", "5", "--minimum", "1"]
+    const dryRun = async (...flags: ReadonlyArray<string>) =>
+      JSON.parse((await pivot("prune", small, ...thresholds, ...flags, "--format", "json")).stdout)
+    const reference = (protectedTools: ReadonlyArray<string>) => {
+      const want = Prune.selectNewestFirst(Conversation.newestFirst(conversation), {
+        protect: 5,
+        minimum: 1,
+        protectedTools,
+      })
+      return { parts: want.parts.map((p) => p.partId), tokensFreed: want.tokensFreed }
+    }
+
+    // OpenCode's list (skill) unless given: the read output is cleared.
+    expect(await dryRun()).toEqual(reference(Prune.PRUNE_PROTECTED_TOOLS))
+    expect(reference(Prune.PRUNE_PROTECTED_TOOLS).parts).toContain("prt_02_03")
+    // read protected: never cleared, and its tokens no longer count toward protect.
+    const protectedRead = await dryRun("--protected-tools", "read")
+    expect(protectedRead).toEqual(reference(["read"]))
+    expect(protectedRead.parts).not.toContain("prt_02_03")
+    expect(protectedRead).not.toEqual(await dryRun())
+    // Spaces around names and repeats are dropped; two tools at once.
+    expect(await dryRun("--protected-tools", " read , read")).toEqual(reference(["read"]))
+    expect(await dryRun("--protected-tools=read,grep")).toEqual(reference(["read", "grep"]))
+
+    // The text names the list used (as the flag takes it) beside the thresholds.
+    const text = await pivot("prune", small, ...thresholds, "--protected-tools", "skill,read")
+    expect(text.code).toBe(0)
+    expect(text.out[0]).toMatch(/\(protect 5, minimum 1, protected tools skill,read\)$/)
+    const only = await pivot("prune", small, "--dry-run", "--protected-tools", "read")
+    expect(only.out[0]).toMatch(/protect 40,000, minimum 20,000, protected tools read\)$/)
+
+    // An empty name (a doubled or trailing comma, only spaces): one line naming the flag, exit 2; an empty value is
+    // a missing one.
+    for (const bad of ["read,,grep", "read,", ",read", " , "]) {
+      const refused = await pivot("prune", small, "--dry-run", "--protected-tools", bad)
+      expect(refused.code).toBe(2)
+      expect(refused.out).toEqual([])
+      expect(refused.err[0]).toMatch(
+        /^pivot prune: Invalid value for flag --protected-tools: .*a comma-separated list of names with no empty one for --protected-tools$/,
+      )
+    }
+    const empty = await pivot("prune", small, "--dry-run", "--protected-tools", "")
+    expect(empty.code).toBe(2)
+    expect(empty.err[0]).toMatch(/^pivot prune: .*--protected-tools/)
   })
 
   it("given no --dry-run, then it is a usage error (prune never writes)", async () => {

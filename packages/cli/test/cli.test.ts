@@ -7,7 +7,7 @@ import { run, version } from "../src/Cli.ts"
 import type { Io } from "../src/commands/Command.ts"
 import { isLimited, omitted, select } from "../src/commands/Limits.ts"
 import * as Progress from "../src/commands/Progress.ts"
-import { parseCount } from "../src/commands/Source.ts"
+import { parseCount, parseNames } from "../src/commands/Source.ts"
 
 const capture = (extra: Partial<Io> = {}) => {
   const out: Array<string> = []
@@ -125,6 +125,15 @@ describe("parseCount", () => {
     expect(Result.isFailure(parseCount("at", "9007199254740992"))).toBe(true)
     for (const bad of ["", "-1", "+1", "1.0", "0x10", "1e2", "Infinity", "1 2"])
       expect(Result.isFailure(parseCount("at", bad))).toBe(true)
+  })
+})
+
+describe("parseNames", () => {
+  it("splits on commas, trims, drops repeats in order, and refuses any empty name", () => {
+    expect(parseNames("protected-tools", "skill")).toEqual(Result.succeed(["skill"]))
+    expect(parseNames("protected-tools", " task , skill,task ")).toEqual(Result.succeed(["task", "skill"]))
+    for (const bad of ["", " ", "a,", ",a", "a,,b", "a, ,b"])
+      expect(Result.isFailure(parseNames("protected-tools", bad))).toBe(true)
   })
 })
 

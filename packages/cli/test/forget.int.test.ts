@@ -28,7 +28,7 @@ const sealedDb = async () => {
 }
 
 describe("pivot forget", () => {
-  it("given a sealed session, when forgotten, then exit 0, and window still renders it with its fields erased", async () => {
+  it("given a sealed session, when forgotten, then exit 0, and window still renders it with its fields erased; forgotten again, nothing is recorded until new text comes", async () => {
     const db = await sealedDb()
     const before = await pivot("window", "--db", db, "--format", "json")
     expect(before.code).toBe(0)
@@ -51,9 +51,47 @@ describe("pivot forget", () => {
     expect(ids(before.stdout).length).toBeGreaterThan(0)
     expect(ids(after.stdout)).toEqual(ids(before.stdout))
 
+    // Again: nothing to erase, so nothing recorded, and the same answer each time.
+    const markers = () => {
+      const raw = new DatabaseSync(db, { readOnly: true })
+      const row = raw.prepare("SELECT count(*) AS n FROM pivot_events WHERE type = 'SessionForgotten'").get()
+      raw.close()
+      return Number(row?.n)
+    }
+    expect(markers()).toBe(1)
     const again = await pivot("forget", "--db", db, realSessionId)
-    expect(again.code).toBe(0)
-    expect(again.out[0]).toMatch(/has no key/)
+    expect(again).toMatchObject({ code: 0, err: [] })
+    expect(again.out).toEqual([
+      `session ${realSessionId} in ${db} was already forgotten, and no text was recorded since: nothing to erase, nothing recorded`,
+    ])
+    expect((await pivot("forget", "--db", db, realSessionId)).out).toEqual(again.out)
+    expect(markers()).toBe(1)
+
+    // Text recorded since the forget (encrypted, under a new key): the next forget erases it and records its event.
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const head = yield* SessionLog.version(realSessionId)
+        const message = {
+          role: "user",
+          id: "msg_after_forget",
+          createdAt: 1,
+          parts: [{ type: "text", id: "prt_after_forget", text: "a secret told after the forget" }],
+        }
+        yield* SessionLog.append(
+          realSessionId,
+          head,
+          [{ id: "evt_after_forget", event: { _tag: "UserMessageAdded", at: 1, message: message as never } }],
+          { seal: true },
+        )
+      }).pipe(Effect.provide(ReadModels.layerSqlite({ filename: db }))),
+    )
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).toContain("told after the forget")
+    const third = await pivot("forget", "--db", db, realSessionId)
+    expect(third.out).toEqual([
+      `forgot session ${realSessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`,
+    ])
+    expect(markers()).toBe(2)
+    expect((await pivot("window", "--db", db, "--format", "json")).stdout).not.toContain("told after the forget")
   })
 
   it("given a sealed session forked without --encrypt, then the fork is encrypted, and forgetting the parent forgets the fork too (issue 18 #2)", async () => {
@@ -75,6 +113,10 @@ describe("pivot forget", () => {
     const result = await pivot("forget", "--db", db, realSessionId)
     expect(result).toMatchObject({ code: 0, err: [] })
     expect(result.out[1]).toBe("forgot its fork too: ses_try-b")
+    expect((await pivot("forget", "--db", db, realSessionId)).out).toEqual([
+      `session ${realSessionId} in ${db} was already forgotten, and no text was recorded since: nothing to erase, nothing recorded`,
+      "its fork already forgotten, with no text since: ses_try-b",
+    ])
     const after = await pivot("window", "--db", db, "--session", "ses_try-b", "--format", "json")
     expect(after.stdout).toContain("[ERASED]")
     const texts = (json: string) =>

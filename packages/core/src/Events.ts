@@ -352,7 +352,8 @@ export const ArtifactsChecked = Schema.TaggedStruct("ArtifactsChecked", {
  * The session was forgotten (`pivot forget`, `SessionLog.forget`): its key was deleted in the same transaction, so
  * every field stored encrypted before this event reads as `[ERASED]`. Every other fact stands. A reader holding the
  * session's text in memory (a live state, a cache, a read model) folds the log again from its first event, and a
- * writer refuses what it derived from text read before this event.
+ * writer refuses what it derived from text read before this event. Forgetting again records no second one unless an
+ * event with sensitive fields was recorded since (a repeated forget is idempotent).
  */
 export const SessionForgotten = Schema.TaggedStruct("SessionForgotten", {
   at: Millis,

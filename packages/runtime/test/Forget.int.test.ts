@@ -116,7 +116,14 @@ describe("forget (crypto-shredding) on a real SQLite file", () => {
     const forgotten = await Effect.runPromise(
       SessionLog.forget(SESSION).pipe(Effect.provide(ReadModels.layerSqlite({ filename }))),
     )
-    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true, version: expect.any(Number), forks: [] })
+    expect(forgotten).toEqual({
+      keyDeleted: true,
+      logCleared: true,
+      alreadyForgotten: false,
+      version: expect.any(Number),
+      forks: [],
+      forksAlreadyForgotten: [],
+    })
 
     // 3. Nothing recoverable: no secret in any form, and not the key, in the db, -wal or -shm bytes.
     expect(leaked(filename, [key, Buffer.from(key, "base64").toString("latin1")])).toEqual([])

@@ -278,6 +278,18 @@ export const prepareAppend = (
 }
 
 /**
+ * The rule that makes a repeated `forget` a no-op (every backend asks it, inside its forget): the stream was forgotten
+ * before (`sinceMarker`: the types of its events after its last event of the marker's type; `undefined` when it has
+ * none), no event since holds text to erase (`erasable` says which types can), and the stream has no key (nothing
+ * sealed to delete). A forget after new text still erases it and appends its marker.
+ */
+export const alreadyForgotten = (
+  sinceMarker: ReadonlyArray<string> | undefined,
+  keyed: boolean,
+  erasable: (type: string) => boolean,
+): boolean => sinceMarker !== undefined && !keyed && !sinceMarker.some(erasable)
+
+/**
  * A snapshot to store: a checkpoint of a stream's folded state at a stream version, in a format named by the writer.
  * An optimisation only: readers check it and fall back to the events.
  */

@@ -105,12 +105,24 @@ export interface EventStoreShape {
 export interface ForgetOptions {
   /** An event appended to the stream atomically with the key's deletion (any expected version). */
   readonly marker?: NewEvent | undefined
+  /**
+   * With a `marker`: which event types hold text a forget erases. When the stream was forgotten before (it holds an
+   * event of the marker's type) and nothing since is of such a type nor sealed, the forget does nothing — no key
+   * deletion, no read-model drop, no marker — and reports `alreadyForgotten` (`alreadyForgotten` in `Event.ts` is
+   * the rule). Without it every forget appends its marker.
+   */
+  readonly erasable?: ((type: string) => boolean) | undefined
 }
 
 /** What `forget` did. */
 export interface Forgotten {
   /** The marker's stream version, when a marker was appended. */
   readonly version?: number | undefined
+  /**
+   * The forget did nothing: the stream was forgotten before and holds no text recorded since (see
+   * `ForgetOptions.erasable`); no marker was appended.
+   */
+  readonly alreadyForgotten: boolean
   /** Whether the stream had a key (false: nothing of it was sealed, or it was forgotten before). */
   readonly keyDeleted: boolean
   /**

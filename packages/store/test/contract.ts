@@ -633,6 +633,44 @@ export const contract = (backend: Backend): void => {
           }),
         ))
 
+      it("given forget with a marker and `erasable`, when repeated with no erasable event since, then it does nothing; after new text it erases it and marks again", () =>
+        withStore(
+          Effect.gen(function* () {
+            const store = yield* EventStore
+            const marker = (id: string) => ev(id, {}, "Forgotten")
+            const forget = (id: string) =>
+              store.forget("s", { marker: marker(id), erasable: (type) => type === "Tested" })
+            const versions = Effect.map(store.read("s"), (events) => events.map((e) => [e.id, e.type]))
+            // Nothing erasable ever, but never forgotten: the first forget marks.
+            yield* store.append("s", "no-stream", [ev("quiet", {}, "Quiet")])
+            expect(yield* forget("m1")).toMatchObject({ alreadyForgotten: false, version: 2 })
+            yield* store.append("s", 2, [sealedEvent("a")])
+            expect(yield* forget("m2")).toMatchObject({ alreadyForgotten: false, keyDeleted: true, version: 4 })
+            const marked = yield* versions
+            // Again, and again after an event that holds no text: nothing deleted, nothing appended.
+            expect(yield* forget("m3")).toEqual({ keyDeleted: false, logCleared: true, alreadyForgotten: true })
+            yield* store.append("s", 4, [ev("quiet2", {}, "Quiet")])
+            expect((yield* forget("m4")).alreadyForgotten).toBe(true)
+            expect(yield* versions).toEqual([...marked, ["quiet2", "Quiet"]])
+            // New text since the last marker: erased, and marked.
+            yield* store.append("s", 5, [sealedEvent("b", "new text")])
+            expect(yield* forget("m5")).toMatchObject({ alreadyForgotten: false, keyDeleted: true, version: 7 })
+            expect(((yield* store.read("s", { from: 6, to: 6 }))[0]!.data as { note: string }).note).toBe(
+              EventStore.ERASED,
+            )
+            expect((yield* forget("m6")).alreadyForgotten).toBe(true)
+            expect(yield* store.streamVersion("s")).toBe(7)
+            // A key made since (a sealed field on a type the caller calls text-free) is still deleted.
+            yield* store.append("s", 7, [{ ...sealedEvent("c"), type: "Quiet" }])
+            expect(yield* forget("m7")).toMatchObject({ alreadyForgotten: false, keyDeleted: true, version: 9 })
+            // Without `erasable` every forget marks.
+            expect(yield* store.forget("s", { marker: marker("m8") })).toMatchObject({
+              alreadyForgotten: false,
+              version: 10,
+            })
+          }),
+        ))
+
       it("isSealed says whether a stream has a key; readType gives one type's events across streams in global order", () =>
         withStore(
           Effect.gen(function* () {

@@ -39,6 +39,30 @@ export const parseCount = (flag: string, text: string): Result.Result<number, st
     : Result.fail(`an integer from 0 to ${Number.MAX_SAFE_INTEGER} for --${flag}`)
 }
 
+/**
+ * A comma-separated list of names typed on the command line (`--protected-tools skill,task`): each trimmed, repeats
+ * dropped, in the order given. An empty name (an empty value, `a,,b`, a trailing comma) is refused: it would match no
+ * tool, so it is a typo, not a choice.
+ */
+export const parseNames = (flag: string, text: string): Result.Result<ReadonlyArray<string>, string> => {
+  const names = text.split(",").map((name) => name.trim())
+  return names.some((name) => name === "")
+    ? Result.fail(`a comma-separated list of names with no empty one for --${flag}`)
+    : Result.succeed([...new Set(names)])
+}
+
+/** An optional list flag (`--protected-tools A,B`) parsed by `parseNames`. */
+export const namesFlag = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withMetavar(metavar),
+    Flag.withDescription(description),
+    Flag.mapTryCatch(
+      (text) => Result.getOrThrowWith(parseNames(name, text), (message) => new Error(message)),
+      (error) => (error instanceof Error ? error.message : String(error)),
+    ),
+    Flag.optional,
+  )
+
 /** An optional integer flag (`--at VERSION`, `--limit N`) parsed by `parseCount`. */
 export const countFlag = (name: string, metavar: string, description: string) =>
   Flag.String(name).pipe(

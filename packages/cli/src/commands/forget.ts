@@ -2,7 +2,8 @@
  * `pivot forget --db FILE <session>`: erases a session without rewriting its history (crypto-shredding). Deletes
  * the session's key, so every field recorded encrypted (`encryptAtRest`) reads as `[ERASED]` from now on, drops the
  * read models' plain copies, and appends `SessionForgotten` (so running writers notice); events, versions, usage and
- * the compaction and prune decisions stay. The sessions forked from it are forgotten too. The library
+ * the compaction and prune decisions stay. The sessions forked from it are forgotten too. A repeated forget with no
+ * text recorded since the last one does nothing (and says so). The library
  * function is `SessionLog.forget`; this file only parses arguments and prints.
  */
 import { ReadModels, SessionLog } from "@pivot/store"
@@ -49,15 +50,19 @@ export const forget: Entry = {
             Effect.provide(SessionLog.forget(sessionId), ReadModels.layerSqlite({ filename: db })),
           )
           io.out(
-            forgotten.keyDeleted
-              ? `forgot session ${sessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`
-              : `session ${sessionId} in ${db} has no key (nothing of it was recorded encrypted, or it was forgotten before); its read models were dropped`,
+            forgotten.alreadyForgotten
+              ? `session ${sessionId} in ${db} was already forgotten, and no text was recorded since: nothing to erase, nothing recorded`
+              : forgotten.keyDeleted
+                ? `forgot session ${sessionId} in ${db}: its key is deleted; its encrypted fields now read as [ERASED]`
+                : `session ${sessionId} in ${db} has no key (nothing of it was recorded encrypted, or it was forgotten before); its read models were dropped`,
           )
           // Forks hold copies of the session's text under their own keys: they are forgotten with it.
-          if (forgotten.forks.length > 0)
-            io.out(
-              `forgot its ${forgotten.forks.length === 1 ? "fork" : `${forgotten.forks.length} forks`} too: ${forgotten.forks.join(", ")}`,
-            )
+          const already = new Set(forgotten.forksAlreadyForgotten)
+          const now = forgotten.forks.filter((fork) => !already.has(fork))
+          const forks = (list: ReadonlyArray<string>) => (list.length === 1 ? "fork" : `${list.length} forks`)
+          if (now.length > 0) io.out(`forgot its ${forks(now)} too: ${now.join(", ")}`)
+          if (already.size > 0)
+            io.out(`its ${forks([...already])} already forgotten, with no text since: ${[...already].join(", ")}`)
           if (!forgotten.logCleared) {
             io.err(
               `pivot forget: another connection holds an older snapshot, so the write-ahead log could not be emptied; ` +
@@ -69,7 +74,7 @@ export const forget: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "Erases a session for good without rewriting its history (crypto-shredding): deletes the session's key, so every field recorded encrypted (encryptAtRest, import --encrypt) reads as [ERASED], and records SessionForgotten so that a program still running on the session drops what it read; events, usage and the compaction and prune decisions stay. The sessions forked from it (they hold copies of its text) are forgotten too. Never creates a database.",
+      "Erases a session for good without rewriting its history (crypto-shredding): deletes the session's key, so every field recorded encrypted (encryptAtRest, import --encrypt) reads as [ERASED], and records SessionForgotten so that a program still running on the session drops what it read; events, usage and the compaction and prune decisions stay. The sessions forked from it (they hold copies of its text) are forgotten too. Forgetting again a session with no text recorded since its last forget changes nothing and records nothing. Never creates a database.",
     ),
     Command.withShortDescription("erase a session's encrypted fields by deleting its key; history stays"),
     Command.withExamples([{ command: "pivot forget --db .pivot/pivot.db ses_abc", description: "forget one session" }]),

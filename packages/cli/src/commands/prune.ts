@@ -1,12 +1,13 @@
 /**
  * `pivot prune <export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N]
- * [--format text|json]`: which old tool outputs `Prune` would clear now (spec §2.14) and how many tokens that frees.
+ * [--protected-tools A,B] [--format text|json]`: which old tool outputs `Prune` would clear now (spec §2.14) and how many tokens that frees.
  * It never writes: `--dry-run` is required so the command line says so. `--format json` prints
  * `{ "parts": ["<part id>", …], "tokensFreed": N }`.
  *
  * The thresholds a session ran with are not in its events (a `Prune` command's overrides leave only the
- * `PartCompacted` events they chose), so the dry run uses OpenCode's unless `--protect`/`--minimum` give the ones
- * the session ran with (`ContextManager`'s `prune` option, `Prune.sized` by `createPivot`); the text names them.
+ * `PartCompacted` events they chose), so the dry run uses OpenCode's unless `--protect`/`--minimum`/`--protected-tools`
+ * give the ones the session ran with (`ContextManager`'s `prune` option, `Prune.sized` by `createPivot`); the text
+ * names them.
  */
 import { Conversation, Prune } from "@pivot/core"
 import { Replay } from "@pivot/store"
@@ -15,11 +16,20 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { limitFlags, omitted, parseLimits, select } from "./Limits.ts"
-import { countFlag, formatFlag, orCliError, parseSource, sourceFlags, versionOf, withSession } from "./Source.ts"
+import {
+  countFlag,
+  formatFlag,
+  namesFlag,
+  orCliError,
+  parseSource,
+  sourceFlags,
+  versionOf,
+  withSession,
+} from "./Source.ts"
 import { columns, num, plural } from "./Text.ts"
 
 const synopsis =
-  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
+  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N] [--protected-tools A,B] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
 
 /** The `prune` command. */
 export const prune: Entry = {
@@ -44,6 +54,11 @@ export const prune: Entry = {
         "TOKENS",
         `prune only when it frees more than this (default OpenCode's ${num(Prune.PRUNE_MINIMUM)}; the session's prune.minimum if it ran with one)`,
       ),
+      protectedTools: namesFlag(
+        "protected-tools",
+        "A,B",
+        `the tools whose outputs a prune never clears nor counts, comma-separated (default OpenCode's ${Prune.PRUNE_PROTECTED_TOOLS.join(",")}; the session's prune.protectedTools if it ran with them)`,
+      ),
       format: formatFlag,
       ...limitFlags("row number"),
     },
@@ -66,9 +81,11 @@ export const prune: Entry = {
               const state = yield* orCliError(Replay.stateAt(opened.sessionId, version))
               const protect = Option.getOrElse(options.protect, () => Prune.PRUNE_PROTECT)
               const minimum = Option.getOrElse(options.minimum, () => Prune.PRUNE_MINIMUM)
+              const protectedTools = Option.getOrElse(options.protectedTools, () => Prune.PRUNE_PROTECTED_TOOLS)
               const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation), {
                 protect,
                 minimum,
+                protectedTools,
               })
               const parts = select(selection.parts, (_, i) => i + 1, limits)
               if (options.format === "json") {
@@ -78,10 +95,16 @@ export const prune: Entry = {
               const where = `session ${opened.sessionId} at version ${version} of ${opened.head}`
               // Which thresholds, since the session's own are not recorded: a user comparing with a run that pruned
               // under other thresholds sees why the answers differ, and how to ask with those.
-              const given = Option.isSome(options.protect) || Option.isSome(options.minimum)
+              const given =
+                Option.isSome(options.protect) ||
+                Option.isSome(options.minimum) ||
+                Option.isSome(options.protectedTools)
+              // The tools as the flag takes them (A,B), so the commas of this list stay unambiguous.
               const thresholds =
-                `protect ${num(protect)}, minimum ${num(minimum)}` +
-                (given ? "" : ", OpenCode's; for a session run with others, give them: --protect N --minimum N")
+                `protect ${num(protect)}, minimum ${num(minimum)}, protected tools ${protectedTools.join(",")}` +
+                (given
+                  ? ""
+                  : ", OpenCode's; for a session run with others, give them: --protect N --minimum N --protected-tools A,B")
               if (selection.parts.length === 0) {
                 io.out(
                   `prune --dry-run, ${where}: nothing to clear (a prune clears old tool outputs only when that frees ` +
@@ -106,7 +129,7 @@ export const prune: Entry = {
       ),
   ).pipe(
     Command.withDescription(
-      "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. The thresholds are OpenCode's unless --protect/--minimum give the ones the session ran with (they are not recorded); the text names those used. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
+      "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. The thresholds and protected tools are OpenCode's unless --protect/--minimum/--protected-tools give the ones the session ran with (they are not recorded); the text names those used. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
     ),
     Command.withShortDescription(
       "which old tool outputs a prune would clear, and the tokens it frees (writes nothing)",

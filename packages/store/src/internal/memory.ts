@@ -8,6 +8,7 @@ import * as Result from "effect/Result"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import {
   type AppendResult,
+  alreadyForgotten,
   expectedVersionMatches,
   prepareAppend,
   type RecordedEvent,
@@ -132,13 +133,28 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
           snapshots.delete(stream)
           return keys.delete(stream)
         }
-        if (options?.marker === undefined) return Effect.sync(() => ({ keyDeleted: erase(), logCleared: true }))
+        if (options?.marker === undefined)
+          return Effect.sync(() => ({ keyDeleted: erase(), logCleared: true, alreadyForgotten: false }))
+        const marker = options.marker
+        const erasable = options.erasable
+        // A no-op writes nothing, so checking before the append is safe: an append after the check comes after it.
+        if (erasable !== undefined) {
+          const types = (streams.get(stream) ?? []).map((e) => e.type)
+          const last = types.lastIndexOf(marker.type)
+          if (alreadyForgotten(last < 0 ? undefined : types.slice(last + 1), keys.has(stream), erasable))
+            return Effect.succeed({ keyDeleted: false, logCleared: true, alreadyForgotten: true })
+        }
         // The key goes in the marker's commit, so no reader sees one without the other.
         let keyDeleted = false
-        return appendWith(stream, "any", [options.marker], () => {
+        return appendWith(stream, "any", [marker], () => {
           keyDeleted = erase()
         }).pipe(
-          Effect.map((appended) => ({ keyDeleted, logCleared: true, version: appended.streamVersion })),
+          Effect.map((appended) => ({
+            keyDeleted,
+            logCleared: true,
+            alreadyForgotten: false,
+            version: appended.streamVersion,
+          })),
           Effect.catchTags({
             DuplicateEventId: (error) => Effect.die(error),
             MalformedEvent: (error) => Effect.die(error),

@@ -12,7 +12,13 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
-import { type AppendResult, expectedVersionMatches, prepareAppend, type RecordedEvent } from "../Event.ts"
+import {
+  type AppendResult,
+  alreadyForgotten,
+  expectedVersionMatches,
+  prepareAppend,
+  type RecordedEvent,
+} from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
 import * as Snapshot from "../Snapshot.ts"
 import {
@@ -669,6 +675,26 @@ export const make = (
               // of both.
               if (marker !== undefined) yield* globalLock
               yield* lockStream(stream)
+              // A repeated forget with nothing new to erase: no write at all (the checkpoint below still runs, so
+              // running it again after `logCleared: false` empties the WAL).
+              const erasable = forgetOptions?.erasable
+              if (marker !== undefined && erasable !== undefined) {
+                const last = yield* sql<{
+                  readonly at: number | bigint | string | null
+                }>`SELECT MAX(stream_version) AS at FROM pivot_events WHERE stream = ${stream} AND type = ${marker.type}`
+                const at = last[0]?.at
+                const since =
+                  at === null || at === undefined
+                    ? undefined
+                    : (yield* sql<{
+                        readonly type: string
+                      }>`SELECT type FROM pivot_events WHERE stream = ${stream} AND stream_version > ${Number(at)}`).map(
+                        (row) => row.type,
+                      )
+                const keyed = yield* sql`SELECT 1 AS one FROM pivot_keys WHERE stream = ${stream}`
+                if (alreadyForgotten(since, keyed.length > 0, erasable))
+                  return { deleted: false, version: undefined, already: true }
+              }
               const rows = yield* sql<{
                 readonly stream: string
               }>`DELETE FROM pivot_keys WHERE stream = ${stream} RETURNING stream`
@@ -678,7 +704,7 @@ export const make = (
               // writer that read the stream before gets a version conflict instead of writing what it read back.
               const version =
                 marker === undefined ? undefined : (yield* store.append(stream, "any", [marker])).streamVersion
-              return { deleted: rows.length > 0, version }
+              return { deleted: rows.length > 0, version, already: false }
             }),
           )
           .pipe(
@@ -691,7 +717,7 @@ export const make = (
             }),
           )
         const marked = deleted.version === undefined ? {} : { version: deleted.version }
-        if (isPg) return { keyDeleted: deleted.deleted, logCleared: true, ...marked }
+        if (isPg) return { keyDeleted: deleted.deleted, logCleared: true, alreadyForgotten: deleted.already, ...marked }
         // Without a busy handler (ADR 0014) the checkpoint reports `busy` at once while another connection reads an
         // older snapshot or writes: try again on the schedule, within the busy timeout.
         const checkpoint = sql<{ readonly busy: number | bigint }>`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(
@@ -709,7 +735,7 @@ export const make = (
             () => Effect.succeed(false),
           ),
         )
-        return { keyDeleted: deleted.deleted, logCleared, ...marked }
+        return { keyDeleted: deleted.deleted, logCleared, alreadyForgotten: deleted.already, ...marked }
       }),
 
       streamVersion: (stream) =>

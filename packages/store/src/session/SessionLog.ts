@@ -269,14 +269,27 @@ const freshEventId = Effect.gen(function* () {
 export interface ForgottenSession extends Forgotten {
   /** The sessions forked from it, at any depth (they hold copies of its text), forgotten too; in fork order. */
   readonly forks: ReadonlyArray<string>
+  /** Those of `forks` that were already forgotten, with nothing recorded since to erase (nothing done to them). */
+  readonly forksAlreadyForgotten: ReadonlyArray<string>
 }
 
-/** Forgets one session's stream, with its `SessionForgotten` marker. */
+/**
+ * Whether an event of this type can hold text a forget erases: it has sensitive fields (`Events.sensitive`). A type
+ * this version does not know counts as text.
+ */
+export const erasable = (type: string): boolean =>
+  (Events.sensitive as Partial<Record<string, ReadonlyArray<unknown>>>)[type]?.length !== 0
+
+/**
+ * Forgets one session's stream, with its `SessionForgotten` marker; nothing at all when it was forgotten before and
+ * no event with text was recorded since (a repeated forget is idempotent).
+ */
 const forgetStream = (store: EventStore["Service"], sessionId: string) =>
   Effect.gen(function* () {
     const { id, at } = yield* freshEventId
     return yield* store.forget(Events.streamName(sessionId), {
       marker: toNewEvent({ _tag: "SessionForgotten", at }, id),
+      erasable,
     })
   })
 
@@ -314,8 +327,10 @@ export const forksOf = (sessionId: string): Effect.Effect<Array<string>, ReadErr
  * snapshots), and appends `SessionForgotten` in the same transaction, so a process holding the session's text (a live
  * state, a read model's cache) notices on its next read and reads it again, and a writer that read it before gets a
  * version conflict instead of writing it back. Then the same for every session forked from it (`forksOf`): a fork
- * holds copies of its text under its own key. Fails with `UnknownSession` when the store has no events for it. What
- * `pivot forget` runs.
+ * holds copies of its text under its own key. Idempotent: a session (or fork) forgotten before, with no event holding
+ * text (`erasable`) recorded since, is left as it is — no new `SessionForgotten` — and reported `alreadyForgotten`
+ * (or in `forksAlreadyForgotten`); one written to since is forgotten again. Fails with `UnknownSession` when the
+ * store has no events for it. What `pivot forget` runs.
  */
 export const forget = (sessionId: string): Effect.Effect<ForgottenSession, ReadError | UnknownSession, EventStore> =>
   Effect.gen(function* () {
@@ -328,8 +343,13 @@ export const forget = (sessionId: string): Effect.Effect<ForgottenSession, ReadE
     const forks = yield* forksOf(sessionId)
     // The last checkpoint says it: a log emptied last holds nothing written before.
     let logCleared = forgotten.logCleared
-    for (const fork of forks) logCleared = (yield* forgetStream(store, fork)).logCleared
-    return { ...forgotten, logCleared, forks }
+    const forksAlreadyForgotten: Array<string> = []
+    for (const fork of forks) {
+      const done = yield* forgetStream(store, fork)
+      logCleared = done.logCleared
+      if (done.alreadyForgotten) forksAlreadyForgotten.push(fork)
+    }
+    return { ...forgotten, logCleared, forks, forksAlreadyForgotten }
   }).pipe(Effect.withSpan("SessionLog.forget"))
 
 /** Appends events with fresh ids from the `Ids` service, atomically, if the stream is at `expected`. */

@@ -1,13 +1,14 @@
 // Crypto-shredding on PostgreSQL (the server comes from PIVOT_PG_URL or scripts/postgres.sh, see globalSetup): a
 // session written with sealed fields keeps ciphertext in pivot_events and its key in pivot_keys; forget deletes the
 // key row and the session's read-model rows, after which every sensitive field reads as erased and the log and the
-// recorded decisions are unchanged.
+// recorded decisions are unchanged; a repeated forget records nothing unless text came since (`support/forgetAgain.ts`).
 import { execFileSync } from "node:child_process"
 import type { Events } from "@pivot/core"
 import { Effect } from "effect"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { SAMPLES } from "../../../core/test/support/secrets.ts"
 import { ERASED, ReadModels, SessionLog } from "../../src/index.ts"
+import { forgetAgain } from "./support/forgetAgain.ts"
 
 const url = inject("pgUrl")
 const setupError = inject("pgError")
@@ -94,7 +95,14 @@ describe("forget on PostgreSQL", () => {
     expect(Number(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`))).toBeGreaterThan(0)
 
     const forgotten = await Effect.runPromise(SessionLog.forget(SESSION).pipe(Effect.provide(layer())))
-    expect(forgotten).toEqual({ keyDeleted: true, logCleared: true, version: expect.any(Number), forks: [] })
+    expect(forgotten).toEqual({
+      keyDeleted: true,
+      logCleared: true,
+      alreadyForgotten: false,
+      version: expect.any(Number),
+      forks: [],
+      forksAlreadyForgotten: [],
+    })
     expect(psql("SELECT count(*) FROM pivot_keys")).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_window WHERE session_id = '${SESSION}'`)).toBe("0")
     expect(psql(`SELECT count(*) FROM pivot_rm_checkpoints WHERE session_id = '${SESSION}'`)).toBe("0")
@@ -128,4 +136,7 @@ describe("forget on PostgreSQL", () => {
     ])
     expect(after.window.map((m) => m.id)).toEqual(["msg_u1", "msg_a1"])
   })
+
+  it("given a session and its fork forgotten, when forgotten again, then nothing is recorded unless text came since (then it is erased and marked)", () =>
+    forgetAgain(layer(), "ses_forget_pg_again"))
 })
