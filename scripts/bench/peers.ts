@@ -138,12 +138,7 @@ const inProcess = (watch: ReturnType<typeof gcWatch>): Runner => {
 /** In a process of its own, one request at a time over its IPC channel. */
 const forked = (): Runner => {
   const child: ChildProcess = fork(path.join(here, "support", "contender.ts"), [], {
-    execArgv: [
-      "--conditions=@pivot/source",
-      "--expose-gc",
-      "--max-old-space-size=8000",
-      ...(process.env.V8X ? process.env.V8X.split(" ") : []),
-    ],
+    execArgv: ["--conditions=@pivot/source", "--expose-gc", "--max-old-space-size=8000"],
     serialization: "advanced",
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   })
