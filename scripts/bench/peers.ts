@@ -57,6 +57,7 @@ import {
   runTurns,
   type Setup,
   type TurnResult,
+  WARM_SIZE,
   writeEvents,
 } from "./support/contenders.ts"
 import type { GcInside } from "./support/gcWatch.ts"
@@ -208,18 +209,13 @@ interface Restart {
 
 let lastTrim: { readonly micros: number; readonly messages: number } | undefined
 
-const runSize = async (size: number): Promise<Row> => {
-  const peers = size <= PEERS_MAX
-  const kinds = KINDS.filter(
-    (k) => on(k) && (peers || k === "pivot-memory" || k === "pivot-sqlite" || k === "opencode-memory"),
-  )
-
-  // The session, written once: every contender loads the same events and snapshot.
+/** The session of `size` stored messages, written once: every contender loads the same events and snapshot. */
+const writeSession = (size: number, name = `${size}`) => {
   const g0 = now()
   const bulk = bulkSession(SESSION)
   const events = bulk.until(size, { messages: true, afterPivot: true })
-  const eventsFile = path.join(dir, `session-${size}.ndjson`)
-  const snapshotFile = path.join(dir, `snapshot-${size}.json`)
+  const eventsFile = path.join(dir, `session-${name}.ndjson`)
+  const snapshotFile = path.join(dir, `snapshot-${name}.json`)
   writeEvents(eventsFile, events)
   fs.writeFileSync(
     snapshotFile,
@@ -229,9 +225,23 @@ const runSize = async (size: number): Promise<Row> => {
       data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
     }),
   )
-  const eventCount = events.length
-  events.length = 0
-  const generated = now() - g0
+  return { messages: bulk.messages, eventCount: events.length, eventsFile, snapshotFile, generated: now() - g0 }
+}
+
+let warmSession: ReturnType<typeof writeSession> | undefined
+
+const runSize = async (size: number): Promise<Row> => {
+  const peers = size <= PEERS_MAX
+  const kinds = KINDS.filter(
+    (k) => on(k) && (peers || k === "pivot-memory" || k === "pivot-sqlite" || k === "opencode-memory"),
+  )
+
+  // pivot's warm-up session, the same at every size (support/contenders.ts), written once.
+  warmSession ??= writeSession(WARM_SIZE, "warm")
+  const { messages, eventCount, eventsFile, snapshotFile, generated } = writeSession(size)
+  // This process made the history (gigabytes at 1M messages) and keeps none of it: collected now, before any
+  // contender starts, so that its collector does not work through it on the cores while they are timed.
+  globalThis.gc?.()
 
   const dbOf = (kind: Kind) => path.join(dir, `${kind}-${size}.db`)
   const watch = gcWatch()
@@ -245,13 +255,15 @@ const runSize = async (size: number): Promise<Row> => {
         kind,
         events: eventsFile,
         snapshot: snapshotFile,
+        warmEvents: warmSession.eventsFile,
+        warmSnapshot: warmSession.snapshotFile,
         db: dbOf(kind),
         warmMs: WARM_MS,
         budget: 5_000_000,
       }),
     )
   console.error(
-    `size ${size}: ${bulk.messages} messages (${eventCount} events) generated in ${(generated / 1000).toFixed(1)} s; loaded ${[...loaded].map(([k, l]) => `${k} ${(l.ms / 1000).toFixed(1)} s`).join(", ")}`,
+    `size ${size}: ${messages} messages (${eventCount} events) generated in ${(generated / 1000).toFixed(1)} s; loaded ${[...loaded].map(([k, l]) => `${k} ${(l.ms / 1000).toFixed(1)} s`).join(", ")}`,
   )
 
   // trimMessages grows with the square of the history (its list counter re-counts the kept list for every message):
@@ -333,11 +345,13 @@ const runSize = async (size: number): Promise<Row> => {
     RESTARTS > 0 && runners.has("pivot-sqlite") && runners.has("opencode-sqlite")
       ? restarts(dbOf("pivot-sqlite"), dbOf("opencode-sqlite"))
       : undefined
-  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true })
+  // Every file of this size (pivot's warm-up session is kept for the next sizes).
+  for (const f of fs.readdirSync(dir))
+    if (!f.endsWith("-warm.ndjson") && !f.endsWith("-warm.json")) fs.rmSync(path.join(dir, f), { force: true })
   const of = (kind: Kind) => median(samples.get(kind) ?? [])
   return {
     size,
-    messages: bulk.messages,
+    messages,
     windowFirst,
     windowLast,
     pivotMemory: of("pivot-memory"),
@@ -511,6 +525,8 @@ const main = async () => {
 main()
   .catch((e) => {
     console.error(e)
-    process.exitCode = 1
+    // The contenders' processes still hold their IPC channels open: exit rather than wait for them forever.
+    fs.rmSync(dir, { recursive: true, force: true })
+    process.exit(1)
   })
   .finally(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -100,7 +100,19 @@ describe("bench:peers' contenders", () => {
       )
       const watch = gcWatch()
       const contenders = KINDS.map((kind) =>
-        make({ kind, events, snapshot, db: path.join(dir, `${kind}.db`), warmMs: 0, budget: 5_000_000 }, watch),
+        make(
+          {
+            kind,
+            events,
+            snapshot,
+            warmEvents: events,
+            warmSnapshot: snapshot,
+            db: path.join(dir, `${kind}.db`),
+            warmMs: 0,
+            budget: 5_000_000,
+          },
+          watch,
+        ),
       )
       const loaded = []
       for (const c of contenders) loaded.push(await c.load())

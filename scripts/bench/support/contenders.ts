@@ -39,6 +39,9 @@ export interface Setup {
   readonly warmMs: number
   /** trimMessages: run while its turns have spent under this (µs); it still takes every turn's events. */
   readonly budget: number
+  /** pivot's warm-up: a session made as the timed one, of `WARM_SIZE` stored messages (its events and snapshot). */
+  readonly warmEvents: string
+  readonly warmSnapshot: string
   /** pivot: this is the throwaway copy its warm-up runs on (it warms no copy of its own). */
   readonly copy?: boolean
 }
@@ -96,6 +99,8 @@ const stop = (watch: Watch, who: string, m: Mark): Timing => {
   return { micros: (t1 - m.wall) * 1000, cpu: cpu.user + cpu.system }
 }
 const WARM_SESSION = "ses_warm"
+/** The stored messages of the session pivot's warm-up runs on (see `pivot`'s `warm`). */
+export const WARM_SIZE = 10_000
 const USABLE = MODEL.limits.context - MODEL.limits.output
 
 /** The tool steps of timed turn `i`: 2 to 5. */
@@ -228,23 +233,27 @@ const pivot = (setup: Setup, watch: Watch): Contender => {
       return { plain: 0, ms: now() - t0 }
     },
     warm: async () => {
-      const t0 = now()
-      // Half the time on a copy of the session (the same files, a runtime and store of its own, thrown away after):
-      // the timed turns' code on the same data, as each peer warms up on the session itself. Its messages come
-      // decoded from the store, with other shapes than freshly recorded ones; warmed only on a recorded side session,
-      // the first timed turns ran on code not yet optimised for them.
+      // Half the time on a copy of a session made as the timed one was (the same generator, `WARM_SIZE` stored
+      // messages, loaded from files the same way, in a runtime and store of its own, thrown away after): the timed
+      // turns' code on data of the same shapes, as each peer warms up on the session itself. Its messages come decoded
+      // from the store, with other shapes than freshly recorded ones: warmed only on a recorded side session, the first
+      // timed turns ran on code not yet optimised for them. The copy's size is the same at every size, so is the
+      // warm-up (loading it is not counted in `warmMs`).
       if (!setup.copy) {
-        for (let pass = 0; pass === 0 || now() - t0 < setup.warmMs / 2; pass++) {
-          const quiet = gcWatch()
-          const copy = pivot({ ...setup, copy: true, db: `${setup.db}.warm${pass}` }, quiet)
-          await copy.load()
-          for (let i = 0; i < 30 && (i < 3 || now() - t0 < setup.warmMs / 2); i++) await copy.turn(i, [])
-          await copy.close()
-          quiet.stop()
-        }
+        const quiet = gcWatch()
+        const copy = pivot(
+          { ...setup, events: setup.warmEvents, snapshot: setup.warmSnapshot, copy: true, db: `${setup.db}.warm` },
+          quiet,
+        )
+        await copy.load()
+        const t0 = now()
+        for (let i = 0; i < 3 || now() - t0 < setup.warmMs / 2; i++) await copy.turn(i, [])
+        await copy.close()
+        quiet.stop()
       }
       // The rest on a side session of the timed runtime: its store and caches in use.
-      for (let i = 0; now() - t0 < setup.warmMs || i < 3; i++)
+      const t1 = now()
+      for (let i = 0; now() - t1 < setup.warmMs / (setup.copy ? 1 : 2) || i < 3; i++)
         await rt.runPromise(pivotTurn(WARM_SESSION, i, stepsOf(i)))
     },
     turn: async (i) => {

@@ -165,11 +165,12 @@ export const make = (options: MemoryOptions = {}): Effect.Effect<EventStoreShape
       writeSnapshot: (stream, snapshot) =>
         Effect.map(Clock.currentTimeMillis, (recordedAt) => {
           const { unlessAfter, ...stored } = snapshot
-          if (
-            unlessAfter !== undefined &&
-            (streams.get(stream) ?? []).some((e) => e.streamVersion > snapshot.version && e.type === unlessAfter)
-          )
-            return
+          if (unlessAfter !== undefined) {
+            // Only the events after the snapshot's version (event k is at index k - 1): a long stream is not read whole.
+            const events = streams.get(stream) ?? []
+            for (let i = Math.max(0, snapshot.version); i < events.length; i++)
+              if (events[i]!.type === unlessAfter) return
+          }
           snapshots.set(stream, { ...stored, stream, checksum: Snapshot.checksum(snapshot.data), recordedAt })
         }),
       readSnapshot: (stream) => Effect.sync(() => snapshots.get(stream)),
