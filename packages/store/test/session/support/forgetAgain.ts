@@ -8,6 +8,7 @@ import { Events, Ids } from "@pivot/core"
 import { Effect, type Layer } from "effect"
 import { expect } from "vitest"
 import { EventStore, type ReadError, SessionLog } from "../../../src/index.ts"
+import { appendSealed } from "./forgetCaches.ts"
 
 const user = (n: number, text: string): Events.Event => ({
   _tag: "UserMessageAdded",
@@ -19,18 +20,6 @@ const user = (n: number, text: string): Events.Event => ({
     parts: [{ type: "text", id: Ids.unsafe.part(`prt_u${n}`), text }],
   },
 })
-
-/** Appends sealed events at the session's head (as `encryptAtRest` records them). */
-const append = (sessionId: string, events: ReadonlyArray<Events.Event>) =>
-  Effect.gen(function* () {
-    const head = yield* SessionLog.version(sessionId)
-    yield* SessionLog.append(
-      sessionId,
-      head,
-      events.map((event, i) => ({ id: `evt_${sessionId}_${head + i + 1}`, event })),
-      { seal: true },
-    )
-  })
 
 /** The types of a session's events, in order. */
 const types = (sessionId: string) =>
@@ -49,8 +38,8 @@ export const forgetAgain = (layer: Layer.Layer<EventStore, ReadError>, parent: s
         sessionId: Ids.unsafe.session(id),
         at: 0,
       })
-      yield* append(parent, [started(parent), user(1, "the first secret")])
-      yield* append(fork, [
+      yield* appendSealed(parent, [started(parent), user(1, "the first secret")])
+      yield* appendSealed(fork, [
         started(fork),
         user(1, "the first secret"),
         { _tag: "SessionForked", at: 2, parent: Ids.unsafe.session(parent), parentVersion: 2 },
@@ -76,7 +65,7 @@ export const forgetAgain = (layer: Layer.Layer<EventStore, ReadError>, parent: s
         forks: [fork],
         forksAlreadyForgotten: [fork],
       })
-      yield* append(parent, [
+      yield* appendSealed(parent, [
         {
           _tag: "PartCompacted",
           at: 3,
@@ -90,13 +79,13 @@ export const forgetAgain = (layer: Layer.Layer<EventStore, ReadError>, parent: s
       expect(yield* types(fork)).toEqual(marked.fork)
 
       // New text in the fork: the fork is forgotten again (its new text erased), the parent is left as it is.
-      yield* append(fork, [user(4, "a second secret")])
+      yield* appendSealed(fork, [user(4, "a second secret")])
       expect(yield* SessionLog.forget(parent)).toMatchObject({ alreadyForgotten: true, forksAlreadyForgotten: [] })
       expect(yield* types(fork)).toEqual([...marked.fork, "UserMessageAdded", SessionLog.FORGOTTEN])
       expect(JSON.stringify(yield* SessionLog.read(fork))).not.toContain("a second secret")
 
       // New text in the parent: erased and marked.
-      yield* append(parent, [user(5, "a third secret")])
+      yield* appendSealed(parent, [user(5, "a third secret")])
       const third = yield* SessionLog.forget(parent)
       expect(third).toMatchObject({ alreadyForgotten: false, keyDeleted: true, forksAlreadyForgotten: [fork] })
       expect((yield* types(parent)).filter((t) => t === SessionLog.FORGOTTEN)).toHaveLength(2)

@@ -23,8 +23,8 @@ const user = (n: number, text: string): Events.Event => ({
   },
 })
 
-/** Appends sealed events at the session's head. */
-const append = (sessionId: string, events: ReadonlyArray<Events.Event>) =>
+/** Appends sealed events at the session's head (as `encryptAtRest` records them). */
+export const appendSealed = (sessionId: string, events: ReadonlyArray<Events.Event>) =>
   Effect.gen(function* () {
     const head = yield* SessionLog.version(sessionId)
     yield* SessionLog.append(
@@ -46,7 +46,7 @@ export const forgetBesideA = async (
     await runtime.runPromise(
       Effect.gen(function* () {
         const started: Events.Event = { _tag: "SessionStarted", sessionId: Ids.unsafe.session(sessionId), at: 0, model }
-        yield* append(sessionId, [started, user(1, `the word is ${SECRET}`), user(2, "more")])
+        yield* appendSealed(sessionId, [started, user(1, `the word is ${SECRET}`), user(2, "more")])
         const window = yield* (yield* ReadModels.ReadModels).window(sessionId)
         expect(JSON.stringify(window)).toContain(SECRET) // the control: A's copies hold it
       }),
@@ -54,7 +54,7 @@ export const forgetBesideA = async (
     await Effect.runPromise(SessionLog.forget(sessionId).pipe(Effect.provide(forgetter)))
     const after = await runtime.runPromise(
       Effect.gen(function* () {
-        yield* append(sessionId, [user(3, "after the forget")])
+        yield* appendSealed(sessionId, [user(3, "after the forget")])
         const readModels = yield* ReadModels.ReadModels
         return {
           tables: yield* readModels.tables(sessionId),
