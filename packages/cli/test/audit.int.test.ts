@@ -43,6 +43,17 @@ const appendRaw = (db: string, type: string, version: number, data: unknown) =>
   )
 
 /** A failure: exit 1, nothing on stdout, and exactly one line on stderr, naming the command. */
+/** The pruneable export with its `read` outputs cut to 400 characters (~100 tokens), written as `name`. */
+const smallOutputsExport = (name: string) => {
+  const exported = JSON.parse(fs.readFileSync(pruneableExport(dir), "utf8"))
+  for (const message of exported.messages)
+    for (const part of message.parts)
+      if (part.type === "tool" && part.tool === "read") part.state.output = "x".repeat(400)
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, JSON.stringify(exported))
+  return file
+}
+
 const expectOneLineFailure = (result: Awaited<ReturnType<typeof pivot>>, command: string, pattern: RegExp) => {
   expect(result.code).toBe(1)
   expect(result.out).toEqual([])
@@ -326,13 +337,7 @@ describe("pivot prune --dry-run", () => {
 
   it("given --protect/--minimum, then the dry run uses them and says so; without them OpenCode's, named", async () => {
     // Outputs of ~100 tokens: nothing under OpenCode's thresholds, as in a session run with small ones (the demo's).
-    const file = pruneableExport(dir)
-    const exported = JSON.parse(fs.readFileSync(file, "utf8"))
-    for (const message of exported.messages)
-      for (const part of message.parts)
-        if (part.type === "tool" && part.tool === "read") part.state.output = "x".repeat(400)
-    const small = path.join(dir, "small-outputs.json")
-    fs.writeFileSync(small, JSON.stringify(exported))
+    const small = smallOutputsExport("small-outputs.json")
     const fixed = await pivot("prune", small, "--dry-run")
     expect(fixed.out[0]).toContain("nothing to clear")
     expect(fixed.out[0]).toContain(
@@ -362,13 +367,7 @@ describe("pivot prune --dry-run", () => {
 
   it("given --protected-tools, then the dry run never clears nor counts those tools' outputs, names them, and matches Prune.selectNewestFirst", async () => {
     // Outputs of ~100 (read), ~10 (grep) and ~3 (bash) tokens, and thresholds small enough to clear some of them.
-    const file = pruneableExport(dir)
-    const exported = JSON.parse(fs.readFileSync(file, "utf8"))
-    for (const message of exported.messages)
-      for (const part of message.parts)
-        if (part.type === "tool" && part.tool === "read") part.state.output = "x".repeat(400)
-    const small = path.join(dir, "protected-tools.json")
-    fs.writeFileSync(small, JSON.stringify(exported))
+    const small = smallOutputsExport("protected-tools.json")
     const conversation = Window.fold(importedEvents(small)).conversation
     const thresholds = ["--dry-run", "--protect", "5", "--minimum", "1"]
     const dryRun = async (...flags: ReadonlyArray<string>) =>

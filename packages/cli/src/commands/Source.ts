@@ -51,29 +51,25 @@ export const parseNames = (flag: string, text: string): Result.Result<ReadonlyAr
     : Result.succeed([...new Set(names)])
 }
 
+/** An optional flag whose text `parse` reads (its failure: the flag's one-line error). */
+const parsedFlag =
+  <A>(parse: (flag: string, text: string) => Result.Result<A, string>) =>
+  (name: string, metavar: string, description: string) =>
+    Flag.String(name).pipe(
+      Flag.withMetavar(metavar),
+      Flag.withDescription(description),
+      Flag.mapTryCatch(
+        (text) => Result.getOrThrowWith(parse(name, text), (message) => new Error(message)),
+        (error) => (error instanceof Error ? error.message : String(error)),
+      ),
+      Flag.optional,
+    )
+
 /** An optional list flag (`--protected-tools A,B`) parsed by `parseNames`. */
-export const namesFlag = (name: string, metavar: string, description: string) =>
-  Flag.String(name).pipe(
-    Flag.withMetavar(metavar),
-    Flag.withDescription(description),
-    Flag.mapTryCatch(
-      (text) => Result.getOrThrowWith(parseNames(name, text), (message) => new Error(message)),
-      (error) => (error instanceof Error ? error.message : String(error)),
-    ),
-    Flag.optional,
-  )
+export const namesFlag = parsedFlag(parseNames)
 
 /** An optional integer flag (`--at VERSION`, `--limit N`) parsed by `parseCount`. */
-export const countFlag = (name: string, metavar: string, description: string) =>
-  Flag.String(name).pipe(
-    Flag.withMetavar(metavar),
-    Flag.withDescription(description),
-    Flag.mapTryCatch(
-      (text) => Result.getOrThrowWith(parseCount(name, text), (message) => new Error(message)),
-      (error) => (error instanceof Error ? error.message : String(error)),
-    ),
-    Flag.optional,
-  )
+export const countFlag = parsedFlag(parseCount)
 
 /**
  * `--db` names a SQLite file: a `postgres://` URL would be taken as a relative path (folders named after the URL, its
