@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { DEFAULT_DB, importFile, orCliError, sqliteFile } from "./Source.ts"
+import { DEFAULT_DB, importFile, MAX_INPUT_BYTES, orCliError, sqliteFile } from "./Source.ts"
 import { countByType, num, plural } from "./Text.ts"
 import { importTranscripts, isTranscript, transcriptsIn } from "./Transcripts.ts"
 
@@ -92,6 +92,8 @@ const transcripts = (file: string) =>
       catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
     })
     if (stat.isDirectory()) return yield* transcriptsIn(file)
+    // Not a regular file, or too big: the export path refuses it with its own message, before reading anything.
+    if (!stat.isFile() || stat.size > MAX_INPUT_BYTES) return undefined
     const head = yield* Effect.try({
       try: () => {
         const fd = fs.openSync(file, "r")
