@@ -2,7 +2,9 @@ import { Events, type Message, Session, Window } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as ClaudeCode from "../src/ClaudeCode.ts"
+import * as Codex from "../src/Codex.ts"
 import { type Entry, generate, opsArb } from "./support/claudeCode.ts"
+import * as CodexGen from "./support/codex.ts"
 
 /** pivot's window as entries. Named deviation: Claude Code sends its summary as a user message; pivot keeps the
  * compaction as its marker and the summary answering it, so that pair is one `summary:` entry here. */
@@ -59,6 +61,39 @@ describe("generated Claude Code transcripts", () => {
             expect(e.message.tokens.cacheRead).toBe(e.message.tokens.cacheWrite * 10)
           }
         for (const e of events) expect(Events.decode(Events.encode(e))).toEqual(e)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})
+
+describe("generated Codex CLI rollouts", () => {
+  it("property: after import, the window at the end of each stretch is what Codex sent, but for the summary's place; one step per call, its usage counted once", () => {
+    fc.assert(
+      fc.property(CodexGen.opsArb, (ops) => {
+        const { text, segments, calls } = CodexGen.generate(ops)
+        const { events, report } = Codex.importText(text, { final: true })
+        expect(report.malformed).toBe(0)
+        expect(report.unknown).toEqual({})
+        expect(report.compactions).toBe(segments.length - 1)
+        const steps = events.flatMap((e) => (e._tag === "AssistantStepRecorded" ? [e.message] : []))
+        expect(steps).toHaveLength(calls)
+        // Each call's usage once: cached input split out of input, reasoning out of output.
+        steps.forEach((step, i) =>
+          expect(step.tokens).toEqual({
+            input: 50 * (i + 1),
+            cacheRead: 50 * (i + 1),
+            output: step.parts.length,
+            reasoning: 5,
+            cacheWrite: 0,
+          }),
+        )
+        const cuts = events.flatMap((e, i) => (e._tag === "CompactionRequested" ? [i] : []))
+        const ends = [...cuts, events.length]
+        segments.forEach((expected, k) => {
+          const window = Window.messages(Session.fold(events.slice(0, ends[k])).window)
+          expect(entries(window)).toEqual(expected)
+        })
       }),
       { numRuns: 200 },
     )
