@@ -187,16 +187,17 @@ export const importText = (text: string, options: Options): ImportResult => {
     const type = typeof line.type === "string" ? line.type : "(no type)"
     const at = millis(line.timestamp, 0)
     const uuid = typeof line.uuid === "string" ? line.uuid : undefined
+    // A subagent's lines (`isSidechain`, in the session's file or a file of their own) are not the session's window.
+    if (line.isSidechain === true) {
+      b.count("dropped", "sidechain")
+      continue
+    }
     if (
       !b.started &&
       typeof line.sessionId === "string" &&
       (type === "user" || type === "assistant" || type === "system")
     )
       b.start(line.sessionId, at)
-    if (line.isSidechain === true) {
-      b.count("dropped", "sidechain")
-      continue
-    }
     if ((type === "user" || type === "assistant" || type === "system") && !b.started) b.start("unknown", at)
     // A rewind ("edit a message and resend"): the line continues from an earlier message, not the last one.
     const parent = typeof line.parentUuid === "string" ? line.parentUuid : undefined

@@ -74,4 +74,28 @@ describe("pivot import of agent transcripts", () => {
     expect((await pivot("import", opencode, "--follow", "--db", db)).code).toBe(2)
     expect((await pivot("import", fixtures, "--follow", "--db", db)).code).toBe(2)
   })
+
+  it("given a folder with a subagent's file and a session its stored copy refuses, then the others are stored, and the exit is 1", async () => {
+    const db = path.join(dir, "mixed.db")
+    const folder = path.join(dir, "mixed")
+    fs.mkdirSync(path.join(folder, "subagents"), { recursive: true })
+    const text = fs.readFileSync(claude, "utf8")
+    fs.writeFileSync(path.join(folder, "a.jsonl"), text)
+    // A subagent's own file: sidechain lines of the same session id, none of the session's window.
+    const sidechain = text
+      .split("\n")
+      .filter((l) => l.includes('"type":"user"'))
+      .map((l) => l.replace('"isSidechain":false', '"isSidechain":true'))
+    fs.writeFileSync(path.join(folder, "subagents", "agent-1.jsonl"), `${sidechain.join("\n")}\n`)
+    const first = await pivot("import", folder, "--db", db)
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain("only a subagent's lines")
+    // Another file of the same session that says otherwise, beside a Codex rollout.
+    fs.writeFileSync(path.join(folder, "b.jsonl"), text.replace("Fix it.", "Fix it now."))
+    fs.copyFileSync(path.join(fixtures, "hand-written/codex-compaction.jsonl"), path.join(folder, "c.jsonl"))
+    const second = await pivot("import", folder, "--db", db)
+    expect(second.code).toBe(1)
+    expect(second.err.join("\n")).toMatch(/b\.jsonl at event 2/)
+    expect(second.out.some((l) => l.startsWith("imported Codex CLI session"))).toBe(true)
+  })
 })

@@ -119,44 +119,60 @@ export const importTranscripts = (options: {
 }) =>
   Effect.gen(function* () {
     const io = yield* CliIo
-    const run = Effect.gen(function* () {
-      for (const file of options.files) {
+    const importOne = (file: string) =>
+      Effect.gen(function* () {
         const text = yield* readText(file)
         const result = importTranscript(text, { final: !options.follow })
         if (result === undefined) {
           io.out(`${file}: not a Claude Code or Codex CLI transcript; skipped`)
-          continue
+          return
         }
         if (result.events.length === 0) {
-          io.out(`${file}: no session line yet; nothing to import`)
-          continue
+          io.out(`${file}: no session line yet (or only a subagent's lines); nothing to import`)
+          return
         }
         const before = yield* SessionLog.version(result.sessionId)
         const after = yield* storeNew(result.sessionId, result.events, file, options.db, undefined)
         summary(io, file, options.db, result, after - before)
-        if (options.follow) {
-          io.out(`following ${file} (Ctrl-C to stop)`)
-          let stored = after
-          let size = Buffer.byteLength(text)
-          let mtime = fs.statSync(file).mtimeMs
-          for (;;) {
-            yield* Effect.sleep(POLL)
-            const stat = yield* Effect.try({
-              try: () => fs.statSync(file),
-              catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
-            })
-            if (stat.size === size && stat.mtimeMs === mtime) continue
-            size = stat.size
-            mtime = stat.mtimeMs
-            const next = importTranscript(yield* readText(file), { final: false })
-            if (next === undefined || next.sessionId !== result.sessionId) continue
-            if (next.events.length <= stored) continue
-            const now = yield* storeNew(result.sessionId, next.events, file, options.db, stored)
-            io.out(`  +${plural(now - stored, "event")} (${plural(now, "event")})`)
-            stored = now
-          }
+        if (!options.follow) return
+        io.out(`following ${file} (Ctrl-C to stop)`)
+        let stored = after
+        let size = Buffer.byteLength(text)
+        let mtime = fs.statSync(file).mtimeMs
+        for (;;) {
+          yield* Effect.sleep(POLL)
+          const stat = yield* Effect.try({
+            try: () => fs.statSync(file),
+            catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
+          })
+          if (stat.size === size && stat.mtimeMs === mtime) continue
+          size = stat.size
+          mtime = stat.mtimeMs
+          const next = importTranscript(yield* readText(file), { final: false })
+          if (next === undefined || next.sessionId !== result.sessionId) continue
+          if (next.events.length <= stored) continue
+          const now = yield* storeNew(result.sessionId, next.events, file, options.db, stored)
+          io.out(`  +${plural(now - stored, "event")} (${plural(now, "event")})`)
+          stored = now
         }
+      })
+    let failed = 0
+    const run = Effect.gen(function* () {
+      for (const file of options.files) {
+        // In a folder, one session that cannot be stored is said and the others still are (exit 1 at the end).
+        if (options.files.length === 1) yield* importOne(file)
+        else
+          yield* Effect.catch(orCliError(importOne(file)), (error) =>
+            Effect.sync(() => {
+              failed++
+              io.err(`pivot import: ${error.message}`)
+            }),
+          )
       }
+      if (failed > 0)
+        return yield* new CliError({
+          message: `${plural(failed, "session")} of ${options.files.length} not imported (said above)`,
+        })
     })
     return yield* orCliError(Effect.provide(run, ReadModels.layerSqlite({ filename: options.db })))
   })
