@@ -87,10 +87,9 @@ export const importCommand: Entry = {
 /** The agent transcripts to import for `file` (itself, or the ones in a folder), or undefined for an OpenCode export. */
 const transcripts = (file: string) =>
   Effect.gen(function* () {
-    const stat = yield* Effect.try({
-      try: () => fs.statSync(file),
-      catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
-    })
+    // A file that cannot be read is left to the export path, which says so in its own words.
+    const stat = fs.statSync(file, { throwIfNoEntry: false })
+    if (stat === undefined) return undefined
     if (stat.isDirectory()) return yield* transcriptsIn(file)
     // Not a regular file, or too big: the export path refuses it with its own message, before reading anything.
     if (!stat.isFile() || stat.size > MAX_INPUT_BYTES) return undefined
@@ -115,7 +114,7 @@ const run = (options: {
 }) =>
   Effect.gen(function* () {
     const io = yield* CliIo
-    if (Option.isNone(options.file)) return yield* new UsageError({ message: "give the file to import" })
+    if (Option.isNone(options.file)) return yield* new UsageError({ message: "give the export file to import" })
     const file = options.file.value
     const db = options.db
     const agentFiles = yield* transcripts(file)
