@@ -79,15 +79,14 @@ describe("generated Codex CLI rollouts", () => {
         const steps = events.flatMap((e) => (e._tag === "AssistantStepRecorded" ? [e.message] : []))
         expect(steps).toHaveLength(calls)
         // Each call's usage once: cached input split out of input, reasoning out of output.
-        steps.forEach((step, i) =>
+        for (const [i, step] of steps.entries())
           expect(step.tokens).toEqual({
             input: 50 * (i + 1),
             cacheRead: 50 * (i + 1),
             output: step.parts.length,
             reasoning: 5,
             cacheWrite: 0,
-          }),
-        )
+          })
         const cuts = events.flatMap((e, i) => (e._tag === "CompactionRequested" ? [i] : []))
         const ends = [...cuts, events.length]
         segments.forEach((expected, k) => {
