@@ -1,4 +1,7 @@
 /**
+ * `pivot import <file|folder> [--db FILE] [--encrypt] [--follow]`: a Claude Code or Codex CLI transcript, or a folder of
+ * them, is stored incrementally (`Transcripts.ts`); otherwise the file is an OpenCode export, stored as below.
+ *
  * `pivot import <export.json> [--db FILE] [--encrypt]`: stores an OpenCode session (the JSON `opencode export <id>` prints) in a
  * pivot database, with its read models, and prints the session id and what was stored.
  *
@@ -16,14 +19,15 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
-import { DEFAULT_DB, importFile, orCliError, sqliteFile } from "./Source.ts"
+import { DEFAULT_DB, importFile, MAX_INPUT_BYTES, orCliError, sqliteFile } from "./Source.ts"
 import { countByType, num, plural } from "./Text.ts"
+import { importTranscripts, isTranscript, transcriptsIn } from "./Transcripts.ts"
 
 const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Event>) =>
   a.length === b.length &&
   a.every((event, i) => JSON.stringify(Events.encode(event)) === JSON.stringify(Events.encode(b[i]!)))
 
-const synopsis = "<export.json> [--db FILE] [--encrypt]"
+const synopsis = "<file|folder> [--db FILE] [--encrypt] [--follow]"
 
 /** Events per append of an import (all of them in one transaction). */
 const BATCH = 1000
@@ -35,8 +39,10 @@ export const importCommand: Entry = {
   command: Command.make(
     "import",
     {
-      file: Argument.String("export.json").pipe(
-        Argument.withDescription("the JSON `opencode export <id>` prints"),
+      file: Argument.String("file").pipe(
+        Argument.withDescription(
+          "the JSON `opencode export <id>` prints, a Claude Code or Codex CLI session (.jsonl), or a folder of those sessions",
+        ),
         Argument.optional,
       ),
       db: Flag.String("db").pipe(
@@ -48,6 +54,10 @@ export const importCommand: Entry = {
       encrypt: Flag.Boolean("encrypt").pipe(
         Flag.withDefault(false),
         Flag.withDescription("store the session's text encrypted with its own key, so `pivot forget` can erase it"),
+      ),
+      follow: Flag.Boolean("follow").pipe(
+        Flag.withDefault(false),
+        Flag.withDescription("keep importing what a live Claude Code or Codex CLI session appends, until interrupted"),
       ),
     },
     (options) => report("import", synopsis, run(options)),
@@ -62,16 +72,70 @@ export const importCommand: Entry = {
         description: "import a session",
       },
       { command: "pivot import session.json --db work/pivot.db", description: "into another database" },
+      {
+        command: "pivot import ~/.claude/projects/-home-me-app",
+        description: "every Claude Code session of a project",
+      },
+      {
+        command: "pivot import ~/.codex/sessions/2025/10/02/rollout-….jsonl --follow",
+        description: "a live Codex session",
+      },
     ]),
   ),
 }
 
-const run = (options: { readonly file: Option.Option<string>; readonly db: string; readonly encrypt: boolean }) =>
+/** The agent transcripts to import for `file` (itself, or the ones in a folder), or undefined for an OpenCode export. */
+const transcripts = (file: string) =>
+  Effect.gen(function* () {
+    // A file that cannot be read is left to the export path, which says so in its own words.
+    const stat = fs.statSync(file, { throwIfNoEntry: false })
+    if (stat === undefined) return undefined
+    if (stat.isDirectory()) return yield* transcriptsIn(file)
+    // Not a regular file, or too big: the export path refuses it with its own message, before reading anything.
+    if (!stat.isFile() || stat.size > MAX_INPUT_BYTES) return undefined
+    const head = yield* Effect.try({
+      try: () => {
+        const fd = fs.openSync(file, "r")
+        const buffer = Buffer.alloc(Math.min(stat.size, 1 << 20))
+        fs.readSync(fd, buffer, 0, buffer.length, 0)
+        fs.closeSync(fd)
+        return buffer.toString("utf8")
+      },
+      catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
+    })
+    return isTranscript(head) ? [file] : undefined
+  })
+
+const run = (options: {
+  readonly file: Option.Option<string>
+  readonly db: string
+  readonly encrypt: boolean
+  readonly follow: boolean
+}) =>
   Effect.gen(function* () {
     const io = yield* CliIo
     if (Option.isNone(options.file)) return yield* new UsageError({ message: "give the export file to import" })
     const file = options.file.value
     const db = options.db
+    const agentFiles = yield* transcripts(file)
+    if (agentFiles !== undefined || options.follow) {
+      if (agentFiles === undefined)
+        return yield* new UsageError({
+          message: `--follow reads Claude Code and Codex CLI sessions; ${file} is not one`,
+        })
+      if (options.encrypt)
+        return yield* new UsageError({
+          message: "--encrypt is for OpenCode exports; agent sessions are stored in plain text",
+        })
+      if (options.follow && (agentFiles.length !== 1 || agentFiles[0] !== file))
+        return yield* new UsageError({ message: "--follow follows one session file, not a folder" })
+      yield* Effect.try({
+        try: () => fs.mkdirSync(path.dirname(path.resolve(db)), { recursive: true }),
+        catch: (cause) => new CliError({ message: `cannot create the directory of ${db}: ${describe(cause)}` }),
+      })
+      if (agentFiles.length === 0) return yield* new CliError({ message: `${file} holds no .jsonl session files` })
+      return yield* importTranscripts({ files: agentFiles, db, follow: options.follow })
+    }
     // The planned events in an array of our own, each let go once it is stored (the read models keep the stored
     // payloads), so two copies of a big session's events never stay alive together; counted first, for the summary.
     const { sessionId, report, events, total, counts } = yield* Effect.map(importFile(file, io), (imported) => ({

@@ -7,6 +7,7 @@ import { forget } from "./forget.ts"
 import { fork } from "./fork.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
+import { mcp } from "./mcp.ts"
 import { projections } from "./projections.ts"
 import { prune } from "./prune.ts"
 import { rebuild } from "./rebuild.ts"
@@ -26,4 +27,5 @@ export const all: ReadonlyArray<Entry> = [
   check,
   forget,
   serve,
+  mcp,
 ]

@@ -1,0 +1,7 @@
+import { defineProject } from "vitest/config"
+import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
+
+export default defineProject({
+  ...sourceResolve,
+  test: { name: "agents", testTimeout: 60_000, ...testFiles },
+})
