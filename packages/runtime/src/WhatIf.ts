@@ -34,8 +34,8 @@ import {
   Window,
 } from "@pivot/core"
 import { EventStore } from "@pivot/store"
-import { Clock, Effect, Layer } from "effect"
-import type { ImpossibleLimits, ModelSpec } from "./Config.ts"
+import { Clock, Effect, Layer, Schema } from "effect"
+import { catalogLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import { ContextManager, type ContextManagerError, type InvalidOption, type InvalidToolKind } from "./ContextManager.ts"
 import { Sessions } from "./Sessions.ts"
 import * as Strategies from "./Strategies.ts"
@@ -311,6 +311,7 @@ export const replay = (
   const userIds = new Set(inputs.actions.flatMap((a) => (a._tag === "user" ? [a.message.id] : [])))
   const rules = options.billing.rules
   const sessionId = inputs.sessionId
+  const strategy = Strategies.strategyOptions(name, { context: options.model.limits.context, system })
 
   const summarizer: SummarizerShape = {
     summarize: (request) =>
@@ -325,7 +326,9 @@ export const replay = (
         if (recorded !== undefined) {
           used.recorded++
           requests.push({ kind: "summary", text, at: clock.now, output: recorded.usage.output })
-          return Effect.succeed({ text: recorded.text, usage: recorded.usage, finish: "stop", model: recorded.model })
+          // A strategy without pivot's facts block gets the recorded summary without it (the model's text alone).
+          const kept = strategy.factsBlock === false ? Facts.strip(recorded.text) : recorded.text
+          return Effect.succeed({ text: kept, usage: recorded.usage, finish: "stop", model: recorded.model })
         }
         used.extractive++
         requests.push({ kind: "summary", text, at: clock.now, output: CacheEconomy.DEFAULT_SUMMARY_TOKENS })
@@ -412,7 +415,7 @@ export const replay = (
   const layer = ContextManager.layer({
     model: options.model,
     overheadTokens: inputs.overhead,
-    ...Strategies.strategyOptions(name, { context: options.model.limits.context, system }),
+    ...strategy,
   }).pipe(
     Layer.provide(Layer.succeed(Summarizer, summarizer)),
     // Ids from the session clock, as a live session's: a marker or summary made at a recorded time sorts among the
@@ -518,4 +521,84 @@ export const compare = (
       manualCompactions: inputs.manualCompactions,
       runs,
     }
+  })
+
+// ── A stored session ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The session has no model call to replay. */
+export class NothingToReplay extends Schema.TaggedError<NothingToReplay>()("NothingToReplay", {
+  sessionId: Schema.String,
+}) {
+  override get message(): string {
+    return `session ${this.sessionId} has no model call to replay`
+  }
+}
+
+/** The model's context window is neither in the catalog nor given. */
+export class UnknownLimits extends Schema.TaggedError<UnknownLimits>()("UnknownLimits", {
+  model: Schema.String,
+}) {
+  override get message(): string {
+    return `no context window known for ${this.model} (not in the model catalog): give it (--context N, and --output N)`
+  }
+}
+
+/** A strategy name that is not a built-in one. */
+export class UnknownStrategy extends Schema.TaggedError<UnknownStrategy>()("UnknownStrategy", {
+  name: Schema.String,
+}) {
+  override get message(): string {
+    return `unknown strategy ${JSON.stringify(this.name)}: expected one of ${Strategies.NAMES.join(", ")}`
+  }
+}
+
+/** The names, checked: each a built-in strategy's. */
+export const strategiesOf = (
+  names: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyArray<Strategies.Name>, UnknownStrategy> => {
+  const unknown = names.find((name) => !Strategies.isName(name))
+  return unknown === undefined
+    ? Effect.succeed(names as ReadonlyArray<Strategies.Name>)
+    : Effect.fail(new UnknownStrategy({ name: unknown }))
+}
+
+/** How to compare a stored session. */
+export interface SessionOptions {
+  /** Default: every built-in strategy. */
+  readonly strategies?: ReadonlyArray<Strategies.Name> | undefined
+  /** Prices over the catalog's (`Config.PriceTable`). */
+  readonly prices?: Readonly<Record<string, Pricing.Price>> | undefined
+  /** The model's limits over the catalog's: a context (and output) for a model the catalog does not know. */
+  readonly context?: number | undefined
+  readonly output?: number | undefined
+  /** Whose cache rules bill the requests; default the model's provider's. */
+  readonly rules?: PromptCache.Rules | undefined
+}
+
+/** Default output limit when only the context is given: an eighth of it, at most 32,000. */
+const defaultOutput = (context: number): number => Math.min(32_000, Math.floor(context / 8))
+
+/**
+ * A stored session's events replayed under each strategy: the model of its calls (limits from the options, else the
+ * catalog), billed at its price (the options' prices, else the catalog's) under its provider's cache rules.
+ */
+export const session = (
+  sessionId: string,
+  events: Iterable<Event>,
+  options: SessionOptions = {},
+): Effect.Effect<Comparison, NothingToReplay | UnknownLimits | ReplayError> =>
+  Effect.gen(function* () {
+    const inputs = inputsOf(sessionId, events)
+    const ref = inputs.model
+    if (ref === undefined) return yield* new NothingToReplay({ sessionId })
+    const catalog = catalogLimits(ref)
+    const context = options.context ?? catalog?.context
+    if (context === undefined) return yield* new UnknownLimits({ model: `${ref.providerId}/${ref.modelId}` })
+    const output =
+      options.output ?? (options.context === undefined ? catalog?.output : undefined) ?? defaultOutput(context)
+    const limits: Model.ModelLimits =
+      options.context === undefined && catalog !== undefined ? { ...catalog, output } : { context, output }
+    const model: ModelSpec = { ref, limits }
+    const billing = billingFor(ref, priceOf(ref, options.prices ?? {}), options.rules)
+    return yield* compare(inputs, options.strategies ?? Strategies.NAMES, { model, billing })
   })
