@@ -568,6 +568,8 @@ export interface SessionOptions {
   readonly strategies?: ReadonlyArray<Strategies.Name> | undefined
   /** Prices over the catalog's (`Config.PriceTable`). */
   readonly prices?: Readonly<Record<string, Pricing.Price>> | undefined
+  /** Where prices come from instead (a viewer's); `prices` is then not read. */
+  readonly priceOf?: ((ref: Model.ModelRef) => Pricing.Price | undefined) | undefined
   /** The model's limits over the catalog's: a context (and output) for a model the catalog does not know. */
   readonly context?: number | undefined
   readonly output?: number | undefined
@@ -599,6 +601,7 @@ export const session = (
     const limits: Model.ModelLimits =
       options.context === undefined && catalog !== undefined ? { ...catalog, output } : { context, output }
     const model: ModelSpec = { ref, limits }
-    const billing = billingFor(ref, priceOf(ref, options.prices ?? {}), options.rules)
+    const price = options.priceOf === undefined ? priceOf(ref, options.prices ?? {}) : options.priceOf(ref)
+    const billing = billingFor(ref, price, options.rules)
     return yield* compare(inputs, options.strategies ?? Strategies.NAMES, { model, billing })
   })
