@@ -225,6 +225,11 @@ export interface Run {
   readonly sent: number
   /** Calls whose prompt was over the model's context window (a provider would refuse them). */
   readonly overWindow: number
+  /**
+   * The working set: calls, and those whose window still held the current turn's request and every tool output the
+   * turn had produced so far (verbatim; a summary or a placeholder in their place does not count).
+   */
+  readonly workingSet: { readonly calls: number; readonly intact: number }
   readonly compactions: number
   /** Of the compactions' summaries: recorded ones reused, and pivot's deterministic ones written instead. */
   readonly summaries: { readonly recorded: number; readonly extractive: number }
@@ -343,6 +348,9 @@ export const replay = (
     let seen = PromptCache.empty
     let turnOpen = false
     let overWindow = 0
+    // The working set: the current turn's request and every output it has read so far.
+    let working: Array<string> = []
+    const workingSet = { calls: 0, intact: 0 }
     for (const action of inputs.actions) {
       // An agent prunes after each turn (as OpenCode does after its loop, and `pivot.run` at a turn's end): before
       // the next user message, at the previous input's time.
@@ -359,6 +367,7 @@ export const replay = (
             ...(m.system === undefined ? {} : { system: m.system }),
           })
           turnOpen = true
+          working = m.parts.flatMap((p) => (p.type === "text" && p.synthetic !== true && p.text !== "" ? [p.text] : []))
           break
         }
         case "step": {
@@ -366,6 +375,8 @@ export const replay = (
           const messages = prepared.messages.map((r) => r.message)
           const window = JSON.stringify(messages)
           windows.push(window)
+          workingSet.calls++
+          if (working.every((text) => window.includes(JSON.stringify(text).slice(1, -1)))) workingSet.intact++
           const prompt = serialise(system, messages)
           requests.push({ kind: "step", text: prompt, at: clock.now, output: action.message.tokens.output })
           const [split, next] = PromptCache.bill(seen, rules, prompt, clock.now)
@@ -396,6 +407,9 @@ export const replay = (
             ...(m.finish === undefined ? {} : { finish: m.finish }),
             createdAt: m.createdAt,
           })
+          for (const p of m.parts)
+            if (p.type === "tool" && p.state.status === "completed" && p.state.output !== "")
+              working.push(p.state.output)
           break
         }
         case "tool":
@@ -404,12 +418,13 @@ export const replay = (
             partId: action.partId,
             state: action.state,
           })
+          if (action.state.status === "completed" && action.state.output !== "") working.push(action.state.output)
           break
       }
     }
     if (turnOpen) yield* cm.prune(sessionId)
     const events = yield* sessions.events(sessionId)
-    return { events, overWindow }
+    return { events, overWindow, workingSet }
   })
 
   const layer = ContextManager.layer({
@@ -427,7 +442,7 @@ export const replay = (
   return program.pipe(
     Effect.provide(layer),
     Effect.provideService(Clock.Clock, settableClock(clock)),
-    Effect.map(({ events, overWindow }) => {
+    Effect.map(({ events, overWindow, workingSet }) => {
       const totals = Ledger.totals(Ledger.fold(events))
       let conversation = Conversation.initial
       for (const event of events) conversation = Conversation.evolve(conversation, event)
@@ -444,6 +459,7 @@ export const replay = (
         calls: windows.length,
         sent: requests.reduce((n, r) => n + Tokens.estimate(r.text), 0),
         overWindow,
+        workingSet,
         compactions: totals.compactions,
         summaries: { ...used },
         prunes: totals.prunes,

@@ -94,6 +94,42 @@ describe("WhatIf.session", () => {
   })
 })
 
+describe("the working set", () => {
+  // One turn: a request, a step reading a file, a step after it. The first step's usage fills a 20k window.
+  const toolStep = (input: number) => ({
+    ...step("msg_a1", "msg_u1", input),
+    message: {
+      ...step("msg_a1", "msg_u1", input).message,
+      finish: "tool-calls",
+      parts: [
+        {
+          type: "tool" as const,
+          id: Ids.unsafe.part("prt_read"),
+          callId: "call_read",
+          tool: "read",
+          state: { status: "completed" as const, input: { filePath: "src/a.ts" }, output: "the file's body" },
+        },
+      ],
+    },
+  })
+  const turn = (input: number) => [user("msg_u1", "read src/a.ts"), toolStep(input), step("msg_a2", "msg_u1", 200)]
+  const working = async (input: number, strategy: Strategies.Name) => {
+    const comparison = await Effect.runPromise(
+      WhatIf.session("ses_a", turn(input), { context: 20_000, output: 4_000, strategies: [strategy] }),
+    )
+    return comparison.runs[0]!.workingSet
+  }
+
+  it("is kept when nothing compacts in the middle of the turn", async () => {
+    expect(await working(100, "opencode-1.17")).toEqual({ calls: 2, intact: 2 })
+    expect(await working(100, "cache-aware")).toEqual({ calls: 2, intact: 2 })
+  })
+
+  it("is lost at the call after a compaction in the middle of the turn that keeps no tail (cache-aware)", async () => {
+    expect(await working(16_000, "cache-aware")).toEqual({ calls: 2, intact: 1 })
+  })
+})
+
 describe("strategies and billing", () => {
   it("checks names against the built-in strategies", async () => {
     expect(await Effect.runPromise(WhatIf.strategiesOf(["cache-aware", "pivot"]))).toEqual(["cache-aware", "pivot"])

@@ -412,6 +412,7 @@
             `${num(r.compactions)} (${num(r.summaries.recorded)} recorded, ${num(r.summaries.extractive)} pivot's)`,
         ],
         ["prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`],
+        ["working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)],
         ["artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)],
         ["without facts blocks", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)],
       ]

@@ -21,6 +21,7 @@ interface RunView {
   readonly calls: number
   readonly sent: number
   readonly overWindow: number
+  readonly workingSet: { readonly calls: number; readonly intact: number }
   readonly compactions: number
   readonly summaries: { readonly recorded: number; readonly extractive: number }
   readonly prunes: number
@@ -88,6 +89,7 @@ export const formatText = (view: ComparisonView): Array<string> => {
     row("  pivot's summary", (r) => num(r.summaries.extractive)),
     row("prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`),
     row("calls over window", (r) => num(r.overWindow)),
+    row("working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)),
     row("artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)),
     row("  without facts", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)),
   ]
@@ -105,6 +107,7 @@ export const formatText = (view: ComparisonView): Array<string> => {
     "(eq) = input-token equivalents. A compaction reuses the recorded summary where the strategy summarised the same",
     "messages; elsewhere pivot's deterministic summary, billed as 2,000 output tokens. Artifacts: the session's files,",
     "commands, errors and requests named by the last call's window (\"without facts\": summaries' facts blocks left out).",
+    "Working set kept: calls whose window held the current turn's request and every output the turn had read, verbatim.",
     ...(left.length > 0 ? [`Left out of the replay: ${left.join(", ")}.`] : []),
   ]
 }
