@@ -14,7 +14,7 @@ const layer = ContextManager.layer({
   model: { ref: { providerId: "local", modelId: "tiny-coder" }, limits: { context: 24_000, output: 4_000 } },
   config: { prune: true }, // OpenCode's keys: auto, prune, reserved, tail_turns, preserve_recent_tokens, …
   prune: Prune.sized(24_000), // thresholds for this window (OpenCode's fixed 40k / 20k would never act in 24k)
-  plugins: [], // projection plugins, see docs/extend.md
+  plugins: [], // compaction plugins (prompt lines, continue veto, redaction), see docs/extend.md
 }).pipe(
   Layer.provide(Ids.Ids.layer),
   Layer.provideMerge(EventStore.layerSqlite({ filename: "pivot.db" })), // or layerMemory(), layerPostgres

@@ -14,10 +14,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 let files = 0
 const fresh = (ext = "db") => path.join(dir, `ro-${++files}.${ext}`)
 
-/**
- * What "unchanged" means: the file's hash and size, and nothing in a write-ahead log. (Reading a database in WAL mode
- * makes SQLite create an empty `-wal` and its `-shm` index beside it, as any reader does; no page is written.)
- */
+/** What "unchanged" means: the file's hash and size, and nothing in a write-ahead log. */
 const snapshot = (file: string) => ({
   hash: fs.existsSync(file) ? createHash("sha256").update(fs.readFileSync(file)).digest("hex") : "missing",
   size: fs.existsSync(file) ? fs.statSync(file).size : -1,
@@ -89,6 +86,25 @@ describe("read commands never create or migrate a store", () => {
       expect(result.err[0]).toMatch(/not a (SQLite )?database/)
       expect(snapshot(db)).toEqual(before)
     }
+  })
+
+  it("given a pivot database with nothing beside it, then read commands and failing ones leave nothing beside it (issue 32 defect 6)", async () => {
+    const db = await imported()
+    const beside = () => fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(db)}-`))
+    expect(beside()).toEqual([])
+    const before = snapshot(db)
+    for (const args of readCommands) expect((await pivot(...args, db)).code).toBe(0)
+    expect(beside()).toEqual([])
+    oneLine(await pivot("window", "--db", db, "--session", "ses_nope"), "window", /unknown session ses_nope/)
+    expect(beside()).toEqual([])
+    expect(snapshot(db)).toEqual(before)
+    // A truncated copy: the import refuses it in one line and leaves it alone, nothing made beside it.
+    const truncated = fresh()
+    fs.writeFileSync(truncated, fs.readFileSync(db).subarray(0, 5_000))
+    const damaged = snapshot(truncated)
+    oneLine(await pivot("import", realExport, "--db", truncated), "import", /truncated: the header says/)
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(truncated)}-`))).toEqual([])
+    expect(snapshot(truncated)).toEqual(damaged)
   })
 
   it("given a pivot database, then window, inspect, prune and check leave it byte for byte as it was", async () => {

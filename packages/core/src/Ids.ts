@@ -100,6 +100,14 @@ export class Ids extends Context.Service<
   )
 }
 
+/**
+ * The id of a message's part at `index` when the caller gave the message's id but not the part's: derived from both,
+ * so a retry of the same input (`{ id, text }`) names the same parts and is recognised as the same message. Sorts by
+ * index within the message (up to a million parts).
+ */
+export const partOf = (message: MessageId, index: number): PartId =>
+  `prt_${message.slice(4)}-${String(index).padStart(6, "0")}` as PartId
+
 /** Builds ids outside Effect code (fixtures, tests): trusts the caller that the string has the right prefix. */
 export const unsafe = {
   session: (s: string) => s as SessionId,

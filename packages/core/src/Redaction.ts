@@ -360,10 +360,23 @@ const assignments: Rule = (text, push) => {
   }
 }
 
+/**
+ * A JWT's three parts after its JSON header (`eyJ…`): a JSON payload (`eyJ`, any signature, even none), or any other
+ * payload (plain bytes, or empty when detached) signed by at least `JWT_MIN_SIGNATURE` characters — an HMAC-SHA256
+ * signature has 43 — so `eyJhbGciOi.x.y` in prose is left alone.
+ */
+const jwtShape = (value: string): boolean => {
+  const [, payload = "", signature = ""] = value.split(".")
+  return (payload.startsWith("eyJ") && payload.length >= 8) || signature.length >= JWT_MIN_SIGNATURE
+}
+
+/** The shortest signature that makes a JWT of a payload that is not JSON; see `jwtShape`. */
+export const JWT_MIN_SIGNATURE = 16
+
 /** The rules, in no particular order: overlaps are settled by `KINDS` order. */
 const RULES: ReadonlyArray<Rule> = [
   privateKeys,
-  pattern("jwt", /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g),
+  pattern("jwt", /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g, { accept: jwtShape }),
   pattern("anthropic-key", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, { accept: mixed }),
   pattern("openai-key", new RegExp(`(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{${OPENAI_MIN_BODY},}`, "g"), {
     accept: openAiBody,

@@ -43,6 +43,17 @@ describe("Ids", () => {
     }).pipe(Effect.provide(Ids.Ids.layerSequential)),
   )
 
+  it("a part id derived from its message's is a valid, stable id, distinct per index and per message, sorted by index", () => {
+    const message = Ids.unsafe.message("msg_0190abc123XYZ")
+    const other = Ids.unsafe.message("msg_0190abc123XYz")
+    const parts = [0, 1, 9, 10, 11, 999, 1000, 99_999, 100_000, 999_999].map((i) => Ids.partOf(message, i))
+    for (const id of parts) expect(Schema.is(Ids.PartId)(id)).toBe(true)
+    expect(Ids.partOf(message, 3)).toBe(Ids.partOf(message, 3))
+    expect(new Set(parts).size).toBe(parts.length)
+    expect([...parts].sort()).toEqual(parts)
+    expect(Ids.partOf(other, 0)).not.toBe(Ids.partOf(message, 0))
+  })
+
   it("the schemas reject a wrong prefix", () => {
     expect(Schema.is(Ids.MessageId)("prt_123")).toBe(false)
     expect(Schema.is(Ids.PartId)("prt_123")).toBe(true)

@@ -24,6 +24,9 @@ const JWT = join(
   ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ",
   ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
 )
+// Issue 32 defect 8: the JWT shape without an `eyJ` payload (plain bytes, or detached as in RFC 7515 appendix F).
+const JWT_PLAIN = join("eyJhbGciOiJIUzI1NiJ9", ".SGVsbG8sIHdvcmxkIQ", ".dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+const JWT_DETACHED = join("eyJhbGciOiJIUzI1NiJ9", "..", "dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk")
 const KEY_BODY = "MIIEpAIBAAKCAQEA7bq3X9zN0aJpZs1mQe4Yw8Ff2hG5kL0vB3nR6tU9xC1dE4oP"
 const PRIVATE_KEY = join(
   "-----BEGIN RSA ",
@@ -85,6 +88,8 @@ const CASES: ReadonlyArray<Case> = [
     kind: "basic-auth",
   },
   { name: "a JWT", text: `id_token: ${JWT}`, secret: JWT, kind: "jwt" },
+  { name: "a JWT whose payload is not JSON", text: `token=${JWT_PLAIN} ok`, secret: JWT_PLAIN, kind: "jwt" },
+  { name: "a JWT with a detached payload", text: `sig: ${JWT_DETACHED}`, secret: JWT_DETACHED, kind: "jwt" },
   { name: "a private key block", text: `key:\n${PRIVATE_KEY}\ndone`, secret: PRIVATE_KEY, kind: "private-key" },
   {
     name: "a password in a URL",
@@ -215,6 +220,7 @@ describe("Redaction.redact: no false positives on ordinary code", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell placeholders, not a template
     ["placeholders", "DB_PASSWORD=\nAPI_KEY=<your-key>\nSECRET=${SECRET}\npostgres://user:${DB_PASS}@localhost/db"],
     ["metadata names", "TOKEN_URL=https://auth.example.com/token\nSECRET_NAME=prod-db\npassword_file: /run/secrets/db"],
+    ["dotted words after a JSON-looking prefix", "see eyJhbGciOi.x.y and eyJfoo123.bar.baz in the notes"],
   ]
   for (const [name, text] of ORDINARY) {
     it(`given ${name}, when redacted, then the text is unchanged`, () => {
@@ -310,6 +316,10 @@ const plantedArb: fc.Arbitrary<Planted> = fc.oneof(
   fc
     .tuple(base64(10, 40), base64(10, 40), base64(10, 40))
     .map(([a, b, c]) => `eyJ${a.replace(/[+/]/g, "_")}.eyJ${b.replace(/[+/]/g, "-")}.${c.replace(/[+/]/g, "_")}`)
+    .map((jwt) => ({ text: jwt, secrets: [jwt] })),
+  fc
+    .tuple(base64(10, 40), base64(0, 40), base64(Redaction.JWT_MIN_SIGNATURE, 86))
+    .map(([a, b, c]) => `eyJ${a.replace(/[+/]/g, "_")}.${b.replace(/[+/]/g, "-")}.${c.replace(/[+/]/g, "_")}`)
     .map((jwt) => ({ text: jwt, secrets: [jwt] })),
   fc
     .record({

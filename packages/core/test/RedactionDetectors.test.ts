@@ -49,6 +49,15 @@ const boundary = (
 
 describe("Redaction detectors at their boundaries", () => {
   boundary(
+    "JWT whose payload is not JSON (its signature)",
+    Redaction.JWT_MIN_SIGNATURE,
+    (n) => {
+      const secret = `eyJhbGciOiJIUzI1NiJ9.SGVsbG8.${mixed(n)}`
+      return { text: `auth ${secret} end`, secret }
+    },
+    "jwt",
+  )
+  boundary(
     "OpenAI key (mixed body)",
     Redaction.OPENAI_MIN_BODY,
     (n) => {

@@ -704,9 +704,20 @@ export const make = (
         return { model, compactionModel, config } satisfies Compaction.Settings
       })
 
-    const fillParts = <P extends { readonly id?: Ids.PartId | undefined }>(parts: ReadonlyArray<P>) =>
-      Effect.forEach(parts, (part) =>
-        part.id === undefined ? Effect.map(ids.part, (id) => ({ ...part, id })) : Effect.succeed(part),
+    /**
+     * Gives every part an id: derived from the message's when the caller named the message (so a retry of the same
+     * input is the same message, not a `MessageConflict`), fresh otherwise.
+     */
+    const fillParts = <P extends { readonly id?: Ids.PartId | undefined }>(
+      parts: ReadonlyArray<P>,
+      message: Ids.MessageId | undefined,
+    ) =>
+      Effect.forEach(parts, (part, index) =>
+        part.id !== undefined
+          ? Effect.succeed(part)
+          : message !== undefined
+            ? Effect.succeed({ ...part, id: Ids.partOf(message, index) })
+            : Effect.map(ids.part, (id) => ({ ...part, id })),
       )
 
     /** Starts the session in the same batch when it has not started. */
@@ -825,6 +836,7 @@ export const make = (
       ]
       const parts = (yield* fillParts(
         given as ReadonlyArray<PartInput<Message.UserPart>>,
+        input.id,
       )) as ReadonlyArray<Message.UserPart>
       const message: Message.UserMessage = {
         role: "user",
@@ -852,7 +864,7 @@ export const make = (
       const settings = yield* settingsFor(sessionId)
       const at = yield* Clock.currentTimeMillis
       const id = input.id ?? (yield* ids.message)
-      const parts = (yield* fillParts(input.parts)) as ReadonlyArray<Message.AssistantPart>
+      const parts = (yield* fillParts(input.parts, input.id)) as ReadonlyArray<Message.AssistantPart>
       const markerId = yield* ids.message
       const partId = yield* ids.part
       const state = yield* sessions.load(sessionId)
@@ -908,7 +920,7 @@ export const make = (
       const at = yield* Clock.currentTimeMillis
       const error = ProviderError.fromUnknown(input.error)
       const id = input.id ?? (yield* ids.message)
-      const parts = (yield* fillParts(input.parts ?? [])) as ReadonlyArray<Message.AssistantPart>
+      const parts = (yield* fillParts(input.parts ?? [], input.id)) as ReadonlyArray<Message.AssistantPart>
       const markerId = yield* ids.message
       const partId = yield* ids.part
       const state = yield* sessions.load(sessionId)

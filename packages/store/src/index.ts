@@ -22,6 +22,8 @@ export * as Replay from "./session/Replay.ts"
 export * from "./session/SessionError.ts"
 /** A session's core events in the store: encoding, the upcasting decoder, read and append. */
 export * as SessionLog from "./session/SessionLog.ts"
+/** The synchronous SQLite driver (`node:sqlite`, or `bun:sqlite` in Bun); read-only opens leave no side files behind. */
+export * as SqliteDriver from "./sqlite/driver.ts"
 /** pivot's `SqlClient` over `node:sqlite`, shaped like `@effect/sql-sqlite-node`. */
 export * as SqliteClient from "./sqlite/SqliteClient.ts"
 /** Event versioning: upcasters and the decode step that applies them and the caller's schemas. */

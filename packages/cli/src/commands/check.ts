@@ -4,8 +4,7 @@
  * their snapshot with a rebuild from the log, with progress. Read-only. Exits 1 with one line per problem when
  * anything is wrong: a damaged page is found here, not the day it is read.
  */
-import type { DatabaseSync } from "node:sqlite"
-import { NodeSqlite, ReadModels, Replay, SessionLog } from "@pivot/store"
+import { ReadModels, Replay, SessionLog, SqliteDriver } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -21,9 +20,9 @@ const synopsis = "[--db FILE]"
  * when SQLite cannot read the file as a database at all.
  */
 export const integrityProblems = (db: string, max = 20): Result.Result<Array<string>, string> => {
-  let handle: DatabaseSync | undefined
+  let handle: SqliteDriver.Database | undefined
   try {
-    handle = new (NodeSqlite.load().DatabaseSync)(db, { readOnly: true })
+    handle = SqliteDriver.open(db, { readOnly: true })
     const rows = handle.prepare(`PRAGMA integrity_check(${max})`).all()
     const messages = rows.map((row) => String(Object.values(row)[0]))
     return Result.succeed(messages.length === 1 && messages[0] === "ok" ? [] : messages)

@@ -76,20 +76,29 @@ const losing = (inner: EventStoreShape, armed: { value: boolean }): EventStoreSh
     }),
 })
 
-const call = (cm: ContextManager["Service"], SESSION: string, a: Action) =>
-  a.kind === "user"
+/**
+ * Odd `k`s are recorded without part ids (`{ id, text }` for a user message, an id-less text part for a step), as a
+ * caller using the shorthand retries them (issue 32 defect 5); even ones name every part.
+ */
+const shorthand = (a: Pick<Action, "k">) => a.k % 2 === 1
+
+const call = (cm: ContextManager["Service"], SESSION: string, a: Action) => {
+  const text = `${a.kind === "user" ? "request" : "answer"} ${a.k}${a.variant === 1 ? " (edited)" : ""}`
+  const part = shorthand(a) ? { type: "text" as const, text } : { type: "text" as const, id: partOf(a), text }
+  return a.kind === "user"
     ? cm.recordUserMessage(SESSION, {
         id: idOf(a),
         agent: "build", // after a restart the stored message is decoded with its keys in another order
-        parts: [{ type: "text", id: partOf(a), text: `request ${a.k}${a.variant === 1 ? " (edited)" : ""}` }],
+        ...(shorthand(a) ? { text } : { parts: [part] }),
       })
     : cm.recordAssistantStep(SESSION, {
         id: idOf(a),
         parentId: idOf({ kind: "user", k: a.k }),
-        parts: [{ type: "text", id: partOf(a), text: `answer ${a.k}${a.variant === 1 ? " (edited)" : ""}` }],
+        parts: [part],
         usage: used(100 + a.k),
         finish: "stop",
       })
+}
 
 /** Runs `effect` on the test clock, moving it on while the effect waits (a conflict's backoff sleeps on it). */
 const settled = <A, E>(effect: Effect.Effect<A, E>) =>

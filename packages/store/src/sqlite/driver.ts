@@ -3,6 +3,7 @@
  * `node:sqlite`; OpenCode runs its plugins there), a thin adapter over `bun:sqlite` with the part of `DatabaseSync`
  * that pivot uses. Loaded lazily, so importing the store never fails on a runtime without one of them.
  */
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import type { DatabaseSync as NodeDatabaseSync } from "node:sqlite"
 import * as NodeSqlite from "../internal/nodeSqlite.ts"
@@ -117,5 +118,44 @@ export const open = (filename: string, options: OpenOptions = {}): Database => {
         }) as unknown as Database
     }
   }
-  return opener(filename, options)
+  if (options.readOnly !== true || filename === ":memory:" || filename === "") return opener(filename, options)
+  const sideFiles = sideFilesOf(filename)
+  const db = opener(filename, options)
+  return sideFiles.some((file) => fs.existsSync(file)) ? db : tidyOnClose(db, filename, sideFiles)
 }
+
+/** The files SQLite keeps beside a database in WAL mode while a connection is open on it. */
+const sideFilesOf = (filename: string): ReadonlyArray<string> => [`${filename}-wal`, `${filename}-shm`]
+
+/**
+ * A read-only connection to a WAL database makes its `-wal` and `-shm` files when none exist, and cannot remove
+ * them when it closes (only a connection that may write does, when it is the last one). So when there were none
+ * before, the close opens the file once more to read one row and close: SQLite then removes them itself if no other
+ * connection is open, under its own locks, and checkpoints nothing (the log is empty). Nothing in the database
+ * changes; a read-only command leaves the folder as it found it.
+ */
+const tidyOnClose = (db: Database, filename: string, sideFiles: ReadonlyArray<string>): Database => ({
+  get isOpen() {
+    return db.isOpen
+  },
+  get isTransaction() {
+    return db.isTransaction
+  },
+  exec: (sql) => db.exec(sql),
+  prepare: (sql) => db.prepare(sql),
+  close: () => {
+    db.close()
+    if (opener === undefined || !sideFiles.some((file) => fs.existsSync(file))) return
+    let tidy: Database | undefined
+    try {
+      tidy = opener(filename, { readOnly: false, timeout: 0 })
+      tidy.prepare("SELECT count(*) FROM sqlite_master").get()
+    } catch {
+      // Not writable, busy or damaged: the side files stay, as they would have.
+    } finally {
+      try {
+        tidy?.close()
+      } catch {}
+    }
+  },
+})
