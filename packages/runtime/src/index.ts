@@ -24,5 +24,9 @@ export * as RuntimeEvents from "./RuntimeEvents.ts"
 export * as RuntimeState from "./RuntimeState.ts"
 /** The command handler over the event store. */
 export * as Sessions from "./Sessions.ts"
+/** The built-in context strategies by name, and the options that select each. */
+export * as Strategies from "./Strategies.ts"
 /** The Summarizer port. */
 export * from "./Summarizer.ts"
+/** Replays a recorded session under other strategies: what it would have cost. */
+export * as WhatIf from "./WhatIf.ts"

@@ -379,6 +379,110 @@
     )
   }
 
+  /**
+   * The strategy comparison: the session replayed under each built-in strategy (`/whatif`), as a table with a column
+   * per strategy. Asked for on demand (a replay per strategy takes seconds); a model the catalog does not know needs
+   * its context window.
+   */
+  const whatIfBox = () => {
+    const context = el("input", { id: "whatif-context", type: "number", min: 1, placeholder: "catalog", size: 8 })
+    const output = el("input", { id: "whatif-output", type: "number", min: 0, placeholder: "catalog", size: 8 })
+    const result = el("div", { id: "whatif-result" })
+    const share = (named, total) =>
+      `${num(named)}/${num(total)}${total === 0 ? "" : ` (${Math.round((named / total) * 100)}%)`}`
+    const pct = (value, base) => {
+      if (base === 0) return "–"
+      const change = Math.round((value / base - 1) * 100)
+      return change === 0 ? "±0%" : `${change > 0 ? "+" : "−"}${Math.abs(change)}%`
+    }
+    const show = (w) => {
+      const base = w.runs[0]
+      const rows = [
+        ["model calls", (r) => num(r.calls)],
+        ["tokens sent", (r) => num(r.sent)],
+        ["cache reads", (r) => num(r.billing.cacheRead)],
+        ["cache writes", (r) => num(r.billing.cacheWrite)],
+        ["billed input (eq)", (r) => num(r.billing.billed)],
+        [`vs ${base.strategy}`, (r) => pct(r.billing.billed, base.billing.billed)],
+        ["output tokens", (r) => num(r.billing.output)],
+        ...(w.priced ? [["USD", (r) => (r.billing.dollars == null ? "—" : `$${r.billing.dollars.toFixed(4)}`)]] : []),
+        [
+          "compactions",
+          (r) =>
+            `${num(r.compactions)} (${num(r.summaries.recorded)} recorded, ${num(r.summaries.extractive)} pivot's)`,
+        ],
+        ["prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`],
+        ["working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)],
+        ["artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)],
+        ["without facts blocks", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)],
+      ]
+      fill(
+        result,
+        el(
+          "p",
+          {},
+          `${w.model.providerId}/${w.model.modelId}, context ${num(w.limits.context)} · system prompt and tools ~${num(w.overhead)} tokens per call · ${w.rules} cache rules at ${w.priced ? "the model's price" : "default multipliers"}`,
+        ),
+        el(
+          "table",
+          { id: "whatif" },
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              el("th", {}, ""),
+              w.runs.map((r) => el("th", {}, r.strategy)),
+            ),
+          ),
+          el(
+            "tbody",
+            {},
+            rows.map(([label, cell]) =>
+              el(
+                "tr",
+                {},
+                el("th", {}, label),
+                w.runs.map((r) => el("td", {}, cell(r))),
+              ),
+            ),
+          ),
+        ),
+        el(
+          "p",
+          { class: "legend" },
+          "Each strategy replays the recorded inputs; a compaction reuses the recorded summary where it summarised the same messages, else pivot's deterministic summary (billed as 2,000 output tokens). (eq) = input-token equivalents.",
+        ),
+      )
+    }
+    const run = async () => {
+      const query = new URLSearchParams()
+      if (context.value !== "") query.set("context", context.value)
+      if (output.value !== "") query.set("output", output.value)
+      fill(result, el("p", {}, "replaying…"))
+      try {
+        show(await getJson(api(`/${enc(sessionId)}/whatif?${query}`)))
+      } catch (error) {
+        fill(result, el("p", { class: "error", id: "whatif-error" }, String(error.message ?? error)))
+      }
+    }
+    return [
+      el("h2", {}, "strategy comparison (what if)"),
+      el(
+        "p",
+        { class: "links" },
+        "context window ",
+        context,
+        " output ",
+        output,
+        " ",
+        el("button", { id: "whatif-run", type: "button", onclick: run }, "compare strategies"),
+      ),
+      result,
+    ]
+  }
+
   const sessionPage = async () => {
     crumbs(sessionId)
     const [session, timeline, ledger] = await Promise.all([
@@ -480,6 +584,7 @@
       costFigures,
       costBox,
       costTooltip,
+      ...whatIfBox(),
       el("h2", {}, `pivots (${session.pivots.length})`),
       session.pivots.length === 0 ? el("p", {}, "no pivot yet") : pivots,
       session.pivots.length > SHOWN

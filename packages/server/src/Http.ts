@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { type Events, Ledger } from "@pivot/core"
+import { WhatIf } from "@pivot/runtime"
 import { ReadModels } from "@pivot/store"
 import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -92,6 +93,52 @@ const inRange = (head: number, version: number, sessionId: string) =>
 /** The timeline's JSON per session, kept until the session moves on (the chart asks again on every live update). */
 type TimelineCache = WeakMap<SessionView.State, { readonly version: number; readonly body: string }>
 
+/** The what-if comparisons per session view, by query (each is a replay per strategy: seconds, not milliseconds). */
+type WhatIfCache = WeakMap<SessionView.State, Map<string, { readonly version: number; readonly body: string }>>
+
+const CACHE_RULES: ReadonlyArray<string> = ["anthropic", "openai"]
+
+/**
+ * The session replayed under each strategy (`WhatIf.session`): `strategies` (comma-separated names, default all),
+ * `context` and `output` (the model's limits when the catalog does not know it), `cache` (`anthropic` or `openai`).
+ */
+const whatIf = (
+  sessionId: string,
+  log: ReadonlyArray<{ readonly event: Events.Event }>,
+  query: URLSearchParams,
+  priceOf: Ledger.PriceOf | undefined,
+) =>
+  Effect.gen(function* () {
+    const names = query.get("strategies")
+    const strategies =
+      names === null
+        ? undefined
+        : yield* WhatIf.strategiesOf(names.split(",").map((n) => n.trim())).pipe(
+            Effect.mapError((error) => new BadRequest({ message: error.message })),
+          )
+    const context = query.has("context")
+      ? yield* integerOf(query.get("context"), "context", "a number of tokens (an integer ≥ 1)")
+      : undefined
+    if (context === 0) return yield* new BadRequest({ message: "context must be a number of tokens (an integer ≥ 1)" })
+    const output = query.has("output")
+      ? yield* integerOf(query.get("output"), "output", "a number of tokens (an integer ≥ 0)")
+      : undefined
+    const cache = query.get("cache")
+    if (cache !== null && !CACHE_RULES.includes(cache))
+      return yield* new BadRequest({ message: `cache must be anthropic or openai, got ${JSON.stringify(cache)}` })
+    return yield* WhatIf.session(
+      sessionId,
+      log.map((l) => l.event),
+      {
+        strategies,
+        context,
+        output,
+        rules: cache === null ? undefined : (cache as "anthropic" | "openai"),
+        priceOf,
+      },
+    ).pipe(Effect.mapError((error) => new BadRequest({ message: describe(error) })))
+  })
+
 /** The ledger of a loaded log (`Ledger.evolve` at each event's stream version), with per-session totals. */
 export const ledgerOf = (
   log: ReadonlyArray<{ readonly event: Events.Event; readonly meta: { readonly version: number } }>,
@@ -109,7 +156,11 @@ const viewOf = (state: Ledger.State) => ({
 })
 
 const route = (
-  options: AppOptions & { readonly timelines: TimelineCache; readonly ledgers: TimelineCache },
+  options: AppOptions & {
+    readonly timelines: TimelineCache
+    readonly ledgers: TimelineCache
+    readonly whatifs: WhatIfCache
+  },
   segments: ReadonlyArray<string>,
   query: URLSearchParams,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, RequestError> | undefined => {
@@ -229,6 +280,17 @@ const route = (
       options.ledgers.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }
+    if (sub === "whatif" && arg === undefined) {
+      const key = query.toString()
+      const byQuery = options.whatifs.get(view) ?? new Map()
+      const cached = byQuery.get(key)
+      if (cached !== undefined && cached.version === head)
+        return HttpServerResponse.text(cached.body, { contentType: "application/json" })
+      const body = JSON.stringify({ head, ...(yield* whatIf(sessionId, loaded.log, query, options.priceOf)) })
+      byQuery.set(key, { version: head, body })
+      options.whatifs.set(view, byQuery)
+      return HttpServerResponse.text(body, { contentType: "application/json" })
+    }
     if (sub === "window" && arg !== undefined && (tail === undefined || tail === "raw")) {
       const version = yield* inRange(head, yield* versionOf(arg, "the version"), sessionId)
       const at = WindowView.at(loaded.log, version, SessionView.originAt(view, version))
@@ -298,6 +360,7 @@ const errorResponse = (isApi: boolean, status: number, message: string) =>
 export const app = (options: AppOptions) => {
   const timelines: TimelineCache = new WeakMap()
   const ledgers: TimelineCache = new WeakMap()
+  const whatifs: WhatIfCache = new WeakMap()
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://viewer.invalid")
@@ -334,7 +397,7 @@ export const app = (options: AppOptions) => {
             })
       return withSecurity(response)
     }
-    const handled = route({ ...options, timelines, ledgers }, segments, url.searchParams)
+    const handled = route({ ...options, timelines, ledgers, whatifs }, segments, url.searchParams)
     response =
       handled === undefined
         ? errorResponse(isApi, 404, `no such ${isApi ? "API route" : "page"}: ${url.pathname}`)

@@ -144,6 +144,23 @@ describe("the viewer in Chromium", () => {
     await page.screenshot({ path: path.join(shots, "serve-timeline.png"), fullPage: true })
   })
 
+  it("compares the strategies on the session page: a column per strategy, every recorded call replayed", async () => {
+    // The played model is not in the catalog: without a context window, the comparison says so in one line.
+    await page.click("#whatif-run")
+    await page.waitForSelector("#whatif-error")
+    expect(await page.textContent("#whatif-error")).toMatch(/^no context window known for test\/test-model/)
+    await page.fill("#whatif-context", "20000")
+    await page.fill("#whatif-output", "4000")
+    await page.click("#whatif-run")
+    await page.waitForSelector("#whatif", { timeout: 60_000 })
+    const heads = await page.locator("#whatif thead th").allTextContents()
+    expect(heads).toEqual(["", "opencode-1.17", "opencode-1.18", "pivot", "cache-aware"])
+    const steps = events.filter((e) => e._tag === "AssistantStepRecorded" && e.message.summary !== true).length
+    const calls = await page.locator("#whatif tbody tr").first().locator("td").allTextContents()
+    expect(calls).toEqual(Array(4).fill(steps.toLocaleString("en-US")))
+    expect(await page.locator("#whatif-error").count()).toBe(0)
+  })
+
   it("clicks a pivot and shows the window at that version: the same bytes as pivot window --at", async () => {
     const mark = page.locator(".mark[data-kind='pivot']").nth(1)
     const version = Number(await mark.getAttribute("data-version"))

@@ -12,6 +12,7 @@ import { projections } from "./projections.ts"
 import { prune } from "./prune.ts"
 import { rebuild } from "./rebuild.ts"
 import { serve } from "./serve.ts"
+import { whatif } from "./whatif.ts"
 import { window } from "./window.ts"
 
 /** The commands. */
@@ -21,6 +22,7 @@ export const all: ReadonlyArray<Entry> = [
   window,
   prune,
   inspect,
+  whatif,
   fork,
   rebuild,
   projections,

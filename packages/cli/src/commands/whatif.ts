@@ -1,0 +1,204 @@
+/**
+ * `pivot whatif <export.json | --db FILE --session ID> [--strategies A,B] [--prices FILE] [--context N] [--output N]
+ * [--cache anthropic|openai] [--format text|json]`: the session's recorded inputs replayed under each built-in strategy
+ * (`WhatIf` in the runtime), side by side: what each would have billed (input, cache reads and writes, at the model's
+ * price), tokens sent, compactions (with the recorded summary or pivot's deterministic one), prunes, and the
+ * session's artifacts still in view. Read-only: the database is opened read-only; every replay runs in memory.
+ */
+import type { Model } from "@pivot/core"
+import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
+import { pricesFlag, pricesOf } from "./Prices.ts"
+import { countFlag, formatFlag, namesFlag, parseSource, sourceFlags, withSession } from "./Source.ts"
+import { columns, num } from "./Text.ts"
+
+/** One strategy's run as the comparison shows it (`WhatIf.Run` without its windows). */
+interface RunView {
+  readonly strategy: string
+  readonly calls: number
+  readonly sent: number
+  readonly overWindow: number
+  readonly workingSet: { readonly calls: number; readonly intact: number }
+  readonly compactions: number
+  readonly summaries: { readonly recorded: number; readonly extractive: number }
+  readonly prunes: number
+  readonly prunedParts: number
+  readonly billing: {
+    readonly input: number
+    readonly cacheRead: number
+    readonly cacheWrite: number
+    readonly output: number
+    readonly billed: number
+    readonly cost: number
+    readonly dollars: number | undefined
+  }
+  readonly artifacts: { readonly total: number; readonly inView: number; readonly inViewWithoutFacts: number }
+}
+
+/** The comparison (`WhatIf.Comparison`). */
+interface ComparisonView {
+  readonly sessionId: string
+  readonly model: Model.ModelRef
+  readonly limits: Model.ModelLimits
+  readonly overhead: number
+  readonly rules: string
+  readonly rates: { readonly read: number; readonly write: number; readonly output: number; readonly priced: boolean }
+  readonly priced: boolean
+  readonly providerErrors: number
+  readonly manualCompactions: number
+  readonly runs: ReadonlyArray<RunView>
+}
+
+const pct = (value: number, base: number): string => {
+  if (base === 0) return "–"
+  const change = Math.round((value / base - 1) * 100)
+  return change === 0 ? "±0%" : `${change > 0 ? "+" : "−"}${Math.abs(change)}%`
+}
+
+const times = (n: number): string => `${Number(n.toFixed(3))}×`
+
+const share = (named: number, total: number): string =>
+  `${num(named)}/${num(total)}${total === 0 ? "" : ` (${Math.round((named / total) * 100)}%)`}`
+
+/** The comparison as text: a header, one column per strategy, then what the figures include. */
+export const formatText = (view: ComparisonView): Array<string> => {
+  const runs = view.runs
+  const base = runs[0]
+  const model = `${view.model.providerId}/${view.model.modelId}`
+  const rates = view.rates
+  const row = (label: string, cell: (run: RunView) => string) => [label, ...runs.map(cell)]
+  const rows = [
+    ["", ...runs.map((r) => r.strategy)],
+    row("model calls", (r) => num(r.calls)),
+    row("tokens sent", (r) => num(r.sent)),
+    row("uncached input", (r) => num(r.billing.input)),
+    row("cache reads", (r) => num(r.billing.cacheRead)),
+    row("cache writes", (r) => num(r.billing.cacheWrite)),
+    row("billed input (eq)", (r) => num(r.billing.billed)),
+    row(`  vs ${base?.strategy ?? "–"}`, (r) => pct(r.billing.billed, base?.billing.billed ?? 0)),
+    row("output tokens", (r) => num(r.billing.output)),
+    row("total (eq)", (r) => num(r.billing.cost)),
+    ...(view.priced
+      ? [row("USD", (r) => (r.billing.dollars === undefined ? "–" : `$${r.billing.dollars.toFixed(4)}`))]
+      : []),
+    row("compactions", (r) => num(r.compactions)),
+    row("  recorded summary", (r) => num(r.summaries.recorded)),
+    row("  pivot's summary", (r) => num(r.summaries.extractive)),
+    row("prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`),
+    row("calls over window", (r) => num(r.overWindow)),
+    row("working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)),
+    row("artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)),
+    row("  without facts", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)),
+  ]
+  const left = [
+    view.providerErrors > 0 ? `${num(view.providerErrors)} provider error(s)` : undefined,
+    view.manualCompactions > 0 ? `${num(view.manualCompactions)} manual compaction(s)` : undefined,
+  ].filter((s) => s !== undefined)
+  return [
+    `What-if for ${view.sessionId}: ${model} (context ${num(view.limits.context)}, output ${num(view.limits.output)})`,
+    `Each strategy replays the recorded inputs; system prompt and tools ~${num(view.overhead)} tokens per call (recorded usage minus the window's estimate).`,
+    `Billed through a simulated ${view.rules} prompt cache (5-minute TTL) at ${view.priced ? "the model's price" : `${view.rules}'s default multipliers`}: read ${times(rates.read)}, write ${times(rates.write)}, output ${times(rates.output)} the input price.`,
+    "",
+    ...columns(rows),
+    "",
+    "(eq) = input-token equivalents. A compaction reuses the recorded summary where the strategy summarised the same",
+    "messages; elsewhere pivot's deterministic summary, billed as 2,000 output tokens. Artifacts: the session's files,",
+    "commands, errors and requests named by the last call's window (\"without facts\": summaries' facts blocks left out).",
+    "Working set kept: calls whose window held the current turn's request and every output the turn had read, verbatim.",
+    ...(left.length > 0 ? [`Left out of the replay: ${left.join(", ")}.`] : []),
+  ]
+}
+
+const synopsis =
+  "<export.json | --db FILE --session ID> [--strategies A,B] [--prices FILE] [--context N] [--output N] [--cache anthropic|openai] [--format text|json]"
+
+/** The `whatif` command. */
+export const whatif: Entry = {
+  name: "whatif",
+  synopsis,
+  command: Command.make(
+    "whatif",
+    {
+      ...sourceFlags,
+      strategies: namesFlag(
+        "strategies",
+        "A,B",
+        "the strategies to compare, comma-separated: opencode-1.17, opencode-1.18, pivot, cache-aware (default all, in that order)",
+      ),
+      prices: pricesFlag,
+      context: countFlag("context", "N", "the model's context window in tokens (default the model catalog's)"),
+      output: countFlag("output", "N", "the model's output limit in tokens (default the catalog's, else context / 8)"),
+      cache: Flag.Literals("cache", ["anthropic", "openai"]).pipe(
+        Flag.withDescription("whose prompt-cache rules bill the calls (default the model's provider's; else openai)"),
+        Flag.optional,
+      ),
+      format: formatFlag,
+    },
+    (options) =>
+      report(
+        "whatif",
+        synopsis,
+        Effect.gen(function* () {
+          const io = yield* CliIo
+          const source = yield* parseSource(options)
+          const prices = yield* pricesOf(options.prices)
+          const { WhatIf } = yield* Effect.promise(() => import("@pivot/runtime"))
+          const names = Option.getOrUndefined(options.strategies)
+          const strategies =
+            names === undefined
+              ? undefined
+              : yield* WhatIf.strategiesOf(names).pipe(
+                  Effect.mapError((error) => new UsageError({ message: error.message })),
+                )
+          const context = Option.getOrUndefined(options.context)
+          if (context === 0) return yield* new UsageError({ message: "--context must be above 0" })
+          const outcome = yield* withSession(source, (opened) =>
+            Effect.gen(function* () {
+              const log = yield* opened.log
+              return yield* Effect.result(
+                WhatIf.session(
+                  opened.sessionId,
+                  log.map((l) => l.event),
+                  {
+                    strategies,
+                    prices,
+                    context,
+                    output: Option.getOrUndefined(options.output),
+                    rules: Option.getOrUndefined(options.cache),
+                  },
+                ),
+              )
+            }),
+          )
+          if (Result.isFailure(outcome)) {
+            const error = outcome.failure
+            return yield* error._tag === "UnknownLimits"
+              ? new UsageError({ message: error.message })
+              : new CliError({ message: error.message })
+          }
+          const comparison = outcome.success
+          if (options.format === "json") {
+            io.out(JSON.stringify(comparison, null, 2))
+            return
+          }
+          for (const line of formatText(comparison)) io.out(line)
+        }),
+      ),
+  ).pipe(
+    Command.withDescription(
+      "What would this session have cost under another context strategy? Replays the session's recorded inputs (user messages, model steps, tool results) under each built-in strategy in memory and prints them side by side: billed input, cache reads and writes at the model's price (--prices FILE for yours), tokens sent, compactions (the recorded summary where a strategy summarised the same messages, pivot's deterministic one elsewhere), prunes, and the session's artifacts still in view. Nothing is written.",
+    ),
+    Command.withShortDescription("replay a session under each strategy: cost, cache, compactions, artifacts kept"),
+    Command.withExamples([
+      { command: "pivot whatif session.json", description: "an OpenCode export under every strategy" },
+      {
+        command:
+          "pivot whatif --db .pivot/demo.db --context 64000 --output 8000 --strategies opencode-1.17,cache-aware",
+        description: "the demo's session (its scripted model is not in the catalog)",
+      },
+    ]),
+  ),
+}

@@ -1,0 +1,166 @@
+/**
+ * `WhatIf` at its edges: the inputs of a log (overhead = recorded usage − the window's estimate, never below 0;
+ * the runtime's own messages left out of a summary's key), the model's limits (catalog, given, or refused), the
+ * strategies checked by name, and the billing rules and rates of a model.
+ */
+import { Ids, Pricing, Tokens } from "@pivot/core"
+import { Effect, Result } from "effect"
+import { describe, expect, it } from "vitest"
+import { Strategies, WhatIf } from "../src/index.ts"
+
+const at = 1_767_000_000_000
+const user = (id: string, text: string) => ({
+  _tag: "UserMessageAdded" as const,
+  at,
+  message: {
+    role: "user" as const,
+    id: Ids.unsafe.message(id),
+    createdAt: at,
+    parts: [{ type: "text" as const, id: Ids.unsafe.part(`prt_${id}`), text }],
+  },
+})
+const step = (id: string, parent: string, input: number, model = { providerId: "test", modelId: "unknown" }) => ({
+  _tag: "AssistantStepRecorded" as const,
+  at: at + 1,
+  message: {
+    role: "assistant" as const,
+    id: Ids.unsafe.message(id),
+    parentId: Ids.unsafe.message(parent),
+    createdAt: at + 1,
+    model,
+    tokens: { ...Tokens.zero, input, output: 3 },
+    finish: "stop",
+    parts: [{ type: "text" as const, id: Ids.unsafe.part(`prt_${id}`), text: "done" }],
+  },
+})
+
+/** The window the first call sees: the one user message, rendered and serialised as the ledger does. */
+const firstWindow = Tokens.estimate(JSON.stringify([{ role: "user", content: [{ type: "text", text: "hello" }] }]))
+
+describe("WhatIf.inputsOf", () => {
+  it.each([
+    [firstWindow - 1, 0],
+    [firstWindow, 0],
+    [firstWindow + 1, 1],
+    [firstWindow + 700, 700],
+  ])("a call that reported %i input tokens has an overhead of %i", (input, overhead) => {
+    const inputs = WhatIf.inputsOf("ses_a", [user("msg_u1", "hello"), step("msg_a1", "msg_u1", input)])
+    const first = inputs.actions[1]
+    expect(first?._tag === "step" ? first.overhead : undefined).toBe(overhead)
+    expect(inputs.overhead).toBe(overhead)
+  })
+
+  it("keys a summary by the recorded messages of its head only", () => {
+    expect(WhatIf.headKey(["msg_marker", "msg_u1", "msg_summary", "msg_a1"], new Set(["msg_u1", "msg_a1"]))).toBe(
+      "msg_u1 msg_a1",
+    )
+  })
+})
+
+describe("WhatIf.session", () => {
+  const events = [user("msg_u1", "hello"), step("msg_a1", "msg_u1", 100)]
+
+  it("refuses a model the catalog does not know unless its context is given, then defaults its output", async () => {
+    const refused = await Effect.runPromise(Effect.result(WhatIf.session("ses_a", events)))
+    expect(Result.isFailure(refused) && refused.failure._tag).toBe("UnknownLimits")
+    // The output defaults to an eighth of the context, at most 32,000.
+    for (const [context, output] of [
+      [8_000, 1_000],
+      [256_000, 32_000],
+      [256_008, 32_000],
+      [255_992, 31_999],
+    ] as const) {
+      const comparison = await Effect.runPromise(WhatIf.session("ses_a", events, { context, strategies: ["pivot"] }))
+      expect(comparison.limits).toEqual({ context, output })
+    }
+  })
+
+  it("takes a catalog model's limits, and its provider's cache rules and price", async () => {
+    const model = { providerId: "anthropic", modelId: "claude-sonnet-4" }
+    const comparison = await Effect.runPromise(
+      WhatIf.session("ses_a", [user("msg_u1", "hello"), step("msg_a1", "msg_u1", 100, model)], {
+        strategies: ["opencode-1.17"],
+      }),
+    )
+    expect(comparison.limits.context).toBeGreaterThan(100_000)
+    expect(comparison.rules).toBe("anthropic")
+    expect(comparison.priced).toBe(true)
+    expect(comparison.runs.map((r) => r.calls)).toEqual([1])
+  })
+
+  it("says when there is no call to replay", async () => {
+    const none = await Effect.runPromise(Effect.result(WhatIf.session("ses_a", [user("msg_u1", "hello")])))
+    expect(Result.isFailure(none) && none.failure._tag).toBe("NothingToReplay")
+  })
+})
+
+describe("the working set", () => {
+  // One turn: a request, a step reading a file, a step after it. The first step's usage fills a 20k window.
+  const toolStep = (input: number) => ({
+    ...step("msg_a1", "msg_u1", input),
+    message: {
+      ...step("msg_a1", "msg_u1", input).message,
+      finish: "tool-calls",
+      parts: [
+        {
+          type: "tool" as const,
+          id: Ids.unsafe.part("prt_read"),
+          callId: "call_read",
+          tool: "read",
+          state: { status: "completed" as const, input: { filePath: "src/a.ts" }, output: "the file's body" },
+        },
+      ],
+    },
+  })
+  const turn = (input: number) => [user("msg_u1", "read src/a.ts"), toolStep(input), step("msg_a2", "msg_u1", 200)]
+  const working = async (input: number, strategy: Strategies.Name) => {
+    const comparison = await Effect.runPromise(
+      WhatIf.session("ses_a", turn(input), { context: 20_000, output: 4_000, strategies: [strategy] }),
+    )
+    return comparison.runs[0]!.workingSet
+  }
+
+  it("is kept when nothing compacts in the middle of the turn", async () => {
+    expect(await working(100, "opencode-1.17")).toEqual({ calls: 2, intact: 2 })
+    expect(await working(100, "cache-aware")).toEqual({ calls: 2, intact: 2 })
+  })
+
+  it("is lost at the call after a compaction in the middle of the turn that keeps no tail (cache-aware)", async () => {
+    expect(await working(16_000, "cache-aware")).toEqual({ calls: 2, intact: 1 })
+  })
+})
+
+describe("strategies and billing", () => {
+  it("checks names against the built-in strategies", async () => {
+    expect(await Effect.runPromise(WhatIf.strategiesOf(["cache-aware", "pivot"]))).toEqual(["cache-aware", "pivot"])
+    const unknown = await Effect.runPromise(Effect.result(WhatIf.strategiesOf(["pivot", "opencode"])))
+    expect(Result.isFailure(unknown) && unknown.failure.message).toBe(
+      'unknown strategy "opencode": expected one of opencode-1.17, opencode-1.18, pivot, cache-aware',
+    )
+  })
+
+  it("maps each name to the options that select it today", () => {
+    expect(Strategies.strategyOptions("opencode-1.18", { context: 64_000 }).config?.opencode).toBe("1.18")
+    expect(Strategies.strategyOptions("opencode-1.17", { context: 64_000 }).factsBlock).toBe(false)
+    expect(Strategies.strategyOptions("pivot", { context: 64_000 }).prune).toEqual({ protect: 12_800, minimum: 6_400 })
+    expect(Strategies.strategyOptions("cache-aware", { context: 64_000, system: "s" }).cacheAware).toEqual({
+      system: "s",
+    })
+  })
+
+  it("bills at a price's rates, else the rules' provider multipliers", () => {
+    const ref = { providerId: "other", modelId: "x" }
+    expect(WhatIf.billingFor(ref, undefined)).toEqual({
+      rules: "openai",
+      rates: Pricing.PROVIDER_RATES.openai,
+      price: undefined,
+    })
+    const price = { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 }
+    expect(WhatIf.billingFor(ref, price, "anthropic").rates).toEqual({
+      read: 0.1,
+      write: 1.25,
+      output: 4,
+      priced: true,
+    })
+  })
+})
