@@ -10,6 +10,7 @@ import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
 import type { CatalogShape } from "./Catalog.ts"
+import * as HostCheck from "./HostCheck.ts"
 import * as Pages from "./Pages.ts"
 import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
 import * as SessionView from "./SessionView.ts"
@@ -29,6 +30,12 @@ export interface AppOptions {
    * HTTP server's graceful shutdown gives up on them (20 s).
    */
   readonly closing?: Effect.Effect<void> | undefined
+  /**
+   * The loopback address and port the server listens on: when set, a request whose `Host` header names another
+   * server is refused with a 403 (`HostCheck.refusal`, the DNS-rebinding guard). Unset beyond loopback, where the
+   * token guards every request.
+   */
+  readonly loopback?: HostCheck.Bound | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -310,6 +317,10 @@ export const app = (options: AppOptions) => {
           "GET",
         ),
       )
+    if (options.loopback !== undefined) {
+      const refused = HostCheck.refusal(request.headers.host, options.loopback)
+      if (refused !== undefined) return withSecurity(errorResponse(isApi, 403, refused))
+    }
     let setCookie = false
     if (options.token !== undefined) {
       const bearer = request.headers.authorization?.match(/^Bearer (.+)$/)?.[1]

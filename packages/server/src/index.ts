@@ -2,6 +2,8 @@
 
 /** The sessions served, folded in memory and caught up with the store. */
 export * as Catalog from "./Catalog.ts"
+/** The DNS-rebinding guard: which `Host` headers name a loopback viewer. */
+export * as HostCheck from "./HostCheck.ts"
 /** The HTTP application (pages, JSON API, server-sent events, assets). */
 export * as Http from "./Http.ts"
 /** The HTML of the pages and error pages, and the escaping they use. */

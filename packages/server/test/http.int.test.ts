@@ -26,9 +26,9 @@ let base: string
 let before: string
 
 /** A raw GET (or other method) with the path sent exactly as given (fetch would normalise `..`). */
-const raw = (method: string, rawPath: string, port = server.port) =>
+const raw = (method: string, rawPath: string, port = server.port, headers: http.OutgoingHttpHeaders = {}) =>
   new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath, headers }, (res) => {
       let body = ""
       res.setEncoding("utf8")
       res.on("data", (c) => (body += c))
@@ -390,6 +390,57 @@ describe("security", () => {
       expect(open.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
       expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions`)).status).toBe(401)
       expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions?token=${open.token}`)).status).toBe(200)
+    } finally {
+      await open.close()
+    }
+  })
+
+  it("answers only a Host naming this loopback server: another name (DNS rebinding) or port gets a 403", async () => {
+    const port = server.port
+    const get = (host: string, url = "/api/sessions") => raw("GET", url, port, { host })
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `127.8.9.10:${port}`,
+      `[::1]:${port}`,
+      `localhost.:${port}`,
+    ]) {
+      const response = await get(host)
+      expect(response.status, host).toBe(200)
+      expect(JSON.parse(response.body).sessions, host).toHaveLength(1)
+    }
+    for (const host of [
+      `attacker.example:${port}`,
+      "attacker.example",
+      `127.0.0.1.attacker.example:${port}`,
+      `localhost.attacker.example:${port}`,
+      `128.0.0.1:${port}`,
+      `127.0.0.256:${port}`,
+      `[::2]:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `127.0.0.1:${port - 1}`,
+      "127.0.0.1",
+      `localhost:${port}:${port}`,
+    ]) {
+      for (const url of ["/api/sessions", `/api/sessions/${SESSION}/window/3/raw`, "/", "/assets/app.js"]) {
+        const response = await get(host, url)
+        expect(response.status, `${host} ${url}`).toBe(403)
+        expect(response.body, `${host} ${url}`).not.toContain(SESSION)
+      }
+      const api = await get(host)
+      expect(JSON.parse(api.body).error, host).toMatch(
+        /^[^\n]*loopback viewer answers only to localhost, 127\.0\.0\.0\/8 or \[::1\] on port \d+$/,
+      )
+    }
+  })
+
+  it("leaves the Host unchecked beyond loopback, where the token guards every request", async () => {
+    const open = await Serve.start({ source: db, port: 0, host: "0.0.0.0", token: "s3cret-token" })
+    try {
+      const bearer = { authorization: "Bearer s3cret-token" }
+      expect((await raw("GET", "/api/sessions", open.port, { host: "viewer.lan:80", ...bearer })).status).toBe(200)
+      expect((await raw("GET", "/api/sessions", open.port, { host: "viewer.lan:80" })).status).toBe(401)
     } finally {
       await open.close()
     }
