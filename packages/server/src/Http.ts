@@ -10,6 +10,7 @@ import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
 import type { CatalogShape } from "./Catalog.ts"
+import * as Compress from "./Compress.ts"
 import * as HostCheck from "./HostCheck.ts"
 import * as Pages from "./Pages.ts"
 import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
@@ -343,7 +344,7 @@ export const app = (options: AppOptions) => {
               contentType: asset.contentType,
               headers: { "cache-control": "max-age=300" },
             })
-      return withSecurity(response)
+      return Compress.response(withSecurity(response), request.headers["accept-encoding"])
     }
     const handled = route({ ...options, timelines, ledgers }, segments, url.searchParams)
     response =
@@ -367,6 +368,6 @@ export const app = (options: AppOptions) => {
         "set-cookie",
         `${TOKEN_COOKIE}=${encodeURIComponent(options.token!)}; HttpOnly; SameSite=Strict; Path=/`,
       )
-    return response
+    return Compress.response(response, request.headers["accept-encoding"])
   })
 }

@@ -2,6 +2,8 @@
 
 /** The sessions served, folded in memory and caught up with the store. */
 export * as Catalog from "./Catalog.ts"
+/** Response compression (brotli, gzip) as the request accepts it. */
+export * as Compress from "./Compress.ts"
 /** The DNS-rebinding guard: which `Host` headers name a loopback viewer. */
 export * as HostCheck from "./HostCheck.ts"
 /** The HTTP application (pages, JSON API, server-sent events, assets). */

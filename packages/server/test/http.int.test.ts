@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
 import { Conversation, type Events, ValidWindow, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
@@ -319,6 +320,39 @@ describe("the JSON API's 400 messages", () => {
       const { status, body } = await getJson(url)
       expect(status, url).toBe(400)
       expect(body.error, url).toBe(message)
+    }
+  })
+})
+
+describe("compression", () => {
+  /** A GET whose body is kept as bytes (node's http does not decode it, as fetch would). */
+  const bytes = (url: string, headers: http.OutgoingHttpHeaders) =>
+    new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port: server.port, path: url, headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+      })
+      req.on("error", reject)
+      req.end()
+    })
+
+  it("encodes API answers and assets as Accept-Encoding asks, decoding to the same bytes", async () => {
+    for (const url of [`/api/sessions/${SESSION}/ledger`, `/api/sessions/${SESSION}/timeline`, "/assets/app.js"]) {
+      const plain = await bytes(url, {})
+      expect(plain.headers["content-encoding"], url).toBeUndefined()
+      expect(plain.headers.vary, url).toBe("accept-encoding")
+      for (const [accept, decode] of [
+        ["gzip", zlib.gunzipSync],
+        ["br", zlib.brotliDecompressSync],
+        ["gzip, deflate, br", zlib.brotliDecompressSync],
+      ] as const) {
+        const encoded = await bytes(url, { "accept-encoding": accept })
+        expect(encoded.headers["content-encoding"], `${url} ${accept}`).toBe(accept.includes("br") ? "br" : "gzip")
+        expect(decode(encoded.body).equals(plain.body), `${url} ${accept}`).toBe(true)
+        if (plain.body.length > 10_000) expect(encoded.body.length, url).toBeLessThan(plain.body.length / 3)
+      }
+      expect((await bytes(url, { "accept-encoding": "gzip;q=0, br;q=0" })).headers["content-encoding"]).toBeUndefined()
     }
   })
 })
