@@ -58,7 +58,7 @@ beforeAll(async () => {
   })
   page = await context.newPage()
   fs.mkdirSync(shots, { recursive: true })
-})
+}, 60_000)
 
 afterAll(async () => {
   await context?.close()
@@ -79,8 +79,16 @@ describe("the viewer in Chromium", () => {
   })
 
   it("opens a session: one pivot mark on the chart per pivot in the event log, each named on hover", async () => {
+    const asked: Array<string> = []
+    const onRequest = (request: { url: () => string }) => asked.push(new URL(request.url()).pathname)
+    page.on("request", onRequest)
     await page.click(`a[href='/sessions/${SESSION}']`)
     await ready(page)
+    page.off("request", onRequest)
+    // The page asks for what it draws: the cost chart and the listed pivots' lines, never the whole ledger.
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/chart`)
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/entries`)
+    expect(asked).not.toContain(`/api/sessions/${SESSION}/ledger`)
     await page.waitForSelector(".u-over .mark")
     const pivotMarks = page.locator(".mark[data-kind='pivot']")
     const inLog = events.filter((e) => e._tag === "SummaryFinished").length
@@ -128,7 +136,11 @@ describe("the viewer in Chromium", () => {
     ).toEqual(formed)
     const pruneRuns = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted")
     expect(await page.locator("#cost .cost-mark[data-kind='prune']").count()).toBe(pruneRuns.length)
+    // Its ledger line is asked for when hovered.
     await costPivots.nth(1).hover()
+    await page.waitForFunction(() =>
+      /^pivot #2 · v\d+ · shed ~/.test(document.getElementById("cost-tooltip")?.textContent ?? ""),
+    )
     expect(await page.textContent("#cost-tooltip")).toMatch(/^pivot #2 · v\d+ · shed ~[\d,]+ · [^\n]* · probes: /)
     expect(await page.textContent("#cost-figures")).toMatch(
       new RegExp(`calls \\(${inLog} summary, ${probes.length} probe\\)`),
@@ -203,8 +215,15 @@ describe("the viewer in Chromium", () => {
   })
 
   it("shows the pivot report and the event log, filtered and paginated", async () => {
+    const asked: Array<string> = []
+    const onRequest = (request: { url: () => string }) => asked.push(new URL(request.url()).pathname)
+    page.on("request", onRequest)
     await page.goto(`${base}/sessions/${SESSION}/pivots/2`)
     await ready(page)
+    page.off("request", onRequest)
+    // Its own ledger line, not the session's whole ledger.
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/entries`)
+    expect(asked).not.toContain(`/api/sessions/${SESSION}/ledger`)
     expect(await page.textContent("#report")).toContain("extractive fallback (failed)")
     expect(await page.textContent("#report")).toMatch(/ledger\s*shed ~[\d,]+ · summary call/)
     // Its recorded check and probes, item by item as the log has them.
@@ -276,4 +295,54 @@ describe("the viewer in Chromium", () => {
     )
     expect(await page.textContent("#figures")).toContain(`${events.length + 2} events`)
   })
+
+  it("draws 600 pivots as columns with gaps, each naming how many it holds, and zooms into one", async () => {
+    const many = "ses_many_pivots"
+    const manyDb = path.join(dir, "many.db")
+    const played = play({ sessionId: many, turns: 600, compactEvery: 1, pruneEvery: 1, outputChars: 40 })
+    const pivots = played.filter((e) => e._tag === "SummaryFinished").length
+    expect(pivots).toBe(600)
+    await writeSqlite(manyDb, many, played)
+    const served = await Serve.start({ source: manyDb, port: 0 })
+    try {
+      await page.goto(`http://127.0.0.1:${served.port}/sessions/${many}`)
+      await ready(page)
+      const width = await page.evaluate(() => document.querySelector("#chart .u-over")!.clientWidth)
+      const counts = (selector: string) =>
+        page.locator(selector).evaluateAll((nodes) => nodes.map((n) => Number((n as HTMLElement).dataset.count)))
+      for (const selector of [".mark[data-kind='pivot']", "#cost .cost-mark[data-kind='pivot']"]) {
+        const columns = await counts(selector)
+        // One element per 6-pixel column at most, and together they hold every pivot of the log.
+        expect(columns.length, selector).toBeLessThanOrEqual(Math.ceil(width / 6) + 1)
+        expect(columns.length, selector).toBeGreaterThan(10)
+        expect(
+          columns.reduce((a, b) => a + b, 0),
+          selector,
+        ).toBe(pivots)
+        const lefts = await page
+          .locator(selector)
+          .evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).getBoundingClientRect().left))
+        lefts.sort((a, b) => a - b)
+        // Columns side by side keep a gap: the solid block of the 976-pivot session is gone.
+        for (let i = 1; i < lefts.length; i++) expect(lefts[i]! - lefts[i - 1]!, selector).toBeGreaterThanOrEqual(3)
+      }
+      // A column of several pivots names how many on hover and zooms in on them when clicked.
+      const crowded = page.locator(".mark[data-kind='pivot'].mark-many").first()
+      const held = Number(await crowded.getAttribute("data-count"))
+      expect(held).toBeGreaterThan(1)
+      await crowded.dispatchEvent("mouseenter")
+      expect(await page.textContent("#tooltip")).toMatch(
+        new RegExp(`^${held} pivot marks, v\\d+ to v\\d+: click to zoom in$`),
+      )
+      const before = await page.locator(".mark[data-kind='pivot']").count()
+      await crowded.dispatchEvent("click")
+      await page.waitForFunction((n) => {
+        const marks = [...document.querySelectorAll<HTMLElement>(".mark[data-kind='pivot']")]
+        return marks.length > 0 && marks.length < n && marks.every((m) => m.dataset.count === "1")
+      }, before)
+      expect(await page.locator(".mark[data-kind='pivot']").count()).toBe(held)
+    } finally {
+      await served.close()
+    }
+  }, 180_000)
 })

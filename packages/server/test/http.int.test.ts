@@ -156,6 +156,57 @@ describe("the JSON API", () => {
     expect((await getJson(`/api/sessions/ses_nope/ledger`)).status).toBe(404)
   })
 
+  it("answers what the pages draw of the ledger: the cost chart, and entries by range, kind or pivot", async () => {
+    const whole = (await getJson(`/api/sessions/${SESSION}/ledger`)).body
+    type Entry = { kind: string; version: number; markerId?: string }
+    const { status, body: chart } = await getJson(`/api/sessions/${SESSION}/ledger/chart`)
+    expect(status).toBe(200)
+    expect(chart.totals).toEqual(whole.totals)
+    // Fewer steps than the chart's points: every step, as columns.
+    const steps = whole.calls.filter((c: { kind: string }) => c.kind === "step")
+    expect(chart.steps).toBe(steps.length)
+    expect(chart.calls.version).toEqual(steps.map((c: { version: number }) => c.version))
+    expect(chart.calls.billed).toEqual(steps.map((c: { billed: number }) => c.billed))
+    expect(chart.calls.stablePrefix).toEqual(steps.map((c: { stablePrefix: number }) => c.stablePrefix))
+    // Where every entry stands, and nothing else of it.
+    expect(chart.marks.version).toEqual(whole.entries.map((e: Entry) => e.version))
+    expect(chart.marks.kind).toEqual(whole.entries.map((e: Entry) => e.kind))
+    expect(chart.marks.markerId).toEqual(whole.entries.map((e: Entry) => e.markerId ?? null))
+    expect(JSON.stringify(chart).length).toBeLessThan(JSON.stringify(whole).length / 3)
+    // A range: its steps and entries only.
+    const mid = Math.floor(events.length / 2)
+    const ranged = (await getJson(`/api/sessions/${SESSION}/ledger/chart?from=${mid}&to=${events.length}`)).body
+    expect(ranged.calls.version).toEqual(
+      steps.filter((c: { version: number }) => c.version >= mid).map((c: { version: number }) => c.version),
+    )
+    expect(ranged.marks.version).toEqual(
+      whole.entries.filter((e: Entry) => e.version >= mid).map((e: Entry) => e.version),
+    )
+    // Entries: by kind and range, paged; one pivot's by its marker.
+    const compactions = whole.entries.filter((e: Entry) => e.kind === "compaction")
+    const page = (await getJson(`/api/sessions/${SESSION}/ledger/entries?kind=compaction&offset=1&limit=2`)).body
+    expect(page.total).toBe(compactions.length)
+    expect(page.entries).toEqual(compactions.slice(1, 3))
+    const second = compactions[1] as Entry
+    const one = (await getJson(`/api/sessions/${SESSION}/ledger/entries?marker=${second.markerId}`)).body
+    expect(one.entries).toEqual([second])
+    const inRange = (await getJson(`/api/sessions/${SESSION}/ledger/entries?from=${mid}&limit=500`)).body
+    expect(inRange.limit).toBe(200)
+    expect(inRange.entries).toEqual(whole.entries.filter((e: Entry) => e.version >= mid).slice(0, 200))
+    // Malformed queries: one line each.
+    for (const [query, error] of [
+      ["kind=pivot", /^kind must be compaction or prune, got "pivot"$/],
+      ["from=9&to=3", /^from \(9\) must be at most to \(3\)$/],
+      ["limit=-1", /^limit must be an integer ≥ 0/],
+      ["marker=a%20b", /^marker must be a message id$/],
+    ] as const) {
+      const bad = await getJson(`/api/sessions/${SESSION}/ledger/entries?${query}`)
+      expect(bad.status, query).toBe(400)
+      expect(bad.body.error, query).toMatch(error)
+    }
+    expect((await getJson(`/api/sessions/${SESSION}/ledger/more`)).status).toBe(404)
+  })
+
   it("answers the timeline: one point per model step that reported usage, and every mark", async () => {
     const { body } = await getJson(`/api/sessions/${SESSION}/timeline`)
     const steps = events.flatMap((e, i) =>
