@@ -59,7 +59,7 @@
       ["messages", "messages"],
       ["events", "events"],
       ["pivots", "pivots"],
-      ["prunes", "prunes"],
+      ["prunes", "outputs pruned"],
       ["usage", "usage (tokens)"],
       ["lastActivity", "last activity"],
     ]
@@ -115,14 +115,22 @@
       sessions.length === 0
         ? el("p", {}, "the store holds no sessions")
         : el("table", { id: "sessions" }, el("thead", {}, head), tbody),
-      await projectionsSection(),
+      await projectionsSection(sessions.map((x) => x.sessionId)),
     )
   }
 
   /** The read side: built-in read models and users' projections, their progress, and a stored state on demand. */
-  const projectionsSection = async () => {
+  const projectionsSection = async (sessionIds) => {
     const { projections } = await getJson("/api/projections")
     const shown = el("pre", { id: "projection-state", class: "state" })
+    const show = async (name, key) => {
+      try {
+        const found = await getJson(`/api/projections/${enc(name)}${key}`)
+        shown.textContent = JSON.stringify(found.state, null, 2)
+      } catch (error) {
+        shown.textContent = String(error.message ?? error)
+      }
+    }
     const progress = (s) =>
       s === undefined
         ? "inline with every append"
@@ -134,25 +142,39 @@
         el(
           "td",
           {},
-          p.kind === "projection"
-            ? el(
-                "a",
-                {
-                  href: "#",
-                  onclick: async (event) => {
-                    event.preventDefault()
-                    const key = p.scope === "global" ? "" : `?key=${enc(prompt("session id") ?? "")}`
-                    try {
-                      const found = await getJson(`/api/projections/${enc(p.name)}${key}`)
-                      shown.textContent = JSON.stringify(found.state, null, 2)
-                    } catch (error) {
-                      shown.textContent = String(error.message ?? error)
-                    }
+          p.kind !== "projection"
+            ? p.name
+            : p.scope === "global"
+              ? el(
+                  "a",
+                  {
+                    href: "#",
+                    onclick: (event) => {
+                      event.preventDefault()
+                      show(p.name, "")
+                    },
                   },
-                },
-                p.name,
-              )
-            : p.name,
+                  p.name,
+                )
+              : // Per session: a choice of the store's sessions (the keys its state can have), never a free-text prompt.
+                el(
+                  "label",
+                  {},
+                  `${p.name} for `,
+                  el(
+                    "select",
+                    {
+                      class: "projection-key",
+                      dataset: { projection: p.name },
+                      onchange: (event) => {
+                        if (event.target.value !== "") show(p.name, `?key=${enc(event.target.value)}`)
+                        else shown.textContent = ""
+                      },
+                    },
+                    el("option", { value: "" }, "a session…"),
+                    sessionIds.map((id) => el("option", { value: id }, id)),
+                  ),
+                ),
         ),
         el("td", { class: "n" }, `v${p.version}`),
         el("td", {}, `${p.kind}, ${p.mode}, per ${p.scope === "global" ? "store" : "session"}`),
@@ -502,7 +524,7 @@
     const figures = el("p", { id: "figures" })
     const showFigures = (s) =>
       figures.replaceChildren(
-        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} prunes · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
+        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} tool outputs pruned · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
       )
     showFigures(session)
     // A long session has hundreds of pivots: list the newest hundred (the events page has them all).
@@ -534,7 +556,7 @@
       costFigures.replaceChildren(
         `${num(t.calls)} calls (${num(t.summaryCalls)} summary${t.probeCalls > 0 ? `, ${num(t.probeCalls)} probe` : ""}) · billed input ${num(t.billed)} eq · ` +
           `cache hit ratio ${Math.round(t.hitRatio * 100)}% · prefix stability ~${Math.round(t.prefixStability * 100)}% · ` +
-          `${num(t.compactions)} compactions, ${num(t.prunes)} prunes: net saving ${num(t.net)} eq`,
+          `${num(t.compactions)} compactions, ${num(t.prunes)} prune${t.prunes === 1 ? "" : "s"} (each clearing one or more tool outputs): net saving ${num(t.net)} eq`,
       )
     }
     showCost(ledger)
@@ -543,7 +565,12 @@
       "p",
       { class: "legend" },
       Object.entries(MARK_COLOURS).map(([kind, colour]) =>
-        el("span", { class: "key" }, el("i", { style: `background:${colour}` }), ` ${kind}: ${timeline.legend[kind]} `),
+        el(
+          "span",
+          { class: "key" },
+          el("i", { style: `background:${colour}` }),
+          ` ${kind === "prune" ? "pruned outputs" : kind}: ${timeline.legend[kind]} `,
+        ),
       ),
     )
     const lineage =
@@ -755,6 +782,62 @@
   // ---------------------------------------------------------------------------------------------------------------
   // Diff
 
+  /** A model message of a diff, folded behind one line when long (a tool output of a hundred lines, a summary). */
+  const LONG_TEXT = 600
+  const diffMessage = (m, side) => {
+    const shown = modelMessage(m)
+    const length = shown.textContent.length
+    if (length <= LONG_TEXT) return el("div", { class: side }, shown)
+    return el(
+      "details",
+      { class: `${side} fold` },
+      el(
+        "summary",
+        {},
+        `${m.role}: ${shown.textContent.slice(0, 120).replace(/\s+/g, " ")}… (${num(length)} characters)`,
+      ),
+      shown,
+    )
+  }
+
+  /** Rows in runs of the same change; a run of more than `RUN` rows is folded behind one line saying how many. */
+  const RUN = 3
+  const diffRows = (rows) => {
+    const row = (r) =>
+      el(
+        "div",
+        { class: `row change-${r.change}`, dataset: { change: r.change, key: r.key } },
+        el("span", { class: "badge" }, r.change),
+        ` ${r.sourceMessageId} `,
+        r.before && r.change !== "entered" && r.change !== "same" ? diffMessage(r.before, "before") : null,
+        r.after && r.change !== "left" ? diffMessage(r.after, "after") : null,
+      )
+    const out = []
+    for (let i = 0; i < rows.length; ) {
+      let j = i
+      while (j < rows.length && rows[j].change === rows[i].change) j++
+      const run = rows.slice(i, j)
+      const change = rows[i].change
+      // Unchanged messages are context: always folded, whatever their number.
+      if (change === "same" || run.length > RUN)
+        out.push(
+          el(
+            "details",
+            { class: `fold run change-${change}`, dataset: { change, rows: run.length } },
+            el(
+              "summary",
+              {},
+              `${num(run.length)} ${change === "same" ? "unchanged" : change} message${run.length === 1 ? "" : "s"}`,
+            ),
+            run.map(row),
+          ),
+        )
+      else out.push(...run.map(row))
+      i = j
+    }
+    return out
+  }
+
   const diffPage = async () => {
     const params = new URLSearchParams(location.search)
     const session = await getJson(api(`/${enc(sessionId)}`))
@@ -781,22 +864,7 @@
         { id: "diff-counts" },
         `${c.entered} entered · ${c.left} left · ${c.replaced} replaced by a placeholder · ${c.changed} changed · ${c.same} unchanged`,
       ),
-      el(
-        "div",
-        { id: "diff" },
-        data.rows
-          .filter((r) => r.change !== "same")
-          .map((r) =>
-            el(
-              "div",
-              { class: `row change-${r.change}`, dataset: { change: r.change, key: r.key } },
-              el("span", { class: "badge" }, r.change),
-              ` ${r.sourceMessageId} `,
-              r.before && r.change !== "entered" ? el("div", { class: "before" }, modelMessage(r.before)) : null,
-              r.after && r.change !== "left" ? el("div", { class: "after" }, modelMessage(r.after)) : null,
-            ),
-          ),
-      ),
+      el("div", { id: "diff" }, diffRows(data.rows)),
     )
   }
 

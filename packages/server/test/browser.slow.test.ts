@@ -7,9 +7,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Events } from "@pivot/core"
-import { ReadModels, SessionLog } from "@pivot/store"
-import { Effect } from "effect"
+import type { Events, Projection } from "@pivot/core"
+import { Projections, ReadModels, SessionLog } from "@pivot/store"
+import { Effect, ManagedRuntime } from "effect"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { Serve } from "../src/index.ts"
@@ -294,6 +294,113 @@ describe("the viewer in Chromium", () => {
       before + 1,
     )
     expect(await page.textContent("#figures")).toContain(`${events.length + 2} events`)
+  })
+
+  it("declares no favicon: no page asks for one or meets a 404", async () => {
+    const failed: Array<string> = []
+    const onResponse = (response: { status: () => number; url: () => string }) => {
+      if (response.status() >= 400 || new URL(response.url()).pathname === "/favicon.ico")
+        failed.push(`${response.status()} ${response.url()}`)
+    }
+    page.on("response", onResponse)
+    for (const url of ["/", `/sessions/${SESSION}`, `/sessions/${SESSION}/events`, `/sessions/${SESSION}/versions/5`]) {
+      await page.goto(`${base}${url}`)
+      await ready(page)
+    }
+    page.off("response", onResponse)
+    expect(failed).toEqual([])
+  })
+
+  it("fits the event log in the window: no wider than the 1,280-pixel viewport", async () => {
+    for (const type of ["", "?type=AssistantStepRecorded", "?type=CompactionStarted"]) {
+      await page.goto(`${base}/sessions/${SESSION}/events${type}`)
+      await ready(page)
+      const width = await page.evaluate(() => document.documentElement.scrollWidth)
+      expect(width, type).toBeLessThanOrEqual(1_280)
+    }
+    // A row's data still opens in full.
+    await page.locator("#events details summary").first().click()
+    expect(await page.locator("#events details[open] pre").first().textContent()).toMatch(/^\{\n {2}"_tag": /)
+  })
+
+  it("says what each prune count counts: outputs pruned in the header, prunes in the ledger", async () => {
+    await page.goto(`${base}/sessions/${SESSION}`)
+    await ready(page)
+    const outputs = events.filter((e) => e._tag === "PartCompacted").length
+    const runs = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted").length
+    expect(outputs).toBeGreaterThan(runs)
+    expect(await page.textContent("#figures")).toContain(` · ${outputs} tool outputs pruned · `)
+    expect(await page.textContent("#cost-figures")).toContain(
+      `, ${runs} prunes (each clearing one or more tool outputs): net saving`,
+    )
+    expect(await page.textContent(".legend")).toContain(`pruned outputs: ${outputs}`)
+  })
+
+  it("folds a long diff: runs of like rows and long messages behind one line each, unfolded on a click", async () => {
+    await page.goto(`${base}/sessions/${SESSION}/diff?from=20&to=${events.length}`)
+    await ready(page)
+    const height = await page.evaluate(() => document.documentElement.scrollHeight)
+    expect(height).toBeLessThanOrEqual(3 * 860)
+    const counts = await page.textContent("#diff-counts")
+    const left = Number(/(\d+) left/.exec(counts ?? "")?.[1])
+    expect(left).toBeGreaterThan(3)
+    const run = page.locator("#diff details.run[data-change='left']").first()
+    expect(Number(await run.getAttribute("data-rows"))).toBe(left)
+    expect(await run.locator(".row").first().isVisible()).toBe(false)
+    await run.locator("summary").first().click()
+    expect(await run.locator(".row").first().isVisible()).toBe(true)
+    expect(await page.locator("#diff .row").count()).toBeGreaterThan(left)
+  })
+
+  it("offers a per-session projection's keys as a choice, never a prompt", async () => {
+    const pjDb = path.join(dir, "projections.db")
+    const byType: Projection.Projection<Record<string, number>> = {
+      name: "events-by-type",
+      version: 1,
+      initial: {},
+      evolve: (state, event) => ({ ...state, [event._tag]: (state[event._tag] ?? 0) + 1 }),
+    }
+    const played = play({ sessionId: "ses_pj_browser", turns: 6 })
+    const runtime = ManagedRuntime.make(
+      Projections.layerSqlite({
+        filename: pjDb,
+        projections: [Projections.async(byType, { scope: "session" })],
+        projector: { pollInterval: "5 millis" },
+      }),
+    )
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const entries = played.map((event, i) => ({ id: SessionLog.eventId("ses_pj_browser", i + 1), event }))
+        yield* SessionLog.append("ses_pj_browser", 0, entries)
+        yield* (yield* Projections.Projections).awaitCaughtUp
+      }),
+    )
+    await runtime.dispose()
+    const served = await Serve.start({ source: pjDb, port: 0 })
+    const dialogs: Array<string> = []
+    const onDialog = (dialog: { message: () => string; dismiss: () => Promise<void> }) => {
+      dialogs.push(dialog.message())
+      void dialog.dismiss()
+    }
+    page.on("dialog", onDialog)
+    try {
+      await page.goto(`http://127.0.0.1:${served.port}/`)
+      await ready(page)
+      const select = page.locator("select.projection-key[data-projection='events-by-type']")
+      expect(await select.locator("option").allTextContents()).toEqual(["a session…", "ses_pj_browser"])
+      await select.selectOption("ses_pj_browser")
+      await page.waitForFunction(() => (document.getElementById("projection-state")?.textContent ?? "") !== "")
+      const counts: Record<string, number> = {}
+      for (const event of played) counts[event._tag] = (counts[event._tag] ?? 0) + 1
+      expect(JSON.parse((await page.textContent("#projection-state")) ?? "")).toEqual(counts)
+      // Back to no choice: nothing is shown, and never the word "null".
+      await select.selectOption("")
+      expect(await page.textContent("#projection-state")).toBe("")
+      expect(dialogs).toEqual([])
+    } finally {
+      page.off("dialog", onDialog)
+      await served.close()
+    }
   })
 
   it("draws 600 pivots as columns with gaps, each naming how many it holds, and zooms into one", async () => {

@@ -39,6 +39,11 @@ const raw = (method: string, rawPath: string, port = server.port, headers: http.
     req.end()
   })
 
+const html404 = (response: Response) => {
+  expect(response.status).toBe(404)
+  return response.text()
+}
+
 const getJson = async (url: string) => {
   const response = await fetch(`${base}${url}`)
   return { status: response.status, body: (await response.json()) as any }
@@ -73,7 +78,10 @@ describe("pages", () => {
       const html = await response.text()
       expect(html).toContain('<script src="/assets/app.js"></script>')
       expect(html).not.toContain("<script>")
+      // An empty icon of its own (the policy allows data: images): a browser never asks for /favicon.ico, a 404.
+      expect(html, url).toContain('<link rel="icon" href="data:,">')
     }
+    expect(await html404(await fetch(`${base}/no/such/page`))).toContain('<link rel="icon" href="data:,">')
   })
 
   it("answers an unknown session or version with a 404 page and a malformed one with a 400 page", async () => {
