@@ -1,13 +1,17 @@
-// Benchmark: `pivot serve` on a 100k-event session. Targets: the session's timeline page interactive in ≤ 1 s, and
-// the window at any version served in ≤ 200 ms.
+// Benchmark: `pivot serve` on a 100k-event session. Targets: the session page drawn in ≤ 1 s with ≤ 1 MB transferred
+// (issue 32), and the window at any version served in ≤ 200 ms.
 //
 // The session is played through core's Decider (user turns with a tool call, usage climbing, a prune every 5 turns,
 // a compaction every 25) and written into a SQLite file with the inline read models, as pivot writes. Then a real
 // server is started on it, and:
 //   - timeline API: GET /api/sessions/:id/timeline, the first after start (the server reads and folds the whole
 //     log once) and warm (caught up: one stream-version query);
-//   - page interactive: headless Chromium (Debian's, as the browser tests) opens /sessions/:id and waits until the
-//     chart is drawn with its marks placed (the page's `data-ready`), measured in the page from navigation start;
+//   - ledger: the whole ledger (/ledger) first and again compressed (brotli, gzip), and what the session page asks of
+//     it (/ledger/chart), bytes as sent;
+//   - pages: headless Chromium (Debian's, as the browser tests) opens the session page and the newest pivot's report
+//     five times each in a fresh tab with the HTTP cache off, and waits until the page is drawn (its `data-ready`:
+//     charts and marks placed); first render is measured in the page from navigation start, the main-thread time is
+//     CDP's TaskDuration, the bytes are every response's encoded length as Chromium received it (headers included);
 //   - window: GET /api/sessions/:id/window/:v (entries, sources, pruned originals) and …/raw (the CLI's bytes) at 40
 //     versions spread over the session plus the head, on a warm server.
 //
