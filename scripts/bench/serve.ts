@@ -91,15 +91,11 @@ try {
     const ledgerBytes = async (url: string, accept?: string) => {
       const start = performance.now()
       const response = await new Promise<number>((resolve, reject) => {
-        const req = http.request(
-          url,
-          { headers: accept === undefined ? {} : { "accept-encoding": accept } },
-          (res) => {
-            let n = 0
-            res.on("data", (c: Buffer) => (n += c.length))
-            res.on("end", () => resolve(n))
-          },
-        )
+        const req = http.request(url, { headers: accept === undefined ? {} : { "accept-encoding": accept } }, (res) => {
+          let n = 0
+          res.on("data", (c: Buffer) => (n += c.length))
+          res.on("end", () => resolve(n))
+        })
         req.on("error", reject)
         req.end()
       })
