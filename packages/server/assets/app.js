@@ -59,7 +59,7 @@
       ["messages", "messages"],
       ["events", "events"],
       ["pivots", "pivots"],
-      ["prunes", "prunes"],
+      ["prunes", "outputs pruned"],
       ["usage", "usage (tokens)"],
       ["lastActivity", "last activity"],
     ]
@@ -115,14 +115,22 @@
       sessions.length === 0
         ? el("p", {}, "the store holds no sessions")
         : el("table", { id: "sessions" }, el("thead", {}, head), tbody),
-      await projectionsSection(),
+      await projectionsSection(sessions.map((x) => x.sessionId)),
     )
   }
 
   /** The read side: built-in read models and users' projections, their progress, and a stored state on demand. */
-  const projectionsSection = async () => {
+  const projectionsSection = async (sessionIds) => {
     const { projections } = await getJson("/api/projections")
     const shown = el("pre", { id: "projection-state", class: "state" })
+    const show = async (name, key) => {
+      try {
+        const found = await getJson(`/api/projections/${enc(name)}${key}`)
+        shown.textContent = JSON.stringify(found.state, null, 2)
+      } catch (error) {
+        shown.textContent = String(error.message ?? error)
+      }
+    }
     const progress = (s) =>
       s === undefined
         ? "inline with every append"
@@ -134,25 +142,39 @@
         el(
           "td",
           {},
-          p.kind === "projection"
-            ? el(
-                "a",
-                {
-                  href: "#",
-                  onclick: async (event) => {
-                    event.preventDefault()
-                    const key = p.scope === "global" ? "" : `?key=${enc(prompt("session id") ?? "")}`
-                    try {
-                      const found = await getJson(`/api/projections/${enc(p.name)}${key}`)
-                      shown.textContent = JSON.stringify(found.state, null, 2)
-                    } catch (error) {
-                      shown.textContent = String(error.message ?? error)
-                    }
+          p.kind !== "projection"
+            ? p.name
+            : p.scope === "global"
+              ? el(
+                  "a",
+                  {
+                    href: "#",
+                    onclick: (event) => {
+                      event.preventDefault()
+                      show(p.name, "")
+                    },
                   },
-                },
-                p.name,
-              )
-            : p.name,
+                  p.name,
+                )
+              : // Per session: a choice of the store's sessions (the keys its state can have), never a free-text prompt.
+                el(
+                  "label",
+                  {},
+                  `${p.name} for `,
+                  el(
+                    "select",
+                    {
+                      class: "projection-key",
+                      dataset: { projection: p.name },
+                      onchange: (event) => {
+                        if (event.target.value !== "") show(p.name, `?key=${enc(event.target.value)}`)
+                        else shown.textContent = ""
+                      },
+                    },
+                    el("option", { value: "" }, "a session…"),
+                    sessionIds.map((id) => el("option", { value: id }, id)),
+                  ),
+                ),
         ),
         el("td", { class: "n" }, `v${p.version}`),
         el("td", {}, `${p.kind}, ${p.mode}, per ${p.scope === "global" ? "store" : "session"}`),
@@ -186,6 +208,35 @@
     "manual-compaction": "#2563eb",
   }
 
+  /** The width of a chart's columns of marks, in CSS pixels: marks closer than this share one element. */
+  const COLUMN_PX = 6
+
+  /**
+   * Marks grouped per column of `COLUMN_PX` pixels of a chart's plot and per kind: one element per group however many
+   * marks fall there, so a thousand pivots draw as separate bands with gaps between them instead of a solid block.
+   * A group stands at its first mark; `group.marks` are in version order.
+   */
+  const perColumn = (marks, u, kindOf) => {
+    const width = u.over.clientWidth
+    const groups = new Map()
+    for (const m of marks) {
+      const x = u.valToPos(m.version, "x")
+      if (!(x >= 0 && x <= width)) continue
+      const key = `${kindOf(m)} ${Math.floor(x / COLUMN_PX)}`
+      let group = groups.get(key)
+      if (group === undefined) {
+        group = { x: Math.round(x), kind: kindOf(m), marks: [] }
+        groups.set(key, group)
+      }
+      group.marks.push(m)
+    }
+    return [...groups.values()]
+  }
+
+  /** Zooms a chart's x axis to a group of marks (a column holding several), with a version of margin. */
+  const zoomTo = (u, group) =>
+    u.setScale("x", { min: group.marks[0].version - 1, max: group.marks[group.marks.length - 1].version + 1 })
+
   /**
    * The chart's columns from a timeline answer, as the server made them (`SessionView.chart`: x over the whole range,
    * the overflow line from edge to edge), and the usable limit when given.
@@ -212,6 +263,8 @@
     // The overview holds at most a few thousand points; a zoomed range is fetched at full detail.
     const sampled = timeline.steps > timeline.points.version.length
     let detail = 0
+    // What the chart holds now: the overview, or a zoomed range's detail (setting data again calls this hook again).
+    let showing = data
     const loadDetail = (u) => {
       if (!sampled) return
       const ticket = ++detail
@@ -219,11 +272,20 @@
         if (ticket !== detail) return
         const { min, max } = u.scales.x
         const whole = min <= data[0][0] && max >= data[0][data[0].length - 1]
-        if (whole) return u.setData(data, false)
+        if (whole) {
+          if (showing !== data) {
+            showing = data
+            u.setData(data, false)
+          }
+          return
+        }
         const range = await getJson(
           api(`/${enc(sessionId)}/timeline?from=${Math.max(0, Math.floor(min))}&to=${Math.ceil(max)}`),
         )
-        if (ticket === detail) u.setData(chartData({ ...range, usable: timeline.usable }), false)
+        if (ticket === detail) {
+          showing = chartData({ ...range, usable: timeline.usable })
+          u.setData(showing, false)
+        }
       }, 150)
     }
     const marks = timeline.marks
@@ -240,14 +302,39 @@
       ctx.restore()
     }
     const overlay = el("div", { class: "marks" })
+    const shownMarks = marks.filter((m) => m.kind !== "prune")
+    // One button per pixel column and kind: a single mark names its event and opens its window; a column of several
+    // names how many and zooms in on them.
+    let placed = ""
     const placeMarks = (u) => {
-      // Read the width once: reading layout between writes would reflow once per mark.
-      const width = u.over.clientWidth
-      for (const node of overlay.children) {
-        const x = u.valToPos(Number(node.dataset.version), "x")
-        node.style.left = `${x}px`
-        node.hidden = x < 0 || x > width
-      }
+      // Redrawn only when the x axis or the plot's width changed (a draw without either leaves the marks as they are).
+      const at = `${u.scales.x.min} ${u.scales.x.max} ${u.over.clientWidth}`
+      if (at === placed) return
+      placed = at
+      overlay.replaceChildren(
+        ...perColumn(shownMarks, u, (m) => m.kind).map((group) => {
+          const first = group.marks[0]
+          const last = group.marks[group.marks.length - 1]
+          const single = group.marks.length === 1
+          const text = single
+            ? `v${first.version} · ${first.eventType} · ${first.label}`
+            : `${group.marks.length} ${group.kind} marks, v${first.version} to v${last.version}: click to zoom in`
+          return el("button", {
+            class: `mark mark-${group.kind}${single ? "" : " mark-many"}`,
+            style: `left:${group.x}px`,
+            title: single ? `${first.label} · v${first.version} · ${first.eventType} ${first.eventId}` : text,
+            "aria-label": single ? first.label : text,
+            dataset: { kind: group.kind, version: first.version, event: first.eventId, count: group.marks.length },
+            onmouseenter: () => {
+              tooltip.textContent = text
+            },
+            onclick: () => {
+              if (single) location.href = sessionHref(`/versions/${first.version}`)
+              else zoomTo(u, group)
+            },
+          })
+        }),
+      )
     }
     const width = Math.max(480, container.clientWidth || 900)
     const chart = new uPlot(
@@ -272,23 +359,6 @@
       data,
       container,
     )
-    for (const m of marks) {
-      if (m.kind === "prune") continue
-      overlay.append(
-        el("button", {
-          class: `mark mark-${m.kind}`,
-          title: `${m.label} · v${m.version} · ${m.eventType} ${m.eventId}`,
-          "aria-label": m.label,
-          dataset: { kind: m.kind, version: m.version, event: m.eventId },
-          onmouseenter: () => {
-            tooltip.textContent = `v${m.version} · ${m.eventType} · ${m.label}`
-          },
-          onclick: () => {
-            location.href = sessionHref(`/versions/${m.version}`)
-          },
-        }),
-      )
-    }
     chart.over.append(overlay)
     placeMarks(chart)
     // Prunes are too many for buttons: the cursor names the nearest one.
@@ -310,16 +380,77 @@
    * line where it formed (its ledger figures on hover) and each prune batch's tick; see docs/ledger.md.
    */
   const costChart = (container, ledger, numbers, tooltip) => {
-    const steps = ledger.calls.filter((c) => c.kind === "step")
-    const data = [steps.map((c) => c.version), steps.map((c) => c.billed), steps.map((c) => c.stablePrefix)]
-    const overlay = el("div", { class: "marks" })
-    const placeMarks = (u) => {
-      const width = u.over.clientWidth
-      for (const node of overlay.children) {
-        const x = u.valToPos(Number(node.dataset.version), "x")
-        node.style.left = `${x}px`
-        node.hidden = x < 0 || x > width
+    const c = ledger.calls
+    const data = [c.version, c.billed, c.stablePrefix]
+    const marks = ledger.marks.version.map((version, i) => ({
+      version,
+      kind: ledger.marks.kind[i] === "compaction" ? "pivot" : "prune",
+      markerId: ledger.marks.markerId[i],
+    }))
+    // A mark's ledger line is fetched when it is hovered (the page holds only where each entry stands).
+    const lines = new Map()
+    const describe = async (group) => {
+      const first = group.marks[0]
+      const last = group.marks[group.marks.length - 1]
+      const key = `${group.kind} ${first.version} ${last.version}`
+      let text = lines.get(key)
+      if (text === undefined) {
+        const kind = group.kind === "pivot" ? "compaction" : "prune"
+        const { entries } = await getJson(
+          api(`/${enc(sessionId)}/ledger/entries?kind=${kind}&from=${first.version}&to=${last.version}&limit=1`),
+        )
+        const e = entries[0]
+        const line = (entry) =>
+          entry.kind === "compaction"
+            ? `pivot #${numbers.get(entry.markerId) ?? "?"} · v${entry.version} · ${ledgerLine(entry)}`
+            : `prune of ${num(entry.parts)} outputs · v${entry.version} · shed ~${num(entry.shed)} · net saving ${num(entry.net)} eq over ${num(entry.calls)} calls`
+        text =
+          group.marks.length === 1
+            ? e === undefined
+              ? ""
+              : line(e)
+            : `${group.marks.length} ${group.kind === "pivot" ? "pivots" : "prunes"}, v${first.version} to v${last.version}; the first: ${e === undefined ? "—" : line(e)}`
+        lines.set(key, text)
       }
+      return text
+    }
+    const overlay = el("div", { class: "marks" })
+    let placed = ""
+    const placeMarks = (u) => {
+      const at = `${u.scales.x.min} ${u.scales.x.max} ${u.over.clientWidth}`
+      if (at === placed) return
+      placed = at
+      overlay.replaceChildren(
+        ...perColumn(marks, u, (m) => m.kind).map((group) => {
+          const first = group.marks[0]
+          const single = group.marks.length === 1
+          const name =
+            group.kind === "pivot"
+              ? single
+                ? `pivot #${numbers.get(first.markerId) ?? "?"}`
+                : `${group.marks.length} pivots`
+              : single
+                ? "prune"
+                : `${group.marks.length} prunes`
+          return el(group.kind === "pivot" ? "button" : "span", {
+            class: `cost-mark cost-${group.kind}${single ? "" : " cost-many"}`,
+            style: `left:${group.x}px`,
+            title: `${name} · v${first.version}`,
+            "aria-label": name,
+            dataset: {
+              kind: group.kind,
+              version: first.version,
+              marker: first.markerId ?? undefined,
+              count: group.marks.length,
+            },
+            onmouseenter: async () => {
+              tooltip.textContent = `${name} · v${first.version} …`
+              const text = await describe(group).catch((error) => String(error.message ?? error))
+              if (tooltip.textContent.startsWith(`${name} · v${first.version} `)) tooltip.textContent = text
+            },
+          })
+        }),
+      )
     }
     const chart = new uPlot(
       {
@@ -338,22 +469,6 @@
       data,
       container,
     )
-    for (const e of ledger.entries) {
-      const pivot = e.kind === "compaction"
-      const name = pivot ? `pivot #${numbers.get(e.markerId) ?? "?"}` : `prune of ${num(e.parts)} outputs`
-      const text = `${name} · v${e.version} · ${pivot ? ledgerLine(e) : `shed ~${num(e.shed)} · net saving ${num(e.net)} eq over ${num(e.calls)} calls`}`
-      overlay.append(
-        el(pivot ? "button" : "span", {
-          class: `cost-mark cost-${pivot ? "pivot" : "prune"}`,
-          title: text,
-          "aria-label": name,
-          dataset: { kind: pivot ? "pivot" : "prune", version: e.version, marker: e.markerId },
-          onmouseenter: () => {
-            tooltip.textContent = text
-          },
-        }),
-      )
-    }
     chart.over.append(overlay)
     placeMarks(chart)
     return chart
@@ -485,12 +600,25 @@
 
   const sessionPage = async () => {
     crumbs(sessionId)
+    // What the page draws, not the whole ledger: the cost chart, and the ledger lines of the pivots it lists.
     const [session, timeline, ledger] = await Promise.all([
       getJson(api(`/${enc(sessionId)}`)),
       getJson(api(`/${enc(sessionId)}/timeline`)),
-      getJson(api(`/${enc(sessionId)}/ledger`)),
+      getJson(api(`/${enc(sessionId)}/ledger/chart`)),
     ])
-    const byMarker = new Map(ledger.entries.filter((e) => e.kind === "compaction").map((e) => [e.markerId, e]))
+    const SHOWN = 100
+    const listed = session.pivots.slice(-SHOWN)
+    const listedEntries =
+      listed.length === 0
+        ? []
+        : (
+            await getJson(
+              api(
+                `/${enc(sessionId)}/ledger/entries?kind=compaction&from=${listed[0].version}&to=${session.head}&limit=200`,
+              ),
+            )
+          ).entries
+    const byMarker = new Map(listedEntries.map((e) => [e.markerId, e]))
     const tooltip = el(
       "div",
       { id: "tooltip", class: "tooltip" },
@@ -500,12 +628,10 @@
     const figures = el("p", { id: "figures" })
     const showFigures = (s) =>
       figures.replaceChildren(
-        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} prunes · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
+        `${num(s.events)} events · ${num(s.messages)} messages · ${num(s.pivots.length)} pivots · ${num(s.prunes)} tool outputs pruned · usage ${num(s.usage)} tokens · last activity ${when(s.lastActivity)}`,
       )
     showFigures(session)
     // A long session has hundreds of pivots: list the newest hundred (the events page has them all).
-    const SHOWN = 100
-    const listed = session.pivots.slice(-SHOWN)
     const pivots = el(
       "ol",
       { id: "pivots", start: listed[0]?.number ?? 1 },
@@ -534,7 +660,7 @@
       costFigures.replaceChildren(
         `${num(t.calls)} calls (${num(t.summaryCalls)} summary${t.probeCalls > 0 ? `, ${num(t.probeCalls)} probe` : ""}) · billed input ${num(t.billed)} eq · ` +
           `cache hit ratio ${Math.round(t.hitRatio * 100)}% · prefix stability ~${Math.round(t.prefixStability * 100)}% · ` +
-          `${num(t.compactions)} compactions, ${num(t.prunes)} prunes: net saving ${num(t.net)} eq`,
+          `${num(t.compactions)} compactions, ${num(t.prunes)} prune${t.prunes === 1 ? "" : "s"} (each clearing one or more tool outputs): net saving ${num(t.net)} eq`,
       )
     }
     showCost(ledger)
@@ -543,7 +669,12 @@
       "p",
       { class: "legend" },
       Object.entries(MARK_COLOURS).map(([kind, colour]) =>
-        el("span", { class: "key" }, el("i", { style: `background:${colour}` }), ` ${kind}: ${timeline.legend[kind]} `),
+        el(
+          "span",
+          { class: "key" },
+          el("i", { style: `background:${colour}` }),
+          ` ${kind === "prune" ? "pruned outputs" : kind}: ${timeline.legend[kind]} `,
+        ),
       ),
     )
     const lineage =
@@ -607,7 +738,7 @@
       const [s, t, l] = await Promise.all([
         getJson(api(`/${enc(sessionId)}`)),
         getJson(api(`/${enc(sessionId)}/timeline`)),
-        getJson(api(`/${enc(sessionId)}/ledger`)),
+        getJson(api(`/${enc(sessionId)}/ledger/chart`)),
       ])
       showFigures(s)
       showCost(l)
@@ -756,6 +887,62 @@
   // ---------------------------------------------------------------------------------------------------------------
   // Diff
 
+  /** A model message of a diff, folded behind one line when long (a tool output of a hundred lines, a summary). */
+  const LONG_TEXT = 600
+  const diffMessage = (m, side) => {
+    const shown = modelMessage(m)
+    const length = shown.textContent.length
+    if (length <= LONG_TEXT) return el("div", { class: side }, shown)
+    return el(
+      "details",
+      { class: `${side} fold` },
+      el(
+        "summary",
+        {},
+        `${m.role}: ${shown.textContent.slice(0, 120).replace(/\s+/g, " ")}… (${num(length)} characters)`,
+      ),
+      shown,
+    )
+  }
+
+  /** Rows in runs of the same change; a run of more than `RUN` rows is folded behind one line saying how many. */
+  const RUN = 3
+  const diffRows = (rows) => {
+    const row = (r) =>
+      el(
+        "div",
+        { class: `row change-${r.change}`, dataset: { change: r.change, key: r.key } },
+        el("span", { class: "badge" }, r.change),
+        ` ${r.sourceMessageId} `,
+        r.before && r.change !== "entered" && r.change !== "same" ? diffMessage(r.before, "before") : null,
+        r.after && r.change !== "left" ? diffMessage(r.after, "after") : null,
+      )
+    const out = []
+    for (let i = 0; i < rows.length; ) {
+      let j = i
+      while (j < rows.length && rows[j].change === rows[i].change) j++
+      const run = rows.slice(i, j)
+      const change = rows[i].change
+      // Unchanged messages are context: always folded, whatever their number.
+      if (change === "same" || run.length > RUN)
+        out.push(
+          el(
+            "details",
+            { class: `fold run change-${change}`, dataset: { change, rows: run.length } },
+            el(
+              "summary",
+              {},
+              `${num(run.length)} ${change === "same" ? "unchanged" : change} message${run.length === 1 ? "" : "s"}`,
+            ),
+            run.map(row),
+          ),
+        )
+      else out.push(...run.map(row))
+      i = j
+    }
+    return out
+  }
+
   const diffPage = async () => {
     const params = new URLSearchParams(location.search)
     const session = await getJson(api(`/${enc(sessionId)}`))
@@ -782,22 +969,7 @@
         { id: "diff-counts" },
         `${c.entered} entered · ${c.left} left · ${c.replaced} replaced by a placeholder · ${c.changed} changed · ${c.same} unchanged`,
       ),
-      el(
-        "div",
-        { id: "diff" },
-        data.rows
-          .filter((r) => r.change !== "same")
-          .map((r) =>
-            el(
-              "div",
-              { class: `row change-${r.change}`, dataset: { change: r.change, key: r.key } },
-              el("span", { class: "badge" }, r.change),
-              ` ${r.sourceMessageId} `,
-              r.before && r.change !== "entered" ? el("div", { class: "before" }, modelMessage(r.before)) : null,
-              r.after && r.change !== "left" ? el("div", { class: "after" }, modelMessage(r.after)) : null,
-            ),
-          ),
-      ),
+      el("div", { id: "diff" }, diffRows(data.rows)),
     )
   }
 
@@ -806,13 +978,14 @@
 
   const pivotPage = async () => {
     const number = Number(body.dataset.version)
-    const [r, ledger] = await Promise.all([
-      getJson(api(`/${enc(sessionId)}/pivots/${number}`)),
-      getJson(api(`/${enc(sessionId)}/ledger`)),
-    ])
+    const r = await getJson(api(`/${enc(sessionId)}/pivots/${number}`))
+    // Its own ledger line only, not the session's whole ledger.
+    const { entries } = await getJson(
+      api(`/${enc(sessionId)}/ledger/entries?kind=compaction&marker=${enc(r.markerId)}&limit=1`),
+    )
     crumbs(el("a", { href: sessionHref() }, sessionId), `pivot #${number}`)
     const row = (label, ...value) => el("tr", {}, el("th", {}, label), el("td", {}, ...value))
-    const entry = ledger.entries.find((e) => e.kind === "compaction" && e.markerId === r.markerId)
+    const entry = entries[0]
     // What the summary kept (the retention check) and what a judge could answer from it (the probes), when recorded.
     const retention =
       entry?.retention === undefined

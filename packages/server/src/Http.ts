@@ -11,6 +11,9 @@ import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
 import type { CatalogShape } from "./Catalog.ts"
+import * as Compress from "./Compress.ts"
+import * as HostCheck from "./HostCheck.ts"
+import * as LedgerView from "./LedgerView.ts"
 import * as Pages from "./Pages.ts"
 import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
 import * as SessionView from "./SessionView.ts"
@@ -30,6 +33,12 @@ export interface AppOptions {
    * HTTP server's graceful shutdown gives up on them (20 s).
    */
   readonly closing?: Effect.Effect<void> | undefined
+  /**
+   * The loopback address and port the server listens on: when set, a request whose `Host` header names another
+   * server is refused with a 403 (`HostCheck.refusal`, the DNS-rebinding guard). Unset beyond loopback, where the
+   * token guards every request.
+   */
+  readonly loopback?: HostCheck.Bound | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -155,10 +164,21 @@ const viewOf = (state: Ledger.State) => ({
   calls: Ledger.calls(state),
 })
 
+/** Each session's ledger, kept until the session moves on, with the JSON answers made of it (by route). */
+type LedgerCache = WeakMap<
+  SessionView.State,
+  {
+    readonly version: number
+    readonly source: "projection" | "log"
+    readonly view: LedgerView.View
+    readonly bodies: Map<string, string>
+  }
+>
+
 const route = (
   options: AppOptions & {
     readonly timelines: TimelineCache
-    readonly ledgers: TimelineCache
+    readonly ledgers: LedgerCache
     readonly whatifs: WhatIfCache
   },
   segments: ReadonlyArray<string>,
@@ -259,26 +279,60 @@ const route = (
       if (!ranged) timelines.set(view, { version: head, body })
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }
-    if (sub === "ledger" && arg === undefined) {
-      const cached = options.ledgers.get(view)
-      if (cached !== undefined && cached.version === head)
-        return HttpServerResponse.text(cached.body, { contentType: "application/json" })
-      // The ledger projection's state when it covers the head (priced here), else the fold of the log.
-      const stored = yield* catalog.projection(ReadModels.ledger.NAME, sessionId).pipe(Effect.option)
-      const projected = ReadModels.ledger.priced(
-        Option.getOrUndefined(stored),
-        head,
-        options.priceOf ?? (() => undefined),
-      )
-      const body = JSON.stringify({
+    if (sub === "ledger" && tail === undefined && (arg === undefined || arg === "chart" || arg === "entries")) {
+      let ledger = options.ledgers.get(view)
+      if (ledger === undefined || ledger.version !== head) {
+        // The ledger projection's state when it covers the head (priced here), else the fold of the log.
+        const stored = yield* catalog.projection(ReadModels.ledger.NAME, sessionId).pipe(Effect.option)
+        const projected = ReadModels.ledger.priced(
+          Option.getOrUndefined(stored),
+          head,
+          options.priceOf ?? (() => undefined),
+        )
+        ledger = {
+          version: head,
+          source: projected === undefined ? "log" : "projection",
+          view: projected === undefined ? ledgerOf(loaded.log, options.priceOf) : viewOf(projected),
+          bodies: new Map(),
+        }
+        options.ledgers.set(view, ledger)
+      }
+      const { source, view: ledgerView, bodies } = ledger
+      const cachedBody = (key: string, make: () => unknown) => {
+        let body = bodies.get(key)
+        if (body === undefined) {
+          body = JSON.stringify(make())
+          bodies.set(key, body)
+        }
+        return HttpServerResponse.text(body, { contentType: "application/json" })
+      }
+      if (arg === undefined) return cachedBody("all", () => ({ sessionId, head, source, ...ledgerView }))
+      const ranged = query.has("from") || query.has("to")
+      const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
+      const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      if (from > to) return yield* new BadRequest({ message: `from (${from}) must be at most to (${to})` })
+      if (arg === "chart") {
+        const make = () => ({ sessionId, head, source, from, to, ...LedgerView.chart(ledgerView, from, to) })
+        return ranged ? json(make()) : cachedBody("chart", make)
+      }
+      const kind = query.get("kind") ?? undefined
+      if (kind !== undefined && kind !== "compaction" && kind !== "prune")
+        return yield* new BadRequest({ message: `kind must be compaction or prune, got ${JSON.stringify(kind)}` })
+      const markerId = query.get("marker") ?? undefined
+      if (markerId !== undefined && !SESSION_ID.test(markerId))
+        return yield* new BadRequest({ message: "marker must be a message id" })
+      const offset = yield* countOf(query.get("offset"), 0, "offset")
+      const limit = Math.min(LedgerView.MAX_ENTRIES, yield* countOf(query.get("limit"), 50, "limit"))
+      return json({
         sessionId,
         head,
-        ...(projected === undefined
-          ? { source: "log", ...ledgerOf(loaded.log, options.priceOf) }
-          : { source: "projection", ...viewOf(projected) }),
+        source,
+        from,
+        to,
+        offset,
+        limit,
+        ...LedgerView.entries(ledgerView, { from, to, kind, markerId, offset, limit }),
       })
-      options.ledgers.set(view, { version: head, body })
-      return HttpServerResponse.text(body, { contentType: "application/json" })
     }
     if (sub === "whatif" && arg === undefined) {
       const key = query.toString()
@@ -359,7 +413,7 @@ const errorResponse = (isApi: boolean, status: number, message: string) =>
 /** The viewer as one `effect/http` handler. */
 export const app = (options: AppOptions) => {
   const timelines: TimelineCache = new WeakMap()
-  const ledgers: TimelineCache = new WeakMap()
+  const ledgers: LedgerCache = new WeakMap()
   const whatifs: WhatIfCache = new WeakMap()
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -373,6 +427,10 @@ export const app = (options: AppOptions) => {
           "GET",
         ),
       )
+    if (options.loopback !== undefined) {
+      const refused = HostCheck.refusal(request.headers.host, options.loopback)
+      if (refused !== undefined) return withSecurity(errorResponse(isApi, 403, refused))
+    }
     let setCookie = false
     if (options.token !== undefined) {
       const bearer = request.headers.authorization?.match(/^Bearer (.+)$/)?.[1]
@@ -395,7 +453,7 @@ export const app = (options: AppOptions) => {
               contentType: asset.contentType,
               headers: { "cache-control": "max-age=300" },
             })
-      return withSecurity(response)
+      return Compress.response(withSecurity(response), request.headers["accept-encoding"])
     }
     const handled = route({ ...options, timelines, ledgers, whatifs }, segments, url.searchParams)
     response =
@@ -419,6 +477,6 @@ export const app = (options: AppOptions) => {
         "set-cookie",
         `${TOKEN_COOKIE}=${encodeURIComponent(options.token!)}; HttpOnly; SameSite=Strict; Path=/`,
       )
-    return response
+    return Compress.response(response, request.headers["accept-encoding"])
   })
 }

@@ -22,6 +22,7 @@ const shell = (title: string, body: string, data: Record<string, string | number
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · pivot</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/uPlot.min.css">
 <link rel="stylesheet" href="/assets/style.css">
 </head>

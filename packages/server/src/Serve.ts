@@ -16,6 +16,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { Ledger } from "@pivot/core"
 import { Cause, Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import * as HostCheck from "./HostCheck.ts"
 import { app } from "./Http.ts"
 import { describe, StartupError } from "./ServeError.ts"
 import * as Source from "./Source.ts"
@@ -51,9 +52,8 @@ export interface Running {
 /** The default port. */
 export const DEFAULT_PORT = 4319
 
-/** Whether an address is the loopback interface (no token needed there). */
-export const isLoopback = (host: string): boolean =>
-  host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host)
+/** Whether an address is the loopback interface (no token needed there): `localhost`, 127.0.0.0/8 or `::1`. */
+export const isLoopback = HostCheck.isLoopback
 
 /** Starts the viewer in the current scope; it stops when the scope closes. */
 export const serve = (options: ServeOptions = {}): Effect.Effect<Running, StartupError, Scope.Scope> =>
@@ -77,14 +77,22 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
     )
     const server = Context.get(services, HttpServer.HttpServer)
     const closing = yield* Deferred.make<void>()
+    const address = server.address
+    const bound = address._tag === "UnixPathAddress" ? port : address.port
     yield* server.serve(
-      app({ catalog, token, usable: options.usable, priceOf: options.priceOf, closing: Deferred.await(closing) }),
+      app({
+        catalog,
+        token,
+        usable: options.usable,
+        priceOf: options.priceOf,
+        closing: Deferred.await(closing),
+        // A loopback server answers only requests that name it (DNS rebinding); beyond loopback the token guards.
+        loopback: isLoopback(host) ? { host, port: bound } : undefined,
+      }),
     )
     // Finalizers run last-added first: the live streams end before the server waits for its connections to close.
     yield* Effect.addFinalizer(() => Deferred.succeed(closing, undefined))
     yield* Effect.forkScoped(catalog.warm)
-    const address = server.address
-    const bound = address._tag === "UnixPathAddress" ? port : address.port
     const shown = host.includes(":") ? `[${host}]` : host
     return {
       url: `http://${shown}:${bound}/${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`,

@@ -6,6 +6,7 @@
  */
 import { CompactionHistory, Conversation, type Events, type Projection, Tokens } from "@pivot/core"
 import { Replay } from "@pivot/store"
+import { sample } from "./Sample.ts"
 
 type Event = Events.Event
 
@@ -219,36 +220,8 @@ export const originAt = (state: State, version: number): number => {
  * The steps between versions `from` and `to` (inclusive), at most `max` of them (≥ 2): all when they fit, otherwise
  * the lowest and the highest context of each of `max / 2` equal runs, in order, so that peaks and troughs survive.
  */
-export const stepsBetween = (steps: ReadonlyArray<Step>, from: number, to: number, max: number): Array<Step> => {
-  let lo = 0
-  let hi = steps.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (steps[mid]!.version < from) lo = mid + 1
-    else hi = mid
-  }
-  let end = lo
-  while (end < steps.length && steps[end]!.version <= to) end++
-  const n = end - lo
-  if (n <= max) return steps.slice(lo, end)
-  const buckets = Math.max(1, Math.floor(max / 2))
-  const out: Array<Step> = []
-  for (let b = 0; b < buckets; b++) {
-    const start = lo + Math.floor((b * n) / buckets)
-    const stop = lo + Math.floor(((b + 1) * n) / buckets)
-    let low = steps[start]!
-    let high = low
-    for (let i = start + 1; i < stop; i++) {
-      const step = steps[i]!
-      if (step.total < low.total) low = step
-      if (step.total > high.total) high = step
-    }
-    if (low === high) out.push(low)
-    else if (low.version < high.version) out.push(low, high)
-    else out.push(high, low)
-  }
-  return out
-}
+export const stepsBetween = (steps: ReadonlyArray<Step>, from: number, to: number, max: number): Array<Step> =>
+  sample(steps, from, to, max, (step) => step.total)
 
 /** The timeline chart's columns: one x per point (a stream version), each series aligned with it. */
 export interface Chart {

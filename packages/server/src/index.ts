@@ -2,8 +2,14 @@
 
 /** The sessions served, folded in memory and caught up with the store. */
 export * as Catalog from "./Catalog.ts"
+/** Response compression (brotli, gzip) as the request accepts it. */
+export * as Compress from "./Compress.ts"
+/** The DNS-rebinding guard: which `Host` headers name a loopback viewer. */
+export * as HostCheck from "./HostCheck.ts"
 /** The HTTP application (pages, JSON API, server-sent events, assets). */
 export * as Http from "./Http.ts"
+/** What the pages ask of a session's ledger: the cost chart and entries by range or pivot. */
+export * as LedgerView from "./LedgerView.ts"
 /** The HTML of the pages and error pages, and the escaping they use. */
 export * as Pages from "./Pages.ts"
 /** Starting the viewer: `serve` (an Effect) and `start` (a promise). */

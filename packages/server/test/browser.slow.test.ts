@@ -7,9 +7,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Events } from "@pivot/core"
-import { ReadModels, SessionLog } from "@pivot/store"
-import { Effect } from "effect"
+import type { Events, Projection } from "@pivot/core"
+import { Projections, ReadModels, SessionLog } from "@pivot/store"
+import { Effect, ManagedRuntime } from "effect"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { Serve } from "../src/index.ts"
@@ -58,7 +58,7 @@ beforeAll(async () => {
   })
   page = await context.newPage()
   fs.mkdirSync(shots, { recursive: true })
-})
+}, 60_000)
 
 afterAll(async () => {
   await context?.close()
@@ -79,8 +79,16 @@ describe("the viewer in Chromium", () => {
   })
 
   it("opens a session: one pivot mark on the chart per pivot in the event log, each named on hover", async () => {
+    const asked: Array<string> = []
+    const onRequest = (request: { url: () => string }) => asked.push(new URL(request.url()).pathname)
+    page.on("request", onRequest)
     await page.click(`a[href='/sessions/${SESSION}']`)
     await ready(page)
+    page.off("request", onRequest)
+    // The page asks for what it draws: the cost chart and the listed pivots' lines, never the whole ledger.
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/chart`)
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/entries`)
+    expect(asked).not.toContain(`/api/sessions/${SESSION}/ledger`)
     await page.waitForSelector(".u-over .mark")
     const pivotMarks = page.locator(".mark[data-kind='pivot']")
     const inLog = events.filter((e) => e._tag === "SummaryFinished").length
@@ -128,7 +136,11 @@ describe("the viewer in Chromium", () => {
     ).toEqual(formed)
     const pruneRuns = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted")
     expect(await page.locator("#cost .cost-mark[data-kind='prune']").count()).toBe(pruneRuns.length)
+    // Its ledger line is asked for when hovered.
     await costPivots.nth(1).hover()
+    await page.waitForFunction(() =>
+      /^pivot #2 · v\d+ · shed ~/.test(document.getElementById("cost-tooltip")?.textContent ?? ""),
+    )
     expect(await page.textContent("#cost-tooltip")).toMatch(/^pivot #2 · v\d+ · shed ~[\d,]+ · [^\n]* · probes: /)
     expect(await page.textContent("#cost-figures")).toMatch(
       new RegExp(`calls \\(${inLog} summary, ${probes.length} probe\\)`),
@@ -220,8 +232,15 @@ describe("the viewer in Chromium", () => {
   })
 
   it("shows the pivot report and the event log, filtered and paginated", async () => {
+    const asked: Array<string> = []
+    const onRequest = (request: { url: () => string }) => asked.push(new URL(request.url()).pathname)
+    page.on("request", onRequest)
     await page.goto(`${base}/sessions/${SESSION}/pivots/2`)
     await ready(page)
+    page.off("request", onRequest)
+    // Its own ledger line, not the session's whole ledger.
+    expect(asked).toContain(`/api/sessions/${SESSION}/ledger/entries`)
+    expect(asked).not.toContain(`/api/sessions/${SESSION}/ledger`)
     expect(await page.textContent("#report")).toContain("extractive fallback (failed)")
     expect(await page.textContent("#report")).toMatch(/ledger\s*shed ~[\d,]+ · summary call/)
     // Its recorded check and probes, item by item as the log has them.
@@ -293,4 +312,161 @@ describe("the viewer in Chromium", () => {
     )
     expect(await page.textContent("#figures")).toContain(`${events.length + 2} events`)
   })
+
+  it("declares no favicon: no page asks for one or meets a 404", async () => {
+    const failed: Array<string> = []
+    const onResponse = (response: { status: () => number; url: () => string }) => {
+      if (response.status() >= 400 || new URL(response.url()).pathname === "/favicon.ico")
+        failed.push(`${response.status()} ${response.url()}`)
+    }
+    page.on("response", onResponse)
+    for (const url of ["/", `/sessions/${SESSION}`, `/sessions/${SESSION}/events`, `/sessions/${SESSION}/versions/5`]) {
+      await page.goto(`${base}${url}`)
+      await ready(page)
+    }
+    page.off("response", onResponse)
+    expect(failed).toEqual([])
+  })
+
+  it("fits the event log in the window: no wider than the 1,280-pixel viewport", async () => {
+    for (const type of ["", "?type=AssistantStepRecorded", "?type=CompactionStarted"]) {
+      await page.goto(`${base}/sessions/${SESSION}/events${type}`)
+      await ready(page)
+      const width = await page.evaluate(() => document.documentElement.scrollWidth)
+      expect(width, type).toBeLessThanOrEqual(1_280)
+    }
+    // A row's data still opens in full.
+    await page.locator("#events details summary").first().click()
+    expect(await page.locator("#events details[open] pre").first().textContent()).toMatch(/^\{\n {2}"_tag": /)
+  })
+
+  it("says what each prune count counts: outputs pruned in the header, prunes in the ledger", async () => {
+    await page.goto(`${base}/sessions/${SESSION}`)
+    await ready(page)
+    const outputs = events.filter((e) => e._tag === "PartCompacted").length
+    const runs = events.filter((e, i) => e._tag === "PartCompacted" && events[i - 1]?._tag !== "PartCompacted").length
+    expect(outputs).toBeGreaterThan(runs)
+    expect(await page.textContent("#figures")).toContain(` · ${outputs} tool outputs pruned · `)
+    expect(await page.textContent("#cost-figures")).toContain(
+      `, ${runs} prunes (each clearing one or more tool outputs): net saving`,
+    )
+    expect(await page.textContent(".legend")).toContain(`pruned outputs: ${outputs}`)
+  })
+
+  it("folds a long diff: runs of like rows and long messages behind one line each, unfolded on a click", async () => {
+    await page.goto(`${base}/sessions/${SESSION}/diff?from=20&to=${events.length}`)
+    await ready(page)
+    const height = await page.evaluate(() => document.documentElement.scrollHeight)
+    expect(height).toBeLessThanOrEqual(3 * 860)
+    const counts = await page.textContent("#diff-counts")
+    const left = Number(/(\d+) left/.exec(counts ?? "")?.[1])
+    expect(left).toBeGreaterThan(3)
+    const run = page.locator("#diff details.run[data-change='left']").first()
+    expect(Number(await run.getAttribute("data-rows"))).toBe(left)
+    expect(await run.locator(".row").first().isVisible()).toBe(false)
+    await run.locator("summary").first().click()
+    expect(await run.locator(".row").first().isVisible()).toBe(true)
+    expect(await page.locator("#diff .row").count()).toBeGreaterThan(left)
+  })
+
+  it("offers a per-session projection's keys as a choice, never a prompt", async () => {
+    const pjDb = path.join(dir, "projections.db")
+    const byType: Projection.Projection<Record<string, number>> = {
+      name: "events-by-type",
+      version: 1,
+      initial: {},
+      evolve: (state, event) => ({ ...state, [event._tag]: (state[event._tag] ?? 0) + 1 }),
+    }
+    const played = play({ sessionId: "ses_pj_browser", turns: 6 })
+    const runtime = ManagedRuntime.make(
+      Projections.layerSqlite({
+        filename: pjDb,
+        projections: [Projections.async(byType, { scope: "session" })],
+        projector: { pollInterval: "5 millis" },
+      }),
+    )
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const entries = played.map((event, i) => ({ id: SessionLog.eventId("ses_pj_browser", i + 1), event }))
+        yield* SessionLog.append("ses_pj_browser", 0, entries)
+        yield* (yield* Projections.Projections).awaitCaughtUp
+      }),
+    )
+    await runtime.dispose()
+    const served = await Serve.start({ source: pjDb, port: 0 })
+    const dialogs: Array<string> = []
+    const onDialog = (dialog: { message: () => string; dismiss: () => Promise<void> }) => {
+      dialogs.push(dialog.message())
+      void dialog.dismiss()
+    }
+    page.on("dialog", onDialog)
+    try {
+      await page.goto(`http://127.0.0.1:${served.port}/`)
+      await ready(page)
+      const select = page.locator("select.projection-key[data-projection='events-by-type']")
+      expect(await select.locator("option").allTextContents()).toEqual(["a session…", "ses_pj_browser"])
+      await select.selectOption("ses_pj_browser")
+      await page.waitForFunction(() => (document.getElementById("projection-state")?.textContent ?? "") !== "")
+      const counts: Record<string, number> = {}
+      for (const event of played) counts[event._tag] = (counts[event._tag] ?? 0) + 1
+      expect(JSON.parse((await page.textContent("#projection-state")) ?? "")).toEqual(counts)
+      // Back to no choice: nothing is shown, and never the word "null".
+      await select.selectOption("")
+      expect(await page.textContent("#projection-state")).toBe("")
+      expect(dialogs).toEqual([])
+    } finally {
+      page.off("dialog", onDialog)
+      await served.close()
+    }
+  })
+
+  it("draws 600 pivots as columns with gaps, each naming how many it holds, and zooms into one", async () => {
+    const many = "ses_many_pivots"
+    const manyDb = path.join(dir, "many.db")
+    const played = play({ sessionId: many, turns: 600, compactEvery: 1, pruneEvery: 1, outputChars: 40 })
+    const pivots = played.filter((e) => e._tag === "SummaryFinished").length
+    expect(pivots).toBe(600)
+    await writeSqlite(manyDb, many, played)
+    const served = await Serve.start({ source: manyDb, port: 0 })
+    try {
+      await page.goto(`http://127.0.0.1:${served.port}/sessions/${many}`)
+      await ready(page)
+      const width = await page.evaluate(() => document.querySelector("#chart .u-over")!.clientWidth)
+      const counts = (selector: string) =>
+        page.locator(selector).evaluateAll((nodes) => nodes.map((n) => Number((n as HTMLElement).dataset.count)))
+      for (const selector of [".mark[data-kind='pivot']", "#cost .cost-mark[data-kind='pivot']"]) {
+        const columns = await counts(selector)
+        // One element per 6-pixel column at most, and together they hold every pivot of the log.
+        expect(columns.length, selector).toBeLessThanOrEqual(Math.ceil(width / 6) + 1)
+        expect(columns.length, selector).toBeGreaterThan(10)
+        expect(
+          columns.reduce((a, b) => a + b, 0),
+          selector,
+        ).toBe(pivots)
+        const lefts = await page
+          .locator(selector)
+          .evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).getBoundingClientRect().left))
+        lefts.sort((a, b) => a - b)
+        // Columns side by side keep a gap: the solid block of the 976-pivot session is gone.
+        for (let i = 1; i < lefts.length; i++) expect(lefts[i]! - lefts[i - 1]!, selector).toBeGreaterThanOrEqual(3)
+      }
+      // A column of several pivots names how many on hover and zooms in on them when clicked.
+      const crowded = page.locator(".mark[data-kind='pivot'].mark-many").first()
+      const held = Number(await crowded.getAttribute("data-count"))
+      expect(held).toBeGreaterThan(1)
+      await crowded.dispatchEvent("mouseenter")
+      expect(await page.textContent("#tooltip")).toMatch(
+        new RegExp(`^${held} pivot marks, v\\d+ to v\\d+: click to zoom in$`),
+      )
+      const before = await page.locator(".mark[data-kind='pivot']").count()
+      await crowded.dispatchEvent("click")
+      await page.waitForFunction((n) => {
+        const marks = [...document.querySelectorAll<HTMLElement>(".mark[data-kind='pivot']")]
+        return marks.length > 0 && marks.length < n && marks.every((m) => m.dataset.count === "1")
+      }, before)
+      expect(await page.locator(".mark[data-kind='pivot']").count()).toBe(held)
+    } finally {
+      await served.close()
+    }
+  }, 180_000)
 })

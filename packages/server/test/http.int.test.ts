@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
 import { Conversation, type Events, ValidWindow, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
@@ -26,9 +27,9 @@ let base: string
 let before: string
 
 /** A raw GET (or other method) with the path sent exactly as given (fetch would normalise `..`). */
-const raw = (method: string, rawPath: string, port = server.port) =>
+const raw = (method: string, rawPath: string, port = server.port, headers: http.OutgoingHttpHeaders = {}) =>
   new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath, headers }, (res) => {
       let body = ""
       res.setEncoding("utf8")
       res.on("data", (c) => (body += c))
@@ -37,6 +38,11 @@ const raw = (method: string, rawPath: string, port = server.port) =>
     req.on("error", reject)
     req.end()
   })
+
+const html404 = (response: Response) => {
+  expect(response.status).toBe(404)
+  return response.text()
+}
 
 const getJson = async (url: string) => {
   const response = await fetch(`${base}${url}`)
@@ -72,7 +78,10 @@ describe("pages", () => {
       const html = await response.text()
       expect(html).toContain('<script src="/assets/app.js"></script>')
       expect(html).not.toContain("<script>")
+      // An empty icon of its own (the policy allows data: images): a browser never asks for /favicon.ico, a 404.
+      expect(html, url).toContain('<link rel="icon" href="data:,">')
     }
+    expect(await html404(await fetch(`${base}/no/such/page`))).toContain('<link rel="icon" href="data:,">')
   })
 
   it("answers an unknown session or version with a 404 page and a malformed one with a 400 page", async () => {
@@ -153,6 +162,57 @@ describe("the JSON API", () => {
     expect(body.totals.cacheRead).toBeGreaterThanOrEqual(reads)
     expect(body.totals.compactions).toBe(count("SummaryFinished"))
     expect((await getJson(`/api/sessions/ses_nope/ledger`)).status).toBe(404)
+  })
+
+  it("answers what the pages draw of the ledger: the cost chart, and entries by range, kind or pivot", async () => {
+    const whole = (await getJson(`/api/sessions/${SESSION}/ledger`)).body
+    type Entry = { kind: string; version: number; markerId?: string }
+    const { status, body: chart } = await getJson(`/api/sessions/${SESSION}/ledger/chart`)
+    expect(status).toBe(200)
+    expect(chart.totals).toEqual(whole.totals)
+    // Fewer steps than the chart's points: every step, as columns.
+    const steps = whole.calls.filter((c: { kind: string }) => c.kind === "step")
+    expect(chart.steps).toBe(steps.length)
+    expect(chart.calls.version).toEqual(steps.map((c: { version: number }) => c.version))
+    expect(chart.calls.billed).toEqual(steps.map((c: { billed: number }) => c.billed))
+    expect(chart.calls.stablePrefix).toEqual(steps.map((c: { stablePrefix: number }) => c.stablePrefix))
+    // Where every entry stands, and nothing else of it.
+    expect(chart.marks.version).toEqual(whole.entries.map((e: Entry) => e.version))
+    expect(chart.marks.kind).toEqual(whole.entries.map((e: Entry) => e.kind))
+    expect(chart.marks.markerId).toEqual(whole.entries.map((e: Entry) => e.markerId ?? null))
+    expect(JSON.stringify(chart).length).toBeLessThan(JSON.stringify(whole).length / 3)
+    // A range: its steps and entries only.
+    const mid = Math.floor(events.length / 2)
+    const ranged = (await getJson(`/api/sessions/${SESSION}/ledger/chart?from=${mid}&to=${events.length}`)).body
+    expect(ranged.calls.version).toEqual(
+      steps.filter((c: { version: number }) => c.version >= mid).map((c: { version: number }) => c.version),
+    )
+    expect(ranged.marks.version).toEqual(
+      whole.entries.filter((e: Entry) => e.version >= mid).map((e: Entry) => e.version),
+    )
+    // Entries: by kind and range, paged; one pivot's by its marker.
+    const compactions = whole.entries.filter((e: Entry) => e.kind === "compaction")
+    const page = (await getJson(`/api/sessions/${SESSION}/ledger/entries?kind=compaction&offset=1&limit=2`)).body
+    expect(page.total).toBe(compactions.length)
+    expect(page.entries).toEqual(compactions.slice(1, 3))
+    const second = compactions[1] as Entry
+    const one = (await getJson(`/api/sessions/${SESSION}/ledger/entries?marker=${second.markerId}`)).body
+    expect(one.entries).toEqual([second])
+    const inRange = (await getJson(`/api/sessions/${SESSION}/ledger/entries?from=${mid}&limit=500`)).body
+    expect(inRange.limit).toBe(200)
+    expect(inRange.entries).toEqual(whole.entries.filter((e: Entry) => e.version >= mid).slice(0, 200))
+    // Malformed queries: one line each.
+    for (const [query, error] of [
+      ["kind=pivot", /^kind must be compaction or prune, got "pivot"$/],
+      ["from=9&to=3", /^from \(9\) must be at most to \(3\)$/],
+      ["limit=-1", /^limit must be an integer ≥ 0/],
+      ["marker=a%20b", /^marker must be a message id$/],
+    ] as const) {
+      const bad = await getJson(`/api/sessions/${SESSION}/ledger/entries?${query}`)
+      expect(bad.status, query).toBe(400)
+      expect(bad.body.error, query).toMatch(error)
+    }
+    expect((await getJson(`/api/sessions/${SESSION}/ledger/more`)).status).toBe(404)
   })
 
   it("answers the timeline: one point per model step that reported usage, and every mark", async () => {
@@ -323,6 +383,39 @@ describe("the JSON API's 400 messages", () => {
   })
 })
 
+describe("compression", () => {
+  /** A GET whose body is kept as bytes (node's http does not decode it, as fetch would). */
+  const bytes = (url: string, headers: http.OutgoingHttpHeaders) =>
+    new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port: server.port, path: url, headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+      })
+      req.on("error", reject)
+      req.end()
+    })
+
+  it("encodes API answers and assets as Accept-Encoding asks, decoding to the same bytes", async () => {
+    for (const url of [`/api/sessions/${SESSION}/ledger`, `/api/sessions/${SESSION}/timeline`, "/assets/app.js"]) {
+      const plain = await bytes(url, {})
+      expect(plain.headers["content-encoding"], url).toBeUndefined()
+      expect(plain.headers.vary, url).toBe("accept-encoding")
+      for (const [accept, decode] of [
+        ["gzip", zlib.gunzipSync],
+        ["br", zlib.brotliDecompressSync],
+        ["gzip, deflate, br", zlib.brotliDecompressSync],
+      ] as const) {
+        const encoded = await bytes(url, { "accept-encoding": accept })
+        expect(encoded.headers["content-encoding"], `${url} ${accept}`).toBe(accept.includes("br") ? "br" : "gzip")
+        expect(decode(encoded.body).equals(plain.body), `${url} ${accept}`).toBe(true)
+        if (plain.body.length > 10_000) expect(encoded.body.length, url).toBeLessThan(plain.body.length / 3)
+      }
+      expect((await bytes(url, { "accept-encoding": "gzip;q=0, br;q=0" })).headers["content-encoding"]).toBeUndefined()
+    }
+  })
+})
+
 describe("security", () => {
   it("answers every method but GET with 405 and Allow: GET", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
@@ -390,6 +483,57 @@ describe("security", () => {
       expect(open.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
       expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions`)).status).toBe(401)
       expect((await fetch(`http://127.0.0.1:${open.port}/api/sessions?token=${open.token}`)).status).toBe(200)
+    } finally {
+      await open.close()
+    }
+  })
+
+  it("answers only a Host naming this loopback server: another name (DNS rebinding) or port gets a 403", async () => {
+    const port = server.port
+    const get = (host: string, url = "/api/sessions") => raw("GET", url, port, { host })
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `127.8.9.10:${port}`,
+      `[::1]:${port}`,
+      `localhost.:${port}`,
+    ]) {
+      const response = await get(host)
+      expect(response.status, host).toBe(200)
+      expect(JSON.parse(response.body).sessions, host).toHaveLength(1)
+    }
+    for (const host of [
+      `attacker.example:${port}`,
+      "attacker.example",
+      `127.0.0.1.attacker.example:${port}`,
+      `localhost.attacker.example:${port}`,
+      `128.0.0.1:${port}`,
+      `127.0.0.256:${port}`,
+      `[::2]:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `127.0.0.1:${port - 1}`,
+      "127.0.0.1",
+      `localhost:${port}:${port}`,
+    ]) {
+      for (const url of ["/api/sessions", `/api/sessions/${SESSION}/window/3/raw`, "/", "/assets/app.js"]) {
+        const response = await get(host, url)
+        expect(response.status, `${host} ${url}`).toBe(403)
+        expect(response.body, `${host} ${url}`).not.toContain(SESSION)
+      }
+      const api = await get(host)
+      expect(JSON.parse(api.body).error, host).toMatch(
+        /^[^\n]*loopback viewer answers only to localhost, 127\.0\.0\.0\/8 or \[::1\] on port \d+$/,
+      )
+    }
+  })
+
+  it("leaves the Host unchecked beyond loopback, where the token guards every request", async () => {
+    const open = await Serve.start({ source: db, port: 0, host: "0.0.0.0", token: "s3cret-token" })
+    try {
+      const bearer = { authorization: "Bearer s3cret-token" }
+      expect((await raw("GET", "/api/sessions", open.port, { host: "viewer.lan:80", ...bearer })).status).toBe(200)
+      expect((await raw("GET", "/api/sessions", open.port, { host: "viewer.lan:80" })).status).toBe(401)
     } finally {
       await open.close()
     }
