@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { encodeMessageEvent } from "../src/internal/fastEncode.ts"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 const union = Schema.encodeSync(Events.Event)
@@ -198,7 +199,7 @@ describe("the fast message-event encoder", () => {
       fc.property(messageEvent, (event) => {
         expect(agrees(JSON.parse(JSON.stringify(event)))).toBe(true)
       }),
-      { numRuns: 500 },
+      runs(500),
     )
   })
 
@@ -208,7 +209,7 @@ describe("the fast message-event encoder", () => {
       fc.property(corrupted, (event) => {
         if (!agrees(event)) refused++
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
     expect(refused).toBeGreaterThan(100)
   })

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import * as Export from "../src/Export.ts"
 import * as FastMessage from "../src/internal/fastMessage.ts"
 import { realExportPath } from "./support/fixtures.ts"
@@ -200,7 +201,7 @@ describe("the fast message decoder", () => {
       fc.property(message, (m) => {
         expect(agrees(m)).toBe(true)
       }),
-      { numRuns: 500 },
+      runs(500),
     )
   })
 
@@ -210,7 +211,7 @@ describe("the fast message decoder", () => {
       fc.property(corrupted, (m) => {
         if (!agrees(m)) refused++
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
     // The corruptions do reach the refusals (the schema then judges and names the field).
     expect(refused).toBeGreaterThan(100)

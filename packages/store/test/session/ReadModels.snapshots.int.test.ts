@@ -10,6 +10,7 @@ import { Events } from "@pivot/core"
 import { Effect, Logger } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { EventStore, ReadModels, SessionLog } from "../../src/index.ts"
 import { expectReadModelsEqualFold, freshSession, type GeneratedSession, open, sessionArb } from "./support.ts"
 
@@ -94,7 +95,7 @@ describe("read-model snapshots (SQLite)", () => {
         },
       ),
       {
-        numRuns: 150,
+        ...runs(150),
         // Pinned: a restart before the first append (seed 517832682 once failed on it with "no such table").
         examples: [
           [pinnedSession, [0], 5],
