@@ -204,14 +204,16 @@ describe("the fast message-event encoder", () => {
   })
 
   it("property: on an event broken in one place, whenever it answers, the schema encodes it to the same value", () => {
+    const cases = runs(1000)
     let refused = 0
     fc.assert(
       fc.property(corrupted, (event) => {
         if (!agrees(event)) refused++
       }),
-      runs(1000),
+      cases,
     )
-    expect(refused).toBeGreaterThan(100)
+    // More than a tenth of the cases are refused (the encoder falls back to the schema there).
+    expect(refused).toBeGreaterThan(cases.numRuns / 10)
   })
 
   it("property: on the events of generated sessions, it answers every message event as the schema does", () => {

@@ -206,15 +206,16 @@ describe("the fast message decoder", () => {
   })
 
   it("property: on a message broken in one place, whenever it answers, the schema accepts it with the same value", () => {
+    const cases = runs(1000)
     let refused = 0
     fc.assert(
       fc.property(corrupted, (m) => {
         if (!agrees(m)) refused++
       }),
-      runs(1000),
+      cases,
     )
-    // The corruptions do reach the refusals (the schema then judges and names the field).
-    expect(refused).toBeGreaterThan(100)
+    // The corruptions do reach the refusals (the schema then judges and names the field): more than a tenth of them.
+    expect(refused).toBeGreaterThan(cases.numRuns / 10)
   })
 
   it("given every message of the real export, then it answers the schema's value", () => {
