@@ -3,5 +3,6 @@ import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  test: { name: "opencode", testTimeout: 60_000, ...testFiles },
+  // Not isolated (as core): the package's modules hold no state a test changes; each worker evaluates them once.
+  test: { name: "opencode", testTimeout: 60_000, ...testFiles, isolate: false },
 })
