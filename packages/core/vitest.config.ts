@@ -6,7 +6,5 @@ export default defineProject({
   // Pure, CPU-bound properties (no IO to hang on) whose time follows the seed's sizes and the machine's load: on the
   // shared 2-core machine several took 40–130 s under load (issue 18), past a 60 s limit. Five minutes, as the other
   // packages' long properties have.
-  // Not isolated: core's modules hold no state a test changes (no module-level variables, no mocks), so each worker
-  // evaluates them once instead of once per file (vitest counted 44% of the lane's core time re-evaluating them).
-  test: { name: "core", testTimeout: 300_000, ...testFiles, isolate: false },
+  test: { name: "core", testTimeout: 300_000, ...testFiles },
 })

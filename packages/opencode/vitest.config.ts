@@ -3,6 +3,5 @@ import { sourceResolve, testFiles } from "../../scripts/vitest.shared.ts"
 
 export default defineProject({
   ...sourceResolve,
-  // Not isolated (as core): the package's modules hold no state a test changes; each worker evaluates them once.
-  test: { name: "opencode", testTimeout: 60_000, ...testFiles, isolate: false },
+  test: { name: "opencode", testTimeout: 60_000, ...testFiles },
 })
