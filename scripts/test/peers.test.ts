@@ -1,10 +1,8 @@
-/** bench:peers: OpenCode's modelled read against pivot's own window, and the bench itself on a tiny history. */
-import { spawnSync } from "node:child_process"
+/** bench:peers: OpenCode's modelled read against pivot's own window (the bench itself runs in peers.slow.test.ts). */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { fileURLToPath } from "node:url"
 import { Session, Window } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import type { ModelMessage } from "ai"
@@ -16,7 +14,6 @@ import { gcWatch, KINDS, make, writeEvents } from "../bench/support/contenders.t
 import * as OpenCode from "../bench/support/openCode.ts"
 
 const SESSION = "ses_peers"
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 const shape = (messages: ReadonlyArray<ModelMessage>) =>
   messages.map((m) => `${m.role}(${typeof m.content === "string" ? "text" : m.content.map((p) => p.type).join(",")})`)
@@ -142,42 +139,5 @@ describe("bench:peers' contenders", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
-  })
-})
-
-describe("npm run bench:peers", () => {
-  it("given a tiny history, then it runs every contender and prints the tables", () => {
-    const run = spawnSync(
-      process.execPath,
-      [
-        "--conditions=@pivot/source",
-        "--expose-gc",
-        "scripts/bench/peers.ts",
-        "--sizes",
-        "150",
-        "--turns",
-        "3",
-        "--restarts",
-        "1",
-        "--warm-ms",
-        "0",
-        // Rounds of blocks: turns 0–1 of every contender, then turn 2.
-        "--block",
-        "2",
-      ],
-      { cwd: root, encoding: "utf8" },
-    )
-    expect(run.stderr).not.toMatch(/Error/)
-    expect(run.status).toBe(0)
-    // A row of every table: the windows grow over the timed turns, and every contender has a figure.
-    const row = run.stdout.match(/^\| ([\d,]+) \| (\d+) → (\d+) \|(( [\d,]+ \|){5}) [\d,]+ \(\d turns\) \|$/m)
-    expect(row).not.toBeNull()
-    expect(Number(row![3])).toBeGreaterThan(Number(row![2]))
-    expect(run.stdout).toMatch(/^\| [\d,]+ \| [\d.]+ \| \d+ \| [\d,]+ \| [\d.]+ \| \d+ \| [\d,]+ \|$/m)
-    expect(run.stdout).toContain("load average")
-    expect(run.stdout).toContain("each contender in a process of its own")
-    // Each process's GC pauses inside its own timed calls, one row per contender.
-    for (const kind of KINDS) expect(run.stdout).toMatch(new RegExp(`^\\| [\\d,]+ \\| ${kind} \\| \\d+ / 3 \\|`, "m"))
-    expect(run.stdout).toMatch(/record a tool step, memory \(worst size\) µs: [\d.]+ \(target ≤ 250\)/)
   })
 })

@@ -12,6 +12,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import * as Messages from "../src/Messages.ts"
 import { USAGE } from "./support/Mock.ts"
 
@@ -126,7 +127,7 @@ describe("Messages.toModelMessages", () => {
         const result = await modelMessageSchema.safeParseAsync(converted)
         expect(result.success).toBe(true)
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 
@@ -226,7 +227,7 @@ describe("Messages usage", () => {
           ).toBeGreaterThanOrEqual(0)
         },
       ),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 })

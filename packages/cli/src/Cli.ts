@@ -11,8 +11,8 @@ import { CliConfig, CliOutput, Command, GlobalFlag, type HelpDoc } from "effect/
 import * as Effect from "effect/Effect"
 import * as EffectExit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { CliIo, Exit, type Io } from "./commands/Command.ts"
-import { all } from "./commands/index.ts"
+import { catalog, type Listing } from "./commands/Catalog.ts"
+import { CliIo, type Entry, Exit, type Io } from "./commands/Command.ts"
 
 export type { Io } from "./commands/Command.ts"
 
@@ -21,22 +21,42 @@ export const version: string = (
   JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
 ).version
 
-/** The `pivot` command with every subcommand. */
-export const root = Command.make("pivot").pipe(
-  Command.withDescription(
-    "an event-sourced context-window manager for LLM agents. Exit codes: 0 success, 1 failure, 2 wrong usage.",
-  ),
-  Command.withSubcommands(all.map((entry) => entry.command)),
-  Command.withExamples([
-    { command: "pivot demo", description: "a scripted coding-agent session: usage, prunes, pivots" },
-    { command: "pivot import session.json", description: "store an OpenCode export in .pivot/pivot.db" },
-    { command: "pivot inspect --db .pivot/pivot.db --limit 20", description: "a stored session at a glance" },
-    { command: "pivot --completions bash > ~/.pivot-completion.bash", description: "shell completions" },
-  ]),
-)
+/** The `pivot` command with the given subcommands. */
+const rootOf = (subcommands: ReadonlyArray<Entry["command"]>) =>
+  Command.make("pivot").pipe(
+    Command.withDescription(
+      "an event-sourced context-window manager for LLM agents. Exit codes: 0 success, 1 failure, 2 wrong usage.",
+    ),
+    Command.withSubcommands(subcommands),
+    Command.withExamples([
+      { command: "pivot demo", description: "a scripted coding-agent session: usage, prunes, pivots" },
+      { command: "pivot import session.json", description: "store an OpenCode export in .pivot/pivot.db" },
+      { command: "pivot inspect --db .pivot/pivot.db --limit 20", description: "a stored session at a glance" },
+      { command: "pivot --completions bash > ~/.pivot-completion.bash", description: "shell completions" },
+    ]),
+  )
+
+/** A command as `pivot --help` lists it (its name and summary), without loading its module. */
+const listed = (listing: Listing) => Command.make(listing.name).pipe(Command.withShortDescription(listing.summary))
+
+/**
+ * The subcommands a run needs, loading only what it uses: the chosen command's module when the first argument names
+ * one; every module for shell completions (they hold every flag); otherwise (help, the version, no or an unknown
+ * command) only the catalog's names and summaries, which is all those print.
+ */
+export const subcommandsFor = (argv: ReadonlyArray<string>) =>
+  Effect.promise(async (): Promise<ReadonlyArray<Entry["command"]>> => {
+    const chosen = catalog.find((l) => l.name === argv[0])
+    if (chosen !== undefined) return [(await chosen.load()).command]
+    if (argv.includes("--completions")) {
+      const entries: ReadonlyArray<Entry> = await Promise.all(catalog.map((l) => l.load()))
+      return entries.map((e) => e.command)
+    }
+    return catalog.map(listed)
+  })
 
 const synopsisOf = (path: ReadonlyArray<string>): string => {
-  const entry = all.find((e) => e.name === path[1])
+  const entry = catalog.find((e) => e.name === path[1])
   return entry === undefined ? "pivot <command> [flags]" : `pivot ${entry.name} ${entry.synopsis}`.trimEnd()
 }
 
@@ -88,7 +108,9 @@ const normalize = (argv: ReadonlyArray<string>): ReadonlyArray<string> =>
 
 /** Runs `pivot` with the arguments after the program name; answers the exit code. */
 export const main = (argv: ReadonlyArray<string>, io: Io): Effect.Effect<number> =>
-  Command.runWith(root, { version })(normalize(argv)).pipe(
+  Effect.flatMap(subcommandsFor(normalize(argv)), (subcommands) =>
+    Command.runWith(rootOf(subcommands), { version })(normalize(argv)),
+  ).pipe(
     Effect.provideService(CliIo, io),
     Effect.provideService(CliOutput.Presenter, presenter(io)),
     Effect.provideService(Console.Console, consoleOf(io)),

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { encodeMessageEvent } from "../src/internal/fastEncode.ts"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 const union = Schema.encodeSync(Events.Event)
@@ -198,19 +199,21 @@ describe("the fast message-event encoder", () => {
       fc.property(messageEvent, (event) => {
         expect(agrees(JSON.parse(JSON.stringify(event)))).toBe(true)
       }),
-      { numRuns: 500 },
+      runs(500),
     )
   })
 
   it("property: on an event broken in one place, whenever it answers, the schema encodes it to the same value", () => {
+    const cases = runs(1000)
     let refused = 0
     fc.assert(
       fc.property(corrupted, (event) => {
         if (!agrees(event)) refused++
       }),
-      { numRuns: 1000 },
+      cases,
     )
-    expect(refused).toBeGreaterThan(100)
+    // More than a tenth of the cases are refused (the encoder falls back to the schema there).
+    expect(refused).toBeGreaterThan(cases.numRuns / 10)
   })
 
   it("property: on the events of generated sessions, it answers every message event as the schema does", () => {

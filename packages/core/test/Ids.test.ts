@@ -4,6 +4,7 @@ import { Ids } from "@pivot/core"
 import { Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
+import { runs } from "./support/runs.ts"
 
 const take = (n: number) =>
   Effect.gen(function* () {
@@ -108,6 +109,6 @@ describe("Ids.sessionIdOf (session names → session ids)", () => {
           if (ia !== undefined && ia === ib && a !== b) expect([`ses_${a}`, `ses_${b}`]).toContain(ia)
         },
       ),
-      { numRuns: 500 },
+      runs(500),
     ))
 })

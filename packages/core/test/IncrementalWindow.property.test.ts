@@ -5,6 +5,7 @@
 import { IncrementalWindow, type Message, Session, ValidWindow, Window } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 /**
@@ -78,7 +79,7 @@ describe("IncrementalWindow", () => {
           })
         },
       ),
-      { numRuns: 300 },
+      runs(300),
     )
   })
 
@@ -99,7 +100,7 @@ describe("IncrementalWindow", () => {
           previousMessages = after
         })
       }),
-      { numRuns: 300 },
+      runs(300),
     )
   })
 

@@ -7,6 +7,7 @@ import { Conversation, Prune, PruneScan, Retention, Session, StateSnapshot } fro
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { TOOL_NAMES } from "./support/arbitraries.ts"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 const optionsArb = fc.record(
@@ -78,7 +79,7 @@ describe("PruneScan across lineages", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      runs(300),
     )
   })
 })

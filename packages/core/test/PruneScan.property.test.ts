@@ -9,6 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { TOOL_NAMES } from "./support/arbitraries.ts"
 import { assistant, id, part, started, toolPart, user } from "./support/events.ts"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
 /** Options that reach every branch: tiny thresholds, 0 to 3 guarded turns, any protected tools. */
@@ -84,7 +85,7 @@ describe("PruneScan", () => {
           }
         },
       ),
-      { numRuns: 400 },
+      runs(400),
     )
   })
 

@@ -14,9 +14,10 @@ import {
   user,
   userMessage,
 } from "./support/events.ts"
+import { runs } from "./support/runs.ts"
 import { generatedArb } from "./support/sessions.ts"
 
-const RUNS = { numRuns: 1000 }
+const RUNS = runs(1000)
 const src = (n: string) => id(`msg_${n}`)
 const r = (source: string, message: ModelMessage.ModelMessage): Render.Rendered => ({
   sourceMessageId: src(source),

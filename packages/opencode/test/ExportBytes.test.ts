@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import * as Export from "../src/Export.ts"
 import { realExportPath } from "./support/fixtures.ts"
 
@@ -83,7 +84,7 @@ describe("decodeExportBytes", () => {
         const bytes = new TextEncoder().encode(breakers[which]!(i))
         expect(streamed(bytes)).toEqual(wholeText(bytes))
       }),
-      { numRuns: 150 },
+      runs(150),
     )
   })
 

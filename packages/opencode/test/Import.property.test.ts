@@ -2,11 +2,12 @@ import { type ModelMessage, ValidWindow, Window } from "@pivot/core"
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { importSession } from "../src/Import.ts"
 import { exportArb, reorder } from "./support/arbitraries.ts"
 import { folded, imported, roundTrip } from "./support/fixtures.ts"
 
-const runs = { numRuns: 1000 }
+const RUNS = runs(1000)
 
 const answered = (messages: ReadonlyArray<ModelMessage.ModelMessage>): boolean => {
   const calls: Array<string> = []
@@ -37,7 +38,7 @@ describe("imports of generated exports without compaction", () => {
           result.report.repaired.map((v) => `window: ${ValidWindow.format(v)}; repaired before it is sent`),
         )
       }),
-      runs,
+      RUNS,
     )
   })
 
@@ -48,7 +49,7 @@ describe("imports of generated exports without compaction", () => {
         expect(roundTrip(result.events)).toEqual(result.events)
         expect(answered(Window.render(folded(result).window).map((r) => r.message))).toBe(true)
       }),
-      runs,
+      RUNS,
     )
   })
 
@@ -63,7 +64,7 @@ describe("imports of generated exports without compaction", () => {
         }
         expect(JSON.stringify(imported({ ...shuffled, messages }).events)).toBe(JSON.stringify(imported(raw).events))
       }),
-      runs,
+      RUNS,
     )
   })
 
@@ -83,7 +84,7 @@ describe("imports of generated exports without compaction", () => {
         expect(Result.isFailure(result)).toBe(true)
         if (Result.isFailure(result)) expect(result.failure.path.startsWith(`messages[${index}]`)).toBe(true)
       }),
-      runs,
+      RUNS,
     )
   })
 })

@@ -6,11 +6,12 @@
 import { Render, Session, ValidWindow, Window } from "@pivot/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { compactedExportArb } from "./support/arbitraries.ts"
 import { filterCompacted } from "./support/filterCompacted.ts"
 import { imported, type RawExport, type RawMessage } from "./support/fixtures.ts"
 
-const RUNS = { numRuns: 1000 }
+const RUNS = runs(1000)
 
 const compactionPart = (m: RawMessage) =>
   m.info.role === "user" ? m.parts.find((p) => p.type === "compaction") : undefined
@@ -111,7 +112,7 @@ describe("differential: pivot's imported window against OpenCode's filterCompact
         ]
         expect(ours).toEqual(summaryAfterMarker)
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 })

@@ -15,6 +15,7 @@ import { EventStore } from "@pivot/store"
 import { Cause, Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { RUNS } from "../../core/test/support/runs.ts"
 import {
   captured,
   lastOf,
@@ -152,7 +153,7 @@ describe("bounded compaction", () => {
           expect(out.state.runtime.awaitingContinue).toBeUndefined()
         },
       ),
-      { numRuns: Number(process.env.PIVOT_PROPERTY_RUNS) || 1000 },
+      RUNS,
     )
   }, 120_000)
 })

@@ -7,6 +7,7 @@ import { Plugins, Sessions } from "@pivot/runtime"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { generatedArb } from "../../core/test/support/sessions.ts"
 import { captured, run, SESSION, services, stub, textOf, tool, used } from "./support/harness.ts"
 
@@ -308,7 +309,7 @@ describe("transformWindow properties", () => {
           if (answer.length === 0 && Render.render(window).length > 0) expect(out.failures).toHaveLength(1)
         },
       ),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 })
@@ -376,7 +377,7 @@ describe("properties", () => {
           ),
         ).toBe("")
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   }, 120_000)
 })

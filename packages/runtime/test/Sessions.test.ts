@@ -5,6 +5,7 @@ import { EventStore, WrongExpectedVersion } from "@pivot/store"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 
 const SESSION = "ses_s"
 const stream = Events.streamName(SESSION)
@@ -312,7 +313,7 @@ describe("properties", () => {
         expect(out.cached.session.lastFinished).toBe(out.rebuilt.session.lastFinished)
         expect(Session.fold([]).version).toBe(0)
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   }, 60_000)
 })

@@ -14,6 +14,7 @@ import { EventStore, type StoredSnapshot } from "@pivot/store"
 import { Effect, type Layer, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { type Generated, run as generate, generatedArb } from "../../core/test/support/sessions.ts"
 import { observe, type Store, serviceOf, withHandler } from "./support/snapshots.ts"
 
@@ -77,7 +78,7 @@ describe("snapshots through Sessions", () => {
           expect(observe(without.value)).toEqual(observe(fromZero))
         },
       ),
-      { numRuns: 150 },
+      runs(150),
     )
     expect(fromSnapshot).toBeGreaterThan(0)
     expect(bounded).toBeGreaterThan(0)

@@ -4,6 +4,7 @@ import { Conversation, type Events, Ids, Window } from "@pivot/core"
 import { Replay, SessionLog } from "@pivot/store"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import * as SessionView from "../src/SessionView.ts"
 import * as WindowView from "../src/WindowView.ts"
 import { play } from "./support/play.ts"
@@ -160,7 +161,7 @@ describe("SessionView", () => {
           ).toBe(true)
         },
       ),
-      { numRuns: 300 },
+      runs(300),
     )
   })
 

@@ -1,6 +1,7 @@
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { type ExpectedVersion, expectedVersionMatches, type NewEvent, serializeBatch } from "../src/index.ts"
 
 const expectedVersion: fc.Arbitrary<ExpectedVersion> = fc.oneof(
@@ -22,7 +23,7 @@ describe("expectedVersionMatches", () => {
                 : expected === actual
         expect(expectedVersionMatches(expected, actual)).toBe(want)
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 
@@ -57,7 +58,7 @@ describe("serializeBatch", () => {
         expect(JSON.parse(stored!.data)).toEqual(noNegativeZero(data))
         expect(stored!.metadata === null ? undefined : JSON.parse(stored!.metadata)).toEqual(noNegativeZero(metadata))
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 
@@ -96,7 +97,7 @@ describe("serializeBatch", () => {
           path: `events[1].data${expected}`,
         })
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 
@@ -119,7 +120,7 @@ describe("serializeBatch", () => {
         expect(fields.size).toBe(new Set(objects).size)
         for (const value of objects) expect(fields.get(value)).toBe(JSON.stringify(value))
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { EventStore } from "../src/index.ts"
 import { agreesWithModel, commands } from "./model.ts"
 
@@ -8,7 +9,7 @@ describe("EventStore.layerMemory", () => {
   it("property: for any sequence of appends, results, the log and every stream equal the list model's", async () => {
     await fc.assert(
       fc.asyncProperty(commands, (cmds) => Effect.runPromise(agreesWithModel(EventStore.layerMemory(), cmds))),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 })

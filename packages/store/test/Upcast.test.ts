@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { type RecordedEvent, Upcast } from "../src/index.ts"
 import decodedFixture from "./fixtures/upcast/decoded.json" with { type: "json" }
 import recordedFixture from "./fixtures/upcast/recorded.json" with { type: "json" }
@@ -62,7 +63,7 @@ describe("Upcast.decodeRecorded", () => {
         const fromV3 = Result.getOrThrow(decode(recorded("NoteWritten", 3, { body: text, format: "plain", tags: [] })))
         expect(fromV1.data).toEqual(fromV3.data)
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   })
 

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { EventStore } from "../src/index.ts"
 import { agreesWithModel, commands } from "./model.ts"
 
@@ -10,7 +11,7 @@ describe("EventStore.layerSqlite (in-memory database)", () => {
       fc.asyncProperty(commands, (cmds) =>
         Effect.runPromise(agreesWithModel(EventStore.layerSqlite({ filename: ":memory:" }), cmds)),
       ),
-      { numRuns: 1000 },
+      runs(1000),
     )
   }, 60_000)
 })

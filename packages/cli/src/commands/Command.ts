@@ -1,7 +1,7 @@
 /**
  * What a `pivot` command is: an `effect/cli` command (typed flags and arguments, help with examples) plus its usage
  * line. Commands talk to the world only through the `CliIo` service, so tests run them without a terminal. Adding a
- * command is one line in `index.ts`.
+ * command is one entry in `Catalog.ts`.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"

@@ -13,14 +13,14 @@ import { Argument, CliError as CliErrors, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import { DEFAULT_DB } from "./Catalog.ts"
 import { CliError, describe, type Io, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { num } from "./Text.ts"
 
 export { CliError, describe } from "./Command.ts"
 
-/** The database the commands use when `--db` is not given. */
-export const DEFAULT_DB = ".pivot/pivot.db"
+export { DEFAULT_DB }
 
 /** A session to read: an export file, or a database and (unless it holds one session) a session id. */
 export type Source =

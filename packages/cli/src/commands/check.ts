@@ -8,12 +8,13 @@ import { ReadModels, Replay, SessionLog, SqliteDriver } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { checkReadable, DEFAULT_DB, openReadOnly, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
-const synopsis = "[--db FILE]"
+const { synopsis, summary } = listing("check")
 
 /**
  * SQLite's own check of every page and index, read-only: its problems (none when the file is sound), or a failure
@@ -111,9 +112,7 @@ export const check: Entry = {
     Command.withDescription(
       "Checks a database: SQLite's PRAGMA integrity_check over every page, then a replay of every session (each event read, decoded and folded) and a comparison of its read models with a rebuild from the log. Read-only. Exits 1 listing each problem when the file is damaged, a session cannot be replayed, or its read models differ from a rebuild.",
     ),
-    Command.withShortDescription(
-      "check a database: PRAGMA integrity_check, a replay of every session, its read models against a rebuild",
-    ),
+    Command.withShortDescription(summary),
     Command.withExamples([{ command: "pivot check --db .pivot/pivot.db", description: "check the default database" }]),
   ),
 }

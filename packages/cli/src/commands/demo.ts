@@ -12,10 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"
 import { sqliteFile } from "./Source.ts"
 
-const synopsis = "[--example FILE] [--json] [--db FILE]"
+const { synopsis, summary } = listing("demo")
 
 /** Where the demo stores its sessions (the same as `Demo.DEFAULT_DB`, which is loaded only when the demo runs). */
 const DEFAULT_DB = ".pivot/demo.db"
@@ -80,7 +81,7 @@ export const demo: Entry = {
     Command.withDescription(
       "A coding-agent session on pivot through the AI SDK: each call's context usage, every prune, pivot and continue as it happens, then the pivot commands that replay each pivot. Scripted models, or an OpenAI-compatible endpoint when PIVOT_BASE_URL and PIVOT_MODEL are set.",
     ),
-    Command.withShortDescription("a coding-agent session on pivot through the AI SDK: usage, prunes, pivots, replay"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot demo", description: "the scripted session (what npm start runs)" },
       { command: "pivot demo --json --db /tmp/demo.db | head", description: "its events as JSON lines" },

@@ -10,10 +10,11 @@ import { ReadModels, SessionLog } from "@pivot/store"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
 import { checkReadable, orCliError, sqliteFile } from "./Source.ts"
 
-const synopsis = "--db FILE <session>"
+const { synopsis, summary } = listing("forget")
 
 /** The `forget` command. */
 export const forget: Entry = {
@@ -76,7 +77,7 @@ export const forget: Entry = {
     Command.withDescription(
       "Erases a session for good without rewriting its history (crypto-shredding): deletes the session's key, so every field recorded encrypted (encryptAtRest, import --encrypt) reads as [ERASED], and records SessionForgotten so that a program still running on the session drops what it read; events, usage and the compaction and prune decisions stay. The sessions forked from it (they hold copies of its text) are forgotten too. Forgetting again a session with no text recorded since its last forget changes nothing and records nothing. Never creates a database.",
     ),
-    Command.withShortDescription("erase a session's encrypted fields by deleting its key; history stays"),
+    Command.withShortDescription(summary),
     Command.withExamples([{ command: "pivot forget --db .pivot/pivot.db ses_abc", description: "forget one session" }]),
   ),
 }

@@ -9,10 +9,11 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { checkReadable, countFlag, orCliError, sqliteFile } from "./Source.ts"
 
-const synopsis = "--db FILE <session> --into NAME [--at VERSION] [--encrypt]"
+const { synopsis, summary } = listing("fork")
 
 /** The `fork` command. */
 export const fork: Entry = {
@@ -88,7 +89,7 @@ export const fork: Entry = {
     Command.withDescription(
       "Forks a stored session into a new one: the child starts with copies of the parent's events up to VERSION (default: all), then a SessionForked event naming its parent, so its window there is the parent's window at VERSION; the parent is unchanged and both go on independently. Never creates a database.",
     ),
-    Command.withShortDescription("fork a session at a version into a new session"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       {
         command: "pivot fork --db .pivot/pivot.db ses_abc --into try-another-fix --at 120",

@@ -17,6 +17,7 @@ import { EventStore, ReadModels, SessionLog } from "@pivot/store"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { DEFAULT_DB, importFile, MAX_INPUT_BYTES, orCliError, sqliteFile } from "./Source.ts"
@@ -27,7 +28,7 @@ const sameEvents = (a: ReadonlyArray<Events.Event>, b: ReadonlyArray<Events.Even
   a.length === b.length &&
   a.every((event, i) => JSON.stringify(Events.encode(event)) === JSON.stringify(Events.encode(b[i]!)))
 
-const synopsis = "<file|folder> [--db FILE] [--encrypt] [--follow]"
+const { synopsis, summary } = listing("import")
 
 /** Events per append of an import (all of them in one transaction). */
 const BATCH = 1000
@@ -65,7 +66,7 @@ export const importCommand: Entry = {
     Command.withDescription(
       `Stores an OpenCode session export in a pivot database (default ${DEFAULT_DB}), with its read models, and prints the session id and what was stored. All or nothing, and idempotent per session: the same export again is a no-op; a different export of a stored session is refused.`,
     ),
-    Command.withShortDescription(`store an OpenCode session export in a pivot database (default ${DEFAULT_DB})`),
+    Command.withShortDescription(summary),
     Command.withExamples([
       {
         command: "opencode export ses_abc > session.json && pivot import session.json",

@@ -20,6 +20,7 @@ import {
 } from "@pivot/core"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
+import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import { pricesFlag, pricesOf } from "./Prices.ts"
@@ -543,8 +544,7 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
   recalls: select(report.recalls, (r) => r.version, limits),
 })
 
-const synopsis =
-  "<export.json | --db FILE --session ID> [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]"
+const { synopsis, summary } = listing("inspect")
 
 /** The `inspect` command. */
 export const inspect: Entry = {
@@ -595,9 +595,7 @@ export const inspect: Entry = {
     Command.withDescription(
       "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, the ledger (what each call was billed with cache reads and writes priced, what each compaction and prune shed, cost, invalidated and saved, which artifacts each summary kept, each call's prefix stability; --prices FILE for your prices), and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
     ),
-    Command.withShortDescription(
-      "events, pivots (what each summarised and kept, --at to replay), prunes, usage, the ledger (cost, cache, kept)",
-    ),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot inspect session.json", description: "an export at a glance" },
       { command: "pivot inspect --db .pivot/pivot.db --session ses_abc --tail 30", description: "the latest 30 rows" },

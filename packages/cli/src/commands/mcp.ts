@@ -8,9 +8,10 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
 
-const synopsis = "[db | postgres://URL | export.json] [--session ID]"
+const { synopsis, summary } = listing("mcp")
 
 /** The `mcp` command. */
 export const mcp: Entry = {
@@ -85,7 +86,7 @@ export const mcp: Entry = {
     Command.withDescription(
       "pivot's context tools for any MCP client over stdio: context_recall (search what left the context, list what a compaction dropped, read an original back by id) and context_usage (tokens and cache figures as billed). Read-only, over a SQLite file, a postgres:// URL or an OpenCode export.",
     ),
-    Command.withShortDescription("pivot's context tools for MCP clients (Claude Code, Codex CLI), read-only"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot mcp .pivot/pivot.db --session ses_claude-code-…", description: "serve one session's tools" },
       { command: "claude mcp add pivot -- npx pivot mcp .pivot/pivot.db", description: "add it to Claude Code" },

@@ -8,11 +8,12 @@ import * as Clock from "effect/Clock"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { checkReadable, DEFAULT_DB, formatFlag, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
-const synopsis = "[list|status|rebuild NAME] [--db FILE] [--format text|json]"
+const { synopsis, summary } = listing("projections")
 
 const ACTIONS = ["list", "status", "rebuild"] as const
 
@@ -129,7 +130,7 @@ export const projections: Entry = {
     Command.withDescription(
       "Lists the read side of a database: the built-in read models and your projections (registered by the programs that write it), with their versions, progress, lag and failures; rebuild NAME rebuilds a built-in read model from the events, or resets one of yours so that the next process that registers it rebuilds it.",
     ),
-    Command.withShortDescription("list the read models and projections, their status, or rebuild one"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot projections --db .pivot/pivot.db", description: "every read model and projection" },
       { command: "pivot projections status --db .pivot/pivot.db", description: "progress, lag and failures" },

@@ -14,6 +14,7 @@ import { Replay } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {
@@ -28,8 +29,7 @@ import {
 } from "./Source.ts"
 import { columns, num, plural } from "./Text.ts"
 
-const synopsis =
-  "<export.json | --db FILE --session ID> --dry-run [--at VERSION] [--protect N] [--minimum N] [--protected-tools A,B] [--format text|json] [--limit N | --tail N] [--from K] [--to K]"
+const { synopsis, summary } = listing("prune")
 
 /** The `prune` command. */
 export const prune: Entry = {
@@ -131,9 +131,7 @@ export const prune: Entry = {
     Command.withDescription(
       "Which old tool outputs a prune would clear now (or right after event VERSION), and the tokens that frees. It never writes: --dry-run is required so the command line says so. The thresholds and protected tools are OpenCode's unless --protect/--minimum/--protected-tools give the ones the session ran with (they are not recorded); the text names those used. --format json prints { parts: [<part id>, …], tokensFreed: N }.",
     ),
-    Command.withShortDescription(
-      "which old tool outputs a prune would clear, and the tokens it frees (writes nothing)",
-    ),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot prune session.json --dry-run", description: "what a prune would clear now" },
       {

@@ -7,12 +7,13 @@ import { ReadModels } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import * as Progress from "./Progress.ts"
 import { checkReadable, DEFAULT_DB, orCliError, sqliteFile } from "./Source.ts"
 import { plural } from "./Text.ts"
 
-const synopsis = "[--db FILE] [--session ID]"
+const { synopsis, summary } = listing("rebuild")
 
 /** The `rebuild` command. */
 export const rebuild: Entry = {
@@ -66,7 +67,7 @@ export const rebuild: Entry = {
     Command.withDescription(
       "Rewrites the SQL read models (window, usage, compactions, pruned outputs, audit) of one session or of every session by replaying its events. The events are never changed; the database must exist.",
     ),
-    Command.withShortDescription("rewrite the read models of a database from its events"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot rebuild --db .pivot/pivot.db", description: "every session" },
       { command: "pivot rebuild --db .pivot/pivot.db --session ses_abc", description: "one session" },

@@ -7,6 +7,7 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
 import { pricesFlag, pricesOf } from "./Prices.ts"
 import { countFlag } from "./Source.ts"
@@ -14,8 +15,7 @@ import { countFlag } from "./Source.ts"
 /** The port `pivot serve` binds when `--port` is not given (`Serve.DEFAULT_PORT`; a test keeps them equal). */
 export const DEFAULT_PORT = 4319
 
-const synopsis =
-  "[db | export.json | postgres://URL] [--port N] [--host ADDR] [--token T] [--usable TOKENS] [--prices FILE]"
+const { synopsis, summary } = listing("serve")
 
 /** The `serve` command. */
 export const serve: Entry = {
@@ -78,7 +78,7 @@ export const serve: Entry = {
     Command.withDescription(
       "A read-only web viewer: the sessions, context usage per model step with pivots and prunes marked, the exact window at any version, diffs, pivot reports, the event log, live updates. Binds 127.0.0.1 by default.",
     ),
-    Command.withShortDescription("a read-only web viewer of a store or an export"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot serve .pivot/demo.db", description: "the demo's store on http://127.0.0.1:4319" },
       { command: "pivot serve session.json --port 0", description: "an OpenCode export, on a free port" },

@@ -10,6 +10,7 @@ import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { pricesFlag, pricesOf } from "./Prices.ts"
 import { countFlag, formatFlag, namesFlag, parseSource, sourceFlags, withSession } from "./Source.ts"
@@ -112,8 +113,7 @@ export const formatText = (view: ComparisonView): Array<string> => {
   ]
 }
 
-const synopsis =
-  "<export.json | --db FILE --session ID> [--strategies A,B] [--prices FILE] [--context N] [--output N] [--cache anthropic|openai] [--format text|json]"
+const { synopsis, summary } = listing("whatif")
 
 /** The `whatif` command. */
 export const whatif: Entry = {
@@ -191,7 +191,7 @@ export const whatif: Entry = {
     Command.withDescription(
       "What would this session have cost under another context strategy? Replays the session's recorded inputs (user messages, model steps, tool results) under each built-in strategy in memory and prints them side by side: billed input, cache reads and writes at the model's price (--prices FILE for yours), tokens sent, compactions (the recorded summary where a strategy summarised the same messages, pivot's deterministic one elsewhere), prunes, and the session's artifacts still in view. Nothing is written.",
     ),
-    Command.withShortDescription("replay a session under each strategy: cost, cache, compactions, artifacts kept"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot whatif session.json", description: "an OpenCode export under every strategy" },
       {

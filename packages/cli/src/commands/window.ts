@@ -8,6 +8,7 @@ import { Replay, type SessionLog } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { isLimited, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
 import {
@@ -65,8 +66,7 @@ export const sourcesAt = (opened: Opened, version: number) =>
 /** The window rendered as the JSON the `--format json` output promises (optionally only some of its messages). */
 export const windowJson = (rendered: ReadonlyArray<Render.Rendered>) => JSON.stringify({ messages: rendered }, null, 2)
 
-const synopsis =
-  "<export.json | --db FILE --session ID> [--at VERSION] [--format text|json] [--sources] [--limit N | --tail N] [--from K] [--to K]"
+const { synopsis, summary } = listing("window")
 
 /** The `window` command. */
 export const window: Entry = {
@@ -130,7 +130,7 @@ export const window: Entry = {
     Command.withDescription(
       "The model input of the next model call (or of the call right after event VERSION): one line per model message, a rule where a pivot starts the window, pruned tool outputs marked. --format json prints exactly { messages: [{ sourceMessageId, message }] }.",
     ),
-    Command.withShortDescription("the model input of the next model call (or right after event VERSION)"),
+    Command.withShortDescription(summary),
     Command.withExamples([
       { command: "pivot window session.json", description: "the window of an export" },
       { command: "pivot window --db .pivot/pivot.db --session ses_abc --tail 20", description: "its last 20 messages" },

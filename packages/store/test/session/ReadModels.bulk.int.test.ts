@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { ReadModels, SessionLog } from "../../src/index.ts"
 import {
   appendGenerated,
@@ -58,7 +59,7 @@ describe("ReadModels.bulk (SQLite)", () => {
       fc.asyncProperty(sessionArb(30), fc.nat(), (generated, k) =>
         inlineThenBulk(generated, k % (generated.batches.length + 1)),
       ),
-      { numRuns: 200 },
+      runs(200),
     )
   }, 240_000)
 
@@ -67,7 +68,7 @@ describe("ReadModels.bulk (SQLite)", () => {
   it("property: bulk from an empty session (window rows written as it goes) == rebuilt == the pure fold (150 runs)", async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb(30), (generated) => inlineThenBulk(generated, 0)),
-      { numRuns: 150 },
+      runs(150),
     )
   }, 240_000)
 

@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { ReadModels } from "../../src/index.ts"
 import {
   appendGenerated,
@@ -45,10 +46,10 @@ const inlineRebuiltFold = (generated: GeneratedSession) =>
 
 describe("read models (SQLite)", () => {
   it("property: rebuilt == inline == the pure fold, for short generated sessions (800 runs)", async () => {
-    await fc.assert(fc.asyncProperty(sessionArb(15), inlineRebuiltFold), { numRuns: 800 })
+    await fc.assert(fc.asyncProperty(sessionArb(15), inlineRebuiltFold), runs(800))
   }, 240_000)
 
   it("property: rebuilt == inline == the pure fold, for long generated sessions (200 runs)", async () => {
-    await fc.assert(fc.asyncProperty(sessionArb(60), inlineRebuiltFold), { numRuns: 200 })
+    await fc.assert(fc.asyncProperty(sessionArb(60), inlineRebuiltFold), runs(200))
   }, 240_000)
 })

@@ -7,6 +7,7 @@ import { type Events, Session, ValidWindow, Window } from "@pivot/core"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { EventStore, ReadModels, Replay, SessionLog } from "../../src/index.ts"
 import { appendGenerated, freshSession, type GeneratedSession, open, sessionArb } from "./support.ts"
 
@@ -73,7 +74,7 @@ describe("Replay", () => {
           expect(Window.render(fromOrigin)).toEqual(Window.render(windows[version]!))
         }
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
     // The optimisation must actually skip events, or the property proves nothing.
     expect(skipped).toBeGreaterThan(1000)

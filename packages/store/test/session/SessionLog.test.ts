@@ -4,6 +4,7 @@ import { Events, Ids } from "@pivot/core"
 import { Effect, Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { EventStore, type RecordedEvent, SessionLog } from "../../src/index.ts"
 import { sessionArb } from "./support.ts"
 
@@ -139,7 +140,7 @@ describe("SessionLog", () => {
         expect(log.map((l) => l.event)).toEqual(session.events)
         expect(log.map((l) => l.meta)).toEqual(session.events.map((_, i) => ({ id: `evt_${i + 1}`, version: i + 1 })))
       }),
-      { numRuns: 1000 },
+      runs(1000),
     )
   }, 60_000)
 
