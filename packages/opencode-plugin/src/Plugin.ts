@@ -117,6 +117,16 @@ const describe = (error: unknown): string => {
   return (text ?? String(error)).split("\n")[0]!
 }
 
+/** The store could not be opened (a path that cannot be written, a bad URL, a server that is down). */
+export class StoreUnavailable extends Error {
+  constructor(
+    readonly where: string,
+    cause: unknown,
+  ) {
+    super(`cannot open the store ${where}: ${describe(cause)}`)
+  }
+}
+
 /**
  * How OpenCode's own helper calls begin their system prompt (1.18): its title generator and its summariser. They get
  * no HUD — it is for the agent — and the system transform has no other way to tell which call it serves.
@@ -160,8 +170,15 @@ export const make = async (
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
 
-  /** Records a failure: a line in the log file and OpenCode's log. Never throws. */
+  // Stores that could not be opened, already reported: every hook would hit the same failure again.
+  const unavailable = new Set<string>()
+
+  /** Records a failure: a line in the log file and OpenCode's log (a store it cannot open: once). Never throws. */
   const report = async (what: string, error: unknown, sessionId?: string) => {
+    if (error instanceof StoreUnavailable) {
+      if (unavailable.has(error.where)) return
+      unavailable.add(error.where)
+    }
     const line = { at: new Date().toISOString(), what, sessionId, error: describe(error) }
     try {
       Fs.mkdirSync(Path.dirname(logFile), { recursive: true })
@@ -207,9 +224,23 @@ export const make = async (
     }
     return runtime
   }
-  const run = <A>(
+  const storeName = where._tag === "Sqlite" ? where.file : where._tag === "Postgres" ? "the postgres:// store" : "db"
+  /** The runtime with its store open; a store that cannot be opened fails as `StoreUnavailable`, retried next time. */
+  const ready = async () => {
+    try {
+      const current = open()
+      await current.runPromise(Effect.void)
+      return current
+    } catch (error) {
+      const failed = runtime
+      runtime = undefined
+      await failed?.dispose().catch(() => undefined)
+      throw new StoreUnavailable(storeName, error)
+    }
+  }
+  const run = async <A>(
     effect: Effect.Effect<A, unknown, ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels>,
-  ) => open().runPromise(effect)
+  ) => (await ready()).runPromise(effect)
 
   // One store operation per session at a time: syncs compute what to append from the version they read.
   const queues = new Map<string, Promise<unknown>>()

@@ -220,6 +220,29 @@ describe("the plugin's hooks", () => {
     }
   })
 
+  it("logs a store it cannot open once per path, however many hooks run, and opens it once it can", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    // A file where the store's folder should be: the path cannot be written (root ignores permission bits).
+    Fs.writeFileSync(Path.join(directory, "blocked"), "")
+    const data = session()
+    const logs: Array<string> = []
+    const hooks = await Plugin.make({ client: fakeClient(data, logs), directory }, { db: "blocked/pivot.db" }, {})
+    disposers.push(hooks)
+    for (let turn = 0; turn < 3; turn++) {
+      expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+      await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    }
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain("blocked")
+    // The folder becomes writable: the next hook opens the store and records.
+    Fs.rmSync(Path.join(directory, "blocked"))
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    const events = await storedEvents(Path.join(directory, "blocked/pivot.db"), data.info.id)
+    expect(events.filter((e) => e._tag === "AssistantStepRecorded")).toHaveLength(4)
+    expect(logs).toHaveLength(1)
+  })
+
   it("records into the store PIVOT_DB names, and a postgres:// URL is taken as one", () => {
     expect(Plugin.resolveDb("/p", {}, { PIVOT_DB: "x/y.db" })).toEqual({ _tag: "Sqlite", file: "/p/x/y.db" })
     expect(Plugin.resolveDb("/p", { db: "postgres://u@h/db" }, { PIVOT_DB: "x.db" })).toEqual({
