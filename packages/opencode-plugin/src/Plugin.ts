@@ -16,7 +16,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Redaction, Tokens, Window } from "@pivot/core"
 import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -54,6 +54,44 @@ export interface Options {
 
 /** The store a project records into by default (relative to the project folder). */
 export const DEFAULT_DB = ".pivot/opencode.db"
+
+/** How long after OpenCode's last pruned part the session is synced (its prune updates parts one at a time). */
+export const PRUNE_SETTLE_MS = 500
+
+/** Whether a bus event is a tool part OpenCode just pruned (`message.part.updated` with `state.time.compacted`). */
+const prunedPart = (event: BusEvent): boolean => {
+  const part = event.properties?.part as
+    | { readonly type?: unknown; readonly state?: { readonly time?: { readonly compacted?: unknown } } }
+    | undefined
+  return part?.type === "tool" && typeof part.state?.time?.compacted === "number"
+}
+
+/**
+ * A tool's definition as a provider receives it (name, description, JSON Schema of its parameters), in estimated
+ * tokens. OpenCode gives the JSON Schema, or only a zod schema (converted here); what cannot be converted counts as
+ * its name and description.
+ */
+export const toolSchemaTokens = (
+  toolID: string,
+  definition: { readonly description?: unknown; readonly parameters?: unknown; readonly jsonSchema?: unknown },
+): number => {
+  let parameters: unknown = definition.jsonSchema
+  if (parameters === undefined && definition.parameters !== undefined)
+    try {
+      parameters = z.toJSONSchema(definition.parameters as z.ZodType)
+    } catch {
+      parameters = undefined
+    }
+  const description = typeof definition.description === "string" ? definition.description : ""
+  return Tokens.estimate(JSON.stringify({ type: "function", function: { name: toolID, description, parameters } }))
+}
+
+/** What a request carries besides the messages, in estimated tokens: the system prompt and the tools' schemas. */
+export const requestOverhead = (system: ReadonlyArray<string>, tools: Iterable<number>): number => {
+  let tokens = Tokens.estimate(system.join("\n"))
+  for (const tool of tools) tokens += tool
+  return tokens
+}
 
 /** The log file of plugin failures, beside a SQLite store (or in the project's `.pivot/` for PostgreSQL). */
 export const LOG_FILE = "opencode-plugin.log"
@@ -119,11 +157,11 @@ const describe = (error: unknown): string => {
 
 /** The store could not be opened (a path that cannot be written, a bad URL, a server that is down). */
 export class StoreUnavailable extends Error {
-  constructor(
-    readonly where: string,
-    cause: unknown,
-  ) {
+  /** The store's file, or which store it is when it has no file. */
+  readonly where: string
+  constructor(where: string, cause: unknown) {
     super(`cannot open the store ${where}: ${describe(cause)}`)
+    this.where = where
   }
 }
 
@@ -300,6 +338,29 @@ export const make = async (
     return typeof info?.sessionID === "string" ? info.sessionID : undefined
   }
 
+  // Sessions' titles as OpenCode last announced them (`session.updated`), to sync only when one changes.
+  const titles = new Map<string, string>()
+
+  /**
+   * OpenCode's prune (after a turn, in the background) updates the pruned parts one by one: the session is synced
+   * once they stop coming (`PRUNE_SETTLE_MS` after the last), or when the plugin is disposed, whichever is first.
+   */
+  const prunes = new Map<string, ReturnType<typeof setTimeout>>()
+  const syncPruned = (sessionId: string) => {
+    const timer = prunes.get(sessionId)
+    if (timer !== undefined) clearTimeout(timer)
+    prunes.delete(sessionId)
+    return guard("prune", sessionId, () => sync(sessionId, "step"), undefined)
+  }
+  const schedulePruned = (sessionId: string) => {
+    const timer = prunes.get(sessionId)
+    if (timer !== undefined) clearTimeout(timer)
+    prunes.set(
+      sessionId,
+      setTimeout(() => void syncPruned(sessionId), PRUNE_SETTLE_MS),
+    )
+  }
+
   const finishedMessage = (event: BusEvent): boolean => {
     const info = event.properties?.info as
       | { readonly role?: unknown; readonly time?: { readonly completed?: unknown }; readonly error?: unknown }
@@ -307,8 +368,15 @@ export const make = async (
     return info?.role === "assistant" && (typeof info.time?.completed === "number" || info.error !== undefined)
   }
 
-  /** The HUD for a session, recorded as `HudShown` when its text changed. */
-  const hudFor = (sessionId: string) =>
+  // Each tool's schema as OpenCode last defined it (`tool.definition`), estimated in tokens.
+  const toolTokens = new Map<string, number>()
+
+  /**
+   * The HUD for a session, recorded as `HudShown` when its text changed. `overhead`: what the request carries besides
+   * the window (system prompt, tool schemas), added when no usage measured the window yet (the first call, right
+   * after a pivot or a prune); a reported usage counted them already.
+   */
+  const hudFor = (sessionId: string, overhead: number) =>
     run(
       Effect.gen(function* () {
         const manager = yield* ContextManager
@@ -320,7 +388,7 @@ export const make = async (
         const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
         const text = Hud.render(
           {
-            tokens: usage.tokens,
+            tokens: usage.source === "estimated" ? usage.tokens + overhead : usage.tokens,
             usable: usage.usable,
             pivots: usage.pivots,
             prunedParts: state.runtime.pruned.parts,
@@ -379,6 +447,13 @@ export const make = async (
             pendingFacts.delete(sessionId)
             await sync(sessionId, "step")
           } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
+          else if (event.type === "message.part.updated" && prunedPart(event)) schedulePruned(sessionId)
+          else if (event.type === "session.updated") {
+            const title = (event.properties?.info as { readonly title?: unknown } | undefined)?.title
+            if (typeof title !== "string" || titles.get(sessionId) === title) return
+            titles.set(sessionId, title)
+            await sync(sessionId, "step")
+          }
         },
         undefined,
       ),
@@ -421,6 +496,17 @@ export const make = async (
         undefined,
       ),
 
+    // OpenCode defines every tool before a call: the schemas' size goes into the HUD's estimate.
+    "tool.definition": (input, output) =>
+      guard(
+        "tool.definition",
+        undefined,
+        async () => {
+          toolTokens.set(input.toolID, toolSchemaTokens(input.toolID, output))
+        },
+        undefined,
+      ),
+
     "experimental.chat.system.transform": (input, output) =>
       guard(
         "system.transform",
@@ -431,7 +517,8 @@ export const make = async (
           models.set(sessionId, modelSpec(input.model))
           await sync(sessionId, "call")
           if (!hudOn || HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
-          const hud = await queued(sessionId, () => hudFor(sessionId))
+          const overhead = requestOverhead(output.system, toolTokens.values())
+          const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
           if (hud !== undefined) output.system.push(hud)
         },
         undefined,
@@ -507,6 +594,8 @@ export const make = async (
     },
 
     dispose: async () => {
+      // A prune still settling is recorded before the store closes.
+      await Promise.allSettled([...prunes.keys()].map(syncPruned))
       const current = runtime
       runtime = undefined
       await Promise.allSettled([...queues.values()])
