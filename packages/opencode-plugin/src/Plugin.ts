@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
+import * as Drive from "./Drive.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 
@@ -50,6 +51,12 @@ export interface Options {
    * the model, nor the store ever holds them. OpenCode 1.18 gives no hook over its summariser's input alone.
    */
   readonly redactOnRecord?: boolean | undefined
+  /**
+   * Drive mode (default false): before each model call, OpenCode's messages (a copy) are rewritten to pivot's window
+   * of the session (`Drive.rewrite`): pruned outputs carry pivot's placeholder with their recall id, and what pivot
+   * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -207,6 +214,7 @@ export const make = async (
   let ledgerAt: ReturnType<typeof LiveLedger.make> | undefined
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
+  const driveOn = options.drive ?? false
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -492,6 +500,30 @@ export const make = async (
         input.sessionID,
         async () => {
           if (redactOn && typeof output.output === "string") output.output = redacted(output.output)
+        },
+        undefined,
+      ),
+
+    // Drive mode: the messages of the coming call (or of the summariser's history) become pivot's window.
+    "experimental.chat.messages.transform": (_input, output) =>
+      guard(
+        "messages.transform",
+        Drive.sessionOf(output.messages),
+        async () => {
+          const sessionId = Drive.sessionOf(output.messages)
+          if (!driveOn || sessionId === undefined) return
+          await sync(sessionId, "call")
+          const window = await queued(sessionId, () =>
+            run(
+              Effect.gen(function* () {
+                const state = yield* (yield* Sessions.Sessions).load(sessionId)
+                return Window.messages(state.session.window)
+              }),
+            ),
+          )
+          if (window.length === 0) return
+          // In place: OpenCode reads the array it passed. The objects in it are copies; its own stay untouched.
+          output.messages.splice(0, output.messages.length, ...Drive.rewrite(output.messages, window))
         },
         undefined,
       ),
