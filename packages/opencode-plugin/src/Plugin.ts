@@ -16,7 +16,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Tokens, Window } from "@pivot/core"
+import { Facts, Ids, Message, Prompt, Redaction, Tokens, Window } from "@pivot/core"
 import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -426,7 +426,10 @@ export const make = async (
         const messages = Window.messages(state.session.window)
         const previous = messages.findLast(Message.isFinishedSummary)
         const previousText = previous === undefined ? "" : (Message.summaryText(previous) ?? "")
-        return Facts.merge(Facts.parse(previousText), Facts.facts(messages))
+        return {
+          facts: Facts.merge(Facts.parse(previousText), Facts.facts(messages)),
+          previousSummary: previous === undefined ? undefined : previousText,
+        }
       }),
     )
 
@@ -563,9 +566,17 @@ export const make = async (
         async () => {
           if (!compactionOn) return
           await sync(input.sessionID, "call")
-          const facts = await queued(input.sessionID, () => factsOf(input.sessionID))
+          const { facts, previousSummary } = await queued(input.sessionID, () => factsOf(input.sessionID))
           pendingFacts.set(input.sessionID, facts)
-          output.context.push(redacted(Facts.factsBlock(facts)))
+          const block = redacted(Facts.factsBlock(facts))
+          // Drive mode: pivot's summariser prompt replaces OpenCode's template (OpenCode appends the history, which
+          // the messages transform made pivot's window), anchored on pivot's previous summary.
+          if (driveOn)
+            output.prompt = Prompt.buildPrompt({
+              previousSummary: previousSummary === undefined ? undefined : redacted(previousSummary),
+              context: [block],
+            })
+          else output.context.push(block)
         },
         undefined,
       ),

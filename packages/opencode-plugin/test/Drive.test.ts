@@ -5,7 +5,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Events, Ids, Render, Session, Window } from "@pivot/core"
+import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import * as Result from "effect/Result"
 import { afterEach, describe, expect, it } from "vitest"
@@ -144,5 +144,28 @@ describe("the messages transform", () => {
     await hooks["experimental.chat.messages.transform"]({}, { messages: passed })
     expect(passed).toEqual(originals)
     for (const [i, message] of passed.entries()) expect(message).toBe(originals[i])
+  })
+  it("with drive on, gives OpenCode's summariser pivot's prompt, anchored on pivot's previous summary, with the facts", async () => {
+    const data = JSON.parse(
+      Fs.readFileSync(Path.join(Path.dirname(fixture), "compaction-tail.json"), "utf8"),
+    ) as Exported
+    const events = importOf(data)
+    const previous = Window.messages(Session.fold(events).window).findLast(Message.isFinishedSummary)!
+    const output: { context: Array<string>; prompt?: string } = { context: [] }
+    await (await hooksOver(data, { drive: true }))["experimental.session.compacting"](
+      { sessionID: data.info.id },
+      output,
+    )
+    expect(output.context).toEqual([])
+    expect(output.prompt!.startsWith(Prompt.anchor(Message.summaryText(previous)!))).toBe(true)
+    expect(output.prompt).toContain(Prompt.TEMPLATE)
+    expect(output.prompt!.slice(output.prompt!.indexOf("## Facts (from the log)"))).toBe(
+      Facts.factsBlock(
+        Facts.merge(
+          Facts.parse(Message.summaryText(previous)!),
+          Facts.facts(Window.messages(Session.fold(events).window)),
+        ),
+      ),
+    )
   })
 })
