@@ -91,7 +91,7 @@ describe("drive mode in the real OpenCode", () => {
     await OpenCode.opencode(project, [
       ...["run", "The last turn, nothing to do.", "-m", "scripted/model", "--continue", "--attach", server.url],
     ])
-  }, 900_000)
+  }, 1_500_000)
 
   afterAll(async () => {
     await server?.stop()
