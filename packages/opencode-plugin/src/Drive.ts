@@ -5,8 +5,9 @@
  *
  * - a tool output pivot's window shows pruned (`compactedAt`) carries pivot's placeholder, naming the recall id
  *   `context_recall` takes (`Render.clearedText`), whether OpenCode pruned it too or not;
- * - a message pivot's window no longer shows, older than the oldest one it does show (pivot pivoted past it), is left
- *   out;
+ * - a message pivot's window does not show, older than the newest one it does (pivot pivoted past it, or its pivot
+ *   keeps one summary where OpenCode shows two: deviation 2 of docs/parity.md), is left out; one newer than all it
+ *   shows is kept (pivot has not decided anything about it);
  * - everything else is OpenCode's, as it was.
  *
  * Today pivot's window of an OpenCode session is the import of what OpenCode did, so the rewrite changes only the
@@ -48,10 +49,10 @@ export const rewrite = (
 ): Array<MessageWithParts> => {
   const pruned = prunedParts(window)
   const shown = new Set(window.map((m) => String(m.id)))
-  // The oldest message pivot's window shows: anything OpenCode still sends before it was pivoted away.
-  const first = messages.findIndex((m) => shown.has(m.info.id))
+  // The newest message pivot's window shows (OpenCode's ids sort by time): what it hides before that, it hid.
+  const last = messages.findLastIndex((m) => shown.has(m.info.id))
   return messages.flatMap((message, i): Array<MessageWithParts> => {
-    if (first > 0 && i < first && !shown.has(message.info.id)) return []
+    if (i < last && !shown.has(message.info.id)) return []
     const copy = structuredClone(message) as MessageWithParts
     if (!message.parts.some((p) => p.type === "tool" && pruned.has(String(p.id)))) return [copy]
     return [{ ...copy, parts: copy.parts.map((p) => (p.type === "tool" && pruned.has(String(p.id)) ? cleared(p) : p)) }]

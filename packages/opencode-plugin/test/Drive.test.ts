@@ -88,14 +88,20 @@ describe("Drive.rewrite", () => {
     expect(untouched(driven)).toEqual(untouched(exported.messages))
   })
 
-  it("leaves out what OpenCode still sends before the oldest message pivot's window shows", () => {
+  it("leaves out what pivot's window does not show, and keeps what is newer than all it shows", () => {
     const exported = load()
     const events = importOf(exported)
-    const window = Window.messages(Session.fold(events).window).slice(2)
-    const driven = Drive.rewrite(exported.messages, window)
-    expect(driven.map((m) => m.info.id)).toEqual(exported.messages.slice(2).map((m) => m.info.id))
+    const all = Window.messages(Session.fold(events).window)
+    expect(all.length).toBeGreaterThan(4)
+    // Pivot pivoted past the first two, hides the fourth, and has not seen the last yet.
+    const window = [...all.slice(2, 3), ...all.slice(4, -1)]
+    const ids = exported.messages.map((m) => m.info.id)
+    expect(Drive.rewrite(exported.messages, window).map((m) => m.info.id)).toEqual([
+      ...ids.slice(2, 3),
+      ...ids.slice(4),
+    ])
     // Nothing shown: nothing to go by, OpenCode's messages stay.
-    expect(Drive.rewrite(exported.messages, []).map((m) => m.info.id)).toEqual(exported.messages.map((m) => m.info.id))
+    expect(Drive.rewrite(exported.messages, []).map((m) => m.info.id)).toEqual(ids)
   })
 })
 

@@ -76,12 +76,14 @@ describe("the plugin's hooks", () => {
       .flatMap((m) => m.parts)
       .filter(
         (p) => (p as { state?: { time?: { compacted?: number } } }).state?.time?.compacted !== undefined,
-      ) as Array<{
+      ) as unknown as Array<{
       state: { time: { compacted?: number } }
     }>
     for (const part of pruned) delete part.state.time.compacted
     // It runs after the turn: later than every message.
-    const end = Math.max(...data.messages.map((m) => Number((m.info as { time: { created: number } }).time.created)))
+    const end = Math.max(
+      ...data.messages.map((m) => Number((m.info as unknown as { time: { created: number } }).time.created)),
+    )
     // The turn ended before the prune: nothing pruned yet.
     await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
     expect((await storedEvents(db, data.info.id)).filter((e) => e._tag === "PartCompacted")).toHaveLength(0)
