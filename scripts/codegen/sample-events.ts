@@ -342,4 +342,9 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
       },
     ],
   },
+  {
+    _tag: "SessionTitled",
+    at: 1_767_000_030_000,
+    title: "Fix the failing parser test",
+  },
 ]

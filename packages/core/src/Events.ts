@@ -25,6 +25,15 @@ export const SessionStarted = Schema.TaggedStruct("SessionStarted", {
   model: Schema.optionalKey(ModelRef),
 })
 
+/**
+ * The session got a new title: the newest one stands (`title` folds them). OpenCode names a session with a
+ * placeholder when it starts and generates its title from the first message a little later.
+ */
+export const SessionTitled = Schema.TaggedStruct("SessionTitled", {
+  at: Millis,
+  title: Schema.String,
+})
+
 /** The user (or the agent's harness) sent a message. */
 export const UserMessageAdded = Schema.TaggedStruct("UserMessageAdded", {
   at: Millis,
@@ -405,6 +414,7 @@ export const schemas = {
   ArtifactsChecked,
   SessionForgotten,
   ProbesAnswered,
+  SessionTitled,
 } as const
 
 /** Event type names. */
@@ -445,7 +455,15 @@ export const versions: { readonly [K in Type]: number } = {
   ArtifactsChecked: 1,
   SessionForgotten: 1,
   ProbesAnswered: 1,
+  SessionTitled: 1,
 }
+
+/**
+ * The session's title after `event`: a `SessionTitled` replaces it, `SessionStarted` sets the first one. Fold a
+ * stream with it (`events.reduce(title, undefined)`) for the title a reader shows.
+ */
+export const title = (current: string | undefined, event: Event): string | undefined =>
+  event._tag === "SessionTitled" ? event.title : event._tag === "SessionStarted" ? event.title : current
 
 /** Every event type, in catalog order. */
 export const types = Object.keys(schemas) as ReadonlyArray<Type>
@@ -567,4 +585,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
     ["probes", "*", "expected", "*", "text"],
     ["error"],
   ],
+  SessionTitled: [["title"]],
 }

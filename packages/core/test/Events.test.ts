@@ -72,3 +72,25 @@ describe("Events.encode", () => {
     }
   })
 })
+
+describe("Events.title", () => {
+  const started = (title?: string): Events.Event => ({
+    _tag: "SessionStarted",
+    sessionId: "ses_t" as never,
+    at: 1,
+    ...(title === undefined ? {} : { title }),
+  })
+  const titled = (title: string): Events.Event => ({ _tag: "SessionTitled", at: 2, title })
+  const hud: Events.Event = { _tag: "HudShown", at: 3, text: "hud" }
+
+  it("given no title event, then there is no title; given SessionStarted's, then that one", () => {
+    expect([hud].reduce(Events.title, undefined)).toBeUndefined()
+    expect([started(), hud].reduce(Events.title, undefined)).toBeUndefined()
+    expect([started("New session - x"), hud].reduce(Events.title, undefined)).toBe("New session - x")
+  })
+
+  it("given SessionTitled events, then the newest stands, whatever comes after it", () => {
+    expect([started("New session - x"), titled("Fix it")].reduce(Events.title, undefined)).toBe("Fix it")
+    expect([started(), titled("A"), hud, titled("B"), hud].reduce(Events.title, undefined)).toBe("B")
+  })
+})

@@ -92,6 +92,14 @@ export interface Hooks {
     input: { readonly tool: string; readonly sessionID: string; readonly callID: string },
     output: { output: unknown },
   ) => Promise<void>
+  readonly "experimental.chat.messages.transform": (
+    input: Record<string, unknown>,
+    output: { messages: Array<MessageWithParts> },
+  ) => Promise<void>
+  readonly "tool.definition": (
+    input: { readonly toolID: string },
+    output: { readonly description?: unknown; readonly parameters?: unknown; readonly jsonSchema?: unknown },
+  ) => Promise<void>
   readonly "experimental.chat.system.transform": (
     input: { readonly sessionID?: string | undefined; readonly model: ModelInfo },
     output: { system: Array<string> },

@@ -16,7 +16,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Prompt, Redaction, Tokens, Window } from "@pivot/core"
 import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
+import * as Drive from "./Drive.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 
@@ -50,10 +51,54 @@ export interface Options {
    * the model, nor the store ever holds them. OpenCode 1.18 gives no hook over its summariser's input alone.
    */
   readonly redactOnRecord?: boolean | undefined
+  /**
+   * Drive mode (default false): before each model call, OpenCode's messages (a copy) are rewritten to pivot's window
+   * of the session (`Drive.rewrite`): pruned outputs carry pivot's placeholder with their recall id, and what pivot
+   * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
 export const DEFAULT_DB = ".pivot/opencode.db"
+
+/** How long after OpenCode's last pruned part the session is synced (its prune updates parts one at a time). */
+export const PRUNE_SETTLE_MS = 500
+
+/** Whether a bus event is a tool part OpenCode just pruned (`message.part.updated` with `state.time.compacted`). */
+const prunedPart = (event: BusEvent): boolean => {
+  const part = event.properties?.part as
+    | { readonly type?: unknown; readonly state?: { readonly time?: { readonly compacted?: unknown } } }
+    | undefined
+  return part?.type === "tool" && typeof part.state?.time?.compacted === "number"
+}
+
+/**
+ * A tool's definition as a provider receives it (name, description, JSON Schema of its parameters), in estimated
+ * tokens. OpenCode gives the JSON Schema, or only a zod schema (converted here); what cannot be converted counts as
+ * its name and description.
+ */
+export const toolSchemaTokens = (
+  toolID: string,
+  definition: { readonly description?: unknown; readonly parameters?: unknown; readonly jsonSchema?: unknown },
+): number => {
+  let parameters: unknown = definition.jsonSchema
+  if (parameters === undefined && definition.parameters !== undefined)
+    try {
+      parameters = z.toJSONSchema(definition.parameters as z.ZodType)
+    } catch {
+      parameters = undefined
+    }
+  const description = typeof definition.description === "string" ? definition.description : ""
+  return Tokens.estimate(JSON.stringify({ type: "function", function: { name: toolID, description, parameters } }))
+}
+
+/** What a request carries besides the messages, in estimated tokens: the system prompt and the tools' schemas. */
+export const requestOverhead = (system: ReadonlyArray<string>, tools: Iterable<number>): number => {
+  let tokens = Tokens.estimate(system.join("\n"))
+  for (const tool of tools) tokens += tool
+  return tokens
+}
 
 /** The log file of plugin failures, beside a SQLite store (or in the project's `.pivot/` for PostgreSQL). */
 export const LOG_FILE = "opencode-plugin.log"
@@ -117,6 +162,16 @@ const describe = (error: unknown): string => {
   return (text ?? String(error)).split("\n")[0]!
 }
 
+/** The store could not be opened (a path that cannot be written, a bad URL, a server that is down). */
+export class StoreUnavailable extends Error {
+  /** The store's file, or which store it is when it has no file. */
+  readonly where: string
+  constructor(where: string, cause: unknown) {
+    super(`cannot open the store ${where}: ${describe(cause)}`)
+    this.where = where
+  }
+}
+
 /**
  * How OpenCode's own helper calls begin their system prompt (1.18): its title generator and its summariser. They get
  * no HUD — it is for the agent — and the system transform has no other way to tell which call it serves.
@@ -159,9 +214,17 @@ export const make = async (
   let ledgerAt: ReturnType<typeof LiveLedger.make> | undefined
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
+  const driveOn = options.drive ?? false
 
-  /** Records a failure: a line in the log file and OpenCode's log. Never throws. */
+  // Stores that could not be opened, already reported: every hook would hit the same failure again.
+  const unavailable = new Set<string>()
+
+  /** Records a failure: a line in the log file and OpenCode's log (a store it cannot open: once). Never throws. */
   const report = async (what: string, error: unknown, sessionId?: string) => {
+    if (error instanceof StoreUnavailable) {
+      if (unavailable.has(error.where)) return
+      unavailable.add(error.where)
+    }
     const line = { at: new Date().toISOString(), what, sessionId, error: describe(error) }
     try {
       Fs.mkdirSync(Path.dirname(logFile), { recursive: true })
@@ -207,9 +270,23 @@ export const make = async (
     }
     return runtime
   }
-  const run = <A>(
+  const storeName = where._tag === "Sqlite" ? where.file : where._tag === "Postgres" ? "the postgres:// store" : "db"
+  /** The runtime with its store open; a store that cannot be opened fails as `StoreUnavailable`, retried next time. */
+  const ready = async () => {
+    try {
+      const current = open()
+      await current.runPromise(Effect.void)
+      return current
+    } catch (error) {
+      const failed = runtime
+      runtime = undefined
+      await failed?.dispose().catch(() => undefined)
+      throw new StoreUnavailable(storeName, error)
+    }
+  }
+  const run = async <A>(
     effect: Effect.Effect<A, unknown, ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels>,
-  ) => open().runPromise(effect)
+  ) => (await ready()).runPromise(effect)
 
   // One store operation per session at a time: syncs compute what to append from the version they read.
   const queues = new Map<string, Promise<unknown>>()
@@ -269,6 +346,29 @@ export const make = async (
     return typeof info?.sessionID === "string" ? info.sessionID : undefined
   }
 
+  // Sessions' titles as OpenCode last announced them (`session.updated`), to sync only when one changes.
+  const titles = new Map<string, string>()
+
+  /**
+   * OpenCode's prune (after a turn, in the background) updates the pruned parts one by one: the session is synced
+   * once they stop coming (`PRUNE_SETTLE_MS` after the last), or when the plugin is disposed, whichever is first.
+   */
+  const prunes = new Map<string, ReturnType<typeof setTimeout>>()
+  const syncPruned = (sessionId: string) => {
+    const timer = prunes.get(sessionId)
+    if (timer !== undefined) clearTimeout(timer)
+    prunes.delete(sessionId)
+    return guard("prune", sessionId, () => sync(sessionId, "step"), undefined)
+  }
+  const schedulePruned = (sessionId: string) => {
+    const timer = prunes.get(sessionId)
+    if (timer !== undefined) clearTimeout(timer)
+    prunes.set(
+      sessionId,
+      setTimeout(() => void syncPruned(sessionId), PRUNE_SETTLE_MS),
+    )
+  }
+
   const finishedMessage = (event: BusEvent): boolean => {
     const info = event.properties?.info as
       | { readonly role?: unknown; readonly time?: { readonly completed?: unknown }; readonly error?: unknown }
@@ -276,8 +376,15 @@ export const make = async (
     return info?.role === "assistant" && (typeof info.time?.completed === "number" || info.error !== undefined)
   }
 
-  /** The HUD for a session, recorded as `HudShown` when its text changed. */
-  const hudFor = (sessionId: string) =>
+  // Each tool's schema as OpenCode last defined it (`tool.definition`), estimated in tokens.
+  const toolTokens = new Map<string, number>()
+
+  /**
+   * The HUD for a session, recorded as `HudShown` when its text changed. `overhead`: what the request carries besides
+   * the window (system prompt, tool schemas), added when no usage measured the window yet (the first call, right
+   * after a pivot or a prune); a reported usage counted them already.
+   */
+  const hudFor = (sessionId: string, overhead: number) =>
     run(
       Effect.gen(function* () {
         const manager = yield* ContextManager
@@ -289,7 +396,7 @@ export const make = async (
         const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
         const text = Hud.render(
           {
-            tokens: usage.tokens,
+            tokens: usage.source === "estimated" ? usage.tokens + overhead : usage.tokens,
             usable: usage.usable,
             pivots: usage.pivots,
             prunedParts: state.runtime.pruned.parts,
@@ -319,7 +426,10 @@ export const make = async (
         const messages = Window.messages(state.session.window)
         const previous = messages.findLast(Message.isFinishedSummary)
         const previousText = previous === undefined ? "" : (Message.summaryText(previous) ?? "")
-        return Facts.merge(Facts.parse(previousText), Facts.facts(messages))
+        return {
+          facts: Facts.merge(Facts.parse(previousText), Facts.facts(messages)),
+          previousSummary: previous === undefined ? undefined : previousText,
+        }
       }),
     )
 
@@ -348,6 +458,13 @@ export const make = async (
             pendingFacts.delete(sessionId)
             await sync(sessionId, "step")
           } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
+          else if (event.type === "message.part.updated" && prunedPart(event)) schedulePruned(sessionId)
+          else if (event.type === "session.updated") {
+            const title = (event.properties?.info as { readonly title?: unknown } | undefined)?.title
+            if (typeof title !== "string" || titles.get(sessionId) === title) return
+            titles.set(sessionId, title)
+            await sync(sessionId, "step")
+          }
         },
         undefined,
       ),
@@ -390,6 +507,41 @@ export const make = async (
         undefined,
       ),
 
+    // Drive mode: the messages of the coming call (or of the summariser's history) become pivot's window.
+    "experimental.chat.messages.transform": (_input, output) =>
+      guard(
+        "messages.transform",
+        Drive.sessionOf(output.messages),
+        async () => {
+          const sessionId = Drive.sessionOf(output.messages)
+          if (!driveOn || sessionId === undefined) return
+          await sync(sessionId, "call")
+          const window = await queued(sessionId, () =>
+            run(
+              Effect.gen(function* () {
+                const state = yield* (yield* Sessions.Sessions).load(sessionId)
+                return Window.messages(state.session.window)
+              }),
+            ),
+          )
+          if (window.length === 0) return
+          // In place: OpenCode reads the array it passed. The objects in it are copies; its own stay untouched.
+          output.messages.splice(0, output.messages.length, ...Drive.rewrite(output.messages, window))
+        },
+        undefined,
+      ),
+
+    // OpenCode defines every tool before a call: the schemas' size goes into the HUD's estimate.
+    "tool.definition": (input, output) =>
+      guard(
+        "tool.definition",
+        undefined,
+        async () => {
+          toolTokens.set(input.toolID, toolSchemaTokens(input.toolID, output))
+        },
+        undefined,
+      ),
+
     "experimental.chat.system.transform": (input, output) =>
       guard(
         "system.transform",
@@ -400,7 +552,8 @@ export const make = async (
           models.set(sessionId, modelSpec(input.model))
           await sync(sessionId, "call")
           if (!hudOn || HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
-          const hud = await queued(sessionId, () => hudFor(sessionId))
+          const overhead = requestOverhead(output.system, toolTokens.values())
+          const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
           if (hud !== undefined) output.system.push(hud)
         },
         undefined,
@@ -413,9 +566,17 @@ export const make = async (
         async () => {
           if (!compactionOn) return
           await sync(input.sessionID, "call")
-          const facts = await queued(input.sessionID, () => factsOf(input.sessionID))
+          const { facts, previousSummary } = await queued(input.sessionID, () => factsOf(input.sessionID))
           pendingFacts.set(input.sessionID, facts)
-          output.context.push(redacted(Facts.factsBlock(facts)))
+          const block = redacted(Facts.factsBlock(facts))
+          // Drive mode: pivot's summariser prompt replaces OpenCode's template (OpenCode appends the history, which
+          // the messages transform made pivot's window), anchored on pivot's previous summary.
+          if (driveOn)
+            output.prompt = Prompt.buildPrompt({
+              previousSummary: previousSummary === undefined ? undefined : redacted(previousSummary),
+              context: [block],
+            })
+          else output.context.push(block)
         },
         undefined,
       ),
@@ -476,6 +637,8 @@ export const make = async (
     },
 
     dispose: async () => {
+      // A prune still settling is recorded before the store closes.
+      await Promise.allSettled([...prunes.keys()].map(syncPruned))
       const current = runtime
       runtime = undefined
       await Promise.allSettled([...queues.values()])

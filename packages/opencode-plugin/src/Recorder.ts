@@ -13,6 +13,7 @@
 import { Events } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { type AppendError, type EventStore, type ReadError, SessionLog, type UndecodableEvent } from "@pivot/store"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -114,6 +115,8 @@ interface Known {
   readonly imported: number
   /** The last imported event, encoded (for the prefix check). */
   readonly last: string | undefined
+  /** The session's title as the stream folds it (`Events.title`). */
+  readonly title: string | undefined
 }
 
 // The session title changes after the first turn (OpenCode writes it then); the first one recorded stays.
@@ -122,6 +125,10 @@ const comparable = (event: Events.Event): string => {
   const { title: _, ...rest } = event
   return JSON.stringify(Events.encode(rest as Events.Event))
 }
+
+/** The title of an exported session's info, when it has one. */
+const titleOf = (info: unknown): string | undefined =>
+  isRecord(info) && typeof info.title === "string" ? info.title : undefined
 
 /** A recorder: one per store. Syncs of one session must not overlap (the plugin queues them). */
 export const make = () => {
@@ -136,17 +143,24 @@ export const make = () => {
       const logged = version === 0 ? [] : yield* SessionLog.read(sessionId, { from })
       let imported = from === 1 ? 0 : cached!.imported
       let last = from === 1 ? undefined : cached!.last
-      for (const { event } of logged)
+      let title = from === 1 ? undefined : cached!.title
+      for (const { event } of logged) {
+        title = Events.title(title, event)
         if (IMPORTED.has(event._tag)) {
           imported++
           last = comparable(event)
         }
-      const fresh = { version, imported, last }
+      }
+      const fresh = { version, imported, last, title }
       known.set(sessionId, fresh)
       return fresh
     })
 
-  /** Appends the events of `exported` (an `opencode export`-shaped session) the store does not hold yet. */
+  /**
+   * Appends the events of `exported` (an `opencode export`-shaped session) the store does not hold yet, then a
+   * `SessionTitled` when OpenCode's title is not the one the stream folds to (OpenCode titles a session after its
+   * first message: the import takes the newest title into `SessionStarted`, the live record follows it this way).
+   */
   const sync = (
     sessionId: string,
     exported: { readonly info: unknown; readonly messages: ReadonlyArray<MessageWithParts> },
@@ -160,14 +174,28 @@ export const make = () => {
         return yield* new Unreadable({ sessionId, reason: imported.failure.message.split("\n")[0]! })
       const events = imported.success.events
       const stored = yield* load(sessionId)
-      if (events.length <= stored.imported) return { appended: 0, version: stored.version }
-      if (stored.imported > 0 && comparable(events[stored.imported - 1]!) !== stored.last)
+      if (
+        stored.imported > 0 &&
+        events.length > stored.imported &&
+        comparable(events[stored.imported - 1]!) !== stored.last
+      )
         return yield* new Diverged({ sessionId, at: stored.imported })
-      const fresh = events.slice(stored.imported)
+      const fresh: Array<Events.Event> = events.slice(stored.imported)
+      const folded = fresh.reduce(Events.title, stored.title)
+      const title = titleOf(exported.info)
+      if (title !== undefined && title !== folded && stored.version + fresh.length > 0)
+        fresh.push({ _tag: "SessionTitled", at: yield* Clock.currentTimeMillis, title })
+      if (fresh.length === 0) return { appended: 0, version: stored.version }
       const entries = fresh.map((event, i) => ({ id: SessionLog.eventId(sessionId, stored.version + i + 1), event }))
       yield* SessionLog.append(sessionId, stored.version === 0 ? "no-stream" : stored.version, entries)
       const version = stored.version + fresh.length
-      known.set(sessionId, { version, imported: events.length, last: comparable(events.at(-1)!) })
+      const importedNow = Math.max(stored.imported, events.length)
+      known.set(sessionId, {
+        version,
+        imported: importedNow,
+        last: importedNow === stored.imported ? stored.last : comparable(events.at(-1)!),
+        title: fresh.reduce(Events.title, stored.title),
+      })
       return { appended: fresh.length, version }
     })
 

@@ -4,9 +4,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Tokens } from "@pivot/core"
+import { Events, Tokens } from "@pivot/core"
 import { Hud } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
+import { z } from "zod"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
 import { storedEvents } from "./support/Compare.ts"
@@ -69,6 +70,50 @@ describe("the plugin's hooks", () => {
     expect(Fs.readFileSync(Path.join(directory, ".pivot/.gitignore"), "utf8")).toBe("*\n")
   })
 
+  it("records OpenCode's prune when its pruned parts come in, though the session goes no further", async () => {
+    const { hooks, data, db, directory } = await setup()
+    const pruned = data.messages
+      .flatMap((m) => m.parts)
+      .filter(
+        (p) => (p as { state?: { time?: { compacted?: number } } }).state?.time?.compacted !== undefined,
+      ) as unknown as Array<{
+      state: { time: { compacted?: number } }
+    }>
+    for (const part of pruned) delete part.state.time.compacted
+    // It runs after the turn: later than every message.
+    const end = Math.max(
+      ...data.messages.map((m) => Number((m.info as unknown as { time: { created: number } }).time.created)),
+    )
+    // The turn ended before the prune: nothing pruned yet.
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    expect((await storedEvents(db, data.info.id)).filter((e) => e._tag === "PartCompacted")).toHaveLength(0)
+    // OpenCode prunes in the background, one part at a time; the plugin is disposed (OpenCode exits) right after.
+    for (const [i, part] of pruned.entries()) {
+      part.state.time.compacted = end + 60_000 + i
+      await hooks.event({
+        event: { type: "message.part.updated", properties: { sessionID: data.info.id, part: part as never } },
+      })
+    }
+    await hooks.dispose()
+    const events = await storedEvents(db, data.info.id)
+    expect(events.filter((e) => e._tag === "PartCompacted").map((e) => e.at)).toEqual([end + 60_000, end + 60_000 + 1])
+    expect(Fs.existsSync(Path.join(directory, ".pivot", Plugin.LOG_FILE))).toBe(false)
+  })
+
+  it("records the title OpenCode gives the session after its placeholder, once per new title", async () => {
+    const { hooks, data, db } = await setup()
+    const info = data.info as { id: string; title?: string }
+    info.title = "New session - 2026-12-01T10:00:00.000Z"
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    info.title = "Fix the parser"
+    for (let i = 0; i < 2; i++)
+      await hooks.event({ event: { type: "session.updated", properties: { sessionID: info.id, info } } })
+    const events = await storedEvents(db, data.info.id)
+    expect(events[0]).toMatchObject({ _tag: "SessionStarted", title: "New session - 2026-12-01T10:00:00.000Z" })
+    expect(events.filter((e) => e._tag === "SessionTitled")).toHaveLength(1)
+    expect(events.reduce(Events.title, undefined)).toBe("Fix the parser")
+  })
+
   it("records no message still being written when a compaction ends (OpenCode goes on with the continue call)", async () => {
     const { hooks, data, db } = await setup()
     const last = data.messages.at(-1)!.info as unknown as {
@@ -104,6 +149,32 @@ describe("the plugin's hooks", () => {
     await transform(hooks, data.info.id)
     const shown = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([expected])
+  })
+
+  it("counts the system prompt and the tools' schemas in the HUD's estimate while no usage measured the window", async () => {
+    const { hooks, data } = await setup()
+    data.messages.splice(1) // the first user message only: no model call answered yet
+    const shown = async (system: string) => {
+      const output = { system: [system] }
+      await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+      return Number(/context: ([\d,]+) \//.exec(output.system[1]!)![1]!.replaceAll(",", ""))
+    }
+    const bare = await shown("")
+    const schema = { type: "object", properties: { filePath: { type: "string" } }, required: ["filePath"] }
+    await hooks["tool.definition"]({ toolID: "read" }, { description: "Reads a file.", jsonSchema: schema })
+    const prompt = "You are opencode, an interactive CLI tool. ".repeat(100)
+    // As a provider receives them: 4 characters a token.
+    const tool = JSON.stringify({
+      type: "function",
+      function: { name: "read", description: "Reads a file.", parameters: schema },
+    })
+    expect(await shown(prompt)).toBe(bare + Math.round(prompt.length / 4) + Math.round(tool.length / 4))
+    // A zod schema (what OpenCode gives for some tools) is converted, and counts.
+    const zodded = Plugin.toolSchemaTokens("read", {
+      description: "Reads a file.",
+      parameters: z.object({ filePath: z.string() }),
+    })
+    expect(zodded).toBeGreaterThan(Plugin.toolSchemaTokens("read", { description: "Reads a file." }) + 5)
   })
 
   it("leaves the HUD out of OpenCode's title and summariser calls", async () => {
@@ -218,6 +289,29 @@ describe("the plugin's hooks", () => {
       expect(file).not.toContain("hunter2")
       expect(logs.join("\n")).not.toContain("hunter2")
     }
+  })
+
+  it("logs a store it cannot open once per path, however many hooks run, and opens it once it can", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    // A file where the store's folder should be: the path cannot be written (root ignores permission bits).
+    Fs.writeFileSync(Path.join(directory, "blocked"), "")
+    const data = session()
+    const logs: Array<string> = []
+    const hooks = await Plugin.make({ client: fakeClient(data, logs), directory }, { db: "blocked/pivot.db" }, {})
+    disposers.push(hooks)
+    for (let turn = 0; turn < 3; turn++) {
+      expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+      await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    }
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain("blocked")
+    // The folder becomes writable: the next hook opens the store and records.
+    Fs.rmSync(Path.join(directory, "blocked"))
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    const events = await storedEvents(Path.join(directory, "blocked/pivot.db"), data.info.id)
+    expect(events.filter((e) => e._tag === "AssistantStepRecorded")).toHaveLength(4)
+    expect(logs).toHaveLength(1)
   })
 
   it("records into the store PIVOT_DB names, and a postgres:// URL is taken as one", () => {

@@ -14,6 +14,7 @@ import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
 import { caughtUp, fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
+import { fileText } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 import * as Viewer from "./support/Viewer.ts"
@@ -21,22 +22,6 @@ import * as Viewer from "./support/Viewer.ts"
 const WORD = "zanzibarquux"
 const SECRET = "sk-proj-Q7x9VbT2mK4pL8nR3sW6yZ1aC5dF0gH2jK7"
 const FILES = 6
-
-// ~45 KB of distinct, deterministic words per file (OpenCode's read returns at most 50 KB).
-const fileText = (n: number): string => {
-  const lines: Array<string> = []
-  let seed = n * 7919
-  for (let line = 0; line < 600; line++) {
-    const words: Array<string> = []
-    for (let w = 0; w < 10; w++) {
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      words.push(`w${n}x${seed.toString(36)}`)
-    }
-    if (n === 1 && line === 300) words.push(WORD)
-    lines.push(words.join(" "))
-  }
-  return `${lines.join("\n")}\n`
-}
 
 const lastUser = (request: Captured): string =>
   textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
@@ -91,7 +76,7 @@ describe("the plugin in the real OpenCode", () => {
     model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
     project = OpenCode.project(model.port, { compaction: { prune: true } }, { redactOnRecord: true })
     dir = project.dir
-    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n))
+    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n, WORD))
     server = await OpenCode.serve(project)
     const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
     session = OpenCode.sessionOf(await turn(`Please read the six files. My key is ${SECRET}, keep it safe.`))

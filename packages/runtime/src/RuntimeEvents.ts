@@ -27,6 +27,7 @@ const TYPES = [
   "SessionForked",
   "ArtifactsChecked",
   "ProbesAnswered",
+  "SessionTitled",
 ] as const
 
 /** A runtime event type name. */

@@ -4,7 +4,7 @@
  * errors, manual compactions), and the stream versions of each event type (the filterable event log). Pure: the
  * server feeds it the events it reads, in order, and only the new ones after that.
  */
-import { CompactionHistory, Conversation, type Events, type Projection, Tokens } from "@pivot/core"
+import { CompactionHistory, Conversation, Events, type Projection, Tokens } from "@pivot/core"
 import { Replay } from "@pivot/store"
 import { sample } from "./Sample.ts"
 
@@ -156,7 +156,8 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
   }
   switch (event._tag) {
     case "SessionStarted":
-      state.title = event.title
+    case "SessionTitled":
+      state.title = Events.title(state.title, event)
       break
     case "SessionForked":
       state.lineage.push({ session: event.parent, version: event.parentVersion })

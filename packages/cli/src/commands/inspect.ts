@@ -9,7 +9,7 @@ import {
   ArtifactCheck,
   CompactionHistory,
   Conversation,
-  type Events,
+  Events,
   Ledger,
   type Pricing,
   Probe,
@@ -260,9 +260,6 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
     const compactions = new Map(
       Ledger.entries(ledger).flatMap((e) => (e.markerId === undefined ? [] : [[e.markerId, e]])),
     )
-    const started = events.find(
-      (e): e is Extract<Events.Event, { _tag: "SessionStarted" }> => e._tag === "SessionStarted",
-    )
     const all = Conversation.messages(conversation)
     const lineage = events.flatMap((e) =>
       e._tag === "SessionForked" ? [{ session: e.parent, version: e.parentVersion }] : [],
@@ -270,7 +267,7 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
     const result: Inspection = {
       sessionId: opened.sessionId,
       lineage,
-      title: started?.title,
+      title: events.reduce(Events.title, undefined),
       source: opened.where,
       version: opened.head,
       events: Object.fromEntries(countByType(events)),

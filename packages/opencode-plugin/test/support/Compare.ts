@@ -113,11 +113,17 @@ export const caughtUp = async (
   }
 }
 
-/** The window after each version of a stream: `[version, items]`, versions 1 … head. */
-export const windows = (events: ReadonlyArray<Events.Event>): Array<readonly [number, Array<Item>]> => {
+/**
+ * The window after each version of a stream: `[version, items]`, versions 1 … head; `recallIds` renders the
+ * placeholders drive mode sends (naming the recall id).
+ */
+export const windows = (
+  events: ReadonlyArray<Events.Event>,
+  options: { readonly recallIds?: boolean } = {},
+): Array<readonly [number, Array<Item>]> => {
   let state = Session.initialState
   return events.map((event, i) => {
     state = Session.evolve(state, event)
-    return [i + 1, fromWindow(Window.render(state.window).map((r) => r.message))] as const
+    return [i + 1, fromWindow(Window.render(state.window, options).map((r) => r.message))] as const
   })
 }

@@ -1,0 +1,177 @@
+// Drive mode: OpenCode's messages rewritten to pivot's window. The reference for "what the model sees" is pivot's own
+// render of its window with recall ids; the rewritten messages are rendered as OpenCode would (through the importer,
+// the one mapping of OpenCode's messages onto pivot's), and both must say the same.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
+import { Import } from "@pivot/opencode"
+import * as Result from "effect/Result"
+import { afterEach, describe, expect, it } from "vitest"
+import * as Drive from "../src/Drive.ts"
+import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
+import * as Plugin from "../src/Plugin.ts"
+import { fromWindow } from "./support/Compare.ts"
+
+const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
+
+interface Exported {
+  info: { id: string }
+  messages: Array<MessageWithParts>
+}
+
+const load = (): Exported => JSON.parse(Fs.readFileSync(fixture, "utf8")) as Exported
+
+const importOf = (exported: unknown): ReadonlyArray<Events.Event> => {
+  const imported = Import.importSession(exported)
+  if (Result.isFailure(imported)) throw imported.failure
+  return imported.success.events
+}
+
+/** What OpenCode sends for `messages`: the importer's window of them, rendered as OpenCode renders (no recall ids). */
+const sent = (info: unknown, messages: ReadonlyArray<MessageWithParts>) =>
+  fromWindow(Window.render(Session.fold(importOf({ info, messages })).window).map((r) => r.message))
+
+/** What pivot's window is, rendered with the recall ids its placeholders name. */
+const pivots = (events: ReadonlyArray<Events.Event>) =>
+  fromWindow(Window.render(Session.fold(events).window, { recallIds: true }).map((r) => r.message))
+
+const toolParts = (messages: ReadonlyArray<MessageWithParts>) =>
+  messages.flatMap((m) => m.parts).filter((p) => p.type === "tool") as unknown as Array<{
+    id: string
+    state: { output: string; time: { compacted?: number } }
+  }>
+
+describe("Drive.rewrite", () => {
+  it("gives OpenCode's pruned outputs pivot's placeholder with the recall id: the model sees pivot's window", () => {
+    const exported = load()
+    const events = importOf(exported)
+    const before = JSON.stringify(exported.messages)
+    const driven = Drive.rewrite(exported.messages, Window.messages(Session.fold(events).window))
+    expect(JSON.stringify(exported.messages)).toBe(before)
+    expect(sent(exported.info, driven)).toEqual(pivots(events))
+    const pruned = toolParts(exported.messages).filter((p) => p.state.time.compacted !== undefined)
+    expect(pruned.length).toBe(2)
+    for (const part of pruned)
+      expect(toolParts(driven).find((p) => p.id === part.id)!.state.output).toBe(Render.clearedText(part.id))
+  })
+
+  it("prunes what pivot pruned and OpenCode did not, and leaves what neither pruned as OpenCode has it", () => {
+    const exported = load()
+    const kept = toolParts(exported.messages).filter((p) => p.state.time.compacted === undefined)
+    expect(kept.length).toBeGreaterThan(0)
+    const mine = kept[0]
+    const message = exported.messages.find((m) => m.parts.some((p) => p.id === mine!.id))!
+    const events = [
+      ...importOf(exported),
+      {
+        _tag: "PartCompacted" as const,
+        at: 1,
+        messageId: Ids.unsafe.message(message.info.id),
+        partId: Ids.unsafe.part(mine!.id),
+        tokens: 10,
+      },
+    ]
+    const driven = Drive.rewrite(exported.messages, Window.messages(Session.fold(events).window))
+    expect(sent(exported.info, driven)).toEqual(pivots(events))
+    expect(toolParts(driven).find((p) => p.id === mine!.id)!.state.output).toBe(Render.clearedText(mine!.id))
+    // Every part no one pruned is OpenCode's, as it was.
+    const prunedIds = new Set([
+      mine!.id,
+      ...toolParts(exported.messages)
+        .filter((p) => p.state.time.compacted !== undefined)
+        .map((p) => p.id),
+    ])
+    const untouched = (messages: ReadonlyArray<MessageWithParts>) =>
+      messages.flatMap((m) => m.parts).filter((p) => !prunedIds.has(String(p.id)))
+    expect(untouched(driven)).toEqual(untouched(exported.messages))
+  })
+
+  it("leaves out what pivot's window does not show, and keeps what is newer than all it shows", () => {
+    const exported = load()
+    const events = importOf(exported)
+    const all = Window.messages(Session.fold(events).window)
+    expect(all.length).toBeGreaterThan(4)
+    // Pivot pivoted past the first two, hides the fourth, and has not seen the last yet.
+    const window = [...all.slice(2, 3), ...all.slice(4, -1)]
+    const ids = exported.messages.map((m) => m.info.id)
+    expect(Drive.rewrite(exported.messages, window).map((m) => m.info.id)).toEqual([
+      ...ids.slice(2, 3),
+      ...ids.slice(4),
+    ])
+    // Nothing shown: nothing to go by, OpenCode's messages stay.
+    expect(Drive.rewrite(exported.messages, []).map((m) => m.info.id)).toEqual(ids)
+  })
+})
+
+const folders: Array<string> = []
+const disposers: Array<Hooks> = []
+afterEach(async () => {
+  for (const hooks of disposers.splice(0)) await hooks.dispose()
+  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
+})
+
+const hooksOver = async (data: Exported, options: Plugin.Options) => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-drive-"))
+  folders.push(directory)
+  const client: Client = {
+    session: {
+      get: async () => ({ data: data.info }),
+      messages: async () => ({ data: data.messages }),
+      summarize: async () => ({ data: true }),
+    },
+  }
+  const hooks = await Plugin.make({ client, directory }, options, {})
+  disposers.push(hooks)
+  return hooks
+}
+
+describe("the messages transform", () => {
+  it("with drive on, hands OpenCode pivot's window in the array it passed, as copies of its messages", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true })
+    const passed = structuredClone(data.messages)
+    const originals = [...passed]
+    const before = JSON.stringify(passed)
+    const output = { messages: passed }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    expect(output.messages).toBe(passed)
+    expect(JSON.stringify(originals)).toBe(before)
+    expect(sent(data.info, output.messages)).toEqual(pivots(importOf(data)))
+    expect(sent(data.info, output.messages)).not.toEqual(sent(data.info, originals))
+  })
+
+  it("with drive off (the default), leaves OpenCode's messages alone", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, {})
+    const passed = structuredClone(data.messages)
+    const originals = [...passed]
+    await hooks["experimental.chat.messages.transform"]({}, { messages: passed })
+    expect(passed).toEqual(originals)
+    for (const [i, message] of passed.entries()) expect(message).toBe(originals[i])
+  })
+  it("with drive on, gives OpenCode's summariser pivot's prompt, anchored on pivot's previous summary, with the facts", async () => {
+    const data = JSON.parse(
+      Fs.readFileSync(Path.join(Path.dirname(fixture), "compaction-tail.json"), "utf8"),
+    ) as Exported
+    const events = importOf(data)
+    const previous = Window.messages(Session.fold(events).window).findLast(Message.isFinishedSummary)!
+    const output: { context: Array<string>; prompt?: string } = { context: [] }
+    await (await hooksOver(data, { drive: true }))["experimental.session.compacting"](
+      { sessionID: data.info.id },
+      output,
+    )
+    expect(output.context).toEqual([])
+    expect(output.prompt!.startsWith(Prompt.anchor(Message.summaryText(previous)!))).toBe(true)
+    expect(output.prompt).toContain(Prompt.TEMPLATE)
+    expect(output.prompt!.slice(output.prompt!.indexOf("## Facts (from the log)"))).toBe(
+      Facts.factsBlock(
+        Facts.merge(
+          Facts.parse(Message.summaryText(previous)!),
+          Facts.facts(Window.messages(Session.fold(events).window)),
+        ),
+      ),
+    )
+  })
+})

@@ -1,0 +1,154 @@
+// Drive mode in the real OpenCode (npm opencode-ai 1.18.33), driven by a scripted model over loopback: six large reads,
+// two small turns (OpenCode then prunes the reads), a recall by the id the placeholder names, a turn whose usage fills
+// the context (OpenCode compacts, its summariser's history passing through the plugin too), a turn killed (SIGKILL)
+// while a call is on the wire, and `--continue` in a new OpenCode. Checked: every agent request OpenCode sent equals
+// pivot's window at some version of the store (rendered with the recall ids drive mode sends), in order; the pruned
+// outputs reached the model as pivot's placeholders; the recall by id gave the exact bytes back; OpenCode's own storage
+// was not changed (the store is exactly the import of `opencode export`).
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { Events, Render } from "@pivot/core"
+import { Import } from "@pivot/opencode"
+import * as Result from "effect/Result"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Recorder from "../src/Recorder.ts"
+import { caughtUp, fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { fileText } from "./support/Files.ts"
+import * as OpenCode from "./support/OpenCode.ts"
+import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+
+const FILES = 6
+
+const lastUser = (request: Captured): string =>
+  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
+
+const script =
+  (dir: string) =>
+  (request: Captured): Reply => {
+    if (request.kind === "summary")
+      return { text: "## Goal\nRead six files.\n\n## Progress\nAll read.", promptTokens: 5_000 }
+    if (request.kind === "other") return { text: "Six files" }
+    const prompt = lastUser(request)
+    const after = request.body.messages.at(-1)!
+    if (prompt.includes("read the six files"))
+      return after.role === "user"
+        ? {
+            toolCalls: Array.from({ length: FILES }, (_, i) => ({
+              name: "read",
+              args: { filePath: Path.join(dir, `f${i + 1}.txt`) },
+            })),
+          }
+        : { text: "I read all six.", promptTokens: 80_000 }
+    if (prompt.includes("recall")) {
+      if (after.role === "user") {
+        // The id comes from the placeholder drive mode put in the cleared output.
+        const placeholder = request.body.messages.map(textOf).find((t) => Render.recallIdOf(t) !== undefined)
+        return { toolCalls: [{ name: "context_recall", args: { id: Render.recallIdOf(placeholder ?? "") ?? "none" } }] }
+      }
+      return { text: "Recalled it.", promptTokens: 30_000 }
+    }
+    if (prompt.includes("fill the context")) return { text: "The context is full now.", promptTokens: 199_000 }
+    if (prompt.includes("read f2 again"))
+      return after.role === "user"
+        ? { toolCalls: [{ name: "read", args: { filePath: Path.join(dir, "f2.txt") } }] }
+        : { text: "Read it again.", promptTokens: 20_000 }
+    if (prompt.startsWith("Continue if you have next steps")) return { text: "Nothing left.", promptTokens: 6_000 }
+    return { text: "Noted.", promptTokens: 81_000 }
+  }
+
+describe("drive mode in the real OpenCode", () => {
+  let model: ScriptedModel
+  let project: OpenCode.Project
+  let session: string
+  let server: OpenCode.Server
+
+  beforeAll(async () => {
+    OpenCode.build()
+    let dir = ""
+    model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
+    project = OpenCode.project(model.port, { compaction: { prune: true } }, { drive: true })
+    dir = project.dir
+    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(dir, `f${n}.txt`), fileText(n))
+    server = await OpenCode.serve(project)
+    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    session = OpenCode.sessionOf(await turn("Please read the six files."))
+    await turn("Second turn, nothing to do.", session)
+    await turn("Third turn, nothing to do.", session)
+    await turn("Please recall one of the cleared files by its id.", session)
+    await turn("Now fill the context.", session)
+    // Killed while the call after the tool's output is on the wire.
+    const dying = server
+    model.onRequest = (request) => {
+      if (request.kind === "agent" && request.body.messages.at(-1)!.role === "tool" && lastUser(request).includes("f2"))
+        dying.kill()
+    }
+    await OpenCode.opencode(project, [
+      ...["run", "Please read f2 again.", "-m", "scripted/model", "--session", session, "--attach", server.url],
+    ])
+    await dying.stop()
+    model.onRequest = undefined
+    server = await OpenCode.serve(project)
+    await OpenCode.opencode(project, [
+      ...["run", "The last turn, nothing to do.", "-m", "scripted/model", "--continue", "--attach", server.url],
+    ])
+  }, 1_500_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    await model?.close()
+  })
+
+  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
+
+  it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
+    const byVersion = windows(await storedEvents(db(), session), { recallIds: true }).map(
+      ([v, items]) => [v, JSON.stringify(items)] as const,
+    )
+    let previous = 0
+    const calls = agentCalls()
+    expect(calls.length).toBeGreaterThan(8)
+    for (const [i, request] of calls.entries()) {
+      const sent = JSON.stringify(fromRequest(request.body.messages))
+      const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
+      expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
+      previous = version!
+    }
+    // The prune reached the model as pivot's placeholders, with their recall ids.
+    const placeholders = calls
+      .flatMap((r) => r.body.messages.map(textOf))
+      .filter((t) => Render.recallIdOf(t) !== undefined)
+    expect(placeholders.length).toBeGreaterThan(0)
+    expect(calls.some((r) => JSON.stringify(r.body.messages).includes(`"${Render.CLEARED_TEXT}"`))).toBe(false)
+  })
+
+  it("answered the recall by the placeholder's id with the exact original", async () => {
+    const exported = (await OpenCode.exportSession(project, session)) as {
+      messages: Array<{
+        parts: Array<{ id: string; tool?: string; state?: { input?: { id?: string }; output?: string } }>
+      }>
+    }
+    const parts = exported.messages.flatMap((m) => m.parts)
+    const recall = parts.find((p) => p.tool === "context_recall")!
+    const original = parts.find((p) => p.id === recall.state!.input!.id)!
+    expect(original.tool).toBe("read")
+    expect(recall.state!.output!.replace(/\n\[Recall truncated: [^\]]*\]$/, "")).toBe(
+      original.state!.output!.slice(0, recall.state!.output!.replace(/\n\[Recall truncated: [^\]]*\]$/, "").length),
+    )
+    expect(recall.state!.output!.length).toBeGreaterThan(1_000)
+  })
+
+  it("left OpenCode's storage alone: the store is exactly the import of its export", async () => {
+    const imported = Import.importSession(await OpenCode.exportSession(project, session))
+    if (Result.isFailure(imported)) throw imported.failure
+    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
+    const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
+    const encode = (e: Events.Event) => {
+      const { title: _, ...rest } = e as Events.Event & { title?: string }
+      return JSON.stringify(Events.encode(rest as Events.Event))
+    }
+    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
+    // OpenCode's own records keep the outputs and its own prune marks: nothing of pivot's placeholders in them.
+    expect(JSON.stringify(imported.success.events.map((e) => Events.encode(e)))).not.toContain("recall id: prt_")
+  })
+})
