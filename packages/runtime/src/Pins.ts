@@ -1,0 +1,180 @@
+/**
+ * Pins in the runtime (issue 31): pin and unpin a message or a part for the user (API, CLI) or the model
+ * (`context_pin`), list the pins in force, and the default pin of a session's first user message. The rules — the
+ * budget, which older pins give way, what cannot be pinned — are core's (`Pins`, decided by `Session.decide`); this
+ * module turns requests into `Pin` / `Unpin` commands and their events into answers.
+ */
+import {
+  type Commands,
+  Conversation,
+  type Config as CoreConfig,
+  type Events,
+  Ids,
+  type Message,
+  type Model,
+  Pins,
+  Traced,
+} from "@pivot/core"
+import { Clock, Schema } from "effect"
+import type { SessionsShape, State } from "./Sessions.ts"
+
+type CompactionConfig = CoreConfig.CompactionConfig
+type ModelLimits = Model.ModelLimits
+
+/** What to pin or unpin: a message, or one part of it. */
+export interface Target {
+  readonly messageId: string
+  /** Only this part (a pinned part keeps its whole message in view). */
+  readonly partId?: string | undefined
+}
+
+/** Who asks: the user (API, CLI; the default) or the model (`context_pin`). */
+export type Actor = "user" | "model"
+
+/** A pin in force, as `pins` lists it. */
+export interface PinView {
+  readonly messageId: string
+  readonly partId?: string | undefined
+  readonly by: Pins.PinnedBy
+  /** The pinned message's size as the budget counts it. */
+  readonly tokens: number
+  readonly at: number
+  /** The message's role, and its first text (clipped), when the session still holds it. */
+  readonly role?: "user" | "assistant" | undefined
+  readonly preview?: string | undefined
+}
+
+/** The answer of `pin`. */
+export interface Pinned {
+  /** False: it was already pinned (nothing recorded). */
+  readonly pinned: boolean
+  /** Older pins removed to make room in the budget, oldest first. */
+  readonly unpinned: ReadonlyArray<Target>
+  /** Tokens the pinned messages take now, and the budget. */
+  readonly tokens: number
+  readonly budget: number
+}
+
+/** The answer of `unpin`: how many pins were removed (0: it was not pinned; nothing recorded). */
+export interface Unpinned {
+  readonly removed: number
+}
+
+/** The pins in force and the budget, for a HUD, `inspect` and the model. */
+export interface PinList {
+  readonly pins: ReadonlyArray<PinView>
+  readonly tokens: number
+  readonly budget: number
+}
+
+/** An id that is not a message id (`msg_…`) or a part id (`prt_…`). */
+export class InvalidPinTarget extends Schema.TaggedError<InvalidPinTarget>()("InvalidPinTarget", {
+  id: Schema.String,
+  expected: Schema.String,
+}) {
+  override get message(): string {
+    return `${JSON.stringify(this.id)} is not a ${this.expected} id`
+  }
+}
+
+const isMessageId = Schema.is(Ids.MessageId)
+const isPartId = Schema.is(Ids.PartId)
+
+const preview = (message: Message.Message | undefined): string | undefined => {
+  if (message === undefined) return undefined
+  for (const part of message.parts) if (part.type === "text" && part.text.trim() !== "") return part.text.trim()
+  return undefined
+}
+
+/** The pins in force on a state, with the budget for these settings. */
+export const listOf = (state: State, config: CompactionConfig, limits: ModelLimits): PinList => {
+  const window = state.session.window
+  return {
+    pins: window.pins.map((p) => {
+      const message = Conversation.get(window.conversation, p.messageId)
+      const text = preview(message)
+      return {
+        messageId: p.messageId,
+        ...(p.partId === undefined ? {} : { partId: p.partId }),
+        by: p.by,
+        tokens: p.tokens,
+        at: p.at,
+        ...(message === undefined ? {} : { role: message.role }),
+        ...(text === undefined ? {} : { preview: text.length > 120 ? `${text.slice(0, 119)}…` : text }),
+      }
+    }),
+    tokens: Pins.pinnedTokens(window.pins),
+    budget: Pins.budget(config, limits),
+  }
+}
+
+/**
+ * The default pin of a session's first message, to decide in the batch that records it: when `pin_first_message` is
+ * on (the default) and the session holds no message yet. A first message larger than the budget is not pinned.
+ */
+export const defaultPin = (
+  state: State,
+  message: Message.UserMessage,
+  config: CompactionConfig,
+  limits: ModelLimits,
+  at: number,
+): ReadonlyArray<Commands.Command> =>
+  Pins.pinsFirstMessage(config) && state.session.window.conversation.order.length === 0 && state.session.retired === undefined
+    ? [{ _tag: "Pin", at, messageId: message.id, by: "default", budget: Pins.budget(config, limits) }]
+    : []
+
+const checkTarget = (target: Target): InvalidPinTarget | undefined => {
+  if (!isMessageId(target.messageId)) return new InvalidPinTarget({ id: String(target.messageId), expected: "message" })
+  if (target.partId !== undefined && !isPartId(target.partId))
+    return new InvalidPinTarget({ id: String(target.partId), expected: "part" })
+  return undefined
+}
+
+/** The pin operations over a session handler. */
+export const make = (sessions: SessionsShape) => {
+  const pin = Traced.fn("Pins.pin")(function* (
+    sessionId: string,
+    target: Target,
+    by: Actor,
+    config: CompactionConfig,
+    limits: ModelLimits,
+  ) {
+    const bad = checkTarget(target)
+    if (bad !== undefined) return yield* bad
+    const at = yield* Clock.currentTimeMillis
+    const budget = Pins.budget(config, limits)
+    const executed = yield* sessions.execute(sessionId, {
+      _tag: "Pin",
+      at,
+      messageId: target.messageId as Ids.MessageId,
+      ...(target.partId === undefined ? {} : { partId: target.partId as Ids.PartId }),
+      by,
+      budget,
+    })
+    const unpinned = executed.events.flatMap((e: Events.Event): ReadonlyArray<Target> =>
+      e._tag === "ContextUnpinned" ? [{ messageId: e.messageId, ...(e.partId === undefined ? {} : { partId: e.partId }) }] : [],
+    )
+    return {
+      pinned: executed.events.some((e) => e._tag === "ContextPinned"),
+      unpinned,
+      tokens: Pins.pinnedTokens(executed.state.session.window.pins),
+      budget,
+    } satisfies Pinned
+  })
+
+  const unpin = Traced.fn("Pins.unpin")(function* (sessionId: string, target: Target, by: Actor) {
+    const bad = checkTarget(target)
+    if (bad !== undefined) return yield* bad
+    const at = yield* Clock.currentTimeMillis
+    const executed = yield* sessions.execute(sessionId, {
+      _tag: "Unpin",
+      at,
+      messageId: target.messageId as Ids.MessageId,
+      ...(target.partId === undefined ? {} : { partId: target.partId as Ids.PartId }),
+      by,
+    })
+    return { removed: executed.events.length } satisfies Unpinned
+  })
+
+  return { pin, unpin }
+}
