@@ -70,17 +70,19 @@ const keepFrom = (
   | { readonly window: Window.State; readonly dropped: ReadonlyArray<MessageId>; readonly held: Set<MessageId> }
   | undefined => {
   const conversation = window.conversation
+  // Pinned messages are held on their own (below), so they do not hold back the horizon.
+  const pinned = new Set<MessageId>(window.pins.map((p) => p.messageId))
   let remaining = 0
-  for (const id of needed) if (Conversation.has(conversation, id)) remaining++
+  for (const id of needed) if (!pinned.has(id) && Conversation.has(conversation, id)) remaining++
   let horizon = conversation.order.length
   while (remaining > 0 && horizon > 0) {
     horizon--
-    if (needed.has(Seq.get(conversation.order, horizon)!)) remaining--
+    const id = Seq.get(conversation.order, horizon)!
+    if (needed.has(id) && !pinned.has(id)) remaining--
   }
   if (horizon === 0) return undefined
   const all = Seq.toArray(conversation.order)
   // Pinned messages recorded before the horizon stay held (a pivot brings them back), in recorded order.
-  const pinned = new Set<MessageId>(window.pins.map((p) => p.messageId))
   const older = pinned.size === 0 ? [] : all.slice(0, horizon).filter((id) => pinned.has(id))
   const kept = older.length === 0 ? all.slice(horizon) : [...older, ...all.slice(horizon)]
   const held = new Set(kept)

@@ -458,14 +458,14 @@ const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
     ...selection.parts
       .filter((p) => !pinned.has(p.messageId) && !pinned.has(p.partId))
       .map(
-      (p): Event => ({
-        _tag: "PartCompacted",
-        at: command.at,
-        messageId: p.messageId,
-        partId: p.partId,
-        tokens: p.tokens,
-      }),
-    ),
+        (p): Event => ({
+          _tag: "PartCompacted",
+          at: command.at,
+          messageId: p.messageId,
+          partId: p.partId,
+          tokens: p.tokens,
+        }),
+      ),
   )
 }
 

@@ -119,7 +119,9 @@ export const defaultPin = (
   limits: ModelLimits,
   at: number,
 ): ReadonlyArray<Commands.Command> =>
-  Pins.pinsFirstMessage(config) && state.session.window.conversation.order.length === 0 && state.session.retired === undefined
+  Pins.pinsFirstMessage(config) &&
+  state.session.window.conversation.order.length === 0 &&
+  state.session.retired === undefined
     ? [{ _tag: "Pin", at, messageId: message.id, by: "default", budget: Pins.budget(config, limits) }]
     : []
 
@@ -151,8 +153,11 @@ export const make = (sessions: SessionsShape) => {
       by,
       budget,
     })
-    const unpinned = executed.events.flatMap((e: Events.Event): ReadonlyArray<Target> =>
-      e._tag === "ContextUnpinned" ? [{ messageId: e.messageId, ...(e.partId === undefined ? {} : { partId: e.partId }) }] : [],
+    const unpinned = executed.events.flatMap(
+      (e: Events.Event): ReadonlyArray<Target> =>
+        e._tag === "ContextUnpinned"
+          ? [{ messageId: e.messageId, ...(e.partId === undefined ? {} : { partId: e.partId }) }]
+          : [],
     )
     return {
       pinned: executed.events.some((e) => e._tag === "ContextPinned"),
