@@ -91,6 +91,39 @@ describe.each(stores)("pins on %s", (_name, store) => {
       expect(JSON.stringify(request.messages)).toContain(`Pinned messages: these stay verbatim`)
   })
 
+  it("a message an earlier pivot summarised can be pinned: it comes back at the next pivot, the same as a fold of the log", async () => {
+    const out = await runWith(
+      Effect.gen(function* () {
+        const { cm, sessions } = yield* services
+        const early = yield* cm.recordUserMessage(SESSION, { text: "Decision: events are never rewritten." })
+        for (let p = 1; p <= 2; p++) {
+          for (let t = 1; t <= 3; t++) {
+            yield* cm.recordUserMessage(SESSION, { text: `pivot ${p}, turn ${t}: ${"details ".repeat(50)}` })
+            yield* cm.recordAssistantStep(SESSION, {
+              parts: [{ type: "text", text: "ok" }],
+              usage: used(10),
+              finish: "stop",
+            })
+          }
+          yield* cm.compact(SESSION)
+        }
+        const before = (yield* cm.prepare(SESSION)).messages.map((r) => r.sourceMessageId)
+        yield* cm.pin(SESSION, { messageId: early.messageId! }, "model")
+        yield* cm.recordUserMessage(SESSION, { text: "one more turn" })
+        yield* cm.compact(SESSION)
+        const after = (yield* cm.prepare(SESSION)).messages.map((r) => r.sourceMessageId)
+        const replayed = Window.messages((yield* sessions.history(SESSION)).session.window).map((m) => m.id)
+        return { early: early.messageId, before, after, replayed }
+      }),
+      store(),
+      stub("## Objective\n- keep events"),
+      { config: { pin_first_message: false } },
+    )
+    expect(out.before).not.toContain(out.early)
+    expect(out.after).toContain(out.early)
+    expect([...new Set(out.after)]).toEqual(out.replayed)
+  })
+
   it("with pin_first_message off, no input after the first pivot holds it (the test above can fail)", async () => {
     const out = await runWith(sixPivots, store(), stub("## Objective\n- migrate"), {
       config: { pin_first_message: false },
