@@ -126,3 +126,19 @@ const firstText = (message: Message): string => {
   const tool = message.parts.find((p) => p.type === "tool")
   return tool?.type === "tool" ? `[tool ${tool.tool}]` : `[${message.parts[0]?.type ?? "empty"}]`
 }
+
+/**
+ * The message a quote points at: the newest of `newestFirst` (markers and summaries skipped) with a text, reasoning
+ * or tool output containing `quote` exactly; undefined when none does or the quote is blank.
+ */
+export const findQuoted = (newestFirst: Iterable<Message>, quote: string): Message | undefined => {
+  if (quote.trim() === "") return undefined
+  for (const message of newestFirst) {
+    if (unpinnable(message) !== undefined) continue
+    for (const part of message.parts as ReadonlyArray<Message["parts"][number]>) {
+      if ((part.type === "text" || part.type === "reasoning") && part.text.includes(quote)) return message
+      if (part.type === "tool" && part.state.status === "completed" && part.state.output.includes(quote)) return message
+    }
+  }
+  return undefined
+}

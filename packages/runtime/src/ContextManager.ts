@@ -500,6 +500,7 @@ export type ContextManagerError =
   | InvalidUsage
   | SummaryInput.CompactionParentNotUser
   | PinOps.InvalidPinTarget
+  | PinOps.PinTargetNotFound
 
 /** The service's operations. */
 export interface ContextManagerShape {

@@ -15,17 +15,19 @@ import {
   Pins,
   Traced,
 } from "@pivot/core"
-import { Clock, Schema } from "effect"
-import type { SessionsShape, State } from "./Sessions.ts"
+import { Clock, Effect, Schema } from "effect"
+import type { ExecuteError, SessionsShape, State } from "./Sessions.ts"
 
 type CompactionConfig = CoreConfig.CompactionConfig
 type ModelLimits = Model.ModelLimits
 
-/** What to pin or unpin: a message, or one part of it. */
+/** What to pin or unpin: a message, or one part of it, or the newest message containing a quote. */
 export interface Target {
-  readonly messageId: string
+  readonly messageId?: string | undefined
   /** Only this part (a pinned part keeps its whole message in view). */
   readonly partId?: string | undefined
+  /** Without `messageId`: the newest message whose text or tool output contains this exactly (`Pins.findQuoted`). */
+  readonly quote?: string | undefined
 }
 
 /** Who asks: the user (API, CLI; the default) or the model (`context_pin`). */
@@ -125,22 +127,67 @@ export const defaultPin = (
     ? [{ _tag: "Pin", at, messageId: message.id, by: "default", budget: Pins.budget(config, limits) }]
     : []
 
-const checkTarget = (target: Target): InvalidPinTarget | undefined => {
+/** No message contains the quote a pin or unpin was given (or neither an id nor a quote was). */
+export class PinTargetNotFound extends Schema.TaggedError<PinTargetNotFound>()("PinTargetNotFound", {
+  quote: Schema.String,
+}) {
+  override get message(): string {
+    return this.quote === ""
+      ? "give a message id or a quote to pin"
+      : `no message of this session contains ${JSON.stringify(this.quote.length > 80 ? `${this.quote.slice(0, 79)}…` : this.quote)}`
+  }
+}
+
+const checkTarget = (target: Target & { readonly messageId: string }): InvalidPinTarget | undefined => {
   if (!isMessageId(target.messageId)) return new InvalidPinTarget({ id: String(target.messageId), expected: "message" })
   if (target.partId !== undefined && !isPartId(target.partId))
     return new InvalidPinTarget({ id: String(target.partId), expected: "part" })
   return undefined
 }
 
-/** The pin operations over a session handler. */
-export const make = (sessions: SessionsShape) => {
-  const pin = Traced.fn("Pins.pin")(function* (
+/** Why a pin or unpin failed: a refusal (`NotPinnable`, `PinOverBudget`, `UnknownMessage`…), a bad target, the store. */
+export type PinError = ExecuteError | InvalidPinTarget | PinTargetNotFound
+
+/** The pin operations of `make`. */
+export interface Operations {
+  readonly pin: (
     sessionId: string,
     target: Target,
     by: Actor,
     config: CompactionConfig,
     limits: ModelLimits,
+  ) => Effect.Effect<Pinned, PinError>
+  readonly unpin: (sessionId: string, target: Target, by: Actor) => Effect.Effect<Unpinned, PinError>
+}
+
+/** The pin operations over a session handler. */
+export const make = (sessions: SessionsShape): Operations => {
+  /** The target with its message id: a quote is looked up in the session (the whole log when the live state dropped some). */
+  const resolve = Effect.fnUntraced(function* (sessionId: string, target: Target) {
+    if (target.messageId !== undefined) return target as Target & { readonly messageId: string }
+    const quote = target.quote ?? ""
+    const live = yield* sessions.load(sessionId)
+    const found =
+      Pins.findQuoted(Conversation.newestFirst(live.session.window.conversation), quote) ??
+      (live.session.retired === undefined
+        ? undefined
+        : Pins.findQuoted(
+            Conversation.newestFirst((yield* sessions.history(sessionId)).session.window.conversation),
+            quote,
+          ))
+    if (found === undefined) return yield* new PinTargetNotFound({ quote })
+    return { ...target, messageId: found.id as string }
+  })
+
+  const pin = Traced.fn("Pins.pin")(function* (
+    sessionId: string,
+    asked: Target,
+    by: Actor,
+    config: CompactionConfig,
+    limits: ModelLimits,
   ) {
+    const resolved = yield* resolve(sessionId, asked)
+    const target = resolved
     const bad = checkTarget(target)
     if (bad !== undefined) return yield* bad
     const at = yield* Clock.currentTimeMillis
@@ -167,7 +214,8 @@ export const make = (sessions: SessionsShape) => {
     } satisfies Pinned
   })
 
-  const unpin = Traced.fn("Pins.unpin")(function* (sessionId: string, target: Target, by: Actor) {
+  const unpin = Traced.fn("Pins.unpin")(function* (sessionId: string, asked: Target, by: Actor) {
+    const target = yield* resolve(sessionId, asked)
     const bad = checkTarget(target)
     if (bad !== undefined) return yield* bad
     const at = yield* Clock.currentTimeMillis
