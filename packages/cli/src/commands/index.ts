@@ -7,6 +7,7 @@ import { forget } from "./forget.ts"
 import { fork } from "./fork.ts"
 import { importCommand } from "./import.ts"
 import { inspect } from "./inspect.ts"
+import { pin, unpin } from "./pin.ts"
 import { projections } from "./projections.ts"
 import { prune } from "./prune.ts"
 import { rebuild } from "./rebuild.ts"
@@ -21,6 +22,8 @@ export const all: ReadonlyArray<Entry> = [
   prune,
   inspect,
   fork,
+  pin,
+  unpin,
   rebuild,
   projections,
   check,
