@@ -16,7 +16,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Pins, Redaction, Window } from "@pivot/core"
 import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -294,6 +294,10 @@ export const make = async (
             pivots: usage.pivots,
             prunedParts: state.runtime.pruned.parts,
             prunedTokens: state.runtime.pruned.tokens,
+            pinned: {
+              messages: Pins.messageIds(state.session.window.pins).length,
+              tokens: Pins.pinnedTokens(state.session.window.pins),
+            },
             ...(cost === undefined ? {} : { cost }),
           },
           { recall: true },

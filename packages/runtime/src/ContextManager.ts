@@ -31,6 +31,7 @@ import {
   type Model,
   type ModelMessage,
   Overflow,
+  Pins,
   Pricing,
   Prompt,
   ProviderError,
@@ -1008,6 +1009,10 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          pinned: {
+            messages: Pins.messageIds(state.session.window.pins).length,
+            tokens: Pins.pinnedTokens(state.session.window.pins),
+          },
           ...(cost === undefined ? {} : { cost }),
         },
         hud,
