@@ -344,7 +344,8 @@ const managerCacheAware = ({ tools: _tools, ...rest }: NonNullable<CreateOptions
 const presetSettings = (options: CreateOptions, context: number) => {
   if (options.preset === "opencode") return { config: options.config, prune: options.manager?.prune }
   return {
-    config: { prune: true, ...options.config } satisfies CoreConfig.CompactionConfig,
+    // Beyond OpenCode: the first message (the task and its constraints) stays verbatim after every pivot (`Pins`).
+    config: { prune: true, pin_first_message: true, ...options.config } satisfies CoreConfig.CompactionConfig,
     prune: options.manager?.prune ?? Prune.sized(context),
   }
 }

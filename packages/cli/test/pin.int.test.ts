@@ -34,6 +34,12 @@ describe("pivot pin / unpin", () => {
         `^pinned message ${firstId} in session ${realSessionId} \\(~[\\d,]+ tokens; pins use [\\d,]+ of 50,000\\)$`,
       ),
     )
+    const inspected = await pivot("inspect", "--db", db, "--session", realSessionId)
+    const at = inspected.out.indexOf("pins (1 pin in force, 1 message: kept verbatim after every pivot)")
+    expect(at).toBeGreaterThan(0)
+    expect(inspected.out[at + 2]).toMatch(new RegExp(`^ *\\d+ +pinned +${firstId} +user, ~[\\d,]+ tokens$`))
+    const json = JSON.parse((await pivot("inspect", "--db", db, "--session", realSessionId, "--format", "json")).stdout)
+    expect(json.pins).toEqual([expect.objectContaining({ action: "pinned", messageId: firstId, why: "user" })])
     const before = hash(db)
     const again = await pivot("pin", "--db", db, realSessionId, firstId, "--budget", "50000")
     expect(again.out).toEqual([`message ${firstId} was already pinned in session ${realSessionId}; nothing written`])

@@ -53,8 +53,11 @@ export const key = (pin: { readonly messageId: MessageId; readonly partId?: Part
 export const budget = (config: CompactionConfig, limits: ModelLimits): number =>
   Math.max(0, Math.floor(usable(config, limits) * (config.pin_share ?? DEFAULT_SHARE)))
 
-/** Whether the first real user message of a session is pinned by default (`pin_first_message`, default true). */
-export const pinsFirstMessage = (config: CompactionConfig): boolean => config.pin_first_message !== false
+/**
+ * Whether a session's first message is pinned when it is recorded (`pin_first_message`). Off in the compaction
+ * config's defaults, which are OpenCode's (its compaction pins nothing); `createPivot`'s default preset turns it on.
+ */
+export const pinsFirstMessage = (config: CompactionConfig): boolean => config.pin_first_message === true
 
 /** A message's size as the budget counts it: what the tail rule counts for it (`Tail.sizeOf`). */
 export const sizeOfMessage = (message: Message): number => sizeOf([message])

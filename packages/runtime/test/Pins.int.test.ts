@@ -27,11 +27,12 @@ const stores: ReadonlyArray<readonly [string, () => Layer.Layer<EventStore, unkn
   ["a real SQLite file", () => ReadModels.layerSqlite({ filename: path.join(dir, `pins-${files++}.db`) })],
 ]
 
+/** The runtime with the first message pinned (`pin_first_message`; off in OpenCode's defaults) unless `options` say. */
 const runWith = <A, E>(
   program: Effect.Effect<A, E, Services>,
   store: Layer.Layer<EventStore, unknown> | undefined,
   summarizer: Stub,
-  options: Record<string, unknown> = {},
+  options: Record<string, unknown> = { config: { pin_first_message: true } },
 ): Promise<A> =>
   Effect.runPromise(
     program.pipe(
@@ -182,7 +183,7 @@ describe("the pin API", () => {
       undefined,
       stub(),
       // A budget of 1 % of the usable 68_000: 680 tokens, room for one 2_000-character message (~500) only.
-      { config: { pin_share: 0.01 } },
+      { config: { pin_share: 0.01, pin_first_message: true } },
     )
     expect(result.listed.budget).toBe(680)
     expect(result.listed.pins.map((p) => p.messageId)).toEqual([result.a])
