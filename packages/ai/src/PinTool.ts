@@ -10,7 +10,7 @@
  * const tools = { ...myTools, [PinTool.NAME]: PinTool.tool(pivot) }
  * ```
  */
-import { ContextManager, type Pins } from "@pivot/runtime"
+import { ContextManager, Pins } from "@pivot/runtime"
 import { tool as aiTool, jsonSchema, type Tool } from "ai"
 import { Effect } from "effect"
 
@@ -18,18 +18,10 @@ import { Effect } from "effect"
 export const NAME = "context_pin"
 
 /** What the model passes: a `quote` or an `id` to pin (or unpin with `unpin: true`); nothing lists the pins. */
-export interface Input {
-  readonly quote?: string | undefined
-  readonly id?: string | undefined
-  readonly unpin?: boolean | undefined
-}
+export type Input = Pins.ToolInput
 
 /** What the model reads about the tool. */
-export const DESCRIPTION =
-  "Pin what must survive every compaction word for word: the task, a constraint, a decision. Pass `quote` (an exact " +
-  "passage of the message to pin; the newest message containing it is pinned) or `id` (a msg_… id from a recall " +
-  "result). A pinned message stays verbatim in your context after every summary. Pins share a budget: the oldest " +
-  "give way when it is full. `unpin: true` removes a pin; no arguments lists the pins."
+export const DESCRIPTION = Pins.TOOL_DESCRIPTION
 
 /** The tool's input as JSON Schema (what the provider receives). */
 export const inputSchema = jsonSchema<Input>({
@@ -43,47 +35,13 @@ export const inputSchema = jsonSchema<Input>({
 })
 
 /** Anything that can pin for one session: a `createPivot` handle, a `Pivot.session` handle, or your own functions. */
-export interface Pinner {
-  readonly pin: (target: Pins.Target, by?: Pins.Actor) => Promise<Pins.Pinned>
-  readonly unpin: (target: Pins.Target, by?: Pins.Actor) => Promise<Pins.Unpinned>
-  readonly pins: () => Promise<Pins.PinList>
-}
+export type Pinner = Pins.Pinner
 
 /** The list of pins as the model reads it. */
-export const listText = (list: Pins.PinList): string =>
-  list.pins.length === 0
-    ? `Nothing is pinned (budget ${list.budget} tokens).`
-    : [
-        `Pinned (${list.tokens} of ${list.budget} tokens), oldest first:`,
-        ...list.pins.map(
-          (p) =>
-            `- ${p.partId ?? p.messageId} (${p.role ?? "message"}, pinned by ${p.by}, ~${p.tokens} tokens)${p.preview === undefined ? "" : `: ${JSON.stringify(p.preview)}`}`,
-        ),
-      ].join("\n")
+export const listText = Pins.listText
 
 /** What one call does, as the text the model reads (refusals included: they are answers, not failures). */
-export const run = async (session: Pinner, input: Input): Promise<string> => {
-  const target: Pins.Target = {
-    ...(input.id === undefined || input.id === "" ? {} : { messageId: input.id }),
-    ...(input.quote === undefined || input.quote === "" ? {} : { quote: input.quote }),
-  }
-  if (target.messageId === undefined && target.quote === undefined) return listText(await session.pins())
-  try {
-    if (input.unpin === true) {
-      const { removed } = await session.unpin(target, "model")
-      return removed === 0 ? "That message was not pinned; nothing changed." : "Unpinned."
-    }
-    const pinned = await session.pin(target, "model")
-    if (!pinned.pinned) return "Already pinned; nothing changed."
-    const gave =
-      pinned.unpinned.length === 0
-        ? ""
-        : ` To make room, these older pins were removed: ${pinned.unpinned.map((t) => t.partId ?? t.messageId).join(", ")}.`
-    return `Pinned: it stays verbatim in your context after every compaction (pins use ${pinned.tokens} of ${pinned.budget} tokens).${gave}`
-  } catch (error) {
-    return `Not pinned: ${error instanceof Error ? error.message : String(error)}`
-  }
-}
+export const run = Pins.answer
 
 /** The AI SDK `tool()` over a session handle: its answer is the text the model reads. */
 export const tool = (session: Pinner): Tool<Input, string> =>

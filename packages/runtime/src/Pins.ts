@@ -110,6 +110,35 @@ export const listOf = (state: State, config: CompactionConfig, limits: ModelLimi
   }
 }
 
+/** The first line of `pinnedBlock`. */
+export const BLOCK_HEADER = "[pivot pinned context]"
+
+/**
+ * The pinned messages' text, verbatim, as a system-prompt block: for a host whose own compaction drops them (OpenCode
+ * through the plugin), so they stay in every window after every pivot. Undefined before the first pivot (the messages
+ * are still in the host's window) or when nothing is pinned; the text changes only when the pins do.
+ */
+export const pinnedBlock = (state: State): string | undefined => {
+  const window = state.session.window
+  if (window.pivot === undefined || window.pins.length === 0) return undefined
+  const parts: Array<string> = [
+    BLOCK_HEADER,
+    "These messages are pinned: they stay word for word in your context after every compaction.",
+  ]
+  for (const id of Pins.messageIds(window.pins)) {
+    const message = Conversation.get(window.conversation, id)
+    if (message === undefined) continue
+    const texts: Array<string> = []
+    for (const part of message.parts as ReadonlyArray<Message.Message["parts"][number]>) {
+      if (part.type === "text") texts.push(part.text)
+      else if (part.type === "tool" && part.state.status === "completed")
+        texts.push(`[${part.tool} output]\n${part.state.output}`)
+    }
+    parts.push(`--- ${id} (${message.role})`, texts.join("\n"))
+  }
+  return parts.join("\n")
+}
+
 /**
  * The default pin of a session's first message, to decide in the batch that records it: when `pin_first_message` is
  * on (the default) and the session holds no message yet. A first message larger than the budget is not pinned.
@@ -230,4 +259,63 @@ export const make = (sessions: SessionsShape): Operations => {
   })
 
   return { pin, unpin }
+}
+
+// ── The `context_pin` tool as the model sees it, shared by the AI SDK tool (`@pivot/ai` PinTool) and the OpenCode plugin.
+
+/** What the model passes: a `quote` or an `id` to pin (or unpin with `unpin: true`); nothing lists the pins. */
+export interface ToolInput {
+  readonly quote?: string | undefined
+  readonly id?: string | undefined
+  readonly unpin?: boolean | undefined
+}
+
+/** What the model reads about the tool. */
+export const TOOL_DESCRIPTION =
+  "Pin what must survive every compaction word for word: the task, a constraint, a decision. Pass `quote` (an exact " +
+  "passage of the message to pin; the newest message containing it is pinned) or `id` (a msg_… id from a recall " +
+  "result). A pinned message stays verbatim in your context after every summary. Pins share a budget: the oldest " +
+  "give way when it is full. `unpin: true` removes a pin; no arguments lists the pins."
+
+/** Anything that can pin for one session: a `createPivot` handle, a `Pivot.session` handle, or your own functions. */
+export interface Pinner {
+  readonly pin: (target: Target, by?: Actor) => Promise<Pinned>
+  readonly unpin: (target: Target, by?: Actor) => Promise<Unpinned>
+  readonly pins: () => Promise<PinList>
+}
+
+/** The list of pins as the model reads it. */
+export const listText = (list: PinList): string =>
+  list.pins.length === 0
+    ? `Nothing is pinned (budget ${list.budget} tokens).`
+    : [
+        `Pinned (${list.tokens} of ${list.budget} tokens), oldest first:`,
+        ...list.pins.map(
+          (p) =>
+            `- ${p.partId ?? p.messageId} (${p.role ?? "message"}, pinned by ${p.by}, ~${p.tokens} tokens)${p.preview === undefined ? "" : `: ${JSON.stringify(p.preview)}`}`,
+        ),
+      ].join("\n")
+
+/** What one call does, as the text the model reads (refusals included: they are answers, not failures). */
+export const answer = async (session: Pinner, input: ToolInput): Promise<string> => {
+  const target: Target = {
+    ...(input.id === undefined || input.id === "" ? {} : { messageId: input.id }),
+    ...(input.quote === undefined || input.quote === "" ? {} : { quote: input.quote }),
+  }
+  if (target.messageId === undefined && target.quote === undefined) return listText(await session.pins())
+  try {
+    if (input.unpin === true) {
+      const { removed } = await session.unpin(target, "model")
+      return removed === 0 ? "That message was not pinned; nothing changed." : "Unpinned."
+    }
+    const pinned = await session.pin(target, "model")
+    if (!pinned.pinned) return "Already pinned; nothing changed."
+    const gave =
+      pinned.unpinned.length === 0
+        ? ""
+        : ` To make room, these older pins were removed: ${pinned.unpinned.map((t) => t.partId ?? t.messageId).join(", ")}.`
+    return `Pinned: it stays verbatim in your context after every compaction (pins use ${pinned.tokens} of ${pinned.budget} tokens).${gave}`
+  } catch (error) {
+    return `Not pinned: ${error instanceof Error ? error.message : String(error)}`
+  }
 }
