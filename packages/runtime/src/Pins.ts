@@ -261,6 +261,8 @@ export const make = (sessions: SessionsShape): Operations => {
   return { pin, unpin }
 }
 
+const grouped = (n: number): string => Math.max(0, Math.round(n)).toLocaleString("en-US")
+
 // ── The `context_pin` tool as the model sees it, shared by the AI SDK tool (`@pivot/ai` PinTool) and the OpenCode plugin.
 
 /** What the model passes: a `quote` or an `id` to pin (or unpin with `unpin: true`); nothing lists the pins. */
@@ -287,12 +289,12 @@ export interface Pinner {
 /** The list of pins as the model reads it. */
 export const listText = (list: PinList): string =>
   list.pins.length === 0
-    ? `Nothing is pinned (budget ${list.budget} tokens).`
+    ? `Nothing is pinned (budget ${grouped(list.budget)} tokens).`
     : [
-        `Pinned (${list.tokens} of ${list.budget} tokens), oldest first:`,
+        `Pinned (${grouped(list.tokens)} of ${grouped(list.budget)} tokens), oldest first:`,
         ...list.pins.map(
           (p) =>
-            `- ${p.partId ?? p.messageId} (${p.role ?? "message"}, pinned by ${p.by}, ~${p.tokens} tokens)${p.preview === undefined ? "" : `: ${JSON.stringify(p.preview)}`}`,
+            `- ${p.partId ?? p.messageId} (${p.role ?? "message"}, pinned by ${p.by}, ~${grouped(p.tokens)} tokens)${p.preview === undefined ? "" : `: ${JSON.stringify(p.preview)}`}`,
         ),
       ].join("\n")
 
@@ -314,7 +316,7 @@ export const answer = async (session: Pinner, input: ToolInput): Promise<string>
       pinned.unpinned.length === 0
         ? ""
         : ` To make room, these older pins were removed: ${pinned.unpinned.map((t) => t.partId ?? t.messageId).join(", ")}.`
-    return `Pinned: it stays verbatim in your context after every compaction (pins use ${pinned.tokens} of ${pinned.budget} tokens).${gave}`
+    return `Pinned: it stays verbatim in your context after every compaction (pins use ${grouped(pinned.tokens)} of ${grouped(pinned.budget)} tokens).${gave}`
   } catch (error) {
     return `Not pinned: ${error instanceof Error ? error.message : String(error)}`
   }
