@@ -145,3 +145,17 @@ export const findQuoted = (newestFirst: Iterable<Message>, quote: string): Messa
   }
   return undefined
 }
+
+/**
+ * The pinned messages in force, by pin key, updated by one event (`ContextPinned` / `ContextUnpinned`; others leave it
+ * as it is). For readers that fold only part of a log (a replay's origin): a pivot also keeps these messages.
+ */
+export const track = (
+  inForce: Map<string, MessageId>,
+  event: { readonly _tag: string; readonly messageId?: MessageId; readonly partId?: PartId | undefined },
+): void => {
+  if (event.messageId === undefined) return
+  const target = { messageId: event.messageId, partId: event.partId }
+  if (event._tag === "ContextPinned") inForce.set(key(target), event.messageId)
+  else if (event._tag === "ContextUnpinned") inForce.delete(key(target))
+}

@@ -176,7 +176,9 @@ export const make = (settings: Settings): Narrator => {
         ? `  prune on: protect ${count(protect)}, minimum ${count(minimum)}${scaled ? style.dim(` (OpenCode's: ${count(Prune.PRUNE_PROTECT)}, ${count(Prune.PRUNE_MINIMUM)})`) : ""}`
         : "  prune off",
       ...(Pins.pinsFirstMessage(config)
-        ? [`  pinned: the first message (the task), verbatim after every pivot (budget ${count(Pins.budget(config, limits))} tokens)`]
+        ? [
+            `  pinned: the first message (the task), verbatim after every pivot (budget ${count(Pins.budget(config, limits))} tokens)`,
+          ]
         : []),
       truncate(`  summaries: ${settings.summarizer}`, width),
     ]

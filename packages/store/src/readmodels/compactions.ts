@@ -88,6 +88,12 @@ export const origin = (sql: Sql, sessionId: string, version: number) =>
     }>`SELECT entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} AND status IN ('finished', 'continued') AND settled_version IS NOT NULL AND settled_version <= ${version} ORDER BY settled_version DESC LIMIT 1`
     const entry = pivot[0] === undefined ? undefined : (JSON.parse(pivot[0].entry) as CompactionHistory.Entry)
     if (entry === undefined) return 1
+    // A pivot also keeps the pinned messages in force, which this table does not know: a session that pinned folds
+    // from its first event.
+    const pinned = yield* sql<{
+      readonly one: number
+    }>`SELECT 1 AS one FROM pivot_events WHERE stream = ${`session-${sessionId}`} AND type = 'ContextPinned' AND stream_version <= ${version} LIMIT 1`
+    if (pinned.length > 0) return 1
     // Where each kept message was added: the event of its first audit row.
     const ids = [...new Set([entry.markerId, ...(entry.plan?.tail ?? [])])]
     let origin = Number.POSITIVE_INFINITY
