@@ -298,6 +298,11 @@ export const listText = (list: PinList): string =>
         ),
       ].join("\n")
 
+const refused =
+  (what: string) =>
+  (error: unknown): string =>
+    `${what}: ${error instanceof Error ? error.message : String(error)}`
+
 /** What one call does, as the text the model reads (refusals included: they are answers, not failures). */
 export const answer = async (session: Pinner, input: ToolInput): Promise<string> => {
   const target: Target = {
@@ -305,19 +310,19 @@ export const answer = async (session: Pinner, input: ToolInput): Promise<string>
     ...(input.quote === undefined || input.quote === "" ? {} : { quote: input.quote }),
   }
   if (target.messageId === undefined && target.quote === undefined) return listText(await session.pins())
-  try {
-    if (input.unpin === true) {
-      const { removed } = await session.unpin(target, "model")
-      return removed === 0 ? "That message was not pinned; nothing changed." : "Unpinned."
-    }
-    const pinned = await session.pin(target, "model")
+  if (input.unpin === true)
+    return session
+      .unpin(target, "model")
+      .then(
+        ({ removed }) => (removed === 0 ? "That message was not pinned; nothing changed." : "Unpinned."),
+        refused("Not unpinned"),
+      )
+  return session.pin(target, "model").then((pinned) => {
     if (!pinned.pinned) return "Already pinned; nothing changed."
     const gave =
       pinned.unpinned.length === 0
         ? ""
         : ` To make room, these older pins were removed: ${pinned.unpinned.map((t) => t.partId ?? t.messageId).join(", ")}.`
     return `Pinned: it stays verbatim in your context after every compaction (pins use ${grouped(pinned.tokens)} of ${grouped(pinned.budget)} tokens).${gave}`
-  } catch (error) {
-    return `Not pinned: ${error instanceof Error ? error.message : String(error)}`
-  }
+  }, refused("Not pinned"))
 }
