@@ -72,6 +72,12 @@ describe("pivot pin / unpin", () => {
         1,
       ],
       [["unpin", "--db", db, realSessionId], /^pivot unpin: the message id \(msg_…\) is required$/, 2],
+      // The export's model is not in pivot's catalog: the budget must be given.
+      [
+        ["pin", "--db", db, realSessionId, firstId],
+        /^pivot pin: the model .* is not in pivot's catalog: give the pin budget with --budget TOKENS$/,
+        2,
+      ],
       ...(markerId === undefined
         ? []
         : [

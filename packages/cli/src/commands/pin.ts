@@ -100,7 +100,7 @@ export const pin: Entry = {
           const io = yield* CliIo
           const asked = yield* target(options)
           const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
-          const executed = yield* orCliError(
+          const outcome = yield* orCliError(
             withSessions(asked.db, (sessions) =>
               Effect.gen(function* () {
                 // The message's model sizes the budget (a whole-log read: a one-shot process holds no live state).
@@ -110,12 +110,9 @@ export const pin: Entry = {
                 const given = Option.getOrUndefined(options.budget)
                 const budget =
                   given ?? (limits !== undefined ? Pins.budget({}, limits) : model === undefined ? 0 : undefined)
-                if (budget === undefined)
-                  return yield* new UsageError({
-                    message: `the model ${model!.providerId}/${model!.modelId} is not in pivot's catalog: give the pin budget with --budget TOKENS`,
-                  })
+                if (budget === undefined) return { unknownModel: `${model!.providerId}/${model!.modelId}` } as const
                 const at = yield* Clock.currentTimeMillis
-                return yield* sessions.execute(asked.sessionId, {
+                const executed = yield* sessions.execute(asked.sessionId, {
                   _tag: "Pin",
                   at,
                   messageId: asked.messageId,
@@ -123,9 +120,15 @@ export const pin: Entry = {
                   by: "user",
                   budget,
                 })
+                return { executed } as const
               }),
             ),
           )
+          if ("unknownModel" in outcome)
+            return yield* new UsageError({
+              message: `the model ${outcome.unknownModel} is not in pivot's catalog: give the pin budget with --budget TOKENS`,
+            })
+          const executed = outcome.executed
           const what =
             asked.partId === undefined ? `message ${asked.messageId}` : `part ${asked.partId} of ${asked.messageId}`
           const pinnedEvent = executed.events.find((e) => e._tag === "ContextPinned")
