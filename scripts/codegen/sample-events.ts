@@ -347,4 +347,20 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     at: 1_767_000_030_000,
     title: "Fix the failing parser test",
   },
+  {
+    _tag: "ContextPinned",
+    at: 1_767_000_019_000,
+    messageId: msg("msg_0000000a0001"),
+    by: "default",
+    tokens: 42,
+    budget: 16_800,
+  },
+  {
+    _tag: "ContextUnpinned",
+    at: 1_767_000_020_000,
+    messageId: msg("msg_0000000a0001"),
+    partId: prt("prt_0000000a0001"),
+    reason: "budget",
+    for: "prt_0000000a0005",
+  },
 ]

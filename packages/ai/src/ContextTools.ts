@@ -1,7 +1,8 @@
 /**
  * Tools that let the model see and steer its own context, as AI SDK `tool()` definitions bound to one session:
- * `context_compact` (compact now, optionally saying what to keep) and `context_recall` (the exact original of what was
- * pruned or summarised, or a search of it; see `RecallTool`). Add them to your agent's `tools`; the usage HUD (the
+ * `context_compact` (compact now, optionally saying what to keep), `context_recall` (the exact original of what was
+ * pruned or summarised, or a search of it; see `RecallTool`) and `context_pin` (keep a message verbatim after every
+ * compaction; see `PinTool`). Add them to your agent's `tools`; the usage HUD (the
  * `hud` option) tells the model when to compact, and `recall: true` makes placeholders name their recall ids.
  *
  * **Example**
@@ -14,6 +15,7 @@ import { ContextManager } from "@pivot/runtime"
 import { jsonSchema, type Tool, tool } from "ai"
 import { Effect } from "effect"
 import type { Runner } from "./Agent.ts"
+import * as PinTool from "./PinTool.ts"
 import * as RecallTool from "./RecallTool.ts"
 
 /** The input of `context_compact`. */
@@ -26,6 +28,7 @@ export interface CompactInput {
 export type ContextToolSet = {
   readonly context_compact: Tool<CompactInput, string>
   readonly context_recall: Tool<RecallTool.Input, string>
+  readonly context_pin: Tool<PinTool.Input, string>
 }
 
 /** What `context_compact` tells the model when its request was declined. */
@@ -79,6 +82,11 @@ export const contextTools = (runner: Runner, sessionId: string): ContextToolSet 
         ),
     }),
     context_recall: RecallTool.tool({ recall: (request) => cm((manager) => manager.recall(sessionId, request)) }),
+    context_pin: PinTool.tool({
+      pin: (target, by) => cm((manager) => manager.pin(sessionId, target, by)),
+      unpin: (target, by) => cm((manager) => manager.unpin(sessionId, target, by)),
+      pins: () => cm((manager) => manager.pins(sessionId)),
+    }),
   }
 }
 

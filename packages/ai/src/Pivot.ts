@@ -24,6 +24,7 @@ import {
   InvalidOption,
   type InvalidToolKind,
   type Options as ManagerOptions,
+  type Pins,
   type Probes,
   type ProviderErrorOutcome,
   type Recall,
@@ -253,6 +254,15 @@ export interface PivotSession {
   readonly fork: (into: string, options?: { readonly at?: number | undefined }) => Promise<PivotSession>
   /** `context_recall` for this session (what `RecallTool.tool(handle)` calls): an original by id, or a search. */
   readonly recall: (request: Recall.Request) => Promise<Recall.Recalled>
+  /**
+   * Pins a message (by `messageId`, `partId` or `quote`) so that it stays verbatim in every window after every pivot;
+   * `by` defaults to `"user"` (`PinTool` passes `"model"`). Older pins give way when the budget is full.
+   */
+  readonly pin: (target: Pins.Target, by?: Pins.Actor) => Promise<Pins.Pinned>
+  /** Removes the pins of a message (or of one part). */
+  readonly unpin: (target: Pins.Target, by?: Pins.Actor) => Promise<Pins.Unpinned>
+  /** The pins in force, oldest first, with the tokens they take and the budget. */
+  readonly pins: () => Promise<Pins.PinList>
 }
 
 /** What `createPivot` returns: the handle of its session, other sessions, and `close`. */
@@ -334,7 +344,8 @@ const managerCacheAware = ({ tools: _tools, ...rest }: NonNullable<CreateOptions
 const presetSettings = (options: CreateOptions, context: number) => {
   if (options.preset === "opencode") return { config: options.config, prune: options.manager?.prune }
   return {
-    config: { prune: true, ...options.config } satisfies CoreConfig.CompactionConfig,
+    // Beyond OpenCode: the first message (the task and its constraints) stays verbatim after every pivot (`Pins`).
+    config: { prune: true, pin_first_message: true, ...options.config } satisfies CoreConfig.CompactionConfig,
     prune: options.manager?.prune ?? Prune.sized(context),
   }
 }
@@ -577,6 +588,9 @@ const open = (runner: AiAgent.Runner, name: string, sessionId: string, agent: st
       return open(runner, into, childId, agent)
     },
     recall: (request) => cm((manager) => manager.recall(sessionId, request)),
+    pin: (target, by) => cm((manager) => manager.pin(sessionId, target, by)),
+    unpin: (target, by) => cm((manager) => manager.unpin(sessionId, target, by)),
+    pins: () => cm((manager) => manager.pins(sessionId)),
   }
 }
 

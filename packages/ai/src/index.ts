@@ -11,6 +11,8 @@ export * as ContextTools from "./ContextTools.ts"
 export * as AiJudge from "./Judge.ts"
 /** Window → AI SDK messages, AI SDK usage → token counts, AI SDK errors → the overflow classifier. */
 export * as Messages from "./Messages.ts"
+/** The `context_pin` tool: the model pins what must survive every compaction verbatim. */
+export * as PinTool from "./PinTool.ts"
 /** pivot in one call for AI SDK users: `createPivot({ model, store })`, session handles, `wrap`, `run`, `close`. */
 export * as Pivot from "./Pivot.ts"
 /** Opens pivot for an AI SDK agent in one call (see `Pivot.createPivot`). */

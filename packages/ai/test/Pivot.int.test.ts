@@ -84,9 +84,11 @@ describe("createPivot: adoption", () => {
     await pivot.close()
     opened.splice(0)
     expect(pivot.sessionId).toMatch(/^ses_fix_the_test-[0-9a-f]{16}$/)
+    // The sized preset pins the first message (the task), in the batch that records it.
     expect(await eventsIn(file, pivot.sessionId)).toEqual([
       "SessionStarted",
       "UserMessageAdded",
+      "ContextPinned",
       "AssistantStepRecorded",
       "AssistantStepRecorded",
     ])
@@ -378,7 +380,7 @@ describe("createPivot: bad input is a one-line typed error, and nothing is writt
     expect((negative as Error).message).toContain("inputTokens is -1, not a token count")
     await pivot.close()
     opened.splice(0)
-    expect(await eventsIn(file, "ses_u")).toEqual(["SessionStarted", "UserMessageAdded"])
+    expect(await eventsIn(file, "ses_u")).toEqual(["SessionStarted", "UserMessageAdded", "ContextPinned"])
   })
 })
 
@@ -399,6 +401,7 @@ describe("Pivot.layer and Pivot.session: the same entry for Effect programs", ()
     expect(await eventsIn(file, text.sessionId)).toEqual([
       "SessionStarted",
       "UserMessageAdded",
+      "ContextPinned",
       "AssistantStepRecorded",
     ])
   })

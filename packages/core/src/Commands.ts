@@ -8,6 +8,7 @@ import { CompactionReason } from "./Events.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelLimits, ModelRef } from "./Model.ts"
+import { PinnedBy } from "./Pins.ts"
 import { TokenUsage } from "./Tokens.ts"
 
 const Millis = Schema.Finite
@@ -123,6 +124,26 @@ export const Prune = Schema.TaggedStruct("Prune", {
   turns: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
 })
 
+/**
+ * Pin a message, or one part of it (`Pins`): it stays verbatim in every window after every pivot. `budget` is the pin
+ * budget in force (`Pins.budget`); older pins are unpinned to make room. A `default` pin that does not fit is not made.
+ */
+export const Pin = Schema.TaggedStruct("Pin", {
+  at: Millis,
+  messageId: MessageId,
+  partId: Schema.optionalKey(PartId),
+  by: PinnedBy,
+  budget: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)),
+})
+
+/** Unpin a message (every pin on it), or only the pin of one part (`partId`). Unpinning what is not pinned adds nothing. */
+export const Unpin = Schema.TaggedStruct("Unpin", {
+  at: Millis,
+  messageId: MessageId,
+  partId: Schema.optionalKey(PartId),
+  by: Schema.Literals(["user", "model"]),
+})
+
 /** Any command. */
 export const Command = Schema.Union([
   StartSession,
@@ -137,6 +158,8 @@ export const Command = Schema.Union([
   FailSummary,
   Continue,
   Prune,
+  Pin,
+  Unpin,
 ])
 export type Command = typeof Command.Type
 

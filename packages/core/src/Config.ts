@@ -30,6 +30,14 @@ export const CompactionConfig = Schema.Struct({
    * docs/adr/0015-opencode-versions.md.
    */
   opencode: Schema.optionalKey(Schema.Literals(["1.17", "1.18"])),
+  /**
+   * Not in OpenCode: pin the session's first message (the task and its constraints) when it is recorded, so that it
+   * stays verbatim in every window after every pivot (`Pins`). Default false (OpenCode's behaviour); `createPivot`'s
+   * default preset (`sized`) turns it on.
+   */
+  pin_first_message: Schema.optionalKey(Schema.Boolean),
+  /** Not in OpenCode: the share of the usable window pinned messages may take (0 ≤ s ≤ 1); default 0.1 (`Pins`). */
+  pin_share: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1))),
 })
 export type CompactionConfig = typeof CompactionConfig.Type
 

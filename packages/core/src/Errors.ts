@@ -74,3 +74,24 @@ export class CompactionOutOfOrder extends Schema.TaggedError<CompactionOutOfOrde
     return `cannot ${this.command} compaction ${this.markerId}: it is ${this.status}`
   }
 }
+
+/** A pin names a message that cannot be pinned (a compaction marker, a summary) or a part the message does not have. */
+export class NotPinnable extends Schema.TaggedError<NotPinnable>()("NotPinnable", {
+  messageId: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `message ${this.messageId} cannot be pinned: ${this.reason}`
+  }
+}
+
+/** A pin names a message larger than the whole pin budget (`pin_share` of the usable window). */
+export class PinOverBudget extends Schema.TaggedError<PinOverBudget>()("PinOverBudget", {
+  messageId: Schema.String,
+  tokens: Schema.Number,
+  budget: Schema.Number,
+}) {
+  override get message(): string {
+    return `message ${this.messageId} (~${this.tokens} tokens) is larger than the pin budget (${this.budget} tokens): raise pin_share or pin a smaller part`
+  }
+}

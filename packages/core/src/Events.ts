@@ -12,6 +12,7 @@ import { MessageId, PartId, SessionId } from "./Ids.ts"
 import { encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
+import { PinnedBy, UnpinReason } from "./Pins.ts"
 import { Probe } from "./Probe.ts"
 import { TokenUsage } from "./Tokens.ts"
 
@@ -384,6 +385,31 @@ export const ProbesAnswered = Schema.TaggedStruct("ProbesAnswered", {
   error: Schema.optionalKey(Schema.String),
 })
 
+/**
+ * A message, or one part of it (`partId`), was pinned: from the next pivot on it stays verbatim in every window, right
+ * after the summary (`Pins`). `tokens` is the message's size as the pin budget counts it; `budget` the budget then.
+ */
+export const ContextPinned = Schema.TaggedStruct("ContextPinned", {
+  at: Millis,
+  messageId: MessageId,
+  partId: Schema.optionalKey(PartId),
+  by: PinnedBy,
+  tokens: Count,
+  budget: Count,
+})
+
+/**
+ * A pin was removed: by the user or the model, or (`reason: "budget"`) to make room in the pin budget for a newer pin
+ * (`for`: the key of that pin, its part id or message id). The message stays recorded; it is no longer restored.
+ */
+export const ContextUnpinned = Schema.TaggedStruct("ContextUnpinned", {
+  at: Millis,
+  messageId: MessageId,
+  partId: Schema.optionalKey(PartId),
+  reason: UnpinReason,
+  for: Schema.optionalKey(Schema.String),
+})
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -415,6 +441,8 @@ export const schemas = {
   SessionForgotten,
   ProbesAnswered,
   SessionTitled,
+  ContextPinned,
+  ContextUnpinned,
 } as const
 
 /** Event type names. */
@@ -456,6 +484,8 @@ export const versions: { readonly [K in Type]: number } = {
   SessionForgotten: 1,
   ProbesAnswered: 1,
   SessionTitled: 1,
+  ContextPinned: 1,
+  ContextUnpinned: 1,
 }
 
 /**
@@ -586,4 +616,6 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
     ["error"],
   ],
   SessionTitled: [["title"]],
+  ContextPinned: [],
+  ContextUnpinned: [],
 }

@@ -8,7 +8,8 @@
  * one of them (a retried old message, a late tool result for an old step) is recognised and decided on the whole log instead (`mayNeedHistory`).
  *
  * Reachable: the visible messages, the newest finished step, the message of the latest overflow report, the turn
- * the latest pivot may still replay, and any ids the caller names (the runtime's own pointers). Nothing is dropped
+ * the latest pivot may still replay, and any ids the caller names (the runtime's own pointers). Pinned messages are
+ * held too, however old (the next pivot brings them back), without holding what lies between. Nothing is dropped
  * while a compaction is pending or before the first pivot.
  */
 import * as HashMap from "effect/HashMap"
@@ -69,17 +70,24 @@ const keepFrom = (
   | { readonly window: Window.State; readonly dropped: ReadonlyArray<MessageId>; readonly held: Set<MessageId> }
   | undefined => {
   const conversation = window.conversation
+  // Pinned messages are held on their own (below), so they do not hold back the horizon.
+  const pinned = new Set<MessageId>(window.pins.map((p) => p.messageId))
   let remaining = 0
-  for (const id of needed) if (Conversation.has(conversation, id)) remaining++
+  for (const id of needed) if (!pinned.has(id) && Conversation.has(conversation, id)) remaining++
   let horizon = conversation.order.length
   while (remaining > 0 && horizon > 0) {
     horizon--
-    if (needed.has(Seq.get(conversation.order, horizon)!)) remaining--
+    const id = Seq.get(conversation.order, horizon)!
+    if (needed.has(id) && !pinned.has(id)) remaining--
   }
   if (horizon === 0) return undefined
   const all = Seq.toArray(conversation.order)
-  const kept = all.slice(horizon)
+  // Pinned messages recorded before the horizon stay held (a pivot brings them back), in recorded order.
+  const older = pinned.size === 0 ? [] : all.slice(0, horizon).filter((id) => pinned.has(id))
+  const kept = older.length === 0 ? all.slice(horizon) : [...older, ...all.slice(horizon)]
   const held = new Set(kept)
+  const dropped = older.length === 0 ? all.slice(0, horizon) : all.slice(0, horizon).filter((id) => !pinned.has(id))
+  if (dropped.length === 0) return undefined
   return {
     window: {
       ...window,
@@ -91,7 +99,7 @@ const keepFrom = (
       },
       plans: HashMap.filter(window.plans, (_, markerId) => held.has(markerId)),
     },
-    dropped: all.slice(0, horizon),
+    dropped,
     held,
   }
 }

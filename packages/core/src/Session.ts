@@ -14,6 +14,8 @@ import * as Conversation from "./Conversation.ts"
 import {
   CompactionOutOfOrder,
   MessageConflict,
+  NotPinnable,
+  PinOverBudget,
   SessionAlreadyStarted,
   SessionNotStarted,
   UnknownCompaction,
@@ -28,6 +30,7 @@ import type { AssistantMessage, Message, UserMessage, UserPart } from "./Message
 import { attachedPlaceholder, isMedia } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Overflow from "./Overflow.ts"
+import * as Pins from "./Pins.ts"
 import * as Prompt from "./Prompt.ts"
 import * as Prune from "./Prune.ts"
 import * as SummaryInput from "./SummaryInput.ts"
@@ -96,6 +99,8 @@ export type DomainError =
   | UnknownCompaction
   | CompactionOutOfOrder
   | SummaryInput.CompactionParentNotUser
+  | NotPinnable
+  | PinOverBudget
 
 /** The compaction requested with this marker, if any. */
 export const compaction = (state: State, markerId: MessageId): Compaction | undefined =>
@@ -447,18 +452,73 @@ const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
     ...(command.protectedTools === undefined ? {} : { protectedTools: command.protectedTools }),
     ...(command.turns === undefined ? {} : { turns: command.turns }),
   })
+  // A pinned message's tool outputs stay verbatim: pruning skips them.
+  const pinned = new Set<string>(state.window.pins.map(Pins.key))
   return emit(
-    ...selection.parts.map(
-      (p): Event => ({
-        _tag: "PartCompacted",
-        at: command.at,
-        messageId: p.messageId,
-        partId: p.partId,
-        tokens: p.tokens,
-      }),
-    ),
+    ...selection.parts
+      .filter((p) => !pinned.has(p.messageId) && !pinned.has(p.partId))
+      .map(
+        (p): Event => ({
+          _tag: "PartCompacted",
+          at: command.at,
+          messageId: p.messageId,
+          partId: p.partId,
+          tokens: p.tokens,
+        }),
+      ),
   )
 }
+
+const pin = (state: State, command: typeof Commands.Pin.Type): Decision => {
+  const target = message(state, command.messageId)
+  if (target === undefined) return Result.fail(new UnknownMessage({ messageId: command.messageId }))
+  const reason = Pins.unpinnable(target, command.partId)
+  if (reason !== undefined) return Result.fail(new NotPinnable({ messageId: command.messageId, reason }))
+  const k = Pins.key(command)
+  if (state.window.pins.some((p) => Pins.key(p) === k)) return none
+  const tokens = Pins.sizeOfMessage(target)
+  const fit = Pins.fit(state.window.pins, { messageId: command.messageId, tokens }, command.budget)
+  if (!fit.fits)
+    return command.by === "default"
+      ? none
+      : Result.fail(new PinOverBudget({ messageId: command.messageId, tokens: fit.tokens, budget: fit.budget }))
+  return emit(
+    ...fit.evicted.map(
+      (p): Event => ({
+        _tag: "ContextUnpinned",
+        at: command.at,
+        messageId: p.messageId,
+        ...(p.partId === undefined ? {} : { partId: p.partId }),
+        reason: "budget",
+        for: k,
+      }),
+    ),
+    {
+      _tag: "ContextPinned",
+      at: command.at,
+      messageId: command.messageId,
+      ...(command.partId === undefined ? {} : { partId: command.partId }),
+      by: command.by,
+      tokens,
+      budget: command.budget,
+    },
+  )
+}
+
+const unpin = (state: State, command: typeof Commands.Unpin.Type): Decision =>
+  emit(
+    ...state.window.pins
+      .filter((p) => p.messageId === command.messageId && (command.partId === undefined || p.partId === command.partId))
+      .map(
+        (p): Event => ({
+          _tag: "ContextUnpinned",
+          at: command.at,
+          messageId: p.messageId,
+          ...(p.partId === undefined ? {} : { partId: p.partId }),
+          reason: command.by,
+        }),
+      ),
+  )
 
 /** Decides what a command causes on the given state. */
 export const decide = (command: Command, state: State): Decision => {
@@ -495,6 +555,10 @@ export const decide = (command: Command, state: State): Decision => {
       return continueAfter(state, command)
     case "Prune":
       return prune(state, command)
+    case "Pin":
+      return pin(state, command)
+    case "Unpin":
+      return unpin(state, command)
   }
 }
 

@@ -11,11 +11,12 @@ import * as BloomFilter from "./internal/BloomFilter.ts"
 import { PersistentMap } from "./internal/PersistentMap.ts"
 import * as Seq from "./internal/Seq.ts"
 import type { Message } from "./Message.ts"
+import type * as Pins from "./Pins.ts"
 import type * as Session from "./Session.ts"
 import type * as Window from "./Window.ts"
 
 /** The version of the encoded shape below; bumped whenever it, or what the fold puts in a state, changes. */
-export const FORMAT = 1
+export const FORMAT = 2
 
 /** A session state as JSON-safe data. */
 export interface Encoded extends EncodedWindow {
@@ -40,6 +41,8 @@ export interface EncodedWindow {
   readonly visible: ReadonlyArray<string>
   readonly plans: ReadonlyArray<readonly [string, CompactionPlan]>
   readonly pivot: { readonly markerId: string; readonly summaryId: string } | null
+  /** The pins in force, oldest first (format 2). */
+  readonly pins: ReadonlyArray<Pins.Pin>
 }
 
 /** Encodes a window. O(messages held). */
@@ -48,12 +51,14 @@ export const encodeWindow = (window: Window.State): EncodedWindow => ({
   visible: Seq.toArray(window.visible),
   plans: [...HashMap.entries(window.plans)],
   pivot: window.pivot ?? null,
+  pins: window.pins,
 })
 
 /** Decodes a window; throws `SnapshotFormatError` on data of the wrong shape. */
 export const decodeWindow = (e: EncodedWindow): Window.State => {
   check(Array.isArray(e.messages) && Array.isArray(e.visible), "bad messages")
   check(Array.isArray(e.plans), "bad plans")
+  check(Array.isArray(e.pins), "bad pins")
   const messages = PersistentMap.fromEntries(e.messages.map((m): [MessageId, Message] => [m.id, m]))
   check(messages.size === e.messages.length, "duplicate message ids")
   for (const id of e.visible) check(messages.has(id as MessageId), `visible ${id} is not held`)
@@ -65,6 +70,7 @@ export const decodeWindow = (e: EncodedWindow): Window.State => {
       e.pivot === null
         ? undefined
         : { markerId: e.pivot.markerId as MessageId, summaryId: e.pivot.summaryId as MessageId },
+    pins: e.pins,
   }
 }
 

@@ -20,6 +20,7 @@ import type { CompactionPlan, Event } from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import * as Seq from "./internal/Seq.ts"
 import { isFinishedSummary, isMarker, type Message } from "./Message.ts"
+import * as Pins from "./Pins.ts"
 import type { Projection } from "./Projection.ts"
 import type * as Render from "./Render.ts"
 import * as ValidWindow from "./ValidWindow.ts"
@@ -38,6 +39,8 @@ export interface State {
   /** Plans of started compactions, by marker: a finished summary applies its plan's tail. */
   readonly plans: HashMap.HashMap<MessageId, CompactionPlan>
   readonly pivot: Pivot | undefined
+  /** The pins in force, oldest first: their messages come back at every pivot (`Pins`). */
+  readonly pins: ReadonlyArray<Pins.Pin>
 }
 
 /** The window of an empty session. */
@@ -46,6 +49,7 @@ export const initial: State = {
   visible: Seq.empty(),
   plans: HashMap.empty(),
   pivot: undefined,
+  pins: [],
 }
 
 /** Whether a settled summary forms a pivot: it is finished and error-free (spec §2.11) and answers a marker. */
@@ -54,7 +58,8 @@ export const formsPivot = (summary: Message, marker: Message | undefined): boole
 
 /**
  * The window right after a finished summary: the marker and the summary, then the plan's tail ids recorded before the
- * marker that are still visible, then the visible messages recorded after the marker, all in recorded order.
+ * marker that are still visible and the pinned messages recorded before the marker (`Pins`; never the turn the
+ * compaction replays), then the visible messages recorded after the marker, all in recorded order.
  * Undefined when the summary forms no pivot (not a finished, error-free summary, or its marker is not a marker).
  *
  * Scans the recorded order from the newest message back to the marker and then only as far as the oldest kept tail
@@ -72,12 +77,17 @@ const pivoted = (
   visible.delete(markerId)
   visible.delete(summary.id)
   const tail = new Set((plan?.tail ?? []).filter((id) => visible.has(id)))
+  for (const id of Pins.messageIds(state.pins))
+    if (id !== markerId && id !== plan?.replayOf && Conversation.has(conversation, id)) tail.add(id)
   const kept: Array<MessageId> = []
   let beforeMarker = false
   for (let i = conversation.order.length - 1; i >= 0; i--) {
     const id = Seq.get(conversation.order, i)!
     if (id === markerId) beforeMarker = true
-    else if (!beforeMarker ? visible.has(id) : tail.delete(id)) kept.push(id)
+    else if (!beforeMarker) {
+      if (visible.has(id)) kept.push(id)
+      tail.delete(id)
+    } else if (tail.delete(id)) kept.push(id)
     if (beforeMarker && tail.size === 0) break
   }
   return Seq.fromIterable([markerId, summary.id, ...kept.reverse()])
@@ -107,11 +117,27 @@ export const evolve = (state: State, event: Event): State => {
       if (visible === undefined)
         return appended({ ...state, plans: HashMap.remove(state.plans, event.markerId) }, conversation)
       return {
+        ...state,
         conversation,
         visible,
         plans: HashMap.remove(state.plans, event.markerId),
         pivot: { markerId: event.markerId, summaryId: event.summary.id },
       }
+    }
+    case "ContextPinned": {
+      const pin: Pins.Pin = {
+        messageId: event.messageId,
+        ...(event.partId === undefined ? {} : { partId: event.partId }),
+        by: event.by,
+        tokens: event.tokens,
+        at: event.at,
+      }
+      const k = Pins.key(pin)
+      return { ...state, pins: [...state.pins.filter((p) => Pins.key(p) !== k), pin] }
+    }
+    case "ContextUnpinned": {
+      const k = Pins.key(event)
+      return { ...state, pins: state.pins.filter((p) => Pins.key(p) !== k) }
     }
     default:
       return appended(state, conversation)

@@ -42,6 +42,7 @@ describe("StateSnapshot", () => {
       visible: [],
       plans: [],
       pivot: null,
+      pins: [],
       compactions: [],
       retired: null,
     })

@@ -4,8 +4,9 @@
  * - `event`: on each finished message, prune and compaction the session is synced into the store (`Recorder`);
  * - `experimental.chat.system.transform`: syncs what the coming model call answers, then adds the usage HUD (the
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
- * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search) and
- *   `context_compact` (asks OpenCode for a compaction through its SDK);
+ * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search),
+ *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
+ *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
  * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
  *   OpenCode's summariser prompt, and appended to the summary it writes (OpenCode anchors the previous summary);
  * - `chat.message` and `tool.execute.after` (option `redactOnRecord`): secrets redacted from what OpenCode records,
@@ -16,8 +17,16 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Prompt, Redaction, Tokens, Window } from "@pivot/core"
-import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
+import { Facts, Ids, Message, Pins, Prompt, Redaction, Tokens, Window } from "@pivot/core"
+import {
+  Config,
+  ContextManager,
+  type ContextManagerShape,
+  Hud,
+  LiveLedger,
+  Pins as PinOps,
+  Sessions,
+} from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -401,6 +410,10 @@ export const make = async (
             pivots: usage.pivots,
             prunedParts: state.runtime.pruned.parts,
             prunedTokens: state.runtime.pruned.tokens,
+            pinned: {
+              messages: Pins.messageIds(state.session.window.pins).length,
+              tokens: Pins.pinnedTokens(state.session.window.pins),
+            },
             ...(cost === undefined ? {} : { cost }),
           },
           { recall: true },
@@ -438,6 +451,11 @@ export const make = async (
 
   const redacted = (text: string) => Redaction.redact(text).text
 
+  const pinArgs = z.object({
+    quote: z.string().optional().describe("An exact passage of the message to pin (or unpin)."),
+    id: z.string().optional().describe("A message id (msg_…) to pin (or unpin), e.g. from a context_recall result."),
+    unpin: z.boolean().optional().describe("Remove the pin instead of adding one."),
+  })
   const recall = z.object({
     query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
     id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
@@ -555,6 +573,16 @@ export const make = async (
           const overhead = requestOverhead(output.system, toolTokens.values())
           const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
           if (hud !== undefined) output.system.push(hud)
+          // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt.
+          const pinned = await queued(sessionId, () =>
+            run(
+              Effect.map(
+                Effect.flatMap(Sessions.Sessions, (s) => s.load(sessionId)),
+                PinOps.pinnedBlock,
+              ),
+            ),
+          )
+          if (pinned !== undefined) output.system.push(pinned)
         },
         undefined,
       ),
@@ -569,14 +597,30 @@ export const make = async (
           const { facts, previousSummary } = await queued(input.sessionID, () => factsOf(input.sessionID))
           pendingFacts.set(input.sessionID, facts)
           const block = redacted(Facts.factsBlock(facts))
+          // The summariser is told what stays verbatim (the pinned messages come back in the system prompt).
+          const pinLine = await queued(input.sessionID, () =>
+            run(
+              Effect.map(
+                Effect.flatMap(Sessions.Sessions, (s) => s.load(input.sessionID)),
+                (state) =>
+                  Pins.promptLine(
+                    Pins.messageIds(state.session.window.pins).flatMap((id) => {
+                      const m = state.session.window.conversation.messages.get(id)
+                      return m === undefined ? [] : [m]
+                    }),
+                  ),
+              ),
+            ),
+          )
+          const context = pinLine === undefined ? [block] : [block, redacted(pinLine)]
           // Drive mode: pivot's summariser prompt replaces OpenCode's template (OpenCode appends the history, which
           // the messages transform made pivot's window), anchored on pivot's previous summary.
           if (driveOn)
             output.prompt = Prompt.buildPrompt({
               previousSummary: previousSummary === undefined ? undefined : redacted(previousSummary),
-              context: [block],
+              context,
             })
-          else output.context.push(block)
+          else output.context.push(...context)
         },
         undefined,
       ),
@@ -606,6 +650,30 @@ export const make = async (
               return recalled.text
             },
             "context_recall is unavailable right now (pivot could not read its store); go on without it.",
+          ),
+      },
+      context_pin: {
+        description: PinOps.TOOL_DESCRIPTION,
+        args: pinArgs.shape,
+        execute: (args: z.infer<typeof pinArgs>, context) =>
+          guard(
+            "context_pin",
+            context.sessionID,
+            async () => {
+              await sync(context.sessionID, "step")
+              const sessionId = context.sessionID
+              const via = <A, E>(use: (manager: ContextManagerShape) => Effect.Effect<A, E>) =>
+                queued(sessionId, () => run(Effect.flatMap(ContextManager, use)))
+              return PinOps.answer(
+                {
+                  pin: (target, by) => via((m) => m.pin(sessionId, target, by)),
+                  unpin: (target, by) => via((m) => m.unpin(sessionId, target, by)),
+                  pins: () => via((m) => m.pins(sessionId)),
+                },
+                args,
+              )
+            },
+            "context_pin is unavailable right now (pivot could not read its store); go on without it.",
           ),
       },
       context_compact: {

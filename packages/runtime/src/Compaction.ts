@@ -25,6 +25,7 @@ import {
   Message,
   Model,
   type ModelMessage,
+  Pins,
   Prompt,
   Redaction,
   Render,
@@ -410,8 +411,16 @@ export const make = (deps: {
       }
       // A model's focus note (`context_compact`) leads the context lines; redacted like the rest.
       const focus = state.runtime.inFlight?.markerId === markerId ? state.runtime.inFlight.focus : undefined
+      // The pinned messages stay verbatim after the summary: the summariser is told which (`Pins.promptLine`).
+      const pinLine = Pins.promptLine(
+        Pins.messageIds(state.session.window.pins).flatMap((id) => {
+          const m = Session.message(state.session, id)
+          return m === undefined ? [] : [m]
+        }),
+      )
       const context = [
         ...(focus === undefined || focus === "" ? [] : [`${FOCUS_PREFIX}${focus}`]),
+        ...(pinLine === undefined ? [] : [pinLine]),
         ...contributed.context,
       ].map(clean)
       const replacement = contributed.prompt === undefined ? undefined : clean(contributed.prompt)

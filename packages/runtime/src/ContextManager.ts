@@ -31,6 +31,7 @@ import {
   type Model,
   type ModelMessage,
   Overflow,
+  Pins,
   Pricing,
   Prompt,
   ProviderError,
@@ -56,6 +57,7 @@ import { checkLimits, type ImpossibleLimits, type ModelSpec, PriceTable, priceOf
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
+import * as PinOps from "./Pins.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
@@ -498,6 +500,8 @@ export type ContextManagerError =
   | InvalidSessionId
   | InvalidUsage
   | SummaryInput.CompactionParentNotUser
+  | PinOps.InvalidPinTarget
+  | PinOps.PinTargetNotFound
 
 /** The service's operations. */
 export interface ContextManagerShape {
@@ -550,6 +554,23 @@ export interface ContextManagerShape {
     sessionId: string,
     options: { readonly into: string; readonly at?: number | undefined },
   ) => Effect.Effect<Forked, ContextManagerError>
+  /**
+   * Pins a message, or one part of it, so that it stays verbatim in every window after every pivot (`Pins`); older
+   * pins give way when the budget is full. `by` defaults to `"user"`; the model's `context_pin` passes `"model"`.
+   */
+  readonly pin: (
+    sessionId: string,
+    target: PinOps.Target,
+    by?: PinOps.Actor,
+  ) => Effect.Effect<PinOps.Pinned, ContextManagerError>
+  /** Removes the pins of a message (or of one part); unpinning what is not pinned records nothing. */
+  readonly unpin: (
+    sessionId: string,
+    target: PinOps.Target,
+    by?: PinOps.Actor,
+  ) => Effect.Effect<PinOps.Unpinned, ContextManagerError>
+  /** The pins in force, oldest first, with the tokens they take and the budget. */
+  readonly pins: (sessionId: string) => Effect.Effect<PinOps.PinList, ContextManagerError>
 }
 
 /** The context manager. */
@@ -848,7 +869,10 @@ export const make = (
         parts,
       }
       const executed = yield* sessions.execute(sessionId, (state) =>
-        withStart(sessionId, state, at, [{ _tag: "AddUserMessage", message }]),
+        withStart(sessionId, state, at, [
+          { _tag: "AddUserMessage", message },
+          ...PinOps.defaultPin(state, message, settings.config, settings.model.limits, at),
+        ]),
       )
       return summarise(executed.events, id)
     })
@@ -997,6 +1021,10 @@ export const make = (
           pivots: usage.pivots,
           prunedParts: state.runtime.pruned.parts,
           prunedTokens: state.runtime.pruned.tokens,
+          pinned: {
+            messages: Pins.messageIds(state.session.window.pins).length,
+            tokens: Pins.pinnedTokens(state.session.window.pins),
+          },
           ...(cost === undefined ? {} : { cost }),
         },
         hud,
@@ -1470,7 +1498,32 @@ export const make = (
       return yield* recallIn(sessionId, request)
     })
 
+    const pinOps = PinOps.make(sessions)
+    const pin = Traced.fn("ContextManager.pin")(function* (
+      sessionId: string,
+      target: PinOps.Target,
+      by: PinOps.Actor = "user",
+    ) {
+      const settings = yield* settingsFor(sessionId)
+      return yield* pinOps.pin(sessionId, target, by, settings.config, settings.model.limits)
+    })
+    const unpin = Traced.fn("ContextManager.unpin")(function* (
+      sessionId: string,
+      target: PinOps.Target,
+      by: PinOps.Actor = "user",
+    ) {
+      yield* settingsFor(sessionId)
+      return yield* pinOps.unpin(sessionId, target, by)
+    })
+    const pins = Traced.fn("ContextManager.pins")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      return PinOps.listOf(yield* sessions.load(sessionId), settings.config, settings.model.limits)
+    })
+
     return {
+      pin,
+      unpin,
+      pins,
       recall,
       start,
       recordUserMessage,

@@ -71,6 +71,8 @@ export interface Input {
   readonly prunedTokens: number
   /** The cost line's numbers; no line without them. */
   readonly cost?: Cost | undefined
+  /** Pinned messages and the tokens they take (`Pins`); no line when none is pinned. */
+  readonly pinned?: { readonly messages: number; readonly tokens: number } | undefined
 }
 
 /** The cost line's numbers from a settled ledger: its totals and its newest compaction. */
@@ -98,7 +100,7 @@ const costLine = (cost: Cost): string => {
 }
 
 /**
- * The HUD text: at most five short lines (well under 150 tokens for any numbers). The cost line comes last: it changes
+ * The HUD text: at most six short lines (well under 150 tokens for any numbers). The cost line comes last: it changes
  * on every call, so the lines before it stay a stable prefix as long as they can.
  */
 export const render = (input: Input, options: Options = {}): string => {
@@ -115,6 +117,10 @@ export const render = (input: Input, options: Options = {}): string => {
     `context: ${grouped(input.tokens)} / ${grouped(input.usable)} tokens (${percent}%), level ${lvl}`,
     `pivots so far: ${grouped(input.pivots)}; ${pruned}`,
   ]
+  if (input.pinned !== undefined && input.pinned.messages > 0)
+    lines.push(
+      `pinned: ${grouped(input.pinned.messages)} message${input.pinned.messages === 1 ? "" : "s"} (${grouped(input.pinned.tokens)} tokens), kept verbatim after every pivot`,
+    )
   if (lvl !== "ok")
     lines.push(
       lvl === "critical"

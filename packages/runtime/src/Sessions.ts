@@ -11,7 +11,7 @@
  * yield* sessions.execute(sessionId, (state) => (state.session.pending ? undefined : createCommand))
  * ```
  */
-import { Commands, Events, Ids, Redaction, Retention, Session, StateSnapshot, Traced } from "@pivot/core"
+import { Commands, Conversation, Events, Ids, Redaction, Retention, Session, StateSnapshot, Traced } from "@pivot/core"
 import {
   type AppendError,
   EventStore,
@@ -73,6 +73,9 @@ export interface Executed {
   readonly events: ReadonlyArray<Event>
   readonly state: State
 }
+
+const pinsDropped = (state: State, event: Event): boolean =>
+  event._tag === "ContextPinned" && !Conversation.has(state.session.window.conversation, event.messageId)
 
 /** Folds one event. */
 export const evolve = (state: State, event: Event): State => ({
@@ -804,6 +807,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         if (events.length === 0) return { events, state }
         // The next live state is the current one advanced (the whole log's state, if decided there, is not kept).
         let next = onWhole ? fold(events, state) : decided.success.state
+        // A pin of a message the live state dropped: the live state takes the whole log's, so the next pivot can
+        // bring the message back (retained again below, holding the pinned message).
+        if (onWhole && whole !== undefined && events.some((e) => pinsDropped(state, e)))
+          next = bounded ? retain(fold(events, whole)) : fold(events, whole)
         const encoded: Array<NewEvent> = []
         for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
         const appended = yield* store.append(stream, state.session.version, encoded).pipe(

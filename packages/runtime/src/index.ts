@@ -12,6 +12,8 @@ export * as Hud from "./Hud.ts"
 export * from "./Judge.ts"
 /** The ledger of live sessions, caught up from the log (the HUD's cost line). */
 export * as LiveLedger from "./LiveLedger.ts"
+/** Pins: messages kept verbatim after every pivot (the user's API and the model's `context_pin`). */
+export * as Pins from "./Pins.ts"
 /** Projection plugins. */
 export * as Plugins from "./Plugins.ts"
 /** A compaction's probes: questions about the summarised span, answered by the judge, graded and recorded. */

@@ -68,6 +68,7 @@ describe("Hud.render", () => {
     pivots: fc.nat(100_000),
     prunedParts: fc.nat(10_000_000),
     prunedTokens: fc.nat(1_000_000_000),
+    pinned: fc.record({ messages: fc.nat(10_000), tokens: fc.nat(10_000_000) }),
   })
 
   it("is at most 150 tokens and starts with the same header line, for any numbers and options", () => {
@@ -87,6 +88,15 @@ describe("Hud.render", () => {
     expect(Hud.render({ ...base, tokens: 699 })).not.toContain("context_compact")
     expect(Hud.render({ ...base, tokens: 700 })).toContain("advice: the context is filling up; call context_compact")
     expect(Hud.render({ ...base, tokens: 900 })).toContain("advice: the context is nearly full; call context_compact")
+  })
+
+  it("shows the pins only when something is pinned: 0 pins no line, 1 and 2 pins a line", () => {
+    const input = { tokens: 10, usable: 1000, pivots: 0, prunedParts: 0, prunedTokens: 0 }
+    expect(Hud.render({ ...input, pinned: { messages: 0, tokens: 0 } })).toBe(Hud.render(input))
+    expect(Hud.render({ ...input, pinned: { messages: 1, tokens: 1_234 } })).toContain(
+      "pinned: 1 message (1,234 tokens), kept verbatim after every pivot",
+    )
+    expect(Hud.render({ ...input, pinned: { messages: 2, tokens: 5 } })).toContain("pinned: 2 messages (5 tokens)")
   })
 
   it("says pruned outputs are recallable only when recall is on", () => {

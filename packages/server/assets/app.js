@@ -1048,6 +1048,9 @@
         ),
         row("duration", r.durationMs === undefined || r.durationMs === null ? "—" : `${num(r.durationMs)} ms`),
         row("tail kept verbatim", `${r.tail.length} messages: ${r.tail.join(", ")}`),
+        r.pinned === undefined || r.pinned.length === 0
+          ? null
+          : row("pinned, kept verbatim", `${r.pinned.length} messages: ${r.pinned.join(", ")}`),
         entry === undefined ? null : row("ledger", ledgerLine(entry)),
         row(
           "replay",

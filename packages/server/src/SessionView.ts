@@ -4,7 +4,7 @@
  * errors, manual compactions), and the stream versions of each event type (the filterable event log). Pure: the
  * server feeds it the events it reads, in order, and only the new ones after that.
  */
-import { CompactionHistory, Conversation, Events, type Projection, Tokens } from "@pivot/core"
+import { CompactionHistory, Conversation, Events, Pins, type Projection, Tokens } from "@pivot/core"
 import { Replay } from "@pivot/store"
 import { sample } from "./Sample.ts"
 
@@ -77,6 +77,8 @@ export interface State {
   readonly added: Map<string, number>
   /** The tail each started compaction plans to keep, by marker. */
   readonly tails: Map<string, ReadonlyArray<string>>
+  /** The pinned messages in force, by pin key (`Pins.track`). */
+  readonly pinned: Map<string, string>
   /** Each finished summary's version and the window fold's origin from then on (`Replay.originOfPivot`). */
   readonly origins: Array<{ readonly version: number; readonly origin: number }>
   /** The sessions it was forked from, oldest first. */
@@ -97,6 +99,7 @@ export const make = (sessionId: string): State => ({
   byType: new Map(),
   added: new Map(),
   tails: new Map(),
+  pinned: new Map(),
   origins: [],
   lineage: [],
 })
@@ -137,6 +140,7 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
   if (versions === undefined) state.byType.set(event._tag, [meta.version])
   else versions.push(meta.version)
   state.history = CompactionHistory.evolve(state.history, event, meta.version)
+  Pins.track(state.pinned as Map<string, never>, event as never)
   const message = Conversation.addedMessage(event)
   if (message !== undefined && !state.added.has(message.id)) state.added.set(message.id, meta.version)
   switch (event._tag) {
@@ -149,7 +153,8 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
         origin: Replay.originOfPivot(
           (id) => state.added.get(id),
           event.markerId,
-          state.tails.get(event.markerId) ?? [],
+          // A pivot also keeps the pinned messages in force.
+          [...(state.tails.get(event.markerId) ?? []), ...state.pinned.values()],
         ),
       })
       break

@@ -210,6 +210,8 @@ export interface PivotReport {
   readonly durationMs: number | undefined
   readonly tail: ReadonlyArray<string>
   readonly head: ReadonlyArray<string>
+  /** Pinned messages the pivot kept verbatim right after the summary (`Pins`), in window order. */
+  readonly pinned: ReadonlyArray<string>
 }
 
 /** The report of pivot `number` (1-based) of a log whose compaction history is `pivots`. */
@@ -248,5 +250,16 @@ export const pivotReport = (
     durationMs: finishedAt === undefined ? undefined : finishedAt - entry.requestedAt,
     tail: entry.plan?.tail ?? [],
     head,
+    pinned: pinnedAfter(log, entry.settledVersion),
   }
+}
+
+/** The pinned messages in the window right after the event at `version` (a pivot: they follow its summary). */
+const pinnedAfter = (log: ReadonlyArray<Logged>, version: number): ReadonlyArray<string> => {
+  const after = Replay.windowOf(log, version)
+  if (after.pins.length === 0) return []
+  const pinned = new Set<string>(after.pins.map((p) => p.messageId))
+  return Window.messages(after)
+    .map((m) => m.id)
+    .filter((id) => pinned.has(id))
 }

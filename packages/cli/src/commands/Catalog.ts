@@ -69,6 +69,18 @@ export const catalog: ReadonlyArray<Listing> = [
     load: () => import("./fork.ts").then((m) => m.fork),
   },
   {
+    name: "pin",
+    synopsis: "--db FILE <session> <message> [--part PART] [--budget TOKENS]",
+    summary: "pin a message so it stays verbatim after every pivot (writes)",
+    load: () => import("./pin.ts").then((m) => m.pin),
+  },
+  {
+    name: "unpin",
+    synopsis: "--db FILE <session> <message> [--part PART]",
+    summary: "remove a message's pins (writes)",
+    load: () => import("./pin.ts").then((m) => m.unpin),
+  },
+  {
     name: "rebuild",
     synopsis: "[--db FILE] [--session ID]",
     summary: "rewrite the read models of a database from its events",

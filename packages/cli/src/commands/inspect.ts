@@ -159,6 +159,18 @@ export interface Inspection {
     readonly chars: number
     readonly truncated: boolean
   }>
+  /** Pins and unpins (`ContextPinned` / `ContextUnpinned`), in log order: who pinned what, and why a pin went. */
+  readonly pins: ReadonlyArray<{
+    readonly version: number
+    readonly action: "pinned" | "unpinned"
+    readonly messageId: string
+    readonly partId?: string | undefined
+    /** Who pinned (`user`, `model`, `default`), or why it was unpinned (`user`, `model`, `budget`). */
+    readonly why: string
+    readonly tokens?: number | undefined
+    /** For a budget unpin: the pin that needed the room. */
+    readonly for?: string | undefined
+  }>
 }
 
 const pivotView = (
@@ -222,7 +234,18 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
     const priceOf: Ledger.PriceOf = (ref) => Config.priceOf(ref, prices)
     const usage: Array<{ version: number; messageId: string; tokens: number }> = []
     const recalls: Array<Inspection["recalls"][number]> = []
+    const pins: Array<Inspection["pins"][number]> = []
     for (const { event, meta } of log) {
+      if (event._tag === "ContextPinned" || event._tag === "ContextUnpinned")
+        pins.push({
+          version: meta.version,
+          action: event._tag === "ContextPinned" ? "pinned" : "unpinned",
+          messageId: event.messageId,
+          ...(event.partId === undefined ? {} : { partId: event.partId }),
+          why: event._tag === "ContextPinned" ? event.by : event.reason,
+          ...(event._tag === "ContextPinned" ? { tokens: event.tokens } : {}),
+          ...(event._tag === "ContextUnpinned" && event.for !== undefined ? { for: event.for } : {}),
+        })
       if (event._tag === "ContextRecalled")
         recalls.push({
           version: meta.version,
@@ -313,6 +336,7 @@ export const inspection = (opened: Opened, prices: Readonly<Record<string, Prici
       }),
       ledger: { totals: Ledger.totals(ledger), entries: Ledger.entries(ledger), calls: Ledger.calls(ledger) },
       recalls,
+      pins,
     }
     return result
   })
@@ -523,6 +547,27 @@ export const formatText = (report: Inspection, width: number, full: Inspection =
       ]),
     )
   }
+  if (full.pins.length > 0) {
+    const inForce = new Map<string, string>()
+    for (const p of full.pins)
+      if (p.action === "pinned") inForce.set(p.partId ?? p.messageId, p.messageId)
+      else inForce.delete(p.partId ?? p.messageId)
+    lines.push(
+      "",
+      `pins (${plural(inForce.size, "pin")} in force, ${plural(new Set(inForce.values()).size, "message")}: kept verbatim after every pivot)`,
+    )
+    lines.push(
+      ...columns([
+        ["version", "event", "pin", "by / why"],
+        ...report.pins.map((p) => [
+          String(p.version),
+          p.action,
+          p.partId === undefined ? p.messageId : `${p.partId} of ${p.messageId}`,
+          `${p.why}${p.tokens === undefined ? "" : `, ~${num(p.tokens)} tokens`}${p.for === undefined ? "" : `, for ${p.for}`}`,
+        ]),
+      ]),
+    )
+  }
   return lines
 }
 
@@ -539,6 +584,7 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
     calls: select(report.ledger.calls, (c) => c.version, limits),
   },
   recalls: select(report.recalls, (r) => r.version, limits),
+  pins: select(report.pins, (r) => r.version, limits),
 })
 
 const { synopsis, summary } = listing("inspect")
@@ -581,6 +627,7 @@ export const inspect: Entry = {
                 omitted(shown.usage.length, full.usage.length, "usage rows"),
                 omitted(prunes(shown), prunes(full), "prunes in the ledger"),
                 omitted(shown.recalls.length, full.recalls.length, "recalls"),
+                omitted(shown.pins.length, full.pins.length, "pin events"),
               ].filter((note) => note !== undefined)
               if (notes.length > 0) io.out("")
               for (const note of notes) io.out(note)

@@ -11,6 +11,7 @@ import {
   Message,
   type Model,
   Overflow,
+  Pins,
   Prune,
   Session,
   Tail,
@@ -174,6 +175,11 @@ export const make = (settings: Settings): Narrator => {
       config.prune === true
         ? `  prune on: protect ${count(protect)}, minimum ${count(minimum)}${scaled ? style.dim(` (OpenCode's: ${count(Prune.PRUNE_PROTECT)}, ${count(Prune.PRUNE_MINIMUM)})`) : ""}`
         : "  prune off",
+      ...(Pins.pinsFirstMessage(config)
+        ? [
+            `  pinned: the first message (the task), verbatim after every pivot (budget ${count(Pins.budget(config, limits))} tokens)`,
+          ]
+        : []),
       truncate(`  summaries: ${settings.summarizer}`, width),
     ]
   }

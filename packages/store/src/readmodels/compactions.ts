@@ -2,7 +2,7 @@
  * The compaction history read model: one row per compaction (`pivot_rm_compactions`: its marker, status, requested
  * and settled stream versions, the entry as JSON). An event adds an entry or changes one in place.
  */
-import { CompactionHistory } from "@pivot/core"
+import { CompactionHistory, type Ids, Pins } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
 import { CHUNK, clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
@@ -88,8 +88,15 @@ export const origin = (sql: Sql, sessionId: string, version: number) =>
     }>`SELECT entry FROM pivot_rm_compactions WHERE session_id = ${sessionId} AND status IN ('finished', 'continued') AND settled_version IS NOT NULL AND settled_version <= ${version} ORDER BY settled_version DESC LIMIT 1`
     const entry = pivot[0] === undefined ? undefined : (JSON.parse(pivot[0].entry) as CompactionHistory.Entry)
     if (entry === undefined) return 1
+    // A pivot also keeps the pinned messages in force then (`Pins`): from the pin events up to it (ids only, never
+    // encrypted; a session pins a few messages).
+    const pinEvents = yield* sql<{
+      readonly data: string
+    }>`SELECT data FROM pivot_events WHERE stream = ${`session-${sessionId}`} AND type IN ('ContextPinned', 'ContextUnpinned') AND stream_version <= ${entry.settledVersion ?? version} ORDER BY stream_version`
+    const pinned = new Map<string, Ids.MessageId>()
+    for (const row of pinEvents) Pins.track(pinned, JSON.parse(row.data))
     // Where each kept message was added: the event of its first audit row.
-    const ids = [...new Set([entry.markerId, ...(entry.plan?.tail ?? [])])]
+    const ids = [...new Set([entry.markerId, ...(entry.plan?.tail ?? []), ...pinned.values()])]
     let origin = Number.POSITIVE_INFINITY
     let found = 0
     for (let i = 0; i < ids.length; i += CHUNK) {

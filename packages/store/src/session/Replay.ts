@@ -8,7 +8,7 @@
  * skip everything older (`originOf`). With the SQL read models in context, `windowAt` finds that origin from the
  * compaction and audit tables and reads only the events after it. Either way the result equals folding from zero.
  */
-import { CompactionHistory, Conversation, type Events, Message, Session, Window } from "@pivot/core"
+import { CompactionHistory, Conversation, type Events, Message, Pins, Session, Window } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStore } from "../EventStore.ts"
@@ -56,23 +56,29 @@ export const originOf = (log: Iterable<SessionLog.Logged>, version: number): num
   const added = new Map<string, number>()
   const plans = new Map<string, Events.CompactionPlan>()
   const markers = new Map<string, Message.Message>()
+  const pinned = new Map<string, string>()
   let origin = 1
   for (const { event, meta } of log) {
     if (meta.version > version) break
+    Pins.track(pinned as Map<string, never>, event as never)
     const message = Conversation.addedMessage(event)
     if (message !== undefined && !added.has(message.id)) added.set(message.id, meta.version)
     if (message !== undefined && Message.isMarker(message)) markers.set(message.id, message)
     if (event._tag === "CompactionStarted") plans.set(event.markerId, event.plan)
     // Only a summary that forms a pivot starts a new window (an errored one is an ordinary message).
     else if (event._tag === "SummaryFinished" && Window.formsPivot(event.summary, markers.get(event.markerId)))
-      origin = originOfPivot((id) => added.get(id), event.markerId, plans.get(event.markerId)?.tail ?? [])
+      // The pivot also keeps the pinned messages in force (`Pins`).
+      origin = originOfPivot((id) => added.get(id), event.markerId, [
+        ...(plans.get(event.markerId)?.tail ?? []),
+        ...pinned.values(),
+      ])
   }
   return origin
 }
 
 /**
- * The origin a finished summary sets: the stream version where the oldest message it keeps (its marker and its
- * plan's tail) was added, given where each message was added (1 for one not found). `originOf` applies it to a log;
+ * The origin a finished summary sets: the stream version where the oldest message it keeps (its marker, its plan's
+ * tail and the pinned messages in force) was added, given where each message was added (1 for one not found). `originOf` applies it to a log;
  * readers that track added versions as they fold (the web viewer) call it directly.
  */
 export const originOfPivot = (

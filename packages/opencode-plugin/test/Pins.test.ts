@@ -1,0 +1,85 @@
+// `context_pin` in the OpenCode plugin: the model pins a message by quoting it; after a pivot OpenCode's own
+// compaction has dropped it, so it comes back verbatim in the system prompt; OpenCode's summariser is told.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Pins } from "@pivot/runtime"
+import { afterEach, describe, expect, it } from "vitest"
+import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
+import * as Plugin from "../src/Plugin.ts"
+import { storedEvents } from "./support/Compare.ts"
+
+const fixtures = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures")
+const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 200_000, output: 4_000 } }
+
+interface Session {
+  info: { id: string }
+  messages: Array<MessageWithParts>
+}
+const client = (data: Session): Client => ({
+  session: {
+    get: async () => ({ data: data.info }),
+    messages: async () => ({ data: data.messages }),
+    summarize: async () => ({ data: true }),
+  },
+  app: { log: async () => {} },
+})
+
+const folders: Array<string> = []
+const opened: Array<Hooks> = []
+afterEach(async () => {
+  for (const hooks of opened.splice(0)) await hooks.dispose()
+  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
+})
+
+const setup = async (fixture: string) => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-pins-"))
+  folders.push(directory)
+  const data = JSON.parse(Fs.readFileSync(Path.join(fixtures, fixture), "utf8")) as Session
+  const hooks = await Plugin.make({ client: client(data), directory }, {}, {})
+  opened.push(hooks)
+  return { hooks, data, db: Path.join(directory, ".pivot/opencode.db") }
+}
+
+/** The first user text of a fixture (what the model quotes). */
+const firstUserText = (data: Session): string => {
+  const user = data.messages.find((m) => (m.info as { role: string }).role === "user")!
+  return (user.parts.find((p) => p.type === "text") as unknown as { text: string }).text
+}
+
+describe("context_pin in the OpenCode plugin", () => {
+  it("pins by quote (an event by the model), lists the pins, and answers a miss as text", async () => {
+    const { hooks, data, db } = await setup("pruned.json")
+    const context = { sessionID: data.info.id, messageID: "msg_99" }
+    const text = firstUserText(data)
+    const answer = await hooks.tool.context_pin!.execute({ quote: text.slice(0, 12) }, context)
+    expect(answer).toMatch(/^Pinned: it stays verbatim in your context after every compaction/)
+    const listed = await hooks.tool.context_pin!.execute({}, context)
+    expect(listed).toContain("pinned by model")
+    expect(await hooks.tool.context_pin!.execute({ quote: "words nobody wrote" }, context)).toBe(
+      'Not pinned: no message of this session contains "words nobody wrote"',
+    )
+    const pinned = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "ContextPinned")
+    expect(pinned.map((e) => (e as { by: string }).by)).toEqual(["model"])
+    // No pivot yet: the message is still in OpenCode's window, so the system prompt does not repeat it.
+    const output = { system: ["You are opencode."] }
+    await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+    expect(output.system.some((s) => s.startsWith(Pins.BLOCK_HEADER))).toBe(false)
+  })
+
+  it("after a pivot, the pinned message comes back verbatim in the system prompt, and the summariser is told", async () => {
+    const { hooks, data } = await setup("compaction-tail.json")
+    const context = { sessionID: data.info.id, messageID: "msg_99" }
+    const text = firstUserText(data)
+    expect(await hooks.tool.context_pin!.execute({ quote: text }, context)).toMatch(/^Pinned/)
+    const output = { system: ["You are opencode."] }
+    await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+    const block = output.system.find((s) => s.startsWith(Pins.BLOCK_HEADER))
+    expect(block).toBeDefined()
+    expect(block).toContain(`\n${text}`)
+    const compacting: { context: Array<string>; prompt?: string } = { context: [] }
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, compacting)
+    expect(compacting.context.some((line) => line.startsWith("Pinned messages: these stay verbatim"))).toBe(true)
+  })
+})
