@@ -13,8 +13,8 @@ describe("ProviderCache (Anthropic)", () => {
 
   it("given a request that changes one character inside the cached prompt, then nothing is read", () => {
     const cache = new ProviderCache("anthropic")
-    cache.bill(`${text(500)}x${text(500)}`, 0)
-    expect(cache.bill(`${text(500)}y${text(500)}`, 1_000).cacheRead).toBe(0)
+    expect(cache.bill(`${text(600)}x${text(600)}`, 0).cacheWrite).toBe(1_200)
+    expect(cache.bill(`${text(600)}y${text(600)}`, 1_000).cacheRead).toBe(0)
   })
 
   it("given a gap longer than the TTL, then the cache is cold; a read refreshes the TTL", () => {

@@ -1,9 +1,12 @@
 // A simulated provider prompt cache for bench:cost: every request is a serialised prompt with a time; the cache bills
 // it as uncached input, cache reads and cache writes, the way the two big providers describe their caches.
 //
-// - Anthropic (explicit breakpoint on the last message, as agents set it): a request reads the longest earlier
-//   request still cached that is an exact prefix of it; the rest is written to the cache (1.25× input, 5-minute TTL);
-//   a read refreshes the entry's TTL.
+// - Anthropic (explicit breakpoints; by default one on the last message, as agents set it): each breakpoint of a
+//   request caches the prompt up to it, if that prefix is at least `ANTHROPIC_MIN` tokens; a request reads the longest
+//   cached prefix of an earlier request (up to one of its breakpoints) that is an exact prefix of it, up to its own
+//   last breakpoint; from there to its last cacheable breakpoint is written (1.25× input, 5-minute TTL); what follows
+//   is uncached input. A read refreshes the entry's TTL. (Anthropic looks back at most 20 content blocks from each
+//   breakpoint for a hit: not modelled, every earlier breakpoint is found.)
 // - OpenAI (automatic): a request reads the longest common prefix with any cached request, counted in 128-token
 //   steps and only from 1,024 tokens on; nothing is billed for writing (a write costs what input costs); 5-minute TTL.
 //
@@ -27,6 +30,8 @@ export const RATES: Readonly<Record<Provider, { readonly read: number; readonly 
 
 /** The cache's time to live, in milliseconds. */
 export const TTL = 5 * 60_000
+/** Anthropic caches no prefix shorter than this many tokens (Claude Sonnet and Opus up to 4.1; Haiku 3.5: 2,048). */
+export const ANTHROPIC_MIN = 1_024
 /** OpenAI caches from this many prompt tokens on, in steps of `OPENAI_STEP`. */
 export const OPENAI_MIN = 1_024
 export const OPENAI_STEP = 128
@@ -48,20 +53,39 @@ export class ProviderCache {
     this.ttl = ttl
   }
 
-  bill(text: string, at: number): Billed {
+  /**
+   * Bills the request `text` sent at `at` (ms). `breakpoints`: the character offsets in `text` where the request puts
+   * Anthropic cache breakpoints, ascending (default: one at the end); OpenAI's automatic cache ignores them.
+   */
+  bill(text: string, at: number, breakpoints: ReadonlyArray<number> = [text.length]): Billed {
     this.entries = this.entries.filter((e) => e.until >= at)
     const total = Tokens.estimate(text)
     let read = 0
     if (this.provider === "anthropic") {
+      const last = breakpoints.at(-1) ?? 0
       let best: { text: string; until: number } | undefined
       for (const e of this.entries)
-        if (text.startsWith(e.text) && (best === undefined || e.text.length > best.text.length)) best = e
+        if (
+          e.text.length <= last &&
+          text.startsWith(e.text) &&
+          (best === undefined || e.text.length > best.text.length)
+        )
+          best = e
       if (best !== undefined) {
         read = Tokens.estimate(best.text)
         best.until = at + this.ttl
       }
-      this.entries.push({ text, until: at + this.ttl })
-      return { input: 0, cacheRead: read, cacheWrite: total - read }
+      let cached = 0
+      for (const offset of breakpoints) {
+        const prefix = text.slice(0, offset)
+        if (Tokens.estimate(prefix) < ANTHROPIC_MIN) continue
+        cached = Math.max(cached, Tokens.estimate(prefix))
+        const known = this.entries.find((e) => e.text === prefix)
+        if (known === undefined) this.entries.push({ text: prefix, until: at + this.ttl })
+        else known.until = at + this.ttl
+      }
+      const write = Math.max(0, cached - read)
+      return { input: total - read - write, cacheRead: read, cacheWrite: write }
     }
     let longest = 0
     let source: { text: string; until: number } | undefined
