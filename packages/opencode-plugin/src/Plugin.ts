@@ -23,9 +23,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
-import { z } from "zod"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
+import { COMPACT_DESCRIPTION, RECALL_DESCRIPTION, type RecallArgs, recallArgs } from "./Tools.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
 export interface Options {
@@ -126,18 +126,7 @@ export const HELPER_PROMPTS: ReadonlyArray<string> = [
   "You are a context summarization agent.",
 ]
 
-/** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
-export const RECALL_DESCRIPTION =
-  'Get back the exact original of earlier context that was cleared ("[Old tool result content cleared]") or ' +
-  "summarised away. Search old tool outputs and earlier summaries with `query` (words to look for) to get ranked " +
-  "snippets with their ids, then pass an id (prt_… or msg_…) as `id` for the exact original. Long originals are " +
-  "cut; the note says which `offset` reads on."
-
-/** The compaction tool's description. */
-export const COMPACT_DESCRIPTION =
-  "Compact the conversation now: when this step ends, OpenCode summarises the history into a working-memory summary " +
-  "and the turn ends; the next one starts from the summary. Use it at a good stopping point when the context status " +
-  "says the context is filling up."
+export { COMPACT_DESCRIPTION, RECALL_DESCRIPTION } from "./Tools.ts"
 
 /**
  * Builds the hooks. `env` is a parameter for tests; OpenCode calls the default export (see index.ts).
@@ -328,12 +317,6 @@ export const make = async (
 
   const redacted = (text: string) => Redaction.redact(text).text
 
-  const recall = z.object({
-    query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
-    id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
-    offset: z.number().int().min(0).optional().describe("With id: the character to start from (read on)."),
-  })
-
   return {
     event: ({ event }) =>
       guard(
@@ -423,8 +406,8 @@ export const make = async (
     tool: {
       context_recall: {
         description: RECALL_DESCRIPTION,
-        args: recall.shape,
-        execute: (args: z.infer<typeof recall>, context) =>
+        args: recallArgs.shape,
+        execute: (args: RecallArgs, context) =>
           guard(
             "context_recall",
             context.sessionID,
