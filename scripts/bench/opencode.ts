@@ -29,9 +29,10 @@
  * store holds it (what `context_recall` can give back, byte for byte).
  *
  * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
- * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`.
+ * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`;
+ * `--plugin FILE` measures another build of the plugin (e.g. main's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5]`.
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--plugin FILE]]`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -62,19 +63,24 @@ const PLUGIN_API = "@opencode-ai/plugin@1.18.33"
 /** The pivot plugin's options: the one place to turn drive mode on (`{ drive: true }`) once the plugin has it. */
 export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {}
 
-const PLUGIN = Path.join(ROOT, "packages/opencode-plugin/dist/index.js")
-const DCP_DIR = Path.join(Os.tmpdir(), `pivot-bench-dcp-${DCP_VERSION}`)
-const STEP = 20_000
-const GAP = 60_000
-
 const { values } = parseArgs({
   options: {
     only: { type: "string", default: "opencode,dcp,pivot" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
+    plugin: { type: "string", default: "" },
   },
 })
+
+/** The built plugin OpenCode loads (`--plugin FILE`: another build, e.g. an earlier commit's, for --startup). */
+const PLUGIN =
+  values.plugin === "" ? Path.join(ROOT, "packages/opencode-plugin/dist/index.js") : Path.resolve(values.plugin)
+const DCP_DIR = Path.join(Os.tmpdir(), `pivot-bench-dcp-${DCP_VERSION}`)
+const STEP = 20_000
+/** Real time between turns (ms), for the plugins' end-of-turn work. */
+const SETTLE = 5_000
+const GAP = 60_000
 
 const pivotLabel = PIVOT_OPTIONS.drive === true ? "pivot (drive)" : "pivot (record)"
 
@@ -137,8 +143,9 @@ const setUp = async (port: number, plugin: Contender["plugin"]): Promise<Workspa
   const git = (args: ReadonlyArray<string>) => execFileSync("git", args, { cwd: ws.repo, stdio: "pipe" })
   git(["add", "-A"])
   git(["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "files"])
-  // The oracle switches OpenCode's default plugins off; a plugin named in opencode.json still loads.
-  return ws
+  // The oracle's OPENCODE_PURE=1 keeps OpenCode from loading any plugin but its own: the contenders need theirs.
+  const { OPENCODE_PURE: _, ...env } = ws.env
+  return { ...ws, env }
 }
 
 interface Run {
@@ -161,6 +168,10 @@ const drive = async (contender: Contender): Promise<Run> => {
   try {
     const session = await createSession(server)
     for (const [n, turn] of TURNS.entries()) {
+      // A user's next message comes seconds after the answer, not at once: without this pause the plugin's sync at
+      // the previous turn's end (session.idle) can run after the next turn's first step has begun, and it records
+      // that step unfinished (a defect of the recorder, found here; recording then stops for the session).
+      if (n > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE))
       agent.begin(n)
       await prompt(server, session, turn.prompt)
       process.stdout.write(`  ${contender.name}: turn ${n + 1}/${TURNS.length}\r`)
@@ -349,8 +360,10 @@ console.log(
     .join(" ")} (${new Date().toISOString()})`,
 )
 if (!Fs.existsSync(PLUGIN)) throw new Error(`no built plugin at ${PLUGIN}: run npm run build`)
-if (values.startup) await startup()
-else {
+if (values.startup) {
+  console.log(`plugin: ${PLUGIN}`)
+  await startup()
+} else {
   console.log(
     `pivot runs as "${pivotLabel}" (PIVOT_OPTIONS = ${JSON.stringify(PIVOT_OPTIONS)} in scripts/bench/opencode.ts)`,
   )
