@@ -30,9 +30,10 @@
  *
  * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
  * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`;
- * `--plugin FILE` measures another build of the plugin (e.g. main's packages/opencode-plugin/dist/index.js).
+ * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
+ * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--plugin FILE]]`.
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--before FILE]]`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -70,6 +71,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
     plugin: { type: "string", default: "" },
+    before: { type: "string", default: "" },
   },
 })
 
@@ -288,7 +290,12 @@ const treeRss = (pid: number): number => {
   return total
 }
 
-const timed = (ws: Workspace, args: ReadonlyArray<string>): Promise<{ seconds: number; peak: number }> =>
+interface Sample {
+  readonly seconds: number
+  readonly peak: number
+}
+
+const timed = (ws: Workspace, args: ReadonlyArray<string>): Promise<Sample> =>
   new Promise((resolve, reject) => {
     const began = performance.now()
     const child = spawn(binaryPath(), args, { cwd: ws.repo, env: ws.env, stdio: ["ignore", "ignore", "pipe"] })
@@ -321,34 +328,41 @@ const startup = async () => {
     text: "Hello.",
     usage: { prompt_tokens: 1_000, completion_tokens: 5 },
   }))
-  const results: Record<string, Record<"first" | "continue", Array<{ seconds: number; peak: number }>>> = {
-    without: { first: [], continue: [] },
-    with: { first: [], continue: [] },
-  }
+  // Without the plugin, with this build, and with `--before FILE` (another build) when given: interleaved, the order
+  // rotating from run to run, so that the machine's load falls on each alike.
+  const variants: Array<{ name: string; plugin?: string }> = [
+    { name: "without plugin" },
+    { name: "with plugin", plugin: PLUGIN },
+    ...(values.before === "" ? [] : [{ name: "with plugin (before)", plugin: Path.resolve(values.before) }]),
+  ]
+  const results = new Map(variants.map((v) => [v.name, { first: [] as Array<Sample>, continue: [] as Array<Sample> }]))
   try {
     for (let n = 0; n < runs; n++)
-      for (const which of n % 2 === 0 ? (["without", "with"] as const) : (["with", "without"] as const)) {
-        const ws = await setUp(model.port, which === "with" ? [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS] : undefined)
+      for (let i = 0; i < variants.length; i++) {
+        const variant = variants[(i + n) % variants.length]!
+        const plugin =
+          variant.plugin === undefined ? undefined : ([pathToFileURL(variant.plugin).href, PIVOT_OPTIONS] as const)
+        const ws = await setUp(model.port, plugin === undefined ? undefined : [plugin[0], plugin[1]])
         try {
-          results[which]!.first.push(await timed(ws, ["run", "-m", MODEL, "Say hello."]))
-          results[which]!.continue.push(await timed(ws, ["run", "--continue", "-m", MODEL, "Again."]))
+          results.get(variant.name)!.first.push(await timed(ws, ["run", "-m", MODEL, "Say hello."]))
+          results.get(variant.name)!.continue.push(await timed(ws, ["run", "--continue", "-m", MODEL, "Again."]))
         } finally {
           ws.remove()
         }
-        process.stdout.write(`  run ${n + 1}/${runs} ${which} plugin done\r`)
+        process.stdout.write(`  run ${n + 1}/${runs}: ${variant.name} done\r`)
       }
   } finally {
     await model.close()
   }
-  console.log(`\nopencode run, median of ${runs} interleaved (wall s; peak RSS of the process tree, MB):`)
+  console.log(`\nopencode run, median of ${runs} interleaved (wall s; peak RSS of the process tree, MB; each run's s):`)
   for (const phase of ["first", "continue"] as const) {
-    const row = (which: "with" | "without") => {
-      const xs = results[which]![phase]
-      return `${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${(median(xs.map((x) => x.peak)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}]`
+    console.log(phase === "first" ? "first run, new project:" : "--continue:")
+    for (const v of variants) {
+      const xs = results.get(v.name)![phase]
+      console.log(
+        `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${(median(xs.map((x) => x.peak)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}]`,
+      )
     }
-    console.log(`${phase === "first" ? "first run, new project" : "--continue"}:`)
-    console.log(`  without plugin: ${row("without")}`)
-    console.log(`  with plugin:    ${row("with")}`)
   }
 }
 
