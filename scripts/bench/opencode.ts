@@ -30,10 +30,12 @@
  *
  * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
  * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`;
+ * Before those runs, the plugin's entry alone imported by OpenCode's own Bun (the binary with BUN_BE_BUN=1): what
+ * loading the plugin costs OpenCode at start (`--imports-only` stops there).
  * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
  * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--before FILE]]`.
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--before FILE] [--imports-only]]`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -72,6 +74,7 @@ const { values } = parseArgs({
     keep: { type: "boolean", default: false },
     plugin: { type: "string", default: "" },
     before: { type: "string", default: "" },
+    "imports-only": { type: "boolean", default: false },
   },
 })
 
@@ -335,6 +338,34 @@ const startup = async () => {
     { name: "with plugin", plugin: PLUGIN },
     ...(values.before === "" ? [] : [{ name: "with plugin (before)", plugin: Path.resolve(values.before) }]),
   ]
+  // What loading the plugin's entry costs OpenCode when it starts: the binary run as Bun (BUN_BE_BUN=1, OpenCode's own
+  // runtime) importing the entry and nothing else; the time to import it and the process's RSS after, beside Bun alone.
+  const probe = Path.join(Os.tmpdir(), "pivot-bench-import.mjs")
+  Fs.writeFileSync(
+    probe,
+    "const t = performance.now()\nif (process.argv[2]) await import(process.argv[2])\nconsole.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage().rss }))\n",
+  )
+  const imports = new Map(variants.map((v) => [v.name, [] as Array<{ ms: number; rss: number }>]))
+  for (let n = 0; n < runs; n++)
+    for (let i = 0; i < variants.length; i++) {
+      const variant = variants[(i + n) % variants.length]!
+      const out = execFileSync(binaryPath(), [probe, ...(variant.plugin === undefined ? [] : [variant.plugin])], {
+        env: { ...process.env, BUN_BE_BUN: "1" },
+        encoding: "utf8",
+      })
+      imports.get(variant.name)!.push(JSON.parse(out.trim().split("\n").at(-1)!) as { ms: number; rss: number })
+    }
+  console.log(`\nthe plugin's entry imported by OpenCode's Bun, median of ${runs} interleaved (ms; RSS after, MB):`)
+  for (const v of variants) {
+    const xs = imports.get(v.name)!
+    console.log(
+      `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${(median(xs.map((x) => x.rss)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.ms.toFixed(0)).join(" ")}]`,
+    )
+  }
+  if (values["imports-only"]) {
+    await model.close()
+    return
+  }
   const results = new Map(variants.map((v) => [v.name, { first: [] as Array<Sample>, continue: [] as Array<Sample> }]))
   try {
     for (let n = 0; n < runs; n++)
