@@ -1,16 +1,19 @@
 /**
  * Benchmark (issue 29, items 3 and 4): the real OpenCode (npm `opencode-ai`, its linux binary, offline) driven through
- * the same coding session three ways, and every request it sends billed under Anthropic's and OpenAI's cache rules.
+ * the same coding session several ways, and every request it sends billed under Anthropic's and OpenAI's cache rules.
  *
  * Contenders (each its own scratch project, home and `opencode serve` process; the session's turns are posted to its
  * HTTP API, `POST /session/:id/message`, one after the other):
  * - `opencode`: OpenCode alone, its defaults (automatic compaction and prune on);
  * - `opencode + dcp`: `@tarquinen/opencode-dcp` at `DCP_VERSION`, installed by this bench into its own folder
- *   (`$TMPDIR/pivot-bench-dcp-VERSION`, kept between runs) and loaded by `file://` URL, its default config; the scripted model calls DCP's `compress` when
- *   DCP's reminders are in the request (once per turn at most), on the closed turns;
+ *   (`$TMPDIR/pivot-bench-dcp-VERSION`, kept between runs) and loaded by `file://` URL, its default config; the
+ *   scripted model calls DCP's `compress` when DCP's reminders are in the request (once per turn at most), on the
+ *   closed turns;
  * - `pivot`: this repository's built plugin (packages/opencode-plugin/dist) with `PIVOT_OPTIONS` — today record mode
  *   ("pivot (record)"): the plugin changes nothing OpenCode sends but the usage HUD in the system prompt and its two
- *   tools. When the plugin's drive mode lands, `drive: true` in `PIVOT_OPTIONS` makes it "pivot (drive)".
+ *   tools. When the plugin's drive mode lands, `drive: true` in `PIVOT_OPTIONS` makes it "pivot (drive)";
+ * - `pivot-nohud`: the same with the plugin's `hud: false` (the HUD's numbers, in the system prompt, change with every
+ *   call).
  *
  * The session (support/opencodeSession.ts): 8 turns over four ≈ 8k-token files, with re-reads, edits read back, a
  * failing edit, shell commands, a file written and read back, and two 8-minute pauses (simulated time: each request is
@@ -29,13 +32,14 @@
  * store holds it (what `context_recall` can give back, byte for byte).
  *
  * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
- * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`;
+ * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`.
  * Before those runs, the plugin's entry alone imported by OpenCode's own Bun (the binary with BUN_BE_BUN=1): what
  * loading the plugin costs OpenCode at start (`--imports-only` stops there).
  * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
  * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot] [--startup --runs 5 [--before FILE] [--imports-only]]`.
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-nohud]`, or
+ * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only]`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -68,7 +72,7 @@ export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {}
 
 const { values } = parseArgs({
   options: {
-    only: { type: "string", default: "opencode,dcp,pivot" },
+    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
@@ -130,6 +134,12 @@ const contenders = (): ReadonlyArray<Contender> => {
     { key: "opencode", name: "opencode" },
     ...(only.has("dcp") ? [{ key: "dcp", name: "opencode + dcp", plugin: dcpEntry() }] : []),
     { key: "pivot", name: `opencode + ${pivotLabel}`, plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS] },
+    // The same without the usage HUD: the HUD's numbers change with every call, and they are in the system prompt.
+    {
+      key: "pivot-nohud",
+      name: `opencode + ${pivotLabel.slice(0, -1)}, no HUD)`,
+      plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, hud: false }],
+    },
   ]
   return all.filter((c) => only.has(c.key))
 }
