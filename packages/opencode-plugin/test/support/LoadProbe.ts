@@ -1,4 +1,4 @@
-// Run by Lazy.test.ts in a Node process of its own (`node --conditions=@pivot/source LoadProbe.ts DIR`): loads the
+// Run by Lazy.slow.test.ts in a Node process of its own (`node --conditions=@pivot/source LoadProbe.ts DIR`): loads the
 // plugin's entry as OpenCode does, calls its hooks one by one, and prints (JSON lines) which of pivot's modules and
 // effect's were loaded after each step, as Node's module loader saw them.
 import { registerHooks } from "node:module"

@@ -1,6 +1,6 @@
 // The plugin's entry loads lazily: OpenCode loads it at start, before any session, and the hooks' heavy modules
 // (pivot's store and runtime, effect) wait for the first hook call that has work to do. Checked in a Node process of
-// its own, through its module loader (support/LoadProbe.ts).
+// its own, through its module loader (support/LoadProbe.ts). Slow: that process loads effect and pivot from source.
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -38,4 +38,4 @@ it("given the plugin loaded and an event about no session, then neither its hook
     },
     { step: "disposed", plugin: true, store: true, effect: true },
   ])
-})
+}, 180_000)
