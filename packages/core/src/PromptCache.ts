@@ -4,9 +4,12 @@
  * Pure: the state is a value, `bill` answers the next one. Tokens are the project's estimate (characters / 4), so
  * prefixes are exact in characters.
  *
- * - `anthropic` (one explicit breakpoint on the last message, as agents set it): a request reads the longest earlier
- *   request still cached that is an exact prefix of it; the rest is written (1.25× input, 5-minute TTL); a read
- *   refreshes that entry's TTL.
+ * - `anthropic` (explicit breakpoints; by default one on the last message, as agents set it): each breakpoint of a
+ *   request caches the prompt up to it when that prefix is at least `minimum` tokens (`ANTHROPIC_MIN` by default); a
+ *   request reads the longest cached prefix (up to an earlier request's breakpoint) that is an exact prefix of it, up
+ *   to its own last breakpoint; from there to its last cacheable breakpoint is written (1.25× input, 5-minute TTL);
+ *   what follows is uncached input. A read refreshes the entry's TTL. (Anthropic looks back at most 20 content blocks
+ *   from a breakpoint for a hit: not modelled, every earlier breakpoint is found.)
  * - `openai` (automatic): a request reads its longest common prefix with any cached request, counted in steps of 128
  *   tokens and only from 1,024 tokens on; nothing is billed for writing (a write costs what input costs).
  */
@@ -42,6 +45,17 @@ export const empty: State = { entries: [] }
 /** The cache's default time to live: 5 minutes, in ms. */
 export const TTL = 5 * 60_000
 
+/** Anthropic caches no prefix shorter than this many tokens (Claude Sonnet and Opus; Haiku: 2,048). */
+export const ANTHROPIC_MIN = 1_024
+
+/** Where a request puts Anthropic's breakpoints, and the shortest prefix the provider caches. */
+export interface Options {
+  /** Character offsets in the request, ascending; default one at its end. OpenAI's automatic cache ignores them. */
+  readonly breakpoints?: ReadonlyArray<number> | undefined
+  /** Anthropic's minimum cacheable prefix in tokens; default `ANTHROPIC_MIN`. */
+  readonly minimum?: number | undefined
+}
+
 /** OpenAI caches from this many prompt tokens on, in steps of `OPENAI_STEP`. */
 export const OPENAI_MIN = 1_024
 export const OPENAI_STEP = 128
@@ -57,20 +71,39 @@ const shared = (a: string, b: string): number => {
  * Bills `text` sent at `at` (ms) against the cache; answers what it was billed and the cache after it. An entry lives
  * until `at + ttl` inclusive: a request exactly `ttl` after the last one that touched it still reads it.
  */
-export const bill = (state: State, rules: Rules, text: string, at: number, ttl: number = TTL): [Billed, State] => {
+export const bill = (
+  state: State,
+  rules: Rules,
+  text: string,
+  at: number,
+  ttl: number = TTL,
+  options: Options = {},
+): [Billed, State] => {
   const live = state.entries.filter((e) => e.until >= at)
   const total = estimate(text)
   if (rules === "anthropic") {
+    const breakpoints = options.breakpoints ?? [text.length]
+    const minimum = options.minimum ?? ANTHROPIC_MIN
+    const last = breakpoints.at(-1) ?? 0
     let best = -1
     live.forEach((e, i) => {
-      if (text.startsWith(e.text) && (best === -1 || e.text.length > live[best]!.text.length)) best = i
+      if (e.text.length <= last && text.startsWith(e.text) && (best === -1 || e.text.length > live[best]!.text.length))
+        best = i
     })
     const read = best === -1 ? 0 : estimate(live[best]!.text)
     const entries = live.map((e, i) => (i === best ? { text: e.text, until: at + ttl } : e))
-    return [
-      { input: 0, cacheRead: read, cacheWrite: total - read },
-      { entries: [...entries, { text, until: at + ttl }] },
-    ]
+    let cached = 0
+    for (const offset of breakpoints) {
+      const prefix = text.slice(0, offset)
+      const tokens = estimate(prefix)
+      if (tokens < minimum) continue
+      cached = Math.max(cached, tokens)
+      const known = entries.findIndex((e) => e.text === prefix)
+      if (known === -1) entries.push({ text: prefix, until: at + ttl })
+      else entries[known] = { text: prefix, until: at + ttl }
+    }
+    const write = Math.max(0, cached - read)
+    return [{ input: total - read - write, cacheRead: read, cacheWrite: write }, { entries }]
   }
   let longest = 0
   let source = -1

@@ -36,6 +36,15 @@ import { z } from "zod"
 import * as Drive from "./Drive.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
+import {
+  COMPACT_DESCRIPTION,
+  PIN_DESCRIPTION,
+  type PinArgs,
+  pinArgs,
+  RECALL_DESCRIPTION,
+  type RecallArgs,
+  recallArgs,
+} from "./Tools.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
 export interface Options {
@@ -190,18 +199,7 @@ export const HELPER_PROMPTS: ReadonlyArray<string> = [
   "You are a context summarization agent.",
 ]
 
-/** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
-export const RECALL_DESCRIPTION =
-  'Get back the exact original of earlier context that was cleared ("[Old tool result content cleared]") or ' +
-  "summarised away. Search old tool outputs and earlier summaries with `query` (words to look for) to get ranked " +
-  "snippets with their ids, then pass an id (prt_… or msg_…) as `id` for the exact original. Long originals are " +
-  "cut; the note says which `offset` reads on."
-
-/** The compaction tool's description. */
-export const COMPACT_DESCRIPTION =
-  "Compact the conversation now: when this step ends, OpenCode summarises the history into a working-memory summary " +
-  "and the turn ends; the next one starts from the summary. Use it at a good stopping point when the context status " +
-  "says the context is filling up."
+export { COMPACT_DESCRIPTION, RECALL_DESCRIPTION } from "./Tools.ts"
 
 /**
  * Builds the hooks. `env` is a parameter for tests; OpenCode calls the default export (see index.ts).
@@ -451,17 +449,6 @@ export const make = async (
 
   const redacted = (text: string) => Redaction.redact(text).text
 
-  const pinArgs = z.object({
-    quote: z.string().optional().describe("An exact passage of the message to pin (or unpin)."),
-    id: z.string().optional().describe("A message id (msg_…) to pin (or unpin), e.g. from a context_recall result."),
-    unpin: z.boolean().optional().describe("Remove the pin instead of adding one."),
-  })
-  const recall = z.object({
-    query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
-    id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
-    offset: z.number().int().min(0).optional().describe("With id: the character to start from (read on)."),
-  })
-
   return {
     event: ({ event }) =>
       guard(
@@ -628,8 +615,8 @@ export const make = async (
     tool: {
       context_recall: {
         description: RECALL_DESCRIPTION,
-        args: recall.shape,
-        execute: (args: z.infer<typeof recall>, context) =>
+        args: recallArgs.shape,
+        execute: (args: RecallArgs, context) =>
           guard(
             "context_recall",
             context.sessionID,
@@ -653,9 +640,9 @@ export const make = async (
           ),
       },
       context_pin: {
-        description: PinOps.TOOL_DESCRIPTION,
+        description: PIN_DESCRIPTION,
         args: pinArgs.shape,
-        execute: (args: z.infer<typeof pinArgs>, context) =>
+        execute: (args: PinArgs, context) =>
           guard(
             "context_pin",
             context.sessionID,

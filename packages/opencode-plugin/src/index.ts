@@ -5,14 +5,83 @@
  * compaction. See docs/opencode.md.
  *
  * Only the plugin is exported (and types): OpenCode may treat a module's function exports as plugins.
+ *
+ * Loaded lazily: OpenCode loads every plugin before anything else, so this entry imports only the tools' descriptions
+ * and argument shapes (Tools.ts). The hooks (Plugin.ts, with pivot's store, runtime and importer) are imported on the
+ * first call of a hook that has work to do — the first event about a session, the first message, system prompt or
+ * tool call — and every later call goes straight to them. A process that never reaches a session (`opencode export`,
+ * `opencode models`, a TUI left idle) never loads them.
  */
-import type { Hooks, PluginInput } from "./OpenCode.ts"
-import { make, type Options } from "./Plugin.ts"
+import type { Hooks, PluginInput, ToolContext } from "./OpenCode.ts"
+import type { Options } from "./Plugin.ts"
+import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "./Tools.ts"
 
 export type { Hooks, PluginInput } from "./OpenCode.ts"
 export type { Options } from "./Plugin.ts"
 
+type Forwarded = Exclude<keyof Hooks, "tool" | "dispose" | "event">
+
+/** Every hook forwarded as is (a hook added to `Hooks` must be listed here: the type checks it). */
+const FORWARDED: { readonly [K in Forwarded]: true } = {
+  "chat.message": true,
+  "experimental.text.complete": true,
+  "tool.execute.after": true,
+  "experimental.chat.system.transform": true,
+  "experimental.session.compacting": true,
+  // Forwarded like the rest: the first time OpenCode asks for a tool's definition, the hooks load.
+  "tool.definition": true,
+  "experimental.chat.messages.transform": true,
+}
+
+/** Whether an event concerns a session (events before any session, e.g. at OpenCode's start, need no store). */
+const aboutSession = (event: Parameters<Hooks["event"]>[0]["event"]): boolean => {
+  const props = event.properties
+  if (props === undefined) return false
+  const info = props.info as { readonly sessionID?: unknown; readonly id?: unknown } | undefined
+  return typeof props.sessionID === "string" || typeof info?.sessionID === "string" || typeof info?.id === "string"
+}
+
 /** The plugin, as OpenCode calls it: `(input, options) => hooks`. */
-const PivotPlugin = (input: PluginInput, options?: Options): Promise<Hooks> => make(input, options ?? {})
+const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks> => {
+  let loading: Promise<Hooks> | undefined
+  let loaded: Hooks | undefined
+  const hooks = (): Promise<Hooks> =>
+    (loading ??= import("./Plugin.ts")
+      .then((plugin) => plugin.make(input, options ?? {}))
+      .then((made) => {
+        loaded = made
+        return made
+      }))
+  const forward = Object.fromEntries(
+    (Object.keys(FORWARDED) as Array<Forwarded>).map((name) => [
+      name,
+      async (hookInput: never, output: never) => {
+        const real = await hooks()
+        return (real[name] as (i: never, o: never) => Promise<void>)(hookInput, output)
+      },
+    ]),
+  ) as Pick<Hooks, Forwarded>
+  const tool =
+    (name: "context_recall" | "context_compact" | "context_pin") => async (args: unknown, context: ToolContext) => {
+      const real = await hooks()
+      return real.tool[name]!.execute(args, context)
+    }
+  return {
+    ...forward,
+    event: async (hookInput) => {
+      if (loaded === undefined && !aboutSession(hookInput.event)) return
+      return (await hooks()).event(hookInput)
+    },
+    tool: {
+      context_recall: { description: RECALL_DESCRIPTION, args: recallArgs.shape, execute: tool("context_recall") },
+      context_compact: { description: COMPACT_DESCRIPTION, args: {}, execute: tool("context_compact") },
+      context_pin: { description: PIN_DESCRIPTION, args: pinArgs.shape, execute: tool("context_pin") },
+    },
+    // Nothing to release when the hooks were never loaded.
+    dispose: async () => {
+      if (loading !== undefined) await (await loading).dispose()
+    },
+  }
+}
 
 export default PivotPlugin

@@ -8,6 +8,7 @@ import { Pins } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
+import { PIN_DESCRIPTION } from "../src/Tools.ts"
 import { storedEvents } from "./support/Compare.ts"
 
 const fixtures = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures")
@@ -81,5 +82,11 @@ describe("context_pin in the OpenCode plugin", () => {
     const compacting: { context: Array<string>; prompt?: string } = { context: [] }
     await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, compacting)
     expect(compacting.context.some((line) => line.startsWith("Pinned messages: these stay verbatim"))).toBe(true)
+  })
+})
+
+describe("the entry's context_pin description", () => {
+  it("is the runtime's, word for word (the entry repeats it so that it loads no runtime)", () => {
+    expect(PIN_DESCRIPTION).toBe(Pins.TOOL_DESCRIPTION)
   })
 })

@@ -1,6 +1,6 @@
-// The provider prompt cache bench:cost bills with: core's `PromptCache` (the one home of the simulation: Anthropic's
-// exact-prefix reads with a breakpoint on the last message, OpenAI's automatic 128-token steps from 1,024 tokens; a
-// 5-minute TTL), kept here as a small stateful wrapper for the bench's loops.
+// The provider prompt cache the benches bill with: core's `PromptCache` (the one home of the simulation: Anthropic's
+// exact-prefix reads at explicit breakpoints from 1,024 tokens, OpenAI's automatic 128-token steps from 1,024 tokens; a
+// 5-minute TTL), kept here as a small stateful wrapper for the benches' loops.
 import { PromptCache } from "@pivot/core"
 
 export type Provider = PromptCache.Rules
@@ -16,6 +16,8 @@ export const RATES: Readonly<Record<Provider, { readonly read: number; readonly 
 
 /** The cache's time to live, in milliseconds. */
 export const TTL = PromptCache.TTL
+/** Anthropic caches no prefix shorter than this many tokens (core `PromptCache.ANTHROPIC_MIN`). */
+export const ANTHROPIC_MIN = PromptCache.ANTHROPIC_MIN
 /** OpenAI caches from this many prompt tokens on, in steps of `OPENAI_STEP`. */
 export const OPENAI_MIN = PromptCache.OPENAI_MIN
 export const OPENAI_STEP = PromptCache.OPENAI_STEP
@@ -30,8 +32,12 @@ export class ProviderCache {
     this.ttl = ttl
   }
 
-  bill(text: string, at: number): Billed {
-    const [billed, next] = PromptCache.bill(this.state, this.provider, text, at, this.ttl)
+  /**
+   * Bills the request `text` sent at `at` (ms). `breakpoints`: the character offsets in `text` where the request puts
+   * Anthropic cache breakpoints, ascending (default: one at the end); OpenAI's automatic cache ignores them.
+   */
+  bill(text: string, at: number, breakpoints?: ReadonlyArray<number>): Billed {
+    const [billed, next] = PromptCache.bill(this.state, this.provider, text, at, this.ttl, { breakpoints })
     this.state = next
     return billed
   }

@@ -1,0 +1,45 @@
+/**
+ * The plugin's tools as OpenCode registers them when it loads the plugin: their descriptions and argument shapes.
+ * Kept apart from Plugin.ts (the hooks' logic) so that the entry (index.ts) can hand them to OpenCode without
+ * loading pivot's store and runtime, which wait for the first hook that needs them.
+ */
+import { z } from "zod"
+
+/** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
+export const RECALL_DESCRIPTION =
+  'Get back the exact original of earlier context that was cleared ("[Old tool result content cleared]") or ' +
+  "summarised away. Search old tool outputs and earlier summaries with `query` (words to look for) to get ranked " +
+  "snippets with their ids, then pass an id (prt_… or msg_…) as `id` for the exact original. Long originals are " +
+  "cut; the note says which `offset` reads on."
+
+/** The compaction tool's description. */
+export const COMPACT_DESCRIPTION =
+  "Compact the conversation now: when this step ends, OpenCode summarises the history into a working-memory summary " +
+  "and the turn ends; the next one starts from the summary. Use it at a good stopping point when the context status " +
+  "says the context is filling up."
+
+/** The recall tool's arguments. */
+export const recallArgs = z.object({
+  query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
+  id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
+  offset: z.number().int().min(0).optional().describe("With id: the character to start from (read on)."),
+})
+export type RecallArgs = z.infer<typeof recallArgs>
+
+/**
+ * The pin tool's description: the runtime's `Pins.TOOL_DESCRIPTION`, repeated here so the entry need not load the
+ * runtime (a test checks the two are equal).
+ */
+export const PIN_DESCRIPTION =
+  "Pin what must survive every compaction word for word: the task, a constraint, a decision. Pass `quote` (an exact " +
+  "passage of the message to pin; the newest message containing it is pinned) or `id` (a msg_… id from a recall " +
+  "result). A pinned message stays verbatim in your context after every summary. Pins share a budget: the oldest " +
+  "give way when it is full. `unpin: true` removes a pin; no arguments lists the pins."
+
+/** The pin tool's arguments. */
+export const pinArgs = z.object({
+  quote: z.string().optional().describe("An exact passage of the message to pin (or unpin)."),
+  id: z.string().optional().describe("A message id (msg_…) to pin (or unpin), e.g. from a context_recall result."),
+  unpin: z.boolean().optional().describe("Remove the pin instead of adding one."),
+})
+export type PinArgs = z.infer<typeof pinArgs>

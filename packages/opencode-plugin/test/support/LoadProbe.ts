@@ -1,0 +1,43 @@
+// Run by Lazy.slow.test.ts in a Node process of its own (`node --conditions=@pivot/source LoadProbe.ts DIR`): loads the
+// plugin's entry as OpenCode does, calls its hooks one by one, and prints (JSON lines) which of pivot's modules and
+// effect's were loaded after each step, as Node's module loader saw them.
+import { registerHooks } from "node:module"
+import * as Path from "node:path"
+
+const loaded: Array<string> = []
+registerHooks({
+  load(url, context, next) {
+    loaded.push(url)
+    return next(url, context)
+  },
+})
+
+const snapshot = (step: string, extra: Record<string, unknown> = {}) =>
+  console.log(
+    JSON.stringify({
+      step,
+      plugin: loaded.some((u) => u.endsWith("/opencode-plugin/src/Plugin.ts")),
+      store: loaded.some((u) => u.includes("/store/src/")),
+      effect: loaded.some((u) => u.includes("/node_modules/effect/")),
+      ...extra,
+    }),
+  )
+
+const directory = process.argv[2]!
+const { default: plugin } = await import("../../src/index.ts")
+const client = {
+  session: {
+    get: async () => ({ data: { id: "ses_probe" } }),
+    messages: async () => ({ data: [] }),
+    summarize: async () => ({ data: true }),
+  },
+}
+const hooks = await plugin({ client, directory }, { db: Path.join(directory, "probe.db") })
+snapshot("init", { tools: Object.keys(hooks.tool) })
+await hooks.event({ event: { type: "server.connected", properties: {} } })
+snapshot("event without a session")
+const answer = await hooks.tool.context_compact!.execute({}, { sessionID: "ses_probe", messageID: "msg_probe" })
+snapshot("tool call", { answer })
+await hooks.event({ event: { type: "server.heartbeat", properties: {} } })
+await hooks.dispose()
+snapshot("disposed")

@@ -1,0 +1,433 @@
+/**
+ * Benchmark (issue 29, items 3 and 4): the real OpenCode (npm `opencode-ai`, its linux binary, offline) driven through
+ * the same coding session several ways, and every request it sends billed under Anthropic's and OpenAI's cache rules.
+ *
+ * Contenders (each its own scratch project, home and `opencode serve` process; the session's turns are posted to its
+ * HTTP API, `POST /session/:id/message`, one after the other):
+ * - `opencode`: OpenCode alone, its defaults (automatic compaction and prune on);
+ * - `opencode + dcp`: `@tarquinen/opencode-dcp` at `DCP_VERSION`, installed by this bench into its own folder
+ *   (`$TMPDIR/pivot-bench-dcp-VERSION`, kept between runs) and loaded by `file://` URL, its default config; the
+ *   scripted model calls DCP's `compress` when DCP's reminders are in the request (once per turn at most), on the
+ *   closed turns;
+ * - `pivot`: this repository's built plugin (packages/opencode-plugin/dist) with `PIVOT_OPTIONS` — today record mode
+ *   ("pivot (record)"): the plugin changes nothing OpenCode sends but the usage HUD in the system prompt and its two
+ *   tools. When the plugin's drive mode lands, `drive: true` in `PIVOT_OPTIONS` makes it "pivot (drive)";
+ * - `pivot-nohud`: the same with the plugin's `hud: false` (the HUD's numbers, in the system prompt, change with every
+ *   call).
+ *
+ * The session (support/opencodeSession.ts): 8 turns over four ≈ 8k-token files, with re-reads, edits read back, a
+ * failing edit, shell commands, a file written and read back, and two 8-minute pauses (simulated time: each request is
+ * stamped 20 s after the previous one of its turn, turns 1 min apart, nothing sleeps). Every request the scripted
+ * model receives is captured: title, agent and summariser calls alike, all billed.
+ *
+ * The bill (support/opencodeBill.ts over support/providerCache.ts): the request body serialised as the provider sees
+ * it (tool schemas, system prompt, messages; tokens = characters / 4), Anthropic with OpenCode's own breakpoints
+ * (first two system messages, last two messages), 5-minute TTL, 1,024-token minimum, write 1.25×, read 0.1×; OpenAI
+ * automatic prefix caching from 1,024 tokens in 128-token steps, read 0.5× (GPT-4o; GPT-5's 0.1× is printed too).
+ * The model's output is left out (the same script for every contender, but for DCP's `compress` calls, whose
+ * summaries are the model's output: their characters are printed apart).
+ *
+ * Then what each contender's model could still see of the session's artifacts (files read and written, edits,
+ * commands, the failed call's input): the artifact's marker in the last agent request; for pivot, also whether its
+ * store holds it (what `context_recall` can give back, byte for byte).
+ *
+ * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
+ * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`.
+ * Before those runs, the plugin's entry alone imported by OpenCode's own Bun (the binary with BUN_BE_BUN=1): what
+ * loading the plugin costs OpenCode at start (`--imports-only` stops there).
+ * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
+ * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
+ *
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-nohud]`, or
+ * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only]`.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { pathToFileURL } from "node:url"
+import { parseArgs } from "node:util"
+import { type Bill, bill, promptOf, type Timed } from "./support/opencodeBill.ts"
+import { Agent, ARTIFACTS, FILES, TURNS } from "./support/opencodeSession.ts"
+import type { Provider } from "./support/providerCache.ts"
+
+// The harnesses the OpenCode tests use (loaded by path: they belong to those packages' tests): the scripted model on
+// loopback (model-server.ts) and the oracle's offline OpenCode (scratch project and home, `opencode serve`, its HTTP API).
+type Model = typeof import("../../packages/opencode/test/oracle/model-server.ts")
+type Oracle = typeof import("../../packages/opencode/test/oracle/opencode.ts")
+type Workspace = import("../../packages/opencode/test/oracle/opencode.ts").Workspace
+const ROOT = Path.resolve(import.meta.dirname, "../..")
+const { start } = (await import(Path.join(ROOT, "packages/opencode/test/oracle/model-server.ts"))) as Model
+const { binaryPath, createSession, MODEL, prompt, serve, workspace } = (await import(
+  Path.join(ROOT, "packages/opencode/test/oracle/opencode.ts")
+)) as Oracle
+
+/** The DCP release this bench installs (`npm view @tarquinen/opencode-dcp version` on 2026-12-01). */
+export const DCP_VERSION = "3.1.14"
+/** The plugin API DCP imports (a peer dependency), at OpenCode's own version. */
+const PLUGIN_API = "@opencode-ai/plugin@1.18.33"
+/** The pivot plugin's options: the one place to turn drive mode on (`{ drive: true }`) once the plugin has it. */
+export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {}
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud" },
+    startup: { type: "boolean", default: false },
+    runs: { type: "string", default: "5" },
+    keep: { type: "boolean", default: false },
+    plugin: { type: "string", default: "" },
+    before: { type: "string", default: "" },
+    "imports-only": { type: "boolean", default: false },
+  },
+})
+
+/** The built plugin OpenCode loads (`--plugin FILE`: another build, e.g. an earlier commit's, for --startup). */
+const PLUGIN =
+  values.plugin === "" ? Path.join(ROOT, "packages/opencode-plugin/dist/index.js") : Path.resolve(values.plugin)
+const DCP_DIR = Path.join(Os.tmpdir(), `pivot-bench-dcp-${DCP_VERSION}`)
+const STEP = 20_000
+/** Real time between turns (ms), for the plugins' end-of-turn work. */
+const SETTLE = 5_000
+const GAP = 60_000
+
+const pivotLabel = PIVOT_OPTIONS.drive === true ? "pivot (drive)" : "pivot (record)"
+
+/** Installs DCP into scripts/bench/.dcp once; its entry as a file:// URL. */
+const dcpEntry = (): string => {
+  const entry = Path.join(DCP_DIR, "node_modules/@tarquinen/opencode-dcp/dist/index.js")
+  const installed = Path.join(DCP_DIR, "node_modules/@tarquinen/opencode-dcp/package.json")
+  const version = Fs.existsSync(installed)
+    ? (JSON.parse(Fs.readFileSync(installed, "utf8")) as { version: string }).version
+    : undefined
+  if (version !== DCP_VERSION) {
+    Fs.mkdirSync(DCP_DIR, { recursive: true })
+    Fs.writeFileSync(Path.join(DCP_DIR, "package.json"), '{ "private": true }\n')
+    console.log(`installing @tarquinen/opencode-dcp@${DCP_VERSION} into ${Path.relative(ROOT, DCP_DIR)} …`)
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "--prefix",
+        DCP_DIR,
+        "--no-audit",
+        "--no-fund",
+        "--omit=peer",
+        "--ignore-scripts",
+        `@tarquinen/opencode-dcp@${DCP_VERSION}`,
+        PLUGIN_API,
+      ],
+      { stdio: "inherit" },
+    )
+  }
+  return pathToFileURL(entry).href
+}
+
+interface Contender {
+  readonly name: string
+  readonly plugin?: string | [string, Readonly<Record<string, unknown>>]
+}
+
+const contenders = (): ReadonlyArray<Contender> => {
+  const only = new Set(values.only.split(","))
+  const all: Array<Contender & { key: string }> = [
+    { key: "opencode", name: "opencode" },
+    ...(only.has("dcp") ? [{ key: "dcp", name: "opencode + dcp", plugin: dcpEntry() }] : []),
+    { key: "pivot", name: `opencode + ${pivotLabel}`, plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS] },
+    // The same without the usage HUD: the HUD's numbers change with every call, and they are in the system prompt.
+    {
+      key: "pivot-nohud",
+      name: `opencode + ${pivotLabel.slice(0, -1)}, no HUD)`,
+      plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, hud: false }],
+    },
+  ]
+  return all.filter((c) => only.has(c.key))
+}
+
+/** The scratch project: the session's files committed, and the contender's plugin in opencode.json. */
+const setUp = async (port: number, plugin: Contender["plugin"]): Promise<Workspace> => {
+  const ws = await workspace({ baseURL: `http://127.0.0.1:${port}/v1`, context: 160_000, output: 8_000 })
+  for (const [name, text] of Object.entries(FILES)) {
+    Fs.mkdirSync(Path.dirname(Path.join(ws.repo, name)), { recursive: true })
+    Fs.writeFileSync(Path.join(ws.repo, name), text)
+  }
+  const configFile = Path.join(ws.repo, "opencode.json")
+  const config = JSON.parse(Fs.readFileSync(configFile, "utf8")) as Record<string, unknown>
+  if (plugin !== undefined) config.plugin = [plugin]
+  Fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`)
+  const git = (args: ReadonlyArray<string>) => execFileSync("git", args, { cwd: ws.repo, stdio: "pipe" })
+  git(["add", "-A"])
+  git(["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "files"])
+  // The oracle's OPENCODE_PURE=1 keeps OpenCode from loading any plugin but its own: the contenders need theirs.
+  const { OPENCODE_PURE: _, ...env } = ws.env
+  return { ...ws, env }
+}
+
+interface Run {
+  readonly contender: string
+  readonly requests: ReadonlyArray<Timed & { readonly kind: string }>
+  readonly lastAgent: string
+  readonly store?: string
+  readonly compressChars: number
+  readonly seconds: number
+}
+
+/** Drives one contender through the session; every request, stamped with simulated time. */
+const drive = async (contender: Contender): Promise<Run> => {
+  const began = performance.now()
+  const agent = new Agent("")
+  const model = await start((body) => agent.answer(body))
+  const ws = await setUp(model.port, contender.plugin)
+  agent.repo = ws.repo
+  const server = await serve(ws, 300_000)
+  try {
+    const session = await createSession(server)
+    for (const [n, turn] of TURNS.entries()) {
+      // A user's next message comes seconds after the answer, not at once: without this pause the plugin's sync at
+      // the previous turn's end (session.idle) can run after the next turn's first step has begun, and it records
+      // that step unfinished (a defect of the recorder, found here; recording then stops for the session).
+      if (n > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE))
+      agent.begin(n)
+      await prompt(server, session, turn.prompt)
+      process.stdout.write(`  ${contender.name}: turn ${n + 1}/${TURNS.length}\r`)
+    }
+  } finally {
+    await server.close()
+    await model.close()
+  }
+  // Simulated time: each turn begins its pause after the previous turn's last request; its requests 20 s apart.
+  const requests: Array<Timed & { kind: string }> = []
+  let clock = 0
+  let turn = -1
+  for (const { turn: t, request } of agent.log) {
+    if (t !== turn) {
+      clock += t === 0 ? 0 : Math.max(GAP, TURNS[t]!.pauseBefore)
+      turn = t
+    } else clock += STEP
+    requests.push({ body: request.body, at: clock, kind: request.kind })
+  }
+  const agents = requests.filter((r) => r.kind === "agent")
+  const compress = new Set<string>()
+  for (const r of agents)
+    for (const m of r.body.messages)
+      for (const call of (m as { tool_calls?: ReadonlyArray<{ function: { name: string; arguments: string } }> })
+        .tool_calls ?? [])
+        if (call.function.name === "compress") compress.add(call.function.arguments)
+  const db = Path.join(ws.repo, ".pivot/opencode.db")
+  let store: string | undefined
+  if (Fs.existsSync(db)) {
+    const sqlite = new DatabaseSync(db, { readOnly: true })
+    const rows = sqlite.prepare("SELECT data FROM pivot_events").all() as Array<{ data: string }>
+    store = rows.map((r) => r.data).join("\n")
+    sqlite.close()
+  }
+  if (!values.keep) ws.remove()
+  else console.log(`  kept ${ws.root}`)
+  return {
+    contender: contender.name,
+    requests,
+    lastAgent: agents.length === 0 ? "" : promptOf(agents.at(-1)!.body).text,
+    ...(store === undefined ? {} : { store }),
+    compressChars: [...compress].reduce((n, a) => n + a.length, 0),
+    seconds: (performance.now() - began) / 1000,
+  }
+}
+
+const pad = (s: string, n: number) => s.padStart(n)
+const k = (n: number) => `${(n / 1000).toFixed(1)}k`
+const pct = (n: number) => `${(100 * n).toFixed(0)}%`
+
+const report = (runs: ReadonlyArray<Run>) => {
+  const base = new Map<Provider, number>()
+  for (const provider of ["anthropic", "openai"] as const) {
+    console.log(
+      `\n${provider === "anthropic" ? "Anthropic (OpenCode's breakpoints, write 1.25×, read 0.1×)" : "OpenAI (automatic, read 0.5× GPT-4o; GPT-5 read 0.1×)"}`,
+    )
+    console.log(
+      `${"contender".padEnd(26)}${pad("requests", 9)}${pad("billed", 10)}${pad("vs alone", 9)}${provider === "openai" ? pad("GPT-5", 10) : ""}${pad("input", 9)}${pad("read", 9)}${pad("write", 9)}${pad("breaks", 7)}${pad("cold", 6)}${pad("hit", 6)}${pad("chars", 10)}`,
+    )
+    for (const run of runs) {
+      const b: Bill = bill(run.requests, provider)
+      if (!base.has(provider)) base.set(provider, b.billed)
+      const gpt5 = b.input + b.cacheRead * 0.1
+      const vs = b.billed / base.get(provider)! - 1
+      console.log(
+        `${run.contender.padEnd(26)}${pad(String(run.requests.length), 9)}${pad(k(b.billed), 10)}${pad(`${vs >= 0 ? "+" : ""}${pct(vs)}`, 9)}${provider === "openai" ? pad(k(gpt5), 10) : ""}${pad(k(b.input), 9)}${pad(k(b.cacheRead), 9)}${pad(k(b.cacheWrite), 9)}${pad(String(b.breaks), 7)}${pad(String(b.colds), 6)}${pad(pct(b.hitRate), 6)}${pad(k(b.characters), 10)}`,
+      )
+    }
+  }
+  console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
+  console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender, 28)).join("")}`)
+  for (const a of ARTIFACTS) {
+    const cells = runs.map((r) => {
+      const seen = r.lastAgent.includes(a.marker) ? "seen" : "gone"
+      const recall = r.store === undefined ? "" : r.store.includes(a.marker) ? " / recallable" : " / not stored"
+      return pad(`${seen}${recall}`, 28)
+    })
+    console.log(`${`${a.kind} ${a.name}`.padEnd(34)}${cells.join("")}`)
+  }
+  for (const run of runs)
+    console.log(
+      `${run.contender}: ${run.requests.filter((r) => r.kind === "agent").length} agent, ${run.requests.filter((r) => r.kind === "summary").length} summariser, ${run.requests.filter((r) => r.kind === "title").length} title requests; ${run.compressChars > 0 ? `compress arguments ${run.compressChars} chars (model output); ` : ""}driven in ${run.seconds.toFixed(0)} s`,
+    )
+}
+
+// ── --startup: the first request with and without the plugin ───────────────────────────────────────────────────
+
+/** Peak RSS (bytes) of a process and its descendants, sampled from /proc until it exits. */
+const treeRss = (pid: number): number => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of Fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = Fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      const list = children.get(ppid) ?? []
+      list.push(Number(entry))
+      children.set(ppid, list)
+    } catch {
+      // the process ended while listed
+    }
+  }
+  let total = 0
+  const visit = (p: number) => {
+    try {
+      const status = Fs.readFileSync(`/proc/${p}/status`, "utf8")
+      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+    } catch {
+      // gone
+    }
+    for (const c of children.get(p) ?? []) visit(c)
+  }
+  visit(pid)
+  return total
+}
+
+interface Sample {
+  readonly seconds: number
+  readonly peak: number
+}
+
+const timed = (ws: Workspace, args: ReadonlyArray<string>): Promise<Sample> =>
+  new Promise((resolve, reject) => {
+    const began = performance.now()
+    const child = spawn(binaryPath(), args, { cwd: ws.repo, env: ws.env, stdio: ["ignore", "ignore", "pipe"] })
+    let peak = 0
+    let stderr = ""
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8")
+    })
+    const timer = setInterval(() => {
+      if (child.pid !== undefined) peak = Math.max(peak, treeRss(child.pid))
+    }, 50)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearInterval(timer)
+      if (code !== 0) reject(new Error(`opencode ${args[0]} exited ${code}: ${stderr.slice(-1000)}`))
+      else resolve({ seconds: (performance.now() - began) / 1000, peak })
+    })
+  })
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+const startup = async () => {
+  const runs = Number(values.runs)
+  // One answer for every request (title and agent alike): the turn is a greeting, no tools.
+  const model = await start(() => ({
+    _tag: "answer",
+    text: "Hello.",
+    usage: { prompt_tokens: 1_000, completion_tokens: 5 },
+  }))
+  // Without the plugin, with this build, and with `--before FILE` (another build) when given: interleaved, the order
+  // rotating from run to run, so that the machine's load falls on each alike.
+  const variants: Array<{ name: string; plugin?: string }> = [
+    { name: "without plugin" },
+    { name: "with plugin", plugin: PLUGIN },
+    ...(values.before === "" ? [] : [{ name: "with plugin (before)", plugin: Path.resolve(values.before) }]),
+  ]
+  // What loading the plugin's entry costs OpenCode when it starts: the binary run as Bun (BUN_BE_BUN=1, OpenCode's own
+  // runtime) importing the entry and nothing else; the time to import it and the process's RSS after, beside Bun alone.
+  const probe = Path.join(Os.tmpdir(), "pivot-bench-import.mjs")
+  Fs.writeFileSync(
+    probe,
+    "const t = performance.now()\nif (process.argv[2]) await import(process.argv[2])\nconsole.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage().rss }))\n",
+  )
+  const imports = new Map(variants.map((v) => [v.name, [] as Array<{ ms: number; rss: number }>]))
+  for (let n = 0; n < runs; n++)
+    for (let i = 0; i < variants.length; i++) {
+      const variant = variants[(i + n) % variants.length]!
+      const out = execFileSync(binaryPath(), [probe, ...(variant.plugin === undefined ? [] : [variant.plugin])], {
+        env: { ...process.env, BUN_BE_BUN: "1" },
+        encoding: "utf8",
+      })
+      imports.get(variant.name)!.push(JSON.parse(out.trim().split("\n").at(-1)!) as { ms: number; rss: number })
+    }
+  console.log(`\nthe plugin's entry imported by OpenCode's Bun, median of ${runs} interleaved (ms; RSS after, MB):`)
+  for (const v of variants) {
+    const xs = imports.get(v.name)!
+    console.log(
+      `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${(median(xs.map((x) => x.rss)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.ms.toFixed(0)).join(" ")}]`,
+    )
+  }
+  if (values["imports-only"]) {
+    await model.close()
+    return
+  }
+  const results = new Map(variants.map((v) => [v.name, { first: [] as Array<Sample>, continue: [] as Array<Sample> }]))
+  try {
+    for (let n = 0; n < runs; n++)
+      for (let i = 0; i < variants.length; i++) {
+        const variant = variants[(i + n) % variants.length]!
+        const plugin =
+          variant.plugin === undefined ? undefined : ([pathToFileURL(variant.plugin).href, PIVOT_OPTIONS] as const)
+        const ws = await setUp(model.port, plugin === undefined ? undefined : [plugin[0], plugin[1]])
+        try {
+          results.get(variant.name)!.first.push(await timed(ws, ["run", "-m", MODEL, "Say hello."]))
+          results.get(variant.name)!.continue.push(await timed(ws, ["run", "--continue", "-m", MODEL, "Again."]))
+        } finally {
+          ws.remove()
+        }
+        process.stdout.write(`  run ${n + 1}/${runs}: ${variant.name} done\r`)
+      }
+  } finally {
+    await model.close()
+  }
+  console.log(`\nopencode run, median of ${runs} interleaved (wall s; peak RSS of the process tree, MB; each run's s):`)
+  for (const phase of ["first", "continue"] as const) {
+    console.log(phase === "first" ? "first run, new project:" : "--continue:")
+    for (const v of variants) {
+      const xs = results.get(v.name)![phase]
+      console.log(
+        `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${(median(xs.map((x) => x.peak)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}]`,
+      )
+    }
+  }
+}
+
+// ── main ────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+console.log(
+  `bench:opencode — OpenCode ${"1.18.33"}, ${Os.cpus().length} cores, load ${Os.loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (${new Date().toISOString()})`,
+)
+if (!Fs.existsSync(PLUGIN)) throw new Error(`no built plugin at ${PLUGIN}: run npm run build`)
+if (values.startup) {
+  console.log(`plugin: ${PLUGIN}`)
+  await startup()
+} else {
+  console.log(
+    `pivot runs as "${pivotLabel}" (PIVOT_OPTIONS = ${JSON.stringify(PIVOT_OPTIONS)} in scripts/bench/opencode.ts)`,
+  )
+  const runs: Array<Run> = []
+  for (const c of contenders()) runs.push(await drive(c))
+  report(runs)
+  console.log(
+    `\nload after: ${Os.loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  )
+}

@@ -1,0 +1,88 @@
+/** The bill of captured OpenCode requests (bench:opencode): OpenCode's breakpoints, and a small case computed by hand. */
+import { describe, expect, it } from "vitest"
+import { bill, promptOf } from "../bench/support/opencodeBill.ts"
+import { TTL } from "../bench/support/providerCache.ts"
+
+// A message whose JSON is exactly `tokens` × 4 characters (the estimate is characters / 4), filled with `fill`.
+const message = (role: string, tokens: number, fill = "a", extra: Record<string, unknown> = {}) => {
+  const overhead = JSON.stringify({ role, ...extra, content: "" }).length
+  return { role, ...extra, content: fill.repeat(tokens * 4 - overhead) }
+}
+// Tool schemas serialised as exactly 100 tokens.
+const tools = [
+  { name: "read", description: "x".repeat(400 - JSON.stringify([{ name: "read", description: "" }]).length) },
+]
+
+const sys1 = message("system", 1_000)
+const sys2 = message("system", 200)
+const user1 = message("user", 500)
+const assistant1 = message("assistant", 300)
+const tool1 = message("tool", 1_000, "t", { tool_call_id: "call_1" })
+const user1b = message("user", 200, "b")
+const assistant2 = message("assistant", 300, "c")
+
+describe("promptOf: OpenCode's cache breakpoints", () => {
+  it("marks the first two system messages and the last two others, after the tool schemas", () => {
+    const p = promptOf({ tools, messages: [sys1, sys2, message("system", 10), user1, assistant1, tool1] })
+    expect(p.text.length).toBe(4 * (100 + 1_000 + 200 + 10 + 500 + 300 + 1_000))
+    // sys1, sys2, then the assistant step and the tool result; not the third system message, not the user's.
+    expect(p.breakpoints).toEqual([4 * 1_100, 4 * 1_300, 4 * 2_110, 4 * 3_110])
+  })
+
+  it("given fewer messages, marks those there are (no tool schemas: `[]`, 2 characters)", () => {
+    expect(promptOf({ messages: [sys1, user1] }).breakpoints).toEqual([2 + 4 * 1_000, 2 + 4 * 1_500])
+  })
+})
+
+describe("bill: four requests computed by hand", () => {
+  // 1 (t 0): tools 100, system 1,000 + 200, user 500 = 1,800 tokens.
+  // 2 (t 1 min): + assistant 300 + tool result 1,000 = 3,100; extends 1.
+  // 3 (t 2 min): the user message rewritten (200 tokens, another text) + assistant 300 = 1,800: a break.
+  // 4 (t 2 min + TTL + 1 ms): 3 again, on a cold cache.
+  const requests = [
+    { at: 0, body: { tools, messages: [sys1, sys2, user1] } },
+    { at: 60_000, body: { tools, messages: [sys1, sys2, user1, assistant1, tool1] } },
+    { at: 120_000, body: { tools, messages: [sys1, sys2, user1b, assistant2] } },
+    { at: 120_000 + TTL + 1, body: { tools, messages: [sys1, sys2, user1b, assistant2] } },
+  ]
+
+  it("under Anthropic's rules: reads at the longest cached breakpoint, writes up to the last one", () => {
+    const b = bill(requests, "anthropic")
+    expect(b.lines.map(({ input, cacheRead, cacheWrite }) => ({ input, cacheRead, cacheWrite }))).toEqual([
+      // Nothing cached yet: everything up to the last breakpoint (the user message) is written.
+      { input: 0, cacheRead: 0, cacheWrite: 1_800 },
+      // Request 1's last breakpoint is a prefix: read 1,800, write the 1,300 new.
+      { input: 0, cacheRead: 1_800, cacheWrite: 1_300 },
+      // The rewritten user message: the longest cached prefix ends at the second system message (1,300).
+      { input: 0, cacheRead: 1_300, cacheWrite: 500 },
+      // Every entry expired: all written again.
+      { input: 0, cacheRead: 0, cacheWrite: 1_800 },
+    ])
+    expect(b.lines.map((l) => [l.broke, l.cold])).toEqual([
+      [false, false],
+      [false, false],
+      [true, false],
+      [false, true],
+    ])
+    expect([b.input, b.cacheRead, b.cacheWrite, b.breaks, b.colds]).toEqual([0, 3_100, 5_400, 1, 1])
+    // 3,100 × 0.1 + 5,400 × 1.25
+    expect(b.billed).toBeCloseTo(7_060, 9)
+    expect(b.hitRate).toBeCloseTo(3_100 / 8_500, 12)
+    expect(b.characters).toBe(4 * 8_500)
+  })
+
+  it("under OpenAI's rules: reads the longest shared prefix from 1,024 tokens, in 128-token steps", () => {
+    const b = bill(requests, "openai")
+    expect(b.lines.map(({ input, cacheRead, cacheWrite }) => ({ input, cacheRead, cacheWrite }))).toEqual([
+      { input: 1_800, cacheRead: 0, cacheWrite: 0 },
+      // Shares all 1,800 tokens of request 1: 14 × 128 = 1,792 read.
+      { input: 1_308, cacheRead: 1_792, cacheWrite: 0 },
+      // Shares 1,300 tokens and the user message's 26-character opening: 5,226 characters ≈ 1,307 tokens → 1,280.
+      { input: 520, cacheRead: 1_280, cacheWrite: 0 },
+      { input: 1_800, cacheRead: 0, cacheWrite: 0 },
+    ])
+    // 5,428 + 3,072 × 0.5
+    expect(b.billed).toBeCloseTo(6_964, 9)
+    expect([b.breaks, b.colds]).toEqual([1, 1])
+  })
+})
