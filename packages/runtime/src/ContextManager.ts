@@ -19,7 +19,8 @@
  * ```
  */
 import {
-  CacheEconomy,
+  CacheAwareStrategy,
+  type CacheEconomy,
   type Commands,
   Conversation,
   Config as CoreConfig,
@@ -30,18 +31,17 @@ import {
   Message,
   type Model,
   type ModelMessage,
+  OpenCodeStrategy,
   Overflow,
-  Pricing,
   Prompt,
   ProviderError,
-  Prune,
-  PruneScan,
+  type Prune,
   Redaction,
   Render,
   SchemaIssues,
   Session,
+  type Strategy,
   type SummaryInput,
-  Tail,
   Text,
   Tokens,
   Traced,
@@ -71,6 +71,7 @@ import {
   type Options as SessionsOptions,
   type State,
 } from "./Sessions.ts"
+import * as StrategyRunner from "./StrategyRunner.ts"
 import { Summarizer } from "./Summarizer.ts"
 
 /** Whether a decision records nothing. */
@@ -121,20 +122,20 @@ export interface CacheAware {
  * Cache-aware mode's default compaction threshold (share of the usable window): the window at the trigger plus one
  * step's output, the instruction and the summary must fit the summariser's input room (90 % of the usable window).
  */
-export const CACHE_AWARE_THRESHOLD = 0.75
+export const CACHE_AWARE_THRESHOLD = CacheAwareStrategy.THRESHOLD
 
 /**
  * Cache-aware mode's default tail budget: none. Every kept token is written again at each compaction and read on
  * every call after it; the summariser reads the whole window (the latest turn included) and the facts block names
  * its artifacts, so the summary carries what a tail would have kept.
  */
-export const CACHE_AWARE_TAIL = 0
+export const CACHE_AWARE_TAIL = CacheAwareStrategy.TAIL
 
 /** The newest user turns whose outputs cache-aware mode's cold prune keeps by default (the current one). */
-export const COLD_TURNS = 1
+export const COLD_TURNS = CacheAwareStrategy.COLD_TURNS
 
 /** The default prune batch of cache-aware mode, as a multiple of the prune minimum (40,000 with OpenCode's 20,000). */
-export const CACHE_AWARE_BATCH = 2
+export const CACHE_AWARE_BATCH = CacheAwareStrategy.BATCH
 
 /** Options of `ContextManager.layer`. */
 export interface Options {
@@ -218,6 +219,12 @@ export interface Options {
    * pivot. Off (the default): OpenCode's exact requests and prune.
    */
   readonly cacheAware?: boolean | CacheAware | undefined
+  /**
+   * The context strategy (`Strategy.Strategy`, docs/strategies.md): what to prune, when to compact and what a
+   * compaction keeps, decided before each call and after each step. Default: `cacheAware`'s when it is set
+   * (`CacheAwareStrategy`), else OpenCode's (`OpenCodeStrategy.byConfig`). Give `strategy` or `cacheAware`, not both.
+   */
+  readonly strategy?: Strategy.Strategy | undefined
   /**
    * Probes (opt-in, default off; needs a `Judge` in context, else nothing happens): after each pivot forms, questions
    * about the span its summary replaced, derived from its retention check, are answered by the judge from the summary
@@ -421,6 +428,14 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
         }),
       )
   }
+  if (options.strategy !== undefined && cacheAwareOf(options) !== undefined)
+    return Effect.fail(
+      new InvalidOption({
+        option: "strategy",
+        value: `${options.strategy.name} with cacheAware`,
+        expected: "one of strategy or cacheAware (CacheAwareStrategy.make takes cacheAware's settings)",
+      }),
+    )
   const probes = typeof options.probes === "object" ? options.probes : undefined
   const durations = {
     summaryTimeout: options.summaryTimeout,
@@ -585,17 +600,16 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
 
 const validSessionId = Schema.is(Ids.SessionId)
 
-/** The provider cache's time to live in ms (cache-aware mode; default 5 minutes). */
-const ttlOf = (cacheAware: CacheAware | undefined): number =>
-  Duration.toMillis(Duration.fromInputUnsafe(cacheAware?.ttl ?? "5 minutes"))
-
-/** Whether the provider cache is cold at `at`: the newest finished message is older than `ttl` ms, or there is none. */
-const coldAt = (state: State, at: number, ttl: number): boolean => {
-  const id = state.session.lastFinished
-  const last = id === undefined ? undefined : Session.message(state.session, id)
-  const lastAt =
-    last === undefined ? undefined : last.role === "assistant" ? (last.completedAt ?? last.createdAt) : last.createdAt
-  return lastAt === undefined || at - lastAt > ttl
+/** The strategy `options` ask for: `strategy`, else cache-aware's with `cacheAware`'s settings, else OpenCode's. */
+export const strategyOf = (options: Options): Strategy.Strategy => {
+  if (options.strategy !== undefined) return options.strategy
+  const cacheAware = cacheAwareOf(options)
+  if (cacheAware === undefined) return OpenCodeStrategy.byConfig
+  const { ttl, ...rest } = cacheAware
+  return CacheAwareStrategy.make({
+    ...rest,
+    ...(ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.fromInputUnsafe(ttl)) }),
+  })
 }
 
 /** Builds the context manager (see `ContextManager.layer`). */
@@ -625,18 +639,10 @@ export const make = (
       hudCost === undefined || hudCost === false
         ? undefined
         : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
-    const cacheAware = cacheAwareOf(options)
-    // Cache-aware compaction sends the whole window to the summariser: it compacts earlier (unless a threshold is
-    // set) so that the window, the instruction and the summary fit the same model. It keeps no tail (unless a budget
-    // is set): see `CACHE_AWARE_TAIL`.
+    const strategy = strategyOf(options)
+    // The strategy's settings over the application's (cache-aware: an earlier threshold, no tail of old turns).
     const baseConfig: CoreConfig.CompactionConfig =
-      cacheAware === undefined
-        ? (options.config ?? {})
-        : {
-            ...options.config,
-            threshold: options.config?.threshold ?? CACHE_AWARE_THRESHOLD,
-            preserve_recent_tokens: options.config?.preserve_recent_tokens ?? CACHE_AWARE_TAIL,
-          }
+      strategy.configure === undefined ? (options.config ?? {}) : strategy.configure(options.config ?? {})
     const recallOptions = typeof options.recall === "object" ? options.recall : {}
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
@@ -663,9 +669,9 @@ export const make = (
         fallback: options.fallback ?? true,
         redactSecrets,
         factsBlock: options.factsBlock ?? true,
-        ...(cacheAware === undefined
-          ? {}
-          : { cacheAware: { system: cacheAware.system ?? Prompt.SYSTEM_PROMPT, render: renderOptions } }),
+        ...(strategy.form === "cache-safe"
+          ? { cacheAware: { system: strategy.system ?? Prompt.SYSTEM_PROMPT, render: renderOptions } }
+          : {}),
         toolKinds: options.toolKinds,
       },
     })
@@ -1022,17 +1028,6 @@ export const make = (
       renderers.set(sessionId, renderer)
       return renderer
     }
-    // Each session's prune walk kept up to date (issue 23): a turn reads only the messages it added.
-    const scanners = new Map<string, PruneScan.Scanner>()
-    const scannerOf = (sessionId: string) => {
-      let scanner = scanners.get(sessionId)
-      if (scanner === undefined) {
-        scanner = PruneScan.make()
-        if (scanners.size >= 1_000) scanners.delete(scanners.keys().next().value!)
-      } else scanners.delete(sessionId)
-      scanners.set(sessionId, scanner)
-      return scanner
-    }
     // Each session's latest visible messages, so that a step's window is the previous one plus its messages, not a
     // lookup of every visible message again (`Window.messagesAfter`). Never handed to code that could change it.
     const visibleMemo = new Map<string, { readonly window: Window.State; readonly messages: Array<Message.Message> }>()
@@ -1046,6 +1041,12 @@ export const make = (
       if (visibleMemo.size > 1_000) visibleMemo.delete(visibleMemo.keys().next().value!)
       return messages
     }
+    // The strategy, asked before each call, after each step and when a compaction starts.
+    const runner = StrategyRunner.make({ sessions, ids, strategy, prune: options.prune ?? {}, limit, visibleOf })
+    /** Drives the session's outstanding compaction, with what the strategy keeps of the turn in progress. */
+    const settle = (sessionId: string, settings: Compaction.Settings) =>
+      Effect.flatMap(runner.forCompaction(sessionId, settings), (withKeep) => compaction.settle(sessionId, withKeep))
+
     // The rendering of the latest window states (states are immutable: same state, same rendering), so that `prepare`
     // and its usage estimate render a window once.
     const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
@@ -1146,8 +1147,7 @@ export const make = (
 
     const prepare = Traced.fn("ContextManager.prepare")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      yield* coldPrune(sessionId, settings)
-      yield* compactWhenPaid(sessionId, settings)
+      yield* runner.beforeCall(sessionId, settings)
       const last = lastPrepared.get(sessionId)
       if (last !== undefined && sameSettings(last.settings, settings)) {
         const state = yield* sessions.load(sessionId)
@@ -1176,7 +1176,7 @@ export const make = (
           let settled: Compaction.Settled | undefined
           // Nothing outstanding (the common turn): `settle` would load the same state and find nothing to do.
           if (state.session.pending !== undefined || state.runtime.awaitingContinue !== undefined) {
-            const first = yield* compaction.settle(sessionId, settings)
+            const first = yield* settle(sessionId, settings)
             yield* probed(sessionId, first)
             settled = first.outcome === undefined && first.continuation === undefined ? undefined : first
             state = yield* sessions.load(sessionId)
@@ -1190,7 +1190,7 @@ export const make = (
             const executed = yield* sessions.execute(sessionId, withCompaction(check, at, markerId, partId, false))
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
-              const second = yield* compaction.settle(sessionId, settings)
+              const second = yield* settle(sessionId, settings)
               yield* probed(sessionId, second)
               settled = second
               state = yield* sessions.load(sessionId)
@@ -1294,142 +1294,16 @@ export const make = (
             if (byModel && executed.events.length === 0)
               return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
-          const settled = yield* compaction.settle(sessionId, settings)
+          const settled = yield* settle(sessionId, settings)
           yield* probed(sessionId, settled)
           return { outcome: settled.outcome } satisfies Compacted
         }),
       )
     })
 
-    /**
-     * The provider cache as cache-aware mode sees it: cold when the newest finished message is older than the TTL (or
-     * there is none), and whether a pivot just formed (the next call writes its prefix anew anyway).
-     */
-    const cacheOf = (sessionId: string, at: number) =>
-      Effect.gen(function* () {
-        const state = yield* sessions.load(sessionId)
-        const id = state.session.lastFinished
-        const last = id === undefined ? undefined : Session.message(state.session, id)
-        const atPivot = last?.role === "assistant" && last.summary === true
-        return { cold: coldAt(state, at, ttlOf(cacheAware)), atPivot }
-      })
-
-    /** Cache-aware prune's minimum: 0 (clear anything) when the cache is cold or at a pivot; else the batch. */
-    const batchMinimum = (sessionId: string, at: number, thresholds: Prune.Options) =>
-      Effect.map(cacheOf(sessionId, at), ({ cold, atPivot }) =>
-        cold || atPivot ? 0 : (cacheAware?.batch ?? CACHE_AWARE_BATCH * (thresholds.minimum ?? Prune.PRUNE_MINIMUM)),
-      )
-
-    /**
-     * Cache-aware, before a call on a cold cache: the whole prefix is written again anyway, so old outputs are cleared
-     * first, down to `coldProtect` newest output tokens (ADR 0017). Nothing happens on a warm cache.
-     */
-    const coldPrune = (sessionId: string, settings: Compaction.Settings) =>
-      cacheAware === undefined ? Effect.void : coldPruneOn(sessionId, settings, cacheAware)
-    const coldPruneOn = (sessionId: string, settings: Compaction.Settings, cacheAware: CacheAware) =>
-      Effect.gen(function* () {
-        if (!Prune.isEnabled(settings.config)) return
-        const at = yield* Clock.currentTimeMillis
-        const state = yield* sessions.load(sessionId)
-        if (state.session.lastFinished === undefined || !(yield* cacheOf(sessionId, at)).cold) return
-        const thresholds = options.prune ?? {}
-        yield* sessions.execute(sessionId, {
-          _tag: "Prune",
-          at,
-          protect: cacheAware.coldProtect ?? 0,
-          minimum: 0,
-          turns: cacheAware.coldTurns ?? COLD_TURNS,
-          ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
-        })
-      })
-
-    // The rates of each model, looked up once (the catalog is not read again on every prepare).
-    // A model with neither a price nor known provider multipliers gets none: nothing says compacting would pay.
-    const ratesByModel = new Map<string, CacheEconomy.Multipliers | undefined>()
-    const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers | undefined => {
-      const key = `${ref.providerId}/${ref.modelId}`
-      if (!ratesByModel.has(key)) {
-        const found = Pricing.ratesFor(ref, priceOf(ref))
-        ratesByModel.set(key, found === Pricing.FLAT ? undefined : found)
-      }
-      return ratesByModel.get(key)
-    }
-
-    /**
-     * Whether cache-aware mode's rent-or-buy rule says to compact now (`CacheEconomy.due`). Never on a cold cache: the
-     * summariser would write the whole window instead of reading it, and the cold prune has just made it small.
-     */
-    const pays = (state: State, settings: Compaction.Settings, at: number): boolean => {
-      if (cacheAware === undefined || cacheAware.rentOrBuy === false || settings.config.auto === false) return false
-      if (state.session.pending !== undefined || !RuntimeState.mayAutoCompact(state.runtime, limit)) return false
-      const ttl = ttlOf(cacheAware)
-      if (coldAt(state, at, ttl)) return false
-      const rates = cacheAware.rates ?? ratesOf(settings.model.ref)
-      if (rates === undefined) return false
-      const kept =
-        settings.config.tail_turns === 0 ? 0 : Tail.tailBudget(settings.config, settings.compactionModel.limits)
-      return CacheEconomy.due(CacheEconomy.segmentOf(Window.messages(state.session.window), { ttl, kept }), rates)
-    }
-
-    /** Cache-aware, before a call: an automatic compaction when it pays (re-judged on the state it is recorded on). */
-    const compactWhenPaid = (sessionId: string, settings: Compaction.Settings) =>
-      cacheAware === undefined || cacheAware.rentOrBuy === false ? Effect.void : compactWhenPaidOn(sessionId, settings)
-    const compactWhenPaidOn = (sessionId: string, settings: Compaction.Settings) =>
-      Effect.gen(function* () {
-        const at = yield* Clock.currentTimeMillis
-        if (!pays(yield* sessions.load(sessionId), settings, at)) return
-        const markerId = yield* ids.message
-        const partId = yield* ids.part
-        yield* sessions.execute(sessionId, (current) => {
-          if (!pays(current, settings, at)) return []
-          const last = current.runtime.lastUserId
-          const parent = last === undefined ? undefined : Session.message(current.session, last)
-          return [
-            {
-              _tag: "CreateCompaction",
-              at,
-              markerId,
-              partId,
-              auto: true,
-              reason: "rent-or-buy",
-              ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
-              ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
-            } satisfies Command,
-          ]
-        })
-      })
-
     const prune = Traced.fn("ContextManager.prune")(function* (sessionId: string) {
       const settings = yield* settingsFor(sessionId)
-      if (!Prune.isEnabled(settings.config)) return { parts: 0, tokens: 0 } satisfies Pruned
-      const at = yield* Clock.currentTimeMillis
-      const thresholds = options.prune ?? {}
-      const minimum = cacheAware === undefined ? thresholds.minimum : yield* batchMinimum(sessionId, at, thresholds)
-      const command: Commands.Command = {
-        _tag: "Prune",
-        at,
-        ...(thresholds.protect === undefined ? {} : { protect: thresholds.protect }),
-        ...(minimum === undefined ? {} : { minimum }),
-        ...(thresholds.protectedTools === undefined ? {} : { protectedTools: thresholds.protectedTools }),
-      }
-      // Most turns have nothing to prune: decided on the state in hand, without the command's decode and the session's
-      // lock (as `prepare`'s overflow pre-check), by the session's scanner, which reads only the messages added since
-      // its last walk. A prune that would record goes through `execute`, which decides again.
-      const { session } = yield* sessions.load(sessionId)
-      if (
-        session.sessionId !== undefined &&
-        scannerOf(sessionId).select(session.window.conversation, command).parts.length === 0
-      )
-        return { parts: 0, tokens: 0 } satisfies Pruned
-      const executed = yield* sessions.execute(sessionId, command)
-      let tokens = 0
-      let parts = 0
-      for (const e of executed.events)
-        if (e._tag === "PartCompacted") {
-          parts++
-          tokens += e.tokens
-        }
-      return { parts, tokens } satisfies Pruned
+      return (yield* runner.afterStep(sessionId, settings)) satisfies Pruned
     })
 
     const fork = Traced.fn("ContextManager.fork")(function* (
