@@ -122,6 +122,8 @@ const coldPrune = (settings: Settings, input: Input): Decision => ({
     minimum: 0,
     turns: settings.coldTurns ?? COLD_TURNS,
     ...(input.prune.protectedTools === undefined ? {} : { protectedTools: input.prune.protectedTools }),
+    rule: "cold-cache",
+    reason: `the cache is cold (last call ${input.now - (input.cache.lastCallAt ?? input.now)} ms ago, TTL ${input.cache.ttl} ms): the prefix is written again anyway`,
   },
   parts: [],
 })

@@ -147,8 +147,8 @@ export const ContinueRequested = Schema.TaggedStruct("ContinueRequested", {
 
 /**
  * A tool output was pruned: cleared from the model input, kept in storage. `rule` names the strategy's rule that chose
- * it (`duplicate-call`, `superseded-write`, `errored-input`, `cold-cache`, … or a user's own) and `reason` says why, in
- * one line; OpenCode's prune and logs written before strategies record neither.
+ * it (`duplicate-calls`, `cold-cache`, or a user's own) and `reason` says why, in one line; OpenCode's own prune and
+ * logs written before strategies record neither.
  */
 export const PartCompacted = Schema.TaggedStruct("PartCompacted", {
   at: Millis,

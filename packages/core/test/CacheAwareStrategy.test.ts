@@ -55,7 +55,13 @@ describe("cache-aware prune", () => {
     const cold = { ...WARM, cold: true }
     expect(strategy.beforeCall!(inputOf(window, { config: on, cache: cold }))).toEqual({
       _tag: "Prune",
-      walk: { protect: 0, minimum: 0, turns: 1 },
+      walk: {
+        protect: 0,
+        minimum: 0,
+        turns: 1,
+        rule: "cold-cache",
+        reason: "the cache is cold (last call 1 ms ago, TTL 300000 ms): the prefix is written again anyway",
+      },
       parts: [],
     })
     expect(strategy.beforeCall!(inputOf(window, { config: on, cache: WARM }))).toEqual(Strategy.nothing)
@@ -67,7 +73,7 @@ describe("cache-aware prune", () => {
     const own = CacheAwareStrategy.make({ coldProtect: 500, coldTurns: 2 })
     expect(own.beforeCall!(inputOf(window, { config: on, cache: cold, prune: { protectedTools: ["x"] } }))).toEqual({
       _tag: "Prune",
-      walk: { protect: 500, minimum: 0, turns: 2, protectedTools: ["x"] },
+      walk: expect.objectContaining({ protect: 500, minimum: 0, turns: 2, protectedTools: ["x"], rule: "cold-cache" }),
       parts: [],
     })
   })
