@@ -16,7 +16,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Redaction, Window } from "@pivot/core"
+import { Facts, Ids, Message, Redaction, type Strategy, Window } from "@pivot/core"
 import { Config, ContextManager, Hud, LiveLedger, Sessions } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -50,6 +50,8 @@ export interface Options {
    * the model, nor the store ever holds them. OpenCode 1.18 gives no hook over its summariser's input alone.
    */
   readonly redactOnRecord?: boolean | undefined
+  /** The context strategy (`Strategy.Strategy`, docs/strategies.md), from a plugin file of your own; default OpenCode's. */
+  readonly strategy?: Strategy.Strategy | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -197,6 +199,7 @@ export const make = async (
         recall: true,
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
+        ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<
