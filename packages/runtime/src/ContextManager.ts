@@ -25,7 +25,6 @@ import {
   type Config as CoreConfig,
   ExtractiveSummary,
   Ids,
-  IncrementalWindow,
   Message,
   type Model,
   type ModelMessage,
@@ -60,6 +59,7 @@ import * as RuntimeState from "./RuntimeState.ts"
 import { type Command, type Event, Sessions, type State } from "./Sessions.ts"
 import * as StrategyRunner from "./StrategyRunner.ts"
 import { Summarizer } from "./Summarizer.ts"
+import * as WindowCache from "./WindowCache.ts"
 
 /** Whether a decision records nothing. */
 const isNoOp = (decided: ReturnType<typeof Session.decide>): boolean =>
@@ -541,50 +541,13 @@ export const make = (
       return ExtractiveSummary.midTask(messages) ? "call" : "wait"
     }
 
-    // Each session's window rendered incrementally: a step renders and checks only its own messages (issue 23).
-    const renderers = new Map<string, IncrementalWindow.Renderer>()
-    const rendererOf = (sessionId: string) => {
-      let renderer = renderers.get(sessionId)
-      if (renderer === undefined) {
-        renderer = IncrementalWindow.make(renderOptions)
-        if (renderers.size >= 1_000) renderers.delete(renderers.keys().next().value!)
-      } else renderers.delete(sessionId)
-      renderers.set(sessionId, renderer)
-      return renderer
-    }
-    // Each session's latest visible messages, so that a step's window is the previous one plus its messages, not a
-    // lookup of every visible message again (`Window.messagesAfter`). Never handed to code that could change it.
-    const visibleMemo = new Map<string, { readonly window: Window.State; readonly messages: Array<Message.Message> }>()
-    const visibleOf = (sessionId: string, window: Window.State): ReadonlyArray<Message.Message> => {
-      const memo = visibleMemo.get(sessionId)
-      if (memo !== undefined && memo.window === window) return memo.messages
-      const messages =
-        memo === undefined ? Window.messages(window) : Window.messagesAfter(memo.window, memo.messages, window)
-      visibleMemo.delete(sessionId)
-      visibleMemo.set(sessionId, { window, messages })
-      if (visibleMemo.size > 1_000) visibleMemo.delete(visibleMemo.keys().next().value!)
-      return messages
-    }
+    // Each session's window rendered incrementally, its visible messages and renderings kept (issue 23).
+    const { rendererOf, visibleOf, renderedOf } = WindowCache.make(renderOptions)
     // The strategy, asked before each call, after each step and when a compaction starts.
     const runner = StrategyRunner.make({ sessions, ids, strategy, prune: options.prune ?? {}, limit, visibleOf })
     /** Drives the session's outstanding compaction, with what the strategy keeps of the turn in progress. */
     const settle = (sessionId: string, settings: Compaction.Settings) =>
       Effect.flatMap(runner.forCompaction(sessionId, settings), (withKeep) => compaction.settle(sessionId, withKeep))
-
-    // The rendering of the latest window states (states are immutable: same state, same rendering), so that `prepare`
-    // and its usage estimate render a window once.
-    const rendered = new WeakMap<Window.State, ReadonlyArray<Render.Rendered>>()
-    const renderedOf = (
-      sessionId: string,
-      window: Window.State,
-      visible: ReadonlyArray<Message.Message> | ((window: Window.State) => ReadonlyArray<Message.Message>),
-    ) => {
-      const known = rendered.get(window)
-      if (known !== undefined) return known
-      const fresh = rendererOf(sessionId).render(typeof visible === "function" ? visible(window) : visible)
-      rendered.set(window, fresh)
-      return fresh
-    }
 
     // The latest answer of `prepare` per session, with the state and settings it was made from: asked again on the
     // same state (no event since, nothing pending) it is the same answer, so it is answered without the lock.
