@@ -72,8 +72,13 @@ export const make = (options: Options): Runner => {
   /** What the strategy sees of `state` at `now`. */
   const inputOf = (sessionId: string, state: State, settings: Compaction.Settings, now: number): Strategy.Input => {
     const last = state.session.lastFinished
+    // The window's messages are read only by a strategy that looks at them (OpenCode's prune does not).
+    let messages: ReadonlyArray<Message.Message> | undefined
     return {
-      messages: options.visibleOf(sessionId, state.session.window),
+      get messages() {
+        messages ??= options.visibleOf(sessionId, state.session.window)
+        return messages
+      },
       now,
       cache: Strategy.cacheAt(last === undefined ? undefined : Session.message(state.session, last), now, ttl),
       config: settings.config,
