@@ -23,13 +23,11 @@ import {
   type Commands,
   Conversation,
   type Config as CoreConfig,
-  ExtractiveSummary,
   Ids,
-  Message,
+  type Message,
   type Model,
   type ModelMessage,
   OpenCodeStrategy,
-  Overflow,
   Prompt,
   ProviderError,
   Redaction,
@@ -55,8 +53,8 @@ import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
-import * as RuntimeState from "./RuntimeState.ts"
 import { type Command, type Event, Sessions, type State } from "./Sessions.ts"
+import * as Status from "./Status.ts"
 import * as StrategyRunner from "./StrategyRunner.ts"
 import { Summarizer } from "./Summarizer.ts"
 import * as WindowCache from "./WindowCache.ts"
@@ -69,7 +67,6 @@ export * from "./ContextManagerTypes.ts"
 
 import {
   type AssistantStepInput,
-  type CompactDeclined,
   type Compacted,
   type CompactRequest,
   type ContextManagerShape,
@@ -253,68 +250,6 @@ export const make = (
           ]
         : commands
 
-    /**
-     * Decides `command` and, when it reports an overflow that should be compacted, asks for an automatic compaction in
-     * the same batch — or records that the bound stopped it — so no overflow is left without its consequence.
-     */
-    const withCompaction = (
-      command: Commands.Command,
-      at: number,
-      markerId: Ids.MessageId,
-      partId: Ids.PartId,
-      replay: boolean,
-    ) => {
-      return (state: State): ReadonlyArray<Command> => {
-        const decided = Session.decide(command, state.session)
-        if (Result.isFailure(decided)) return [command]
-        const overflow = decided.success.find((e) => e._tag === "OverflowDetected")
-        if (overflow === undefined || overflow._tag !== "OverflowDetected") return [command]
-        const after = RuntimeState.fold(decided.success, state.runtime)
-        return [command, autoCompaction(state, after, at, overflow, markerId, partId, replay)]
-      }
-    }
-
-    const autoCompaction = (
-      state: State,
-      after: RuntimeState.State,
-      at: number,
-      overflow: {
-        readonly messageId: Ids.MessageId
-        readonly tokens: number
-        readonly trigger?: number
-        readonly source: "usage" | "provider-error" | "pre-check"
-      },
-      markerId: Ids.MessageId,
-      partId: Ids.PartId,
-      replay: boolean,
-    ): Command => {
-      if (!RuntimeState.mayAutoCompact(after, limit)) {
-        if (after.suspended) return { _tag: "Record", events: [] }
-        const abandoned: RuntimeEvents.Event = {
-          _tag: "CompactionAbandoned",
-          at,
-          messageId: overflow.messageId,
-          attempts: after.streak,
-          limit,
-          tokens: overflow.tokens,
-          ...(overflow.trigger === undefined ? {} : { trigger: overflow.trigger }),
-        }
-        return { _tag: "Record", events: [abandoned] }
-      }
-      const parent = after.lastUserId === undefined ? undefined : Session.message(state.session, after.lastUserId)
-      return {
-        _tag: "CreateCompaction",
-        at,
-        markerId,
-        partId,
-        auto: true,
-        ...(replay ? { overflow: true } : {}),
-        reason: overflow.source === "provider-error" ? "provider-overflow" : "threshold",
-        ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
-        ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
-      }
-    }
-
     const summarise = (events: ReadonlyArray<Event>, messageId?: Ids.MessageId): Recorded => ({
       events,
       overflow: events.some((e) => e._tag === "OverflowDetected"),
@@ -409,7 +344,7 @@ export const make = (
         ...(UsageFold.predatesPivot(current.runtime.usage, message) ? {} : { limits: settings.model.limits }),
       })
       const executed = yield* sessions.execute(sessionId, (current) =>
-        withCompaction(commandOn(current), at, markerId, partId, false)(current),
+        runner.withCompaction(commandOn(current), at, markerId, partId, false)(current),
       )
       return summarise(executed.events, id)
     })
@@ -457,7 +392,7 @@ export const make = (
       // After a rejection before any output the turn is replayed; after a finished call, a continue message follows.
       const executed = yield* sessions.execute(
         sessionId,
-        withCompaction(command, at, markerId, partId, input.finish === undefined),
+        runner.withCompaction(command, at, markerId, partId, input.finish === undefined),
       )
       const recorded = summarise(executed.events, id)
       const action =
@@ -469,77 +404,14 @@ export const make = (
       return { ...recorded, error, action }
     })
 
-    const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage => {
-      const cap = settings.config.output_token_max
-      const usable = Overflow.usable(settings.config, settings.model.limits, cap)
-      const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
-      const runtime = state.runtime
-      // After a pivot or a prune no call has measured the new window yet: estimate it (`Usage.measured`).
-      const reported =
-        runtime.lastCall !== undefined && runtime.lastCall.tokens > 0 && UsageFold.measured(runtime.usage) !== undefined
-      const tokens = reported
-        ? runtime.lastCall!.tokens
-        : estimateWindow(sessionId, state) + (options.overheadTokens ?? 0)
-      const status =
-        state.session.pending !== undefined || runtime.awaitingContinue !== undefined
-          ? "compacting"
-          : runtime.suspended || Overflow.reaches(tokens, trigger)
-            ? "over"
-            : trigger !== undefined && tokens >= trigger * warnAt
-              ? "warn"
-              : "ok"
-      return {
-        tokens,
-        source: reported ? "reported" : "estimated",
-        usable,
-        trigger,
-        percent: usable > 0 ? Math.round((tokens / usable) * 1000) / 10 : 0,
-        status,
-        pivots: runtime.pivots,
-        streak: runtime.streak,
-        suspended: runtime.suspended,
-      }
-    }
+    const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage =>
+      Status.usageOf(state, settings, warnAt, () => estimateWindow(sessionId, state) + (options.overheadTokens ?? 0))
 
     /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
     const estimateWindow = (sessionId: string, state: State) =>
       Tokens.estimateLength(
         rendererOf(sessionId).jsonLength(renderedOf(sessionId, state.session.window, Window.messages)),
       )
-
-    const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
-      Hud.render(
-        {
-          tokens: usage.tokens,
-          usable: usage.usable,
-          pivots: usage.pivots,
-          prunedParts: state.runtime.pruned.parts,
-          prunedTokens: state.runtime.pruned.tokens,
-          ...(cost === undefined ? {} : { cost }),
-        },
-        hud,
-      )
-
-    /** Why a model's compaction request cannot help now, if it cannot (see `CompactDeclined`). */
-    const declineOf = (state: State): CompactDeclined | undefined => {
-      if (state.session.pending !== undefined || state.runtime.inFlight !== undefined) return "compaction-pending"
-      if (state.runtime.modelCompacted) return "once-per-turn"
-      const conversational = Window.messages(state.session.window).some((m) =>
-        m.role === "assistant"
-          ? m.summary !== true
-          : Message.compactionPartOf(m) === undefined &&
-            !m.parts.some((part) => part.type === "text" && part.metadata?.compaction_continue === true),
-      )
-      return conversational ? undefined : "nothing-to-compact"
-    }
-
-    const nextStep = (state: State, messages: ReadonlyArray<Message.Message>): Prepared["next"] => {
-      if (state.runtime.suspended && state.runtime.lastCall?.overflow === true) return "stop"
-      const last = messages.at(-1)
-      if (last === undefined) return "wait"
-      if (last.role === "user") return "call"
-      return ExtractiveSummary.midTask(messages) ? "call" : "wait"
-    }
 
     // Each session's window rendered incrementally, its visible messages and renderings kept (issue 23).
     const { rendererOf, visibleOf, renderedOf } = WindowCache.make(renderOptions)
@@ -601,12 +473,12 @@ export const make = (
         const usage = usageOf(sessionId, state, settings)
         // The cost line: the ledger of the log exactly as `state` stands (a compaction just settled included).
         const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
-        const hud = hudOptions === undefined ? undefined : hudOf(state, usage, hudOptions, cost)
+        const hud = hudOptions === undefined ? undefined : Status.hudOf(state, usage, hudOptions, cost)
         return {
           messages,
           modelMessages: modelMessages as Array<ModelMessage.ModelMessage>,
           ...(settled === undefined ? {} : { compaction: settled }),
-          next: nextStep(state, visible),
+          next: Status.nextStep(state, visible),
           usage,
           ...(hud === undefined ? {} : { hud }),
         } satisfies Prepared as Prepared
@@ -674,7 +546,10 @@ export const make = (
           if (overflowsIn(state, check)) {
             const markerId = yield* ids.message
             const partId = yield* ids.part
-            const executed = yield* sessions.execute(sessionId, withCompaction(check, at, markerId, partId, false))
+            const executed = yield* sessions.execute(
+              sessionId,
+              runner.withCompaction(check, at, markerId, partId, false),
+            )
             state = executed.state
             if (executed.events.some((e) => e._tag === "CompactionRequested")) {
               const second = yield* settle(sessionId, settings)
@@ -731,7 +606,7 @@ export const make = (
         Effect.gen(function* () {
           const state = yield* sessions.load(sessionId)
           if (byModel) {
-            const declined = declineOf(state)
+            const declined = Status.declineOf(state)
             if (declined !== undefined) return { declined } satisfies Compacted
           }
           if (state.session.pending === undefined) {
@@ -774,12 +649,12 @@ export const make = (
             const executed = yield* sessions.execute(sessionId, (current) =>
               !byModel
                 ? [create]
-                : declineOf(current) === undefined
+                : Status.declineOf(current) === undefined
                   ? [create, { _tag: "Record", events: redacted === undefined ? [asked] : [asked, secrets(redacted)] }]
                   : [],
             )
             if (byModel && executed.events.length === 0)
-              return { declined: declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
+              return { declined: Status.declineOf(executed.state) ?? "compaction-pending" } satisfies Compacted
           }
           const settled = yield* settle(sessionId, settings)
           yield* probed(sessionId, settled)

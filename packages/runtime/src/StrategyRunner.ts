@@ -5,6 +5,7 @@
  */
 import {
   type CacheEconomy,
+  type Commands,
   type Ids,
   type Message,
   type Model,
@@ -15,9 +16,10 @@ import {
   Strategy,
   type Window,
 } from "@pivot/core"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Result } from "effect"
 import type * as Compaction from "./Compaction.ts"
 import { priceOf } from "./Config.ts"
+import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 import type { Command, ExecuteError, SessionsShape, State } from "./Sessions.ts"
 
@@ -50,11 +52,23 @@ export interface Runner {
   readonly afterStep: (sessionId: string, settings: Compaction.Settings) => Effect.Effect<Pruned, ExecuteError>
   /** The settings a compaction starts with: what the strategy keeps of the turn in progress. */
   readonly forCompaction: (sessionId: string, settings: Compaction.Settings) => Effect.Effect<Compaction.Settings>
+  /**
+   * The hard limit under every strategy: `command` decided, and when the Decider reports an overflow, an automatic
+   * compaction in the same batch (or the record that the no-progress bound stopped it). `replay`: the overflowing
+   * turn is sent again after the summary (a provider refused it before any output).
+   */
+  readonly withCompaction: (
+    command: Commands.Command,
+    at: number,
+    markerId: Ids.MessageId,
+    partId: Ids.PartId,
+    replay: boolean,
+  ) => (state: State) => ReadonlyArray<Command>
 }
 
 /** The runner of one strategy for every session of a context manager. */
 export const make = (options: Options): Runner => {
-  const { sessions, ids, strategy } = options
+  const { sessions, ids, strategy, limit } = options
   const ttl = strategy.ttl ?? Strategy.DEFAULT_TTL
 
   // The rates of each model, looked up once (the catalog is not read again on every prepare). A model with neither a
@@ -107,6 +121,68 @@ export const make = (options: Options): Runner => {
       partId,
       auto: true,
       reason,
+      ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
+      ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
+    }
+  }
+
+  /**
+   * Decides `command` and, when it reports an overflow that should be compacted, asks for an automatic compaction in
+   * the same batch — or records that the bound stopped it — so no overflow is left without its consequence.
+   */
+  const withCompaction = (
+    command: Commands.Command,
+    at: number,
+    markerId: Ids.MessageId,
+    partId: Ids.PartId,
+    replay: boolean,
+  ) => {
+    return (state: State): ReadonlyArray<Command> => {
+      const decided = Session.decide(command, state.session)
+      if (Result.isFailure(decided)) return [command]
+      const overflow = decided.success.find((e) => e._tag === "OverflowDetected")
+      if (overflow === undefined || overflow._tag !== "OverflowDetected") return [command]
+      const after = RuntimeState.fold(decided.success, state.runtime)
+      return [command, autoCompaction(state, after, at, overflow, markerId, partId, replay)]
+    }
+  }
+
+  const autoCompaction = (
+    state: State,
+    after: RuntimeState.State,
+    at: number,
+    overflow: {
+      readonly messageId: Ids.MessageId
+      readonly tokens: number
+      readonly trigger?: number
+      readonly source: "usage" | "provider-error" | "pre-check"
+    },
+    markerId: Ids.MessageId,
+    partId: Ids.PartId,
+    replay: boolean,
+  ): Command => {
+    if (!RuntimeState.mayAutoCompact(after, limit)) {
+      if (after.suspended) return { _tag: "Record", events: [] }
+      const abandoned: RuntimeEvents.Event = {
+        _tag: "CompactionAbandoned",
+        at,
+        messageId: overflow.messageId,
+        attempts: after.streak,
+        limit,
+        tokens: overflow.tokens,
+        ...(overflow.trigger === undefined ? {} : { trigger: overflow.trigger }),
+      }
+      return { _tag: "Record", events: [abandoned] }
+    }
+    const parent = after.lastUserId === undefined ? undefined : Session.message(state.session, after.lastUserId)
+    return {
+      _tag: "CreateCompaction",
+      at,
+      markerId,
+      partId,
+      auto: true,
+      ...(replay ? { overflow: true } : {}),
+      reason: overflow.source === "provider-error" ? "provider-overflow" : "threshold",
       ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
       ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
     }
@@ -206,5 +282,5 @@ export const make = (options: Options): Runner => {
     )
   }
 
-  return { inputOf, beforeCall, afterStep, forCompaction }
+  return { inputOf, beforeCall, afterStep, forCompaction, withCompaction }
 }
