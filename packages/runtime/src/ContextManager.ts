@@ -30,12 +30,10 @@ import {
   OpenCodeStrategy,
   Prompt,
   ProviderError,
-  Redaction,
   Render,
   SchemaIssues,
   Session,
   type Strategy,
-  Text,
   Tokens,
   Traced,
   Usage as UsageFold,
@@ -49,10 +47,10 @@ import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./C
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
+import * as ManualCompaction from "./ManualCompaction.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
-import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import { type Command, type Event, Sessions, type State } from "./Sessions.ts"
 import * as Status from "./Status.ts"
 import * as StrategyRunner from "./StrategyRunner.ts"
@@ -74,7 +72,6 @@ import {
   InvalidSessionId,
   type InvalidToolKind,
   InvalidUsage,
-  MAX_FOCUS_CHARS,
   type Options,
   type PartInput,
   type Prepared,
@@ -613,44 +610,18 @@ export const make = (
             const at = yield* Clock.currentTimeMillis
             const markerId = yield* ids.message
             const partId = yield* ids.part
-            const last = state.runtime.lastUserId
-            const parent = last === undefined ? undefined : Session.message(state.session, last)
-            // Cut on a grapheme boundary: half an emoji would put a lone surrogate into the summariser's prompt.
-            const note = request?.focus === undefined ? undefined : Text.clip(request.focus.trim(), MAX_FOCUS_CHARS)
-            // The model's note is stored and printed (inspect): redacted like a summary, kinds recorded.
-            const found = note === undefined || !redactSecrets ? undefined : Redaction.redact(note)
-            const redacted = found !== undefined && found.redactions.length > 0 ? found : undefined
-            const focus = redacted?.text ?? note
-            const create: Command = {
-              _tag: "CreateCompaction",
+            const { create, records } = ManualCompaction.commandsOf(state, request, {
               at,
               markerId,
               partId,
-              auto: false,
-              reason: byModel ? "model" : "user",
-              ...(parent?.role === "user" && parent.agent !== undefined ? { agent: parent.agent } : {}),
-              ...(parent?.role === "user" && parent.model !== undefined ? { model: parent.model } : {}),
-            }
-            const secrets = (found: Redaction.Redacted): RuntimeEvents.Event => ({
-              _tag: "SecretsRedacted",
-              at,
-              markerId,
-              stage: "prompt",
-              findings: found.redactions.map((r) => ({ messageId: markerId, field: "focus", kind: r.kind })),
+              redactSecrets,
             })
-            const asked: RuntimeEvents.Event = {
-              _tag: "CompactionRequestedByModel",
-              at,
-              markerId,
-              ...(focus === undefined || focus === "" ? {} : { focus }),
-              ...(request?.callId === undefined ? {} : { callId: request.callId }),
-            }
             // A model's request is re-judged on the state it is decided on: another writer may have compacted first.
             const executed = yield* sessions.execute(sessionId, (current) =>
               !byModel
                 ? [create]
                 : Status.declineOf(current) === undefined
-                  ? [create, { _tag: "Record", events: redacted === undefined ? [asked] : [asked, secrets(redacted)] }]
+                  ? [create, { _tag: "Record", events: records }]
                   : [],
             )
             if (byModel && executed.events.length === 0)
