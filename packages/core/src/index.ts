@@ -2,6 +2,7 @@
 
 export * as ArtifactCheck from "./ArtifactCheck.ts"
 export * as Audit from "./Audit.ts"
+export * as BuiltInStrategies from "./BuiltInStrategies.ts"
 export * as CacheAwareStrategy from "./CacheAwareStrategy.ts"
 export * as CacheEconomy from "./CacheEconomy.ts"
 export * as Commands from "./Commands.ts"

@@ -2,7 +2,17 @@
  * The strategy contract (core, pure): the cache as a strategy sees it (cold past the TTL, at a pivot), a decision's
  * prune as the Decider's commands, and `withRules` composing rules onto a strategy.
  */
-import { Ids, type Message, OpenCodeStrategy, PruneRules, Render, Session, Strategy, Tokens } from "@pivot/core"
+import {
+  BuiltInStrategies,
+  Ids,
+  type Message,
+  OpenCodeStrategy,
+  PruneRules,
+  Render,
+  Session,
+  Strategy,
+  Tokens,
+} from "@pivot/core"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { assistant, started, toolPart, user } from "./support/events.ts"
@@ -221,5 +231,14 @@ describe("Strategy.outputs", () => {
     expect(Strategy.outputs(window, { before: 1 }).map((c) => c.partId)).toEqual(["prt_t1", "prt_t2"])
     expect(Strategy.outputs(window, { before: 2 }).map((c) => c.partId)).toEqual(["prt_t1"])
     expect(Strategy.outputs(window, { before: 3 })).toEqual([])
+  })
+})
+
+describe("BuiltInStrategies", () => {
+  it("names opencode-1.17, opencode-1.18 and cache-aware, each found by its name, and nothing else", () => {
+    expect(BuiltInStrategies.names).toEqual(["opencode-1.17", "opencode-1.18", "cache-aware"])
+    for (const name of BuiltInStrategies.names) expect(BuiltInStrategies.named(name)?.name).toBe(name)
+    expect(BuiltInStrategies.named("opencode")).toBeUndefined()
+    expect(BuiltInStrategies.named("cache-aware ")).toBeUndefined()
   })
 })
