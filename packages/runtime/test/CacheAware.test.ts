@@ -277,6 +277,27 @@ describe("cache-aware rent-or-buy", () => {
     }),
   )
 
+  it.effect("given it due in the middle of the session's first turn, then prepare waits for the turn's end", () =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* users("work")
+      yield* step(1_000)
+      yield* step(30_000)
+      yield* step(30_000)
+      // The turn cannot be kept whole (nothing older to summarise): the working set stays, nothing is compacted.
+      expect((yield* cm.prepare(SESSION)).compaction).toBeUndefined()
+      yield* step(30_000, "stop")
+      yield* users("next")
+      expect((yield* cm.prepare(SESSION)).compaction).toBeDefined()
+    }).pipe(
+      Effect.provide(
+        layer({
+          options: { config: { preserve_recent_tokens: 0 }, cacheAware: { rates: { read: 0.5, write: 1, output: 2 } } },
+        }),
+      ),
+    ),
+  )
+
   it.effect("given a cold cache (one millisecond past the TTL), then it does not compact; at the TTL it does", () =>
     Effect.gen(function* () {
       const options = { cacheAware: { rates: RATES, ttl: "5 minutes" as const } }
