@@ -31,10 +31,18 @@ const readCall = (id: string, path: string, input: number): Generated => ({
  * A coding model known to pivot's catalog (`openai/gpt-5`, 400k context): it reads a file, then answers. Its calls
  * report usage as the provider would. Each call takes the next step of the script, in a loop.
  */
-export const makeModel = (): MockLanguageModelV4 => {
+export const makeModel = (options: { readonly callIds?: "same" | "numbered" } = {}): MockLanguageModelV4 => {
   const script = [readCall("call_1", "src/answer.ts", 1_200), text("src/answer.ts exports answer = 41.", 1_400)]
   let index = 0
-  const next = () => script[index++ % script.length]!
+  // `numbered`: each read has an id of its own (call_1, call_3, …), as a provider gives them, for sessions of turns.
+  const next = () => {
+    const at = index++
+    const step = script[at % script.length]!
+    const call = step.content[0]
+    return options.callIds === "numbered" && call?.type === "tool-call"
+      ? { ...step, content: [{ ...call, toolCallId: `call_${at + 1}` }] }
+      : step
+  }
   return new MockLanguageModelV4({
     provider: "openai.responses",
     modelId: "gpt-5",

@@ -14,7 +14,14 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { type Config as CoreConfig, type Message as CoreMessage, Ids, type Model, Prune } from "@pivot/core"
+import {
+  type Config as CoreConfig,
+  type Message as CoreMessage,
+  Ids,
+  type Model,
+  Prune,
+  type Strategy,
+} from "@pivot/core"
 import {
   type CacheAware,
   Config,
@@ -158,6 +165,11 @@ export interface CreateOptions {
    * batches. The tools are sent as declarations only (never run by the summariser). See docs/ledger.md.
    */
   readonly cacheAware?: (CacheAware & { readonly system: string; readonly tools?: ToolSet | undefined }) | undefined
+  /**
+   * The context strategy (`Strategy.Strategy`: `OpenCodeStrategy.v1_18`, `CacheAwareStrategy.make(…)`, rules added
+   * with `Strategy.withRules`, or your own; docs/strategies.md). Default: the preset's, or `cacheAware`'s when set.
+   */
+  readonly strategy?: Strategy.Strategy | undefined
   /**
    * Probes (opt-in): after each compaction, a judge model (`judge`, typically a small one) answers questions about the
    * span the summary replaced from the summary alone; pivot grades the answers and records them beside the pivot
@@ -439,6 +451,7 @@ export const layer = (options: CreateOptions): Layer.Layer<Services, CreateError
         ...(preset.prune === undefined ? {} : { prune: preset.prune }),
         ...(options.hud === undefined ? {} : { hud: options.hud }),
         ...(options.cacheAware === undefined ? {} : { cacheAware: managerCacheAware(options.cacheAware) }),
+        ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
         ...(options.probes === undefined ? {} : { probes: probeOptions(options.probes) }),
       })
       const summarizer = AiSummarizer.layer({

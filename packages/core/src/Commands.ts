@@ -84,6 +84,8 @@ export const ProcessCompaction = Schema.TaggedStruct("ProcessCompaction", {
   config: CompactionConfig,
   prompt: Schema.optionalKey(Schema.String),
   pluginContext: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Messages the strategy keeps verbatim besides the tail (`SummaryInput.PlanInput.keep`). */
+  keep: Schema.optionalKey(Schema.Array(MessageId)),
 })
 
 /** The summariser answered: the pivot forms. */
@@ -114,7 +116,20 @@ export const Continue = Schema.TaggedStruct("Continue", {
   autoContinue: Schema.optionalKey(Schema.Boolean),
 })
 
-/** Clear old tool outputs from the model input (spec §2.14). */
+/** One tool output a strategy's rule chose to clear, and why. */
+export const PruneTarget = Schema.Struct({
+  messageId: MessageId,
+  partId: PartId,
+  rule: Schema.String,
+  reason: Schema.String,
+})
+export type PruneTarget = typeof PruneTarget.Type
+
+/**
+ * Clear old tool outputs from the model input: OpenCode's walk (spec §2.14) with these thresholds, or, with `parts`,
+ * exactly those outputs (each still a completed output not yet cleared), recorded with their rule and reason. `rule`
+ * and `reason` name the walk's choice too when given.
+ */
 export const Prune = Schema.TaggedStruct("Prune", {
   at: Millis,
   protect: Schema.optionalKey(Schema.Finite),
@@ -122,6 +137,9 @@ export const Prune = Schema.TaggedStruct("Prune", {
   protectedTools: Schema.optionalKey(Schema.Array(Schema.String)),
   /** The newest user turns whose outputs are never cleared; default 2 (OpenCode). */
   turns: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  parts: Schema.optionalKey(Schema.Array(PruneTarget)),
+  rule: Schema.optionalKey(Schema.String),
+  reason: Schema.optionalKey(Schema.String),
 })
 
 /**

@@ -155,13 +155,19 @@ export const ContinueRequested = Schema.TaggedStruct("ContinueRequested", {
   message: UserMessage,
 })
 
-/** A tool output was pruned: cleared from the model input, kept in storage. */
+/**
+ * A tool output was pruned: cleared from the model input, kept in storage. `rule` names the strategy's rule that chose
+ * it (`duplicate-calls`, `cold-cache`, or a user's own) and `reason` says why, in one line; OpenCode's own prune and
+ * logs written before strategies record neither.
+ */
 export const PartCompacted = Schema.TaggedStruct("PartCompacted", {
   at: Millis,
   messageId: MessageId,
   partId: PartId,
   /** The output's token estimate: what the model input no longer carries. */
   tokens: Schema.Finite,
+  rule: Schema.optionalKey(Schema.String),
+  reason: Schema.optionalKey(Schema.String),
 })
 
 // ── Beyond OpenCode: facts the runtime records about its own decisions (bounded compaction, budgeted summariser

@@ -34,6 +34,7 @@ import * as Pins from "./Pins.ts"
 import * as Prompt from "./Prompt.ts"
 import * as Prune from "./Prune.ts"
 import * as SummaryInput from "./SummaryInput.ts"
+import { estimate as estimateTokens } from "./Tokens.ts"
 import * as Window from "./Window.ts"
 
 /** Where one compaction stands. */
@@ -307,6 +308,7 @@ const processCompaction = (state: State, command: typeof Commands.ProcessCompact
     overflow: c.overflow,
     config: command.config,
     compactionLimits: command.compactionLimits,
+    keep: command.keep,
   })
   if (Result.isFailure(planned)) return Result.fail(planned.failure)
   const plan = planned.success
@@ -446,6 +448,11 @@ const recordToolResult = (state: State, command: typeof Commands.RecordToolResul
 }
 
 const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
+  if (command.parts !== undefined) return pruneParts(state, command.at, command.parts)
+  const why = {
+    ...(command.rule === undefined ? {} : { rule: command.rule }),
+    ...(command.reason === undefined ? {} : { reason: command.reason }),
+  }
   const selection = Prune.selectNewestFirst(Conversation.newestFirst(state.window.conversation), {
     ...(command.protect === undefined ? {} : { protect: command.protect }),
     ...(command.minimum === undefined ? {} : { minimum: command.minimum }),
@@ -464,6 +471,7 @@ const prune = (state: State, command: typeof Commands.Prune.Type): Decision => {
           messageId: p.messageId,
           partId: p.partId,
           tokens: p.tokens,
+          ...why,
         }),
       ),
   )
@@ -519,6 +527,35 @@ const unpin = (state: State, command: typeof Commands.Unpin.Type): Decision =>
         }),
       ),
   )
+
+/**
+ * A strategy's own choice: each target that is still a completed output not cleared yet is cleared, with its rule and
+ * reason; the rest (unknown, not an output, cleared already, named twice) is passed over, so deciding again is a no-op.
+ */
+const pruneParts = (state: State, at: number, targets: ReadonlyArray<Commands.PruneTarget>): Decision => {
+  // A pinned message's tool outputs stay verbatim, whatever a strategy asks.
+  const pinned = new Set<string>(state.window.pins.map(Pins.key))
+  const seen = new Set<string>()
+  const events: Array<Event> = []
+  for (const target of targets) {
+    if (seen.has(target.partId) || pinned.has(target.messageId) || pinned.has(target.partId)) continue
+    seen.add(target.partId)
+    const found = message(state, target.messageId)
+    if (found?.role !== "assistant") continue
+    const part = found.parts.find((p) => p.id === target.partId)
+    if (part?.type !== "tool" || part.state.status !== "completed" || part.state.compactedAt !== undefined) continue
+    events.push({
+      _tag: "PartCompacted",
+      at,
+      messageId: target.messageId,
+      partId: target.partId,
+      tokens: estimateTokens(part.state.output),
+      rule: target.rule,
+      reason: target.reason,
+    })
+  }
+  return emit(...events)
+}
 
 /** Decides what a command causes on the given state. */
 export const decide = (command: Command, state: State): Decision => {

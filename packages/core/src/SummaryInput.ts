@@ -50,6 +50,11 @@ export interface PlanInput {
   readonly config: CompactionConfig
   /** Limits of the model that writes the summary; they size the tail budget. */
   readonly compactionLimits: ModelLimits
+  /**
+   * Messages a strategy keeps verbatim besides the tail (the turn in progress, `Strategy.Keep`): moved from the head
+   * to the tail in window order, unless that would leave the head empty (then nothing moves).
+   */
+  readonly keep?: ReadonlyArray<MessageId> | undefined
 }
 
 const isRealUser = (message: Message): boolean => message.role === "user" && !isMarker(message)
@@ -105,19 +110,31 @@ export const plan = (
     tailTurns: input.config.tail_turns ?? DEFAULT_TAIL_TURNS,
     budget: tailBudget(input.config, input.compactionLimits),
   })
+  const kept = withKept(selection, input.keep)
   // The tail keeps conversation only: leftover markers and summaries of unfinished compactions are not re-shown.
-  const tail = selection.tail
-    .filter((m) => !isMarker(m) && !(m.role === "assistant" && m.summary === true))
-    .map((m) => m.id)
+  const tail = kept.tail.filter((m) => !isMarker(m) && !(m.role === "assistant" && m.summary === true)).map((m) => m.id)
   const tailStartId = tail[0]
   return Result.succeed({
     parentId: input.parentId,
     ...(replay ? { replayOf: replay.replay.id } : {}),
     ...(previousSummary !== undefined ? { previousSummary } : {}),
-    head: selection.head.map((m) => m.id),
+    head: kept.head.map((m) => m.id),
     tail,
     ...(tailStartId !== undefined ? { tailStartId } : {}),
   })
+}
+
+/** The selection with the `keep` messages of its head moved to its tail (see `PlanInput.keep`). */
+const withKept = (
+  selection: { readonly head: ReadonlyArray<Message>; readonly tail: ReadonlyArray<Message> },
+  keep: ReadonlyArray<MessageId> | undefined,
+): { readonly head: ReadonlyArray<Message>; readonly tail: ReadonlyArray<Message> } => {
+  if (keep === undefined || keep.length === 0) return selection
+  const ids = new Set(keep)
+  const moved = selection.head.filter((m) => ids.has(m.id) && !isMarker(m))
+  if (moved.length === 0 || moved.length === selection.head.length) return selection
+  const movedIds = new Set(moved.map((m) => m.id))
+  return { head: selection.head.filter((m) => !movedIds.has(m.id)), tail: [...moved, ...selection.tail] }
 }
 
 /** Options of `summarizerMessages`. */

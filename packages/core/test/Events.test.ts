@@ -19,7 +19,10 @@ describe("golden event fixtures", () => {
     it(`${file} decodes to its type and re-encodes to the same JSON`, () => {
       const json = JSON.parse(readFileSync(join(dir, file), "utf8"))
       const event = Events.decode(json)
-      expect(`${event._tag}.v${Events.versions[event._tag]}.json`).toBe(file)
+      // `<Type>.v<N>.json`, or `<Type>.v<N>.<variant>.json` for the same version with its optional fields set.
+      expect(file.replace(/^(\w+\.v\d+)\.[a-z-]+\.json$/, "$1.json")).toBe(
+        `${event._tag}.v${Events.versions[event._tag]}.json`,
+      )
       expect(Events.encode(event)).toEqual(json)
     })
   }

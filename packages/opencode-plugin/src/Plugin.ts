@@ -17,7 +17,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Pins, Prompt, Redaction, Tokens, Window } from "@pivot/core"
+import { Facts, Ids, Message, Pins, Prompt, Redaction, type Strategy, Tokens, Window } from "@pivot/core"
 import {
   Config,
   ContextManager,
@@ -75,6 +75,8 @@ export interface Options {
    * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
    */
   readonly drive?: boolean | undefined
+  /** The context strategy (`Strategy.Strategy`, docs/strategies.md), from a plugin file of your own; default OpenCode's. */
+  readonly strategy?: Strategy.Strategy | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -267,6 +269,7 @@ export const make = async (
         recall: true,
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
+        ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<

@@ -50,6 +50,8 @@ export interface Settings {
   /** The summariser's model. */
   readonly compactionModel: ModelSpec
   readonly config: CoreConfig.CompactionConfig
+  /** The messages the strategy keeps verbatim besides the tail, asked when a compaction starts (`Strategy.keep`). */
+  readonly keep?: ((state: State) => ReadonlyArray<Ids.MessageId> | undefined) | undefined
 }
 
 /** How the process manager behaves. */
@@ -386,11 +388,13 @@ export const make = (deps: {
       // The extractive summariser has no window of its own: the session model's limits size the tail.
       const compactionLimits =
         options.summarizer === undefined ? settings.model.limits : settings.compactionModel.limits
+      const keep = settings.keep?.(state)
       const planned = SummaryInput.plan(Window.messages(state.session.window), {
         parentId: markerId,
         overflow: compaction.overflow,
         config: settings.config,
         compactionLimits,
+        keep,
       })
       if (Result.isFailure(planned)) return yield* planned.failure
       const plan = planned.success
@@ -525,6 +529,7 @@ export const make = (deps: {
         config: settings.config,
         ...(usesBuiltPrompt ? {} : { prompt }),
         ...(context.length > 0 ? { pluginContext: context } : {}),
+        ...(keep === undefined || keep.length === 0 ? {} : { keep }),
       }
       // The prompt and records were built from `state`: never written once the session was forgotten since.
       const executed = yield* sessions.execute(

@@ -253,7 +253,8 @@ describe("cache-aware prune", () => {
 describe("cache-aware rent-or-buy", () => {
   // Rates chosen for exact arithmetic; no tail. Windows [1,000, x, x], no pivot yet: base = 1,000 + 2,000 (the default
   // summary) = 3,000; rent = 2 × 0.5 × (x − 3,000); buy = 0.5 x + 2 × 2,000 + 3,000. Due from x = 20,000 on, far
-  // below the threshold (51,000).
+  // below the threshold (51,000). The turn ends and the next request arrives before the call: rent-or-buy compacts
+  // between turns, keeping the new request (in the middle of a turn it waits: see "the working set" below).
   const RATES = { read: 0.5, write: 1, output: 2 }
   const compactsAt = (x: number, options: NonNullable<Setup["options"]>, wait?: Duration.Input) =>
     Effect.gen(function* () {
@@ -261,8 +262,9 @@ describe("cache-aware rent-or-buy", () => {
       yield* users("work")
       yield* step(1_000)
       yield* step(x)
-      yield* step(x)
+      yield* step(x, "stop")
       if (wait !== undefined) yield* TestClock.adjust(wait)
+      yield* users("next")
       return (yield* cm.prepare(SESSION)).compaction !== undefined
     }).pipe(Effect.provide(layer({ options: { config: { preserve_recent_tokens: 0 }, ...options } })))
 
@@ -273,6 +275,27 @@ describe("cache-aware rent-or-buy", () => {
       expect(yield* compactsAt(20_000, options)).toBe(true)
       expect(yield* compactsAt(20_001, options)).toBe(true)
     }),
+  )
+
+  it.effect("given it due in the middle of the session's first turn, then prepare waits for the turn's end", () =>
+    Effect.gen(function* () {
+      const { cm } = yield* services
+      yield* users("work")
+      yield* step(1_000)
+      yield* step(30_000)
+      yield* step(30_000)
+      // The turn cannot be kept whole (nothing older to summarise): the working set stays, nothing is compacted.
+      expect((yield* cm.prepare(SESSION)).compaction).toBeUndefined()
+      yield* step(30_000, "stop")
+      yield* users("next")
+      expect((yield* cm.prepare(SESSION)).compaction).toBeDefined()
+    }).pipe(
+      Effect.provide(
+        layer({
+          options: { config: { preserve_recent_tokens: 0 }, cacheAware: { rates: { read: 0.5, write: 1, output: 2 } } },
+        }),
+      ),
+    ),
   )
 
   it.effect("given a cold cache (one millisecond past the TTL), then it does not compact; at the TTL it does", () =>
@@ -303,7 +326,8 @@ describe("cache-aware rent-or-buy", () => {
       yield* users("work")
       yield* step(1_000)
       yield* step(20_000)
-      yield* step(20_000)
+      yield* step(20_000, "stop")
+      yield* users("next")
       yield* cm.prepare(SESSION)
       expect(yield* requested).toBe(1)
       yield* cm.prepare(SESSION)

@@ -63,7 +63,8 @@ describe("CompactionRequested.reason", () => {
       yield* users("work")
       yield* step(1_000)
       yield* step(20_000)
-      yield* step(20_000)
+      yield* step(20_000, "stop")
+      yield* users("next")
       expect((yield* cm.prepare(SESSION)).compaction).toBeDefined()
       expect(yield* reasons).toEqual({ logged: ["rent-or-buy"], folded: ["rent-or-buy"] })
     }).pipe(

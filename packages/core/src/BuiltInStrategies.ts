@@ -1,0 +1,21 @@
+/**
+ * The built-in strategies by name, for what names one in text (a command-line flag, a config file, a comparison's
+ * rows): `opencode-1.17`, `opencode-1.18`, `cache-aware` (its defaults). Prune rules are composed in code
+ * (`Strategy.withRules`), not by name.
+ */
+import * as CacheAwareStrategy from "./CacheAwareStrategy.ts"
+import * as OpenCodeStrategy from "./OpenCodeStrategy.ts"
+import type { Strategy } from "./Strategy.ts"
+
+/** Every built-in strategy, in the order a comparison lists them. */
+export const all: ReadonlyArray<Strategy> = [
+  OpenCodeStrategy.v1_17,
+  OpenCodeStrategy.v1_18,
+  CacheAwareStrategy.strategy,
+]
+
+/** Their names. */
+export const names: ReadonlyArray<string> = all.map((strategy) => strategy.name)
+
+/** The built-in strategy of that name, if there is one. */
+export const named = (name: string): Strategy | undefined => all.find((strategy) => strategy.name === name)

@@ -1,0 +1,177 @@
+/**
+ * Cache-aware compaction as a strategy (ADR 0017, and ADR 0026 for the working set): compact earlier (threshold 0.75)
+ * with a cache-safe summariser request and no tail of old turns; compact before a call as soon as it pays
+ * (`CacheEconomy.due`, the rent-or-buy rule) on a warm cache; prune in batches on a warm cache, and down to the current
+ * turn before a call on a cold one (its prefix is written again anyway). Beyond ADR 0017, it never drops the working
+ * set: a compaction while a turn is in progress keeps that turn — the request that opened it and everything it read
+ * since — verbatim in the kept tail; when the turn cannot be kept (it is the whole history, or larger than
+ * `KEEP_SHARE` of the usable window), rent-or-buy waits for the turn's end, and only the hard limit compacts.
+ */
+import * as CacheEconomy from "./CacheEconomy.ts"
+import type { CompactionConfig } from "./Config.ts"
+import { compactionPartOf, isMarker, type Message } from "./Message.ts"
+import { usable } from "./Overflow.ts"
+import * as Prune from "./Prune.ts"
+import { type Decision, type Input, type Keep, nothing, type Strategy } from "./Strategy.ts"
+import { sizeOf, tailBudget } from "./Tail.ts"
+
+/** Cache-aware's default compaction threshold (share of the usable window): room for the window, prompt and summary. */
+export const THRESHOLD = 0.75
+
+/** Cache-aware's default tail budget of old turns: none (the turn in progress is kept by `keep`). */
+export const TAIL = 0
+
+/** The newest user turns whose outputs the cold prune keeps by default (the current one). */
+export const COLD_TURNS = 1
+
+/** The default prune batch, as a multiple of the prune minimum (40,000 with OpenCode's 20,000). */
+export const BATCH = 2
+
+/** The largest share of the usable window a kept turn may take: past it, keeping it would leave no room to work. */
+export const KEEP_SHARE = 0.5
+
+/** Cache-aware's settings (the runtime's `cacheAware` option, its TTL in ms). */
+export interface Settings {
+  /** The conversation's system prompt, which the summariser request starts with. */
+  readonly system?: string | undefined
+  /** Prune only when it frees more than this many tokens on a warm cache; default `BATCH` × the prune minimum. */
+  readonly batch?: number | undefined
+  /** The provider cache's time to live in ms; default 5 minutes. */
+  readonly ttl?: number | undefined
+  /** On a cold cache, old outputs are cleared down to this many newest output tokens; default 0. */
+  readonly coldProtect?: number | undefined
+  /** The newest user turns whose outputs the cold prune keeps; default `COLD_TURNS`. */
+  readonly coldTurns?: number | undefined
+  /** Compact when it pays (`CacheEconomy.due`); default true. */
+  readonly rentOrBuy?: boolean | undefined
+  /** The multipliers rent-or-buy prices with; default the session model's (`Input.rates`). */
+  readonly rates?: CacheEconomy.Multipliers | undefined
+}
+
+/** The settings cache-aware compacts with: threshold `THRESHOLD` and tail `TAIL` unless the config sets them. */
+export const configure = (config: CompactionConfig): CompactionConfig => ({
+  ...config,
+  threshold: config.threshold ?? THRESHOLD,
+  preserve_recent_tokens: config.preserve_recent_tokens ?? TAIL,
+})
+
+/** Whether a message is a user's request (not a compaction marker, nor a synthetic continue message). */
+export const isRequest = (message: Message): boolean =>
+  message.role === "user" &&
+  compactionPartOf(message) === undefined &&
+  message.parts.some(
+    (part) =>
+      (part.type === "text" && part.synthetic !== true && part.ignored !== true && part.text.trim() !== "") ||
+      part.type === "file" ||
+      part.type === "subtask",
+  )
+
+/**
+ * The turn in progress: from the newest request to the end, when the assistant has not finished answering it (no
+ * step since it, or the newest step asked for tools or was cut off). Undefined between turns.
+ */
+export const turnInProgress = (
+  messages: ReadonlyArray<Message>,
+): { readonly start: number; readonly messages: ReadonlyArray<Message> } | undefined => {
+  const start = messages.findLastIndex(isRequest)
+  if (start === -1) return undefined
+  const last = messages.findLast(
+    (m, i) => i >= start && m.role === "assistant" && m.summary !== true && m.finish !== undefined,
+  )
+  if (last?.role === "assistant" && !UNFINISHED.has(last.finish!)) return undefined
+  return { start, messages: messages.slice(start) }
+}
+
+const UNFINISHED = new Set(["tool-calls", "tool_calls", "tool_use", "length", "max_tokens", "unknown"])
+
+/**
+ * What a compaction keeps of the turn in progress (see the module's summary). The whole turn — its request and every
+ * message since, continue messages of earlier pivots included — when it fits `KEEP_SHARE` of the usable window and
+ * something older is left to summarise; otherwise its request and the newest of its messages that fit that share
+ * with it (the middle of the turn is summarised). Undefined between turns, or when not even the request fits.
+ */
+export const keepOf = (input: Input): Keep | undefined => {
+  const turn = turnInProgress(input.messages)
+  if (turn === undefined) return undefined
+  const own = turn.messages.filter((m) => !isMarker(m) && !(m.role === "assistant" && m.summary === true))
+  const cap = Math.floor(usable(input.config, input.limits, input.config.output_token_max) * KEEP_SHARE)
+  const older = input.messages
+    .slice(0, turn.start)
+    .some((m) => !isMarker(m) && !(m.role === "assistant" && m.summary === true))
+  if (older && sizeOf(own) <= cap) return { ids: own.map((m) => m.id), whole: true }
+  const [request, ...rest] = own
+  if (request === undefined || sizeOf([request]) > cap) return undefined
+  // The newest messages that fit beside the request (the size grows as `from` falls: a binary search), leaving at
+  // least one of the turn's to summarise.
+  let low = 1
+  let high = rest.length
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2)
+    if (sizeOf([request, ...rest.slice(mid)]) <= cap) high = mid
+    else low = mid + 1
+  }
+  const from = Math.max(1, high)
+  return { ids: [request.id, ...rest.slice(from).map((m) => m.id)], whole: false }
+}
+
+/** The cold prune: before a call on a cold cache, old outputs down to `coldProtect` tokens and `coldTurns` turns. */
+const coldPrune = (settings: Settings, input: Input): Decision => ({
+  _tag: "Prune",
+  walk: {
+    protect: settings.coldProtect ?? 0,
+    minimum: 0,
+    turns: settings.coldTurns ?? COLD_TURNS,
+    ...(input.prune.protectedTools === undefined ? {} : { protectedTools: input.prune.protectedTools }),
+    rule: "cold-cache",
+    reason: `the cache is cold (last call ${input.now - (input.cache.lastCallAt ?? input.now)} ms ago, TTL ${input.cache.ttl} ms): the prefix is written again anyway`,
+  },
+  parts: [],
+})
+
+/** Whether rent-or-buy says to compact now: on a warm cache, once the rent paid reaches the buy. */
+export const pays = (settings: Settings, input: Input): boolean => {
+  if (settings.rentOrBuy === false || input.config.auto === false || !input.mayCompact || input.cache.cold) return false
+  const rates = settings.rates ?? input.rates
+  if (rates === undefined) return false
+  const kept = input.config.tail_turns === 0 ? 0 : tailBudget(input.config, input.compactionLimits)
+  return CacheEconomy.due(CacheEconomy.segmentOf(input.messages, { ttl: input.cache.ttl, kept }), rates)
+}
+
+/** Cache-aware with these settings. */
+export const make = (settings: Settings = {}): Strategy => ({
+  name: "cache-aware",
+  configure,
+  form: "cache-safe",
+  ...(settings.system === undefined ? {} : { system: settings.system }),
+  ...(settings.ttl === undefined ? {} : { ttl: settings.ttl }),
+  batched: true,
+  beforeCall: (input) => {
+    if (Prune.isEnabled(input.config) && input.cache.lastCallAt !== undefined && input.cache.cold)
+      return coldPrune(settings, input)
+    if (!pays(settings, input)) return nothing
+    // The working set: while the turn in progress cannot be kept whole, wait for its end (the hard limit still
+    // compacts, keeping its request and newest messages).
+    if (turnInProgress(input.messages) !== undefined && keepOf(input)?.whole !== true) return nothing
+    return { _tag: "Compact", reason: "rent-or-buy" }
+  },
+  afterStep: (input) => {
+    if (!Prune.isEnabled(input.config)) return nothing
+    const minimum =
+      input.cache.cold || input.cache.atPivot
+        ? 0
+        : (settings.batch ?? BATCH * (input.prune.minimum ?? Prune.PRUNE_MINIMUM))
+    return {
+      _tag: "Prune",
+      walk: {
+        ...(input.prune.protect === undefined ? {} : { protect: input.prune.protect }),
+        minimum,
+        ...(input.prune.protectedTools === undefined ? {} : { protectedTools: input.prune.protectedTools }),
+      },
+      parts: [],
+    }
+  },
+  keep: keepOf,
+})
+
+/** Cache-aware with its defaults (the `cacheAware: true` of the runtime, without a system prompt). */
+export const strategy: Strategy = make()
