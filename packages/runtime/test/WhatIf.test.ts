@@ -3,7 +3,7 @@
  * the runtime's own messages left out of a summary's key), the model's limits (catalog, given, or refused), the
  * strategies checked by name, and the billing rules and rates of a model.
  */
-import { Ids, Pricing, Tokens } from "@pivot/core"
+import { BuiltInStrategies, CacheAwareStrategy, Ids, OpenCodeStrategy, Pricing, Tokens } from "@pivot/core"
 import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { Strategies, WhatIf } from "../src/index.ts"
@@ -139,11 +139,24 @@ describe("strategies and billing", () => {
     )
   })
 
-  it("maps each name to the options that select it today", () => {
-    expect(Strategies.strategyOptions("opencode-1.18", { context: 64_000 }).config?.opencode).toBe("1.18")
-    expect(Strategies.strategyOptions("opencode-1.17", { context: 64_000 }).factsBlock).toBe(false)
-    expect(Strategies.strategyOptions("pivot", { context: 64_000 }).prune).toEqual({ protect: 12_800, minimum: 6_400 })
-    expect(Strategies.strategyOptions("cache-aware", { context: 64_000, system: "s" }).cacheAware).toEqual({
+  it("maps each built-in strategy's name to its value, and pivot to OpenCode 1.17's with pivot's defaults", () => {
+    expect(Strategies.NAMES).toEqual(["opencode-1.17", "opencode-1.18", "pivot", "cache-aware"])
+    // Every name but pivot is a built-in strategy's, and selects that value.
+    expect(Strategies.NAMES.filter((name) => name !== Strategies.PIVOT)).toEqual(BuiltInStrategies.names)
+    expect(Strategies.strategyOptions("opencode-1.18", { context: 64_000 }).strategy).toBe(OpenCodeStrategy.v1_18)
+    const v1_17 = Strategies.strategyOptions("opencode-1.17", { context: 64_000 })
+    expect(v1_17.strategy).toBe(OpenCodeStrategy.v1_17)
+    expect(v1_17.factsBlock).toBe(false)
+    expect(v1_17.prune).toBeUndefined()
+    const pivot = Strategies.strategyOptions("pivot", { context: 64_000 })
+    expect(pivot.strategy).toBe(OpenCodeStrategy.v1_17)
+    expect(pivot.prune).toEqual({ protect: 12_800, minimum: 6_400 })
+    expect(pivot.factsBlock).toBeUndefined()
+    expect(Strategies.strategyOptions("cache-aware", { context: 64_000 }).strategy).toBe(CacheAwareStrategy.strategy)
+    const cacheAware = Strategies.strategyOptions("cache-aware", { context: 64_000, system: "s" }).strategy
+    expect({ name: cacheAware?.name, form: cacheAware?.form, system: cacheAware?.system }).toEqual({
+      name: "cache-aware",
+      form: "cache-safe",
       system: "s",
     })
   })
