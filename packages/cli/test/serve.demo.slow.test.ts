@@ -87,9 +87,9 @@ describe("the viewer on the demo session, in Chromium", () => {
     expect(placed).toEqual(pivots.map((version) => ({ version, hidden: false, inside: true })))
   })
 
-  it("counts prunes in the legend as the header does", async () => {
-    const header = (await page.textContent("#figures"))!.match(/(\d+) prunes/)
-    const legend = (await page.textContent(".legend"))!.match(/prune: (\d+)/)
+  it("counts tool outputs pruned in the legend as the header does", async () => {
+    const header = (await page.textContent("#figures"))!.match(/(\d+) tool outputs pruned/)
+    const legend = (await page.textContent(".legend"))!.match(/pruned outputs: (\d+)/)
     const pruned = tags().filter((t) => t === "PartCompacted").length
     expect(Number(header![1])).toBe(pruned)
     expect(Number(legend![1])).toBe(pruned)
