@@ -26,7 +26,13 @@ it("given the plugin loaded and an event about no session, then neither its hook
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, unknown>)
   expect(steps).toEqual([
-    { step: "init", plugin: false, store: false, effect: false, tools: ["context_recall", "context_compact", "context_pin"] },
+    {
+      step: "init",
+      plugin: false,
+      store: false,
+      effect: false,
+      tools: ["context_recall", "context_compact", "context_pin"],
+    },
     { step: "event without a session", plugin: false, store: false, effect: false },
     {
       step: "tool call",
