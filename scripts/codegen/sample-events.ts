@@ -364,3 +364,36 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     for: "prt_0000000a0005",
   },
 ]
+
+/**
+ * Events of the same version with optional fields set, by variant name: each is also a golden fixture
+ * (`<Type>.v<N>.<variant>.json`).
+ */
+export const sampleVariants: ReadonlyArray<{ readonly variant: string; readonly event: Events.Event }> = [
+  {
+    variant: "rule",
+    event: {
+      _tag: "PartCompacted",
+      at: 1_767_000_014_500,
+      messageId: msg("msg_0000000a0002"),
+      partId: prt("prt_0000000a0004"),
+      tokens: 3_200,
+      rule: "duplicate-calls",
+      reason: "same read call as prt_0000000a0005, whose output is newer",
+    },
+  },
+  {
+    // A tool call's input cleared (ADR 0030).
+    variant: "input",
+    event: {
+      _tag: "PartCompacted",
+      at: 1_767_000_014_700,
+      messageId: msg("msg_0000000a0002"),
+      partId: prt("prt_0000000a0006"),
+      tokens: 2_400,
+      rule: "superseded-writes",
+      reason: "write of src/app.ts superseded by the later read prt_0000000a0009",
+      target: "input",
+    },
+  },
+]

@@ -122,13 +122,16 @@ export const PruneTarget = Schema.Struct({
   partId: PartId,
   rule: Schema.String,
   reason: Schema.String,
+  /** Clear the call's input (its arguments) instead of its output (ADR 0030). */
+  target: Schema.optionalKey(Schema.Literal("input")),
 })
 export type PruneTarget = typeof PruneTarget.Type
 
 /**
  * Clear old tool outputs from the model input: OpenCode's walk (spec §2.14) with these thresholds, or, with `parts`,
  * exactly those outputs (each still a completed output not yet cleared), recorded with their rule and reason. `rule`
- * and `reason` name the walk's choice too when given.
+ * and `reason` name the walk's choice too when given. A part with `target: "input"` clears that call's input instead
+ * (a completed or errored call whose input is not cleared yet and has something to clear: `Render.inputShed`).
  */
 export const Prune = Schema.TaggedStruct("Prune", {
   at: Millis,

@@ -78,9 +78,15 @@ export const evolve = (state: State, event: Event): State => {
       )
     case "PartCompacted":
       return updateAssistantPart(state, event.messageId, event.partId, (part) =>
-        part.type === "tool" && part.state.status === "completed"
-          ? { ...part, state: { ...part.state, compactedAt: event.at } }
-          : part,
+        part.type !== "tool"
+          ? part
+          : event.target === "input"
+            ? part.state.status === "completed" || part.state.status === "error"
+              ? { ...part, state: { ...part.state, inputClearedAt: event.at } }
+              : part
+            : part.state.status === "completed"
+              ? { ...part, state: { ...part.state, compactedAt: event.at } }
+              : part,
       )
     case "CompactionStarted": {
       const marker = get(state, event.markerId)

@@ -158,16 +158,19 @@ export const ContinueRequested = Schema.TaggedStruct("ContinueRequested", {
 /**
  * A tool output was pruned: cleared from the model input, kept in storage. `rule` names the strategy's rule that chose
  * it (`duplicate-calls`, `cold-cache`, or a user's own) and `reason` says why, in one line; OpenCode's own prune and
- * logs written before strategies record neither.
+ * logs written before strategies record neither. With `target: "input"` it is the tool call's input (its arguments)
+ * that was cleared, not its output (ADR 0030): the call shows `Render.clearedInput` and its output stays.
  */
 export const PartCompacted = Schema.TaggedStruct("PartCompacted", {
   at: Millis,
   messageId: MessageId,
   partId: PartId,
-  /** The output's token estimate: what the model input no longer carries. */
+  /** The token estimate of what the model input no longer carries (the output, or the input's cleared values). */
   tokens: Schema.Finite,
   rule: Schema.optionalKey(Schema.String),
   reason: Schema.optionalKey(Schema.String),
+  /** What was cleared: absent for the output (every event before ADR 0030), `input` for the call's arguments. */
+  target: Schema.optionalKey(Schema.Literal("input")),
 })
 
 // ── Beyond OpenCode: facts the runtime records about its own decisions (bounded compaction, budgeted summariser

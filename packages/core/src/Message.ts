@@ -84,7 +84,10 @@ export const ToolRunning = Schema.Struct({
   title: Schema.optionalKey(Schema.String),
   startedAt: Schema.optionalKey(Millis),
 })
-/** A finished tool call and its output. `compactedAt` is set when a prune cleared it from the model input. */
+/**
+ * A finished tool call and its output. `compactedAt` is set when a prune cleared the output from the model input,
+ * `inputClearedAt` when a prune cleared its input (the call's arguments; `Render.clearedInput`).
+ */
 export const ToolCompleted = Schema.Struct({
   status: Schema.Literal("completed"),
   input: Input,
@@ -95,8 +98,12 @@ export const ToolCompleted = Schema.Struct({
   startedAt: Schema.optionalKey(Millis),
   endedAt: Schema.optionalKey(Millis),
   compactedAt: Schema.optionalKey(Millis),
+  inputClearedAt: Schema.optionalKey(Millis),
 }).annotate({ identifier: "ToolCompleted" })
-/** A tool call that failed (or was interrupted: `metadata.interrupted`, with any partial `metadata.output`). */
+/**
+ * A tool call that failed (or was interrupted: `metadata.interrupted`, with any partial `metadata.output`).
+ * `inputClearedAt` is set when a prune cleared its input from the model input.
+ */
 export const ToolError = Schema.Struct({
   status: Schema.Literal("error"),
   input: Input,
@@ -104,6 +111,7 @@ export const ToolError = Schema.Struct({
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   startedAt: Schema.optionalKey(Millis),
   endedAt: Schema.optionalKey(Millis),
+  inputClearedAt: Schema.optionalKey(Millis),
 }).annotate({ identifier: "ToolError" })
 /** Where a tool call stands. */
 export const ToolState = Schema.Union([ToolPending, ToolRunning, ToolCompleted, ToolError]).annotate({

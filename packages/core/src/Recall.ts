@@ -3,25 +3,33 @@
  * into search terms and ranked (the scan every backend's full-text search must agree with on which documents match),
  * and how an answer is bounded and worded. Pure: the runtime reads the session and records the `ContextRecalled` event.
  *
- * Recallable documents are the outputs a prune cleared (by their part id, the id the placeholder names) and finished
- * summaries (by their message id). pivot never deletes a pruned output, so the original comes back byte for byte;
+ * Recallable documents are the outputs a prune cleared (by their part id, the id the placeholder names), the tool
+ * inputs a prune cleared (by `Render.inputRecallId`, `prt_…-input`: the input as JSON, its keys in their stored order)
+ * and finished summaries (by their message id). pivot never deletes a pruned output, so the original comes back byte for byte;
  * what record-time redaction or crypto-shredding removed was never stored, so it never comes back.
  */
 import { isFinishedSummary, type Message, summaryText } from "./Message.ts"
+import { inputRecallId } from "./Render.ts"
 import * as Text from "./Text.ts"
+
+/** What a recallable document is. */
+export type Kind = "output" | "input" | "summary"
 
 /** One thing the model can re-read. */
 export interface Document {
-  /** The recall id: the part id of a pruned output, the message id of a summary. */
+  /** The recall id: the part id of a pruned output, `prt_…-input` of a cleared input, the message id of a summary. */
   readonly id: string
-  readonly kind: "output" | "summary"
+  readonly kind: Kind
   readonly messageId: string
-  /** The tool that produced an output. */
+  /** The tool that produced an output, or whose input it is. */
   readonly tool?: string | undefined
   readonly text: string
 }
 
-/** The recallable documents one stored message holds: its pruned outputs, or itself when it is a finished summary. */
+/**
+ * The recallable documents one stored message holds: its pruned outputs and cleared inputs (in part order, a part's
+ * input before its output), or itself when it is a finished summary.
+ */
 export const documentsOf = (message: Message): Array<Document> => {
   if (message.role !== "assistant") return []
   if (message.summary === true) {
@@ -29,9 +37,20 @@ export const documentsOf = (message: Message): Array<Document> => {
     return text === undefined ? [] : [{ id: message.id, kind: "summary", messageId: message.id, text }]
   }
   const out: Array<Document> = []
-  for (const part of message.parts)
-    if (part.type === "tool" && part.state.status === "completed" && part.state.compactedAt !== undefined)
-      out.push({ id: part.id, kind: "output", messageId: message.id, tool: part.tool, text: part.state.output })
+  for (const part of message.parts) {
+    if (part.type !== "tool") continue
+    const state = part.state
+    if ((state.status === "completed" || state.status === "error") && state.inputClearedAt !== undefined)
+      out.push({
+        id: inputRecallId(part.id),
+        kind: "input",
+        messageId: message.id,
+        tool: part.tool,
+        text: JSON.stringify(state.input),
+      })
+    if (state.status === "completed" && state.compactedAt !== undefined)
+      out.push({ id: part.id, kind: "output", messageId: message.id, tool: part.tool, text: state.output })
+  }
   return out
 }
 
@@ -115,7 +134,7 @@ export const words = (text: string): Array<string> =>
 /** One search result. */
 export interface Hit {
   readonly id: string
-  readonly kind: "output" | "summary"
+  readonly kind: Kind
   readonly tool?: string | undefined
   /** A short excerpt around the first match. */
   readonly snippet: string
@@ -242,8 +261,9 @@ export const answerOriginal = (
   return { ...b, answer: b.truncated ? `${b.text}${truncationNote(id, b, text.length)}` : b.text }
 }
 
-const hitLine = (h: Hit, i: number) =>
-  `${i + 1}. id ${h.id} (${h.kind === "output" ? `output of ${h.tool ?? "a tool"}` : "summary"}, ${h.chars} chars): ${h.snippet}`
+const what = (h: Hit): string => (h.kind === "summary" ? "summary" : `${h.kind} of ${h.tool ?? "a tool"}`)
+
+const hitLine = (h: Hit, i: number) => `${i + 1}. id ${h.id} (${what(h)}, ${h.chars} chars): ${h.snippet}`
 
 /** The tool result of a query: a header, then one line per hit, best first, each naming the id to recall. */
 export const answerHits = (query: string, hits: ReadonlyArray<Hit>): string =>

@@ -15,6 +15,7 @@ import {
 } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import type * as MM from "./ModelMessage.ts"
+import { estimateLength } from "./Tokens.ts"
 
 /** How to render. Without options the messages render as the session model sees them: no stripping, no truncation. */
 export interface Options {
@@ -30,8 +31,9 @@ export interface Options {
    */
   readonly mediaInToolResults?: boolean | undefined
   /**
-   * Name each pruned output's recall id in its placeholder (`clearedText`), for a model given the `context_recall`
-   * tool. Off by default: the placeholder is then OpenCode's exact text.
+   * Name each pruned output's recall id in its placeholder (`clearedText`), and each cleared input's in its own
+   * (`clearedInputText`), for a model given the `context_recall` tool. Off by default: the output's placeholder is
+   * then OpenCode's exact text.
    */
   readonly recallIds?: boolean | undefined
 }
@@ -93,6 +95,80 @@ export const recallIdOf = (text: string): string | undefined =>
   text.startsWith(RECALL_PREFIX) && text.endsWith("]") && text.length > RECALL_PREFIX.length + 1
     ? text.slice(RECALL_PREFIX.length, -1)
     : undefined
+
+/** The text that stands for a cleared tool input's long values (ADR 0030). */
+export const INPUT_CLEARED_TEXT = "[Old tool input cleared]"
+const INPUT_RECALL_PREFIX = `${INPUT_CLEARED_TEXT.slice(0, -1)} — recall id: `
+/** What a part id gets to name its input's recall document: `prt_…-input` (its output's is the part id itself). */
+export const INPUT_RECALL_SUFFIX = "-input"
+/**
+ * The longest value (as JSON) a cleared input keeps: paths, commands and short options stay, so the call still says
+ * what it did; longer values (a written file's content, an edit's strings, a patch) become the placeholder.
+ */
+export const INPUT_KEEP_CHARS = 200
+
+/** The recall id of a tool call's cleared input. */
+export const inputRecallId = (partId: string): string => `${partId}${INPUT_RECALL_SUFFIX}`
+
+/** The part id an input's recall id names, if it is one. */
+export const partOfInputRecallId = (id: string): string | undefined =>
+  id.endsWith(INPUT_RECALL_SUFFIX) && id.length > INPUT_RECALL_SUFFIX.length
+    ? id.slice(0, -INPUT_RECALL_SUFFIX.length)
+    : undefined
+
+/**
+ * The placeholder of a cleared input's value: `INPUT_CLEARED_TEXT`, or with recall on, the same words naming the id
+ * `context_recall` takes: `[Old tool input cleared — recall id: prt_…-input]`.
+ */
+export const clearedInputText = (recallId?: string | undefined): string =>
+  recallId === undefined ? INPUT_CLEARED_TEXT : `${INPUT_RECALL_PREFIX}${recallId}]`
+
+/** The recall id a cleared input's placeholder names, if it names one. */
+export const inputRecallIdOf = (text: string): string | undefined =>
+  text.startsWith(INPUT_RECALL_PREFIX) && text.endsWith("]") && text.length > INPUT_RECALL_PREFIX.length + 1
+    ? text.slice(INPUT_RECALL_PREFIX.length, -1)
+    : undefined
+
+const keeps = (value: unknown): boolean => (JSON.stringify(value)?.length ?? 0) <= INPUT_KEEP_CHARS
+
+/**
+ * A tool call's input as the model sees it once cleared: the same keys in the same order, each value whose JSON is
+ * longer than `INPUT_KEEP_CHARS` replaced by `clearedInputText(recallId)`, the others as they are.
+ *
+ * **Example**
+ * ```ts
+ * Render.clearedInput({ filePath: "a.ts", content: "x".repeat(500) }, "prt_1-input")
+ * // { filePath: "a.ts", content: "[Old tool input cleared — recall id: prt_1-input]" }
+ * ```
+ */
+export const clearedInput = (
+  input: Readonly<Record<string, unknown>>,
+  recallId?: string | undefined,
+): Record<string, unknown> => {
+  const text = clearedInputText(recallId)
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(input)) out[key] = keeps(value) ? value : text
+  return out
+}
+
+/**
+ * The tokens clearing an input sheds (the estimate of its JSON less that of `clearedInput` without a recall id, as
+ * `Tail.sizeOf` measures); 0 when no value is long enough to clear, so nothing would change.
+ */
+export const inputShed = (input: Readonly<Record<string, unknown>>): number =>
+  Object.values(input).every(keeps)
+    ? 0
+    : Math.max(
+        0,
+        estimateLength(JSON.stringify(input).length) - estimateLength(JSON.stringify(clearedInput(input)).length),
+      )
+
+/** The input a tool call shows the model: its own, or `clearedInput` once a prune cleared it. */
+const inputOf = (part: ToolPart, options: Options): Record<string, unknown> =>
+  (part.state.status === "completed" || part.state.status === "error") && part.state.inputClearedAt !== undefined
+    ? clearedInput(part.state.input, options.recallIds === true ? inputRecallId(part.id) : undefined)
+    : part.state.input
+
 /** The error result of a tool call left pending or running. */
 export const INTERRUPTED_TEXT = "[Tool execution was interrupted]"
 /** The first line of the user message that carries tool-result media for providers that cannot take it inline. */
@@ -239,12 +315,17 @@ const renderAssistant = (message: AssistantMessage, options: Options): Array<MM.
             type: "tool-call",
             toolCallId: part.callId,
             toolName: part.tool,
-            input: part.state.input,
+            input: inputOf(part, options),
             providerExecuted: true,
           })
           content.push(result)
         } else {
-          content.push({ type: "tool-call", toolCallId: part.callId, toolName: part.tool, input: part.state.input })
+          content.push({
+            type: "tool-call",
+            toolCallId: part.callId,
+            toolName: part.tool,
+            input: inputOf(part, options),
+          })
           results.push(result)
         }
         break

@@ -33,6 +33,7 @@ import * as Overflow from "./Overflow.ts"
 import * as Pins from "./Pins.ts"
 import * as Prompt from "./Prompt.ts"
 import * as Prune from "./Prune.ts"
+import * as Render from "./Render.ts"
 import * as SummaryInput from "./SummaryInput.ts"
 import { estimate as estimateTokens } from "./Tokens.ts"
 import * as Window from "./Window.ts"
@@ -531,6 +532,8 @@ const unpin = (state: State, command: typeof Commands.Unpin.Type): Decision =>
 /**
  * A strategy's own choice: each target that is still a completed output not cleared yet is cleared, with its rule and
  * reason; the rest (unknown, not an output, cleared already, named twice) is passed over, so deciding again is a no-op.
+ * An input target (`target: "input"`) is cleared when its call is completed or errored, its input is not cleared yet
+ * and clearing sheds something (`Render.inputShed` > 0); the event carries `target: "input"` and those tokens.
  */
 const pruneParts = (state: State, at: number, targets: ReadonlyArray<Commands.PruneTarget>): Decision => {
   // A pinned message's tool outputs stay verbatim, whatever a strategy asks.
@@ -538,21 +541,24 @@ const pruneParts = (state: State, at: number, targets: ReadonlyArray<Commands.Pr
   const seen = new Set<string>()
   const events: Array<Event> = []
   for (const target of targets) {
-    if (seen.has(target.partId) || pinned.has(target.messageId) || pinned.has(target.partId)) continue
-    seen.add(target.partId)
+    const key = target.target === "input" ? Render.inputRecallId(target.partId) : target.partId
+    if (seen.has(key) || pinned.has(target.messageId) || pinned.has(target.partId)) continue
+    seen.add(key)
     const found = message(state, target.messageId)
     if (found?.role !== "assistant") continue
     const part = found.parts.find((p) => p.id === target.partId)
-    if (part?.type !== "tool" || part.state.status !== "completed" || part.state.compactedAt !== undefined) continue
-    events.push({
-      _tag: "PartCompacted",
-      at,
-      messageId: target.messageId,
-      partId: target.partId,
-      tokens: estimateTokens(part.state.output),
-      rule: target.rule,
-      reason: target.reason,
-    })
+    if (part?.type !== "tool") continue
+    const why = { rule: target.rule, reason: target.reason }
+    const where = { _tag: "PartCompacted", at, messageId: target.messageId, partId: target.partId } as const
+    if (target.target === "input") {
+      const s = part.state
+      if ((s.status !== "completed" && s.status !== "error") || s.inputClearedAt !== undefined) continue
+      const tokens = Render.inputShed(s.input)
+      if (tokens > 0) events.push({ ...where, tokens, ...why, target: "input" })
+      continue
+    }
+    if (part.state.status !== "completed" || part.state.compactedAt !== undefined) continue
+    events.push({ ...where, tokens: estimateTokens(part.state.output), ...why })
   }
   return emit(...events)
 }

@@ -23,7 +23,7 @@ import type { CompactionConfig } from "./Config.ts"
 import type { MessageId, PartId } from "./Ids.ts"
 import type { Message, ToolPart } from "./Message.ts"
 import type { ModelLimits } from "./Model.ts"
-import type * as Prune from "./Prune.ts"
+import * as Prune from "./Prune.ts"
 import { turns } from "./Tail.ts"
 
 /** The provider's prompt cache as the runtime sees it before a call. */
@@ -150,9 +150,10 @@ const merge = (decision: Decision, parts: ReadonlyArray<PruneTarget>): Decision 
 }
 
 /**
- * `base` with the prune `rules` added: after each step (and before a call when `base` prunes then), the outputs the
- * rules choose are cleared too, after `base`'s own. A compaction decided by `base` wins (it sheds more). For a
- * `batched` strategy the rules wait for a moment the cache is rewritten anyway (`base` prunes, a cold cache, a pivot).
+ * `base` with the prune `rules` added: after each step (and before a call when `base` prunes then), the outputs (and
+ * inputs) the rules choose are cleared too, after `base`'s own. A compaction decided by `base` wins (it sheds more).
+ * For a `batched` strategy the rules wait for a moment the cache is rewritten anyway: `base`'s prune clears something
+ * now (its parts, or its walk choosing outputs on the window: `prunesNow`), the cache is cold, or at a pivot.
  *
  * **Example**
  * ```ts
@@ -162,7 +163,7 @@ const merge = (decision: Decision, parts: ReadonlyArray<PruneTarget>): Decision 
 export const withRules = (base: Strategy, ...rules: ReadonlyArray<Rule>): Strategy => {
   const chosen = (input: Input, decision: Decision): Decision => {
     if (decision._tag === "Compact") return decision
-    const free = decision._tag === "Prune" || base.batched !== true || input.cache.cold || input.cache.atPivot
+    const free = base.batched !== true || input.cache.cold || input.cache.atPivot || prunesNow(input, decision)
     return free ? merge(decision, dedupe(rules.flatMap((rule) => rule.select(input)))) : decision
   }
   return {
@@ -176,12 +177,22 @@ export const withRules = (base: Strategy, ...rules: ReadonlyArray<Rule>): Strate
   }
 }
 
-// The first rule to name an output gives it its reason.
+/**
+ * Whether a decision clears something on this window: a prune with parts, or whose walk chooses outputs
+ * (`Prune.select` on `input.messages`; a pinned message's outputs may still make the Decider record fewer).
+ */
+export const prunesNow = (input: Input, decision: Decision): boolean =>
+  decision._tag === "Prune" &&
+  (decision.parts.length > 0 ||
+    (decision.walk !== undefined && Prune.select(input.messages, decision.walk).parts.length > 0))
+
+// The first rule to name a part's output (or input) gives it its reason.
 const dedupe = (parts: ReadonlyArray<PruneTarget>): ReadonlyArray<PruneTarget> => {
   const seen = new Set<string>()
   return parts.filter((p) => {
-    if (seen.has(p.partId)) return false
-    seen.add(p.partId)
+    const key = p.target === "input" ? `${p.partId}\u0000input` : p.partId
+    if (seen.has(key)) return false
+    seen.add(key)
     return true
   })
 }

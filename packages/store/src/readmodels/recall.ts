@@ -92,7 +92,7 @@ interface RecallRow {
 
 const documentOf = (row: RecallRow): Recall.Document => ({
   id: row.doc_id,
-  kind: row.kind === "summary" ? "summary" : "output",
+  kind: row.kind === "summary" || row.kind === "input" ? row.kind : "output",
   messageId: row.message_id,
   ...(row.tool === null ? {} : { tool: row.tool }),
   text: row.body,
