@@ -5,6 +5,8 @@
  *
  * - a tool output pivot's window shows pruned (`compactedAt`) carries pivot's placeholder, naming the recall id
  *   `context_recall` takes (`Render.clearedText`), whether OpenCode pruned it too or not;
+ * - a tool input pivot's window shows cleared (`inputClearedAt`, ADR 0030) becomes pivot's cleared input
+ *   (`Render.clearedInput`, its placeholder naming `prt_…-input`); OpenCode has no such state, so only pivot clears one;
  * - a message pivot's window does not show, older than the newest one it does (pivot pivoted past it, or its pivot
  *   keeps one summary where OpenCode shows two: deviation 2 of docs/parity.md), is left out; one newer than all it
  *   shows is kept (pivot has not decided anything about it);
@@ -29,6 +31,21 @@ const prunedParts = (window: ReadonlyArray<Message.Message>): ReadonlySet<string
   return ids
 }
 
+/** The tool inputs pivot's window shows cleared, by part id: the input the model sees instead. */
+const clearedInputs = (window: ReadonlyArray<Message.Message>): ReadonlyMap<string, Record<string, unknown>> => {
+  const inputs = new Map<string, Record<string, unknown>>()
+  for (const message of window)
+    if (message.role === "assistant")
+      for (const part of message.parts)
+        if (part.type === "tool" && "inputClearedAt" in part.state && part.state.inputClearedAt !== undefined)
+          inputs.set(part.id, Render.clearedInput(part.state.input, Render.inputRecallId(part.id)))
+  return inputs
+}
+
+/** A tool part with `input` as its state's input (a copy), or the part itself when there is none. */
+const withInput = (part: MessageWithParts["parts"][number], input: Record<string, unknown> | undefined) =>
+  input === undefined ? part : { ...part, state: { ...(isRecord(part.state) ? part.state : {}), input } }
+
 /** A tool part showing pivot's placeholder instead of its output (a copy). */
 const cleared = (part: MessageWithParts["parts"][number]): MessageWithParts["parts"][number] => {
   const state = isRecord(part.state) ? part.state : {}
@@ -48,14 +65,19 @@ export const rewrite = (
   window: ReadonlyArray<Message.Message>,
 ): Array<MessageWithParts> => {
   const pruned = prunedParts(window)
+  const inputs = clearedInputs(window)
+  const touched = (p: MessageWithParts["parts"][number]) =>
+    p.type === "tool" && (pruned.has(String(p.id)) || inputs.has(String(p.id)))
   const shown = new Set(window.map((m) => String(m.id)))
   // The newest message pivot's window shows (OpenCode's ids sort by time): what it hides before that, it hid.
   const last = messages.findLastIndex((m) => shown.has(m.info.id))
   return messages.flatMap((message, i): Array<MessageWithParts> => {
     if (i < last && !shown.has(message.info.id)) return []
     const copy = structuredClone(message) as MessageWithParts
-    if (!message.parts.some((p) => p.type === "tool" && pruned.has(String(p.id)))) return [copy]
-    return [{ ...copy, parts: copy.parts.map((p) => (p.type === "tool" && pruned.has(String(p.id)) ? cleared(p) : p)) }]
+    if (!message.parts.some(touched)) return [copy]
+    const rewritten = (p: MessageWithParts["parts"][number]) =>
+      withInput(pruned.has(String(p.id)) ? cleared(p) : p, inputs.get(String(p.id)))
+    return [{ ...copy, parts: copy.parts.map((p) => (touched(p) ? rewritten(p) : p)) }]
   })
 }
 

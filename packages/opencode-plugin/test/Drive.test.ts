@@ -88,6 +88,43 @@ describe("Drive.rewrite", () => {
     expect(untouched(driven)).toEqual(untouched(exported.messages))
   })
 
+  it("gives a tool input pivot cleared pivot's cleared input (ADR 0030), its output and the rest as OpenCode has them", () => {
+    const exported = load()
+    // The bash call of the fixture, with an input long enough to clear.
+    const bash = exported.messages.flatMap((m) => m.parts).find((p) => p.id === "prt_05_11")! as unknown as {
+      state: { input: Record<string, unknown>; output: string }
+    }
+    const input = { command: "npm test", description: "run the tests ".repeat(30) }
+    bash.state.input = input
+    const events = [
+      ...importOf(exported),
+      {
+        _tag: "PartCompacted" as const,
+        at: 1,
+        messageId: Ids.unsafe.message("msg_05"),
+        partId: Ids.unsafe.part("prt_05_11"),
+        tokens: Render.inputShed(input),
+        rule: "errored-inputs",
+        reason: "test",
+        target: "input" as const,
+      },
+    ]
+    const before = JSON.stringify(exported.messages)
+    const driven = Drive.rewrite(exported.messages, Window.messages(Session.fold(events).window))
+    expect(JSON.stringify(exported.messages)).toBe(before)
+    expect(sent(exported.info, driven)).toEqual(pivots(events))
+    const part = toolParts(driven).find((p) => p.id === "prt_05_11")! as unknown as typeof bash
+    expect(part.state.input).toEqual({
+      command: "npm test",
+      description: "[Old tool input cleared — recall id: prt_05_11-input]",
+    })
+    expect(part.state.output).toBe(bash.state.output)
+    // Every other part is OpenCode's, as it was (the fixture's two pruned outputs get pivot's placeholder, as above).
+    const others = (messages: ReadonlyArray<MessageWithParts>) =>
+      messages.flatMap((m) => m.parts).filter((p) => p.id !== "prt_05_11" && p.type !== "tool")
+    expect(others(driven)).toEqual(others(exported.messages))
+  })
+
   it("leaves out what pivot's window does not show, and keeps what is newer than all it shows", () => {
     const exported = load()
     const events = importOf(exported)
