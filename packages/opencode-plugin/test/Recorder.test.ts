@@ -5,7 +5,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Events } from "@pivot/core"
+import { Events, Ids } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { EventStore, SessionLog } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -151,6 +151,36 @@ describe("Recorder.sync", () => {
     )
     expect(encoded(result.map((l) => l.event))).toEqual(reference(exported))
     expect(result.filter((l) => l.event._tag === "HudShown")).toHaveLength(1)
+  })
+
+  it("keeps pivot's own prunes (a rule's PartCompacted, an input cleared) between the imported ones", async () => {
+    const exported = load("pruned.json")
+    const sessionId = exported.info.id
+    const times = instants(exported)
+    const result = await run(
+      Effect.gen(function* () {
+        const recorder = Recorder.make()
+        yield* recorder.sync(sessionId, at(exported, times[2]!), "call")
+        const version = yield* SessionLog.version(sessionId)
+        const event: Events.Event = {
+          _tag: "PartCompacted",
+          at: 1,
+          messageId: Ids.unsafe.message("msg_02"),
+          partId: Ids.unsafe.part("prt_02_04"),
+          tokens: 3,
+          rule: "errored-inputs",
+          reason: "test",
+          target: "input",
+        }
+        yield* SessionLog.append(sessionId, version, [{ id: SessionLog.eventId(sessionId, version + 1), event }])
+        // A new recorder too (a restarted OpenCode reads the stream from the start).
+        yield* recorder.sync(sessionId, exported, "idle")
+        yield* Recorder.make().sync(sessionId, exported, "idle")
+        return yield* SessionLog.read(sessionId)
+      }),
+    )
+    expect(encoded(result.map((l) => l.event).filter(Recorder.isImported))).toEqual(reference(exported))
+    expect(result.filter((l) => l.event._tag === "PartCompacted" && l.event.rule === "errored-inputs")).toHaveLength(1)
   })
 
   it("refuses to append after a stored event that OpenCode's session no longer has", async () => {
