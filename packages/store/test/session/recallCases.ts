@@ -187,6 +187,56 @@ export const searches = (store: () => ManagedRuntime.ManagedRuntime<Stores, unkn
     for (const q of queries) expect(found[q], q).toEqual(scan(sessionId, q, events))
   })
 
+  it("given a cleared tool input (ADR 0030), then it is found as a document of kind input, as the scan finds it", async () => {
+    const sessionId = freshSession("input")
+    const input = { filePath: "notes.md", content: "quarterly figures for the board meeting\n".repeat(8) }
+    const events: Array<Events.Event> = [
+      ...eventsOf(sessionId).slice(0, 2),
+      {
+        _tag: "AssistantStepRecorded",
+        at: 2,
+        message: {
+          role: "assistant",
+          id: msg("msg_a1"),
+          parentId: msg("msg_u1"),
+          createdAt: 2,
+          model: MODEL,
+          tokens: Tokens.zero,
+          finish: "tool-calls",
+          parts: [
+            {
+              type: "tool",
+              id: prt("prt_w1"),
+              callId: "call_w1",
+              tool: "write",
+              state: { status: "completed", input, output: "ok" },
+            },
+          ],
+        },
+      },
+      {
+        _tag: "PartCompacted",
+        at: 3,
+        messageId: msg("msg_a1"),
+        partId: prt("prt_w1"),
+        tokens: 70,
+        rule: "superseded-writes",
+        reason: "test",
+        target: "input",
+      },
+    ]
+    const docs = await store().runPromise(
+      Effect.gen(function* () {
+        yield* append(sessionId, events)
+        return yield* (yield* ReadModels.ReadModels).recall(sessionId, "quarterly board", 10)
+      }),
+    )
+    expect(docs).toEqual([
+      { id: "prt_w1-input", kind: "input", messageId: "msg_a1", tool: "write", text: JSON.stringify(input) },
+    ])
+    expect(docs.map((d) => d.id)).toEqual(scan(sessionId, "quarterly board", events))
+  })
+
   it("given a rebuild, then the same query finds the same ids (rebuilt == inline)", async () => {
     const sessionId = freshSession("rebuild")
     const [before, after] = await store().runPromise(
