@@ -112,7 +112,10 @@ const markOf = (
     case "SummaryFinished":
       return { kind: "pivot", label: `pivot: summary ${event.summary.id} replaces the head (marker ${event.markerId})` }
     case "PartCompacted":
-      return { kind: "prune", label: `prune: tool output ${event.partId} of ${event.messageId} cleared` }
+      return {
+        kind: "prune",
+        label: `prune: tool ${event.target ?? "output"} ${event.partId} of ${event.messageId} cleared`,
+      }
     case "SummaryFallbackUsed":
       return { kind: "fallback", label: `fallback: extractive summary for ${event.markerId} (${event.reason})` }
     case "ProviderErrorReported":

@@ -177,6 +177,24 @@ describe("SessionView", () => {
     expect(SessionView.chart([], [], 0, 0).version).toEqual([0])
   })
 
+  it("marks a cleared tool input as a prune of the input, a cleared output as a prune of the output", () => {
+    const cleared = (partId: string, target?: "input"): Events.Event => ({
+      _tag: "PartCompacted",
+      at: 1,
+      messageId: Ids.unsafe.message("msg_a1"),
+      partId: Ids.unsafe.part(partId),
+      tokens: 5,
+      ...(target === undefined ? {} : { target }),
+    })
+    const labels = (event: Events.Event) => {
+      const view = SessionView.make("ses_mark")
+      SessionView.evolve(view, event, { id: "e1", version: 1, position: 1 } as never)
+      return view.marks.map((m) => [m.kind, m.label])
+    }
+    expect(labels(cleared("prt_w1", "input"))).toEqual([["prune", "prune: tool input prt_w1 of msg_a1 cleared"]])
+    expect(labels(cleared("prt_r1"))).toEqual([["prune", "prune: tool output prt_r1 of msg_a1 cleared"]])
+  })
+
   it("legend: counts events per kind, so a prune run counts each output, as the header's prunes; pivots as the header's", () => {
     fc.assert(
       fc.property(shapes, (shape) => {
