@@ -3,7 +3,7 @@
  * `INPUT_KEEP_CHARS` boundary), the Decider's `target: "input"` prune, the conversation's state, recall of the
  * original byte for byte, and the token estimates that count what the clearing removes.
  */
-import { Conversation, Ids, type Message, Recall, Render, Session, Tail, Window } from "@pivot/core"
+import { Conversation, Ids, Ledger, type Message, Recall, Render, Session, Tail, Window } from "@pivot/core"
 import { describe, expect, it } from "vitest"
 import { assistant, started, user } from "./support/events.ts"
 import { given } from "./support/given.ts"
@@ -200,5 +200,31 @@ describe("Conversation and Recall with cleared inputs", () => {
       "prt_w1-input",
       "prt_w1",
     ])
+  })
+})
+
+describe("the ledger with a cleared input", () => {
+  it("records a prune entry whose tokens shed are what the input clearing removed from the window (±1 rounding)", () => {
+    const content = "line of the written file\n".repeat(200)
+    const input = { filePath: "a.ts", content }
+    const events = [
+      started(),
+      user("u1", "go"),
+      assistant("a1", "u1", [write("w1", input)]),
+      {
+        _tag: "PartCompacted",
+        at: 5,
+        messageId: msg("msg_a1"),
+        partId: prt("prt_w1"),
+        tokens: Render.inputShed(input),
+        rule: "superseded-writes",
+        reason: "test",
+        target: "input",
+      } as const,
+    ]
+    const entries = Ledger.entries(Ledger.settle(Ledger.fold(events)))
+    expect(entries.map((e) => [e.kind, e.parts])).toEqual([["prune", 1]])
+    expect(Math.abs(entries[0]!.shed - Render.inputShed(input))).toBeLessThanOrEqual(1)
+    expect(entries[0]!.shed).toBeGreaterThan(1_000)
   })
 })
