@@ -140,12 +140,14 @@ const toolState = (value: unknown): Obj => {
       optional(out, from, "startedAt", isFiniteNumber)
       optional(out, from, "endedAt", isFiniteNumber)
       optional(out, from, "compactedAt", isFiniteNumber)
+      optional(out, from, "inputClearedAt", isFiniteNumber)
       return out
     case "error":
       required(out, from, "error", isString)
       optionalWith(out, from, "metadata", record)
       optional(out, from, "startedAt", isFiniteNumber)
       optional(out, from, "endedAt", isFiniteNumber)
+      optional(out, from, "inputClearedAt", isFiniteNumber)
       return out
     default:
       throw unsure
