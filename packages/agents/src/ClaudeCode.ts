@@ -10,13 +10,16 @@
  * step. Tool results arrive in the next `user` entry as `tool_result` blocks.
  */
 import type { Ids, Message, Model } from "@pivot/core"
-import { Builder, isRecord, lineId, millis, num, opt } from "./internal/Builder.ts"
+import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
 import { type ImportResult, type Options, parseLine, splitLines } from "./Transcript.ts"
+import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
 interface Pending {
   readonly key: string
+  /** The step's message id, from its first line. */
+  readonly id: Ids.MessageId
   readonly lines: Array<{ readonly number: number; readonly line: Json }>
 }
 
@@ -35,18 +38,6 @@ const finishOf = (stop: unknown, hasTools: boolean): string => {
       return "length"
     default:
       return typeof stop === "string" ? stop : hasTools ? "tool-calls" : "stop"
-  }
-}
-
-/** The Anthropic API's usage as billed, in pivot's shape: input excludes cache reads and writes, as Anthropic's does. */
-export const usageOf = (usage: unknown): Message.AssistantMessage["tokens"] => {
-  const u = isRecord(usage) ? usage : {}
-  return {
-    input: num(u.input_tokens),
-    output: num(u.output_tokens),
-    reasoning: 0,
-    cacheRead: num(u.cache_read_input_tokens),
-    cacheWrite: num(u.cache_creation_input_tokens),
   }
 }
 
@@ -83,8 +74,36 @@ const textOf = (content: unknown): string =>
           .join("\n\n")
       : ""
 
-/** Line kinds Claude Code writes that hold nothing the model was sent. */
-const BOOKKEEPING = new Set(["summary", "file-history-snapshot", "queue-operation", "custom-title", "tag", "progress"])
+/**
+ * Line kinds Claude Code writes that pivot leaves out: bookkeeping that holds nothing the model was sent, and (since
+ * 2.1.x) the records of what it sent besides the conversation: `attachment` lines (environment, date, file and
+ * listing reminders rendered into the next request as `<system-reminder>` text), the request records
+ * `api-request` / `api-request-shape` / `api-request-blob`, and `atis-latch`, `last-prompt`, `tools-used`,
+ * `cost-state`, `mode`.
+ */
+const BOOKKEEPING = new Set([
+  "summary",
+  "file-history-snapshot",
+  "queue-operation",
+  "custom-title",
+  "tag",
+  "progress",
+  "attachment",
+  "api-request",
+  "api-request-shape",
+  "api-request-blob",
+  "atis-latch",
+  "last-prompt",
+  "tools-used",
+  "cost-state",
+  "mode",
+])
+
+/** The uuids a compact_boundary says the compaction kept verbatim after the summary (Claude Code 2.1.x). */
+const preservedOf = (meta: Json): ReadonlyArray<string> => {
+  const kept = isRecord(meta.preservedMessages) ? meta.preservedMessages.uuids : undefined
+  return Array.isArray(kept) ? kept.filter((u): u is string => typeof u === "string") : []
+}
 
 /**
  * Imports the text of a Claude Code session transcript. Every complete line is read; a last line without its
@@ -99,7 +118,11 @@ export const importText = (text: string, options: Options): ImportResult => {
   const split = splitLines(text)
   const b = new Builder("claude-code")
   let pending: Pending | undefined
-  let marker: { readonly id: Ids.MessageId; readonly line: number } | undefined
+  let marker:
+    | { readonly id: Ids.MessageId; readonly line: number; readonly preserved: ReadonlyArray<string> }
+    | undefined
+  /** The message each line's uuid was imported into (a step's lines all map to the step). */
+  const imported = new Map<string, Ids.MessageId>()
   let model: Model.ModelRef | undefined
   const uuids = new Set<string>()
   let lastUuid: string | undefined
@@ -162,12 +185,12 @@ export const importText = (text: string, options: Options): ImportResult => {
     b.step(
       {
         role: "assistant",
-        id: msgId(first.number, typeof message.id === "string" ? message.id : String(first.line.uuid ?? "")),
+        id: group.id,
         parentId: b.parentOf(where),
         createdAt,
         completedAt,
         model,
-        tokens: usageOf(message.usage),
+        tokens: Usage.anthropic(message.usage),
         finish: apiError ? "error" : finishOf(message.stop_reason, hasTools),
         ...opt("error", apiError ? { name: "APIError", message: textOf(message.content) || "API error" } : undefined),
         parts,
@@ -222,8 +245,9 @@ export const importText = (text: string, options: Options): ImportResult => {
         const message = isRecord(line.message) ? line.message : {}
         const key = typeof message.id === "string" ? message.id : (uuid ?? String(number))
         if (pending !== undefined && pending.key !== key) flush()
-        pending ??= { key, lines: [] }
+        pending ??= { key, id: msgId(number, typeof message.id === "string" ? message.id : (uuid ?? "")), lines: [] }
         pending.lines.push({ number, line })
+        if (uuid !== undefined) imported.set(uuid, pending.id)
         break
       }
       case "user": {
@@ -237,7 +261,7 @@ export const importText = (text: string, options: Options): ImportResult => {
               `line ${number}: a compact summary without a compact_boundary before it; its marker is this line`,
             )
             b.compactionRequested(msgId(number, "marker"), prtId(number, "marker"), at, true)
-            marker = { id: msgId(number, "marker"), line: number }
+            marker = { id: msgId(number, "marker"), line: number, preserved: [] }
           }
           b.compactionFinished({
             markerId: marker.id,
@@ -246,6 +270,7 @@ export const importText = (text: string, options: Options): ImportResult => {
             at,
             text: summaryText,
             model: model ?? { providerId: "anthropic", modelId: "unknown" },
+            keep: new Set(marker.preserved.flatMap((u) => imported.get(u) ?? [])),
           })
           marker = undefined
           break
@@ -299,7 +324,10 @@ export const importText = (text: string, options: Options): ImportResult => {
             }
           }
         }
-        if (parts.length > 0) b.user({ role: "user", id, createdAt: at, parts })
+        if (parts.length > 0) {
+          b.user({ role: "user", id, createdAt: at, parts })
+          if (uuid !== undefined) imported.set(uuid, id)
+        }
         break
       }
       case "system": {
@@ -310,7 +338,7 @@ export const importText = (text: string, options: Options): ImportResult => {
             b.warnings.push(
               `line ${number}: a compact_boundary while the one at line ${marker.line} has no summary yet`,
             )
-          marker = { id: msgId(number, uuid ?? "boundary"), line: number }
+          marker = { id: msgId(number, uuid ?? "boundary"), line: number, preserved: preservedOf(meta) }
           b.compactionRequested(marker.id, prtId(number, "marker"), at, meta.trigger !== "manual")
         } else b.count("dropped", `system ${String(line.subtype ?? "")}`.trim())
         break

@@ -10,23 +10,14 @@
  * `replacement_history` it continued from where the rollout records it.
  */
 import type { Ids, Message, Model } from "@pivot/core"
-import { Builder, isRecord, lineId, millis, num, opt } from "./internal/Builder.ts"
+import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
 import { type ImportResult, type Options, parseLine, splitLines } from "./Transcript.ts"
+import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
 const msgId = (line: number, suffix: string) => lineId("msg", line, suffix) as Ids.MessageId
 const prtId = (line: number, suffix: string) => lineId("prt", line, suffix) as Ids.PartId
-
-/** One `last_token_usage` in pivot's shape: OpenAI counts cached input inside `input_tokens` and reasoning inside `output_tokens`. */
-export const usageOf = (usage: unknown): Message.AssistantMessage["tokens"] => {
-  const u = isRecord(usage) ? usage : {}
-  const input = num(u.input_tokens)
-  const cached = Math.min(num(u.cached_input_tokens), input)
-  const output = num(u.output_tokens)
-  const reasoning = Math.min(num(u.reasoning_output_tokens), output)
-  return { input: input - cached, output: output - reasoning, reasoning, cacheRead: cached, cacheWrite: 0 }
-}
 
 const contentText = (content: unknown): string =>
   typeof content === "string"
@@ -65,6 +56,12 @@ interface Step {
   readonly parts: Array<Message.AssistantPart>
 }
 
+/** Lines that hold nothing of the conversation: they do not end a held call (see `held`). */
+const QUIET = new Set(["event_msg", "token_usage_record", "world_state", "turn_context"])
+
+const textOfParts = (parts: ReadonlyArray<Message.AssistantPart>): string =>
+  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+
 const CALLS = new Set(["function_call", "custom_tool_call", "local_shell_call"])
 const OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"])
 
@@ -84,14 +81,21 @@ export const importText = (text: string, options: Options): ImportResult => {
   let provider = "openai"
   let model: Model.ModelRef | undefined
   let step: Step | undefined
+  /** The held call a `compacted` line showed to be its summary call: its usage is the summary's. */
+  let summaryCall: { readonly tokens: Message.AssistantMessage["tokens"] } | undefined
   let lastTotals: string | undefined
   const users: Array<{ readonly id: Ids.MessageId; readonly text: string }> = []
 
   const modelRef = (): Model.ModelRef => model ?? { providerId: provider, modelId: "unknown" }
-  const flush = (tokens: Message.AssistantMessage["tokens"], at: number) => {
-    if (step === undefined) return
-    const s = step
-    step = undefined
+  /**
+   * A call that answered only text, whose usage came: held until the next line that is not bookkeeping, since Codex
+   * writes its compaction's summary call exactly so (the summary as an assistant message and its token_count) just
+   * before the `compacted` line that holds the same text.
+   */
+  let held:
+    | { readonly step: Step; readonly tokens: Message.AssistantMessage["tokens"]; readonly at: number }
+    | undefined
+  const record = (s: Step, tokens: Message.AssistantMessage["tokens"], at: number) =>
     b.step(
       {
         role: "assistant",
@@ -106,6 +110,18 @@ export const importText = (text: string, options: Options): ImportResult => {
       },
       at,
     )
+  const release = () => {
+    if (held === undefined) return
+    const h = held
+    held = undefined
+    record(h.step, h.tokens, h.at)
+  }
+  const flush = (tokens: Message.AssistantMessage["tokens"], at: number) => {
+    if (step === undefined) return
+    const s = step
+    step = undefined
+    if (s.parts.every((p) => p.type === "text")) held = { step: s, tokens, at }
+    else record(s, tokens, at)
   }
   const zero = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 
@@ -125,6 +141,14 @@ export const importText = (text: string, options: Options): ImportResult => {
       if (!b.started) b.start(typeof payload.id === "string" ? payload.id : "rollout", millis(payload.timestamp, at))
       else b.count("dropped", "session_meta (again)")
       continue
+    }
+    if (!QUIET.has(type)) {
+      const compacted = type === "compacted" && isRecord(line.payload) ? line.payload.message : undefined
+      if (held !== undefined && typeof compacted === "string" && compacted.includes(textOfParts(held.step.parts))) {
+        summaryCall = held
+        held = undefined
+        b.count("dropped", "compaction summary call")
+      } else release()
     }
     if (!b.started) {
       b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
@@ -235,7 +259,7 @@ export const importText = (text: string, options: Options): ImportResult => {
           b.count("dropped", "token_count without a step")
           break
         }
-        flush(usageOf(info.last_token_usage), at)
+        flush(Usage.openai(info.last_token_usage), at)
         break
       }
       case "compacted": {
@@ -256,14 +280,25 @@ export const importText = (text: string, options: Options): ImportResult => {
           at,
           text: typeof payload.message === "string" ? payload.message : "",
           model: modelRef(),
+          ...opt("tokens", summaryCall?.tokens),
           keep: new Set(users.filter((u) => keptTexts.has(u.text)).map((u) => u.id)),
         })
+        summaryCall = undefined
         break
       }
+      case "world_state":
+      case "token_usage_record":
+        // Codex 0.17x: the environment it described to the model, and each response's usage again (read from
+        // token_count, as older rollouts have only that).
+        b.count("dropped", type)
+        break
       default:
         b.count("unknown", type)
     }
   }
-  if (options.final) flush(zero, step?.last ?? 0)
+  if (options.final) {
+    flush(zero, step?.last ?? 0)
+    release()
+  }
   return b.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
 }

@@ -142,6 +142,8 @@ export class Builder {
     readonly text: string
     readonly model: Model.ModelRef
     readonly keep?: ReadonlySet<string>
+    /** The usage of the call that wrote the summary, where the transcript records it (Codex). */
+    readonly tokens?: Message.AssistantMessage["tokens"]
   }): void {
     const window = Window.messages(this.state.window)
     const markers = new Set(window.filter(Message.isMarker).map((m) => m.id))
@@ -164,7 +166,7 @@ export class Builder {
       createdAt: input.at,
       completedAt: input.at,
       model: input.model,
-      tokens: Tokens.zero,
+      tokens: input.tokens ?? Tokens.zero,
       finish: "stop",
       summary: true,
       parts: [{ type: "text", id: input.partId, text: input.text }],
