@@ -11,7 +11,7 @@
  */
 import type { Ids, Message, Model } from "@pivot/core"
 import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
-import { type ImportResult, type Options, parseLine, splitLines } from "./Transcript.ts"
+import { type ImportResult, type Options, parseLine, type Reader, splitLines } from "./Transcript.ts"
 import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
@@ -116,6 +116,17 @@ const preservedOf = (meta: Json): ReadonlyArray<string> => {
  */
 export const importText = (text: string, options: Options): ImportResult => {
   const split = splitLines(text)
+  const reader = read()
+  reader.feed(split.lines)
+  if (options.final) reader.finish()
+  return reader.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+}
+
+/**
+ * The reader behind `importText`, fed line by line: what `--follow` keeps between reads, so that appended lines are
+ * read without reading the file again. Fed the same lines, it answers the same events as `importText`.
+ */
+export const read = (): Reader => {
   const b = new Builder("claude-code")
   let pending: Pending | undefined
   let marker:
@@ -199,155 +210,156 @@ export const importText = (text: string, options: Options): ImportResult => {
     )
   }
 
-  for (const { number, text: raw } of split.lines) {
-    if (raw.trim() === "") continue
-    const line = parseLine(raw)
-    if (line === undefined) {
-      b.malformed++
-      b.warnings.push(`line ${number}: not a JSON object; skipped`)
-      continue
-    }
-    const type = typeof line.type === "string" ? line.type : "(no type)"
-    const at = millis(line.timestamp, 0)
-    const uuid = typeof line.uuid === "string" ? line.uuid : undefined
-    // A subagent's lines (`isSidechain`, in the session's file or a file of their own) are not the session's window.
-    if (line.isSidechain === true) {
-      b.count("dropped", "sidechain")
-      continue
-    }
-    if (
-      !b.started &&
-      typeof line.sessionId === "string" &&
-      (type === "user" || type === "assistant" || type === "system")
-    )
-      b.start(line.sessionId, at)
-    if ((type === "user" || type === "assistant" || type === "system") && !b.started) b.start("unknown", at)
-    // A rewind ("edit a message and resend"): the line continues from an earlier message, not the last one.
-    const parent = typeof line.parentUuid === "string" ? line.parentUuid : undefined
-    if (
-      parent !== undefined &&
-      uuid !== undefined &&
-      lastUuid !== undefined &&
-      parent !== lastUuid &&
-      uuids.has(parent) &&
-      type === "user"
-    )
-      b.warnings.push(
-        `line ${number}: continues from ${parent}, not from the line before it (a rewind); pivot imports in file order, so the abandoned branch stays in the window`,
-      )
-    if (uuid !== undefined && (type === "user" || type === "assistant" || type === "system")) {
-      uuids.add(uuid)
-      lastUuid = uuid
-    }
-
-    switch (type) {
-      case "assistant": {
-        const message = isRecord(line.message) ? line.message : {}
-        const key = typeof message.id === "string" ? message.id : (uuid ?? String(number))
-        if (pending !== undefined && pending.key !== key) flush()
-        pending ??= { key, id: msgId(number, typeof message.id === "string" ? message.id : (uuid ?? "")), lines: [] }
-        pending.lines.push({ number, line })
-        if (uuid !== undefined) imported.set(uuid, pending.id)
-        break
+  const feed = (lines: ReadonlyArray<{ readonly number: number; readonly text: string }>) => {
+    for (const { number, text: raw } of lines) {
+      if (raw.trim() === "") continue
+      const line = parseLine(raw)
+      if (line === undefined) {
+        b.malformed++
+        b.warnings.push(`line ${number}: not a JSON object; skipped`)
+        continue
       }
-      case "user": {
-        flush()
-        const message = isRecord(line.message) ? line.message : {}
-        const id = msgId(number, uuid ?? "")
-        if (line.isCompactSummary === true) {
-          const summaryText = textOf(message.content)
-          if (marker === undefined) {
-            b.warnings.push(
-              `line ${number}: a compact summary without a compact_boundary before it; its marker is this line`,
-            )
-            b.compactionRequested(msgId(number, "marker"), prtId(number, "marker"), at, true)
-            marker = { id: msgId(number, "marker"), line: number, preserved: [] }
-          }
-          b.compactionFinished({
-            markerId: marker.id,
-            summaryId: id,
-            partId: prtId(number, "0"),
-            at,
-            text: summaryText,
-            model: model ?? { providerId: "anthropic", modelId: "unknown" },
-            keep: new Set(marker.preserved.flatMap((u) => imported.get(u) ?? [])),
-          })
-          marker = undefined
+      const type = typeof line.type === "string" ? line.type : "(no type)"
+      const at = millis(line.timestamp, 0)
+      const uuid = typeof line.uuid === "string" ? line.uuid : undefined
+      // A subagent's lines (`isSidechain`, in the session's file or a file of their own) are not the session's window.
+      if (line.isSidechain === true) {
+        b.count("dropped", "sidechain")
+        continue
+      }
+      if (
+        !b.started &&
+        typeof line.sessionId === "string" &&
+        (type === "user" || type === "assistant" || type === "system")
+      )
+        b.start(line.sessionId, at)
+      if ((type === "user" || type === "assistant" || type === "system") && !b.started) b.start("unknown", at)
+      // A rewind ("edit a message and resend"): the line continues from an earlier message, not the last one.
+      const parent = typeof line.parentUuid === "string" ? line.parentUuid : undefined
+      if (
+        parent !== undefined &&
+        uuid !== undefined &&
+        lastUuid !== undefined &&
+        parent !== lastUuid &&
+        uuids.has(parent) &&
+        type === "user"
+      )
+        b.warnings.push(
+          `line ${number}: continues from ${parent}, not from the line before it (a rewind); pivot imports in file order, so the abandoned branch stays in the window`,
+        )
+      if (uuid !== undefined && (type === "user" || type === "assistant" || type === "system")) {
+        uuids.add(uuid)
+        lastUuid = uuid
+      }
+
+      switch (type) {
+        case "assistant": {
+          const message = isRecord(line.message) ? line.message : {}
+          const key = typeof message.id === "string" ? message.id : (uuid ?? String(number))
+          if (pending !== undefined && pending.key !== key) flush()
+          pending ??= { key, id: msgId(number, typeof message.id === "string" ? message.id : (uuid ?? "")), lines: [] }
+          pending.lines.push({ number, line })
+          if (uuid !== undefined) imported.set(uuid, pending.id)
           break
         }
-        const content = message.content
-        const blocks: ReadonlyArray<unknown> = Array.isArray(content)
-          ? content
-          : typeof content === "string"
-            ? [{ type: "text", text: content }]
-            : []
-        const parts: Array<Message.UserPart> = []
-        for (const [index, block] of blocks.entries()) {
-          const partId = prtId(number, index.toString(16))
-          if (!isRecord(block)) {
-            b.count("unknown", "user block")
-            continue
+        case "user": {
+          flush()
+          const message = isRecord(line.message) ? line.message : {}
+          const id = msgId(number, uuid ?? "")
+          if (line.isCompactSummary === true) {
+            const summaryText = textOf(message.content)
+            if (marker === undefined) {
+              b.warnings.push(
+                `line ${number}: a compact summary without a compact_boundary before it; its marker is this line`,
+              )
+              b.compactionRequested(msgId(number, "marker"), prtId(number, "marker"), at, true)
+              marker = { id: msgId(number, "marker"), line: number, preserved: [] }
+            }
+            b.compactionFinished({
+              markerId: marker.id,
+              summaryId: id,
+              partId: prtId(number, "0"),
+              at,
+              text: summaryText,
+              model: model ?? { providerId: "anthropic", modelId: "unknown" },
+              keep: new Set(marker.preserved.flatMap((u) => imported.get(u) ?? [])),
+            })
+            marker = undefined
+            break
           }
-          switch (block.type) {
-            case "text":
-              if (typeof block.text === "string")
-                parts.push({
-                  type: "text",
-                  id: partId,
-                  text: block.text,
-                  ...opt("synthetic", line.isMeta === true ? true : undefined),
-                })
+          const content = message.content
+          const blocks: ReadonlyArray<unknown> = Array.isArray(content)
+            ? content
+            : typeof content === "string"
+              ? [{ type: "text", text: content }]
+              : []
+          const parts: Array<Message.UserPart> = []
+          for (const [index, block] of blocks.entries()) {
+            const partId = prtId(number, index.toString(16))
+            if (!isRecord(block)) {
+              b.count("unknown", "user block")
               continue
-            case "image":
-            case "document": {
-              const media = mediaOf(block)
-              if (media === undefined) {
-                b.count("unknown", `user ${block.type} source`)
+            }
+            switch (block.type) {
+              case "text":
+                if (typeof block.text === "string")
+                  parts.push({
+                    type: "text",
+                    id: partId,
+                    text: block.text,
+                    ...opt("synthetic", line.isMeta === true ? true : undefined),
+                  })
+                continue
+              case "image":
+              case "document": {
+                const media = mediaOf(block)
+                if (media === undefined) {
+                  b.count("unknown", `user ${block.type} source`)
+                  continue
+                }
+                parts.push({ type: "file", id: partId, mime: media.mime, url: media.url })
                 continue
               }
-              parts.push({ type: "file", id: partId, mime: media.mime, url: media.url })
-              continue
-            }
-            case "tool_result": {
-              const callId = typeof block.tool_use_id === "string" ? block.tool_use_id : ""
-              const output = resultText(block.content)
-              const known = b.toolResult(callId, at, block.is_error === true ? { error: output } : { output })
-              if (!known) {
-                b.count("dropped", "tool_result without its call")
-                b.warnings.push(`line ${number}: a tool_result for ${callId}, a call no imported step made; left out`)
+              case "tool_result": {
+                const callId = typeof block.tool_use_id === "string" ? block.tool_use_id : ""
+                const output = resultText(block.content)
+                const known = b.toolResult(callId, at, block.is_error === true ? { error: output } : { output })
+                if (!known) {
+                  b.count("dropped", "tool_result without its call")
+                  b.warnings.push(`line ${number}: a tool_result for ${callId}, a call no imported step made; left out`)
+                }
+                continue
               }
-              continue
-            }
-            default: {
-              b.count("unknown", `user block ${String(block.type)}`)
-              continue
+              default: {
+                b.count("unknown", `user block ${String(block.type)}`)
+                continue
+              }
             }
           }
+          if (parts.length > 0) {
+            b.user({ role: "user", id, createdAt: at, parts })
+            if (uuid !== undefined) imported.set(uuid, id)
+          }
+          break
         }
-        if (parts.length > 0) {
-          b.user({ role: "user", id, createdAt: at, parts })
-          if (uuid !== undefined) imported.set(uuid, id)
+        case "system": {
+          if (line.subtype === "compact_boundary") {
+            flush()
+            const meta = isRecord(line.compactMetadata) ? line.compactMetadata : {}
+            if (marker !== undefined)
+              b.warnings.push(
+                `line ${number}: a compact_boundary while the one at line ${marker.line} has no summary yet`,
+              )
+            marker = { id: msgId(number, uuid ?? "boundary"), line: number, preserved: preservedOf(meta) }
+            b.compactionRequested(marker.id, prtId(number, "marker"), at, meta.trigger !== "manual")
+          } else b.count("dropped", `system ${String(line.subtype ?? "")}`.trim())
+          break
         }
-        break
+        default:
+          if (BOOKKEEPING.has(type)) b.count("dropped", type)
+          else b.count("unknown", type)
       }
-      case "system": {
-        if (line.subtype === "compact_boundary") {
-          flush()
-          const meta = isRecord(line.compactMetadata) ? line.compactMetadata : {}
-          if (marker !== undefined)
-            b.warnings.push(
-              `line ${number}: a compact_boundary while the one at line ${marker.line} has no summary yet`,
-            )
-          marker = { id: msgId(number, uuid ?? "boundary"), line: number, preserved: preservedOf(meta) }
-          b.compactionRequested(marker.id, prtId(number, "marker"), at, meta.trigger !== "manual")
-        } else b.count("dropped", `system ${String(line.subtype ?? "")}`.trim())
-        break
-      }
-      default:
-        if (BOOKKEEPING.has(type)) b.count("dropped", type)
-        else b.count("unknown", type)
     }
   }
-  if (options.final) flush()
-  return b.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+  return { feed, finish: flush, result: (split) => b.result(split) }
 }

@@ -11,7 +11,7 @@
  */
 import type { Ids, Message, Model } from "@pivot/core"
 import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
-import { type ImportResult, type Options, parseLine, splitLines } from "./Transcript.ts"
+import { type ImportResult, type Options, parseLine, type Reader, splitLines } from "./Transcript.ts"
 import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
@@ -77,6 +77,17 @@ const OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "loc
  */
 export const importText = (text: string, options: Options): ImportResult => {
   const split = splitLines(text)
+  const reader = read()
+  reader.feed(split.lines)
+  if (options.final) reader.finish()
+  return reader.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+}
+
+/**
+ * The reader behind `importText`, fed line by line: what `--follow` keeps between reads, so that appended lines are
+ * read without reading the file again. Fed the same lines, it answers the same events as `importText`.
+ */
+export const read = (): Reader => {
   const b = new Builder("codex")
   let provider = "openai"
   let model: Model.ModelRef | undefined
@@ -125,180 +136,188 @@ export const importText = (text: string, options: Options): ImportResult => {
   }
   const zero = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 
-  for (const { number, text: raw } of split.lines) {
-    if (raw.trim() === "") continue
-    const line = parseLine(raw)
-    if (line === undefined) {
-      b.malformed++
-      b.warnings.push(`line ${number}: not a JSON object; skipped`)
-      continue
-    }
-    const type = typeof line.type === "string" ? line.type : "(no type)"
-    const at = millis(line.timestamp, 0)
-    const payload: Json = isRecord(line.payload) ? line.payload : {}
-    if (type === "session_meta") {
-      if (typeof payload.model_provider === "string") provider = payload.model_provider
-      if (!b.started) b.start(typeof payload.id === "string" ? payload.id : "rollout", millis(payload.timestamp, at))
-      else b.count("dropped", "session_meta (again)")
-      continue
-    }
-    if (!QUIET.has(type)) {
-      const compacted = type === "compacted" && isRecord(line.payload) ? line.payload.message : undefined
-      if (held !== undefined && typeof compacted === "string" && compacted.includes(textOfParts(held.step.parts))) {
-        summaryCall = held
-        held = undefined
-        b.count("dropped", "compaction summary call")
-      } else release()
-    }
-    if (!b.started) {
-      b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
-      b.start("rollout", at)
-    }
-    switch (type) {
-      case "turn_context":
-        if (typeof payload.model === "string") model = { providerId: provider, modelId: payload.model }
-        break
-      case "response_item": {
-        const kind = typeof payload.type === "string" ? payload.type : "(no type)"
-        if (kind === "message") {
-          const role = payload.role
-          const textOf = contentText(payload.content)
-          if (role === "assistant") {
-            step ??= { line: number, at, last: at, parts: [] }
-            step.parts.push({ type: "text", id: prtId(number, "t"), text: textOf })
-            step.last = at
-          } else {
-            flush(zero, step?.last ?? at)
-            const id = msgId(number, "u")
-            const parts: Array<Message.UserPart> = [
-              {
-                type: "text",
-                id: prtId(number, "t"),
-                text: textOf,
-                // Instructions Codex sends as developer (or system) messages: recorded as synthetic user text.
-                ...opt("synthetic", role === "user" ? undefined : true),
-              },
-            ]
-            if (Array.isArray(payload.content))
-              payload.content.forEach((c: unknown, i: number) => {
-                if (isRecord(c) && c.type === "input_image" && typeof c.image_url === "string")
-                  parts.push({ type: "file", id: prtId(number, `i${i}`), mime: "image/*", url: c.image_url })
-              })
-            b.user({ role: "user", id, createdAt: at, parts })
-            if (role === "user") users.push({ id, text: textOf })
-          }
-        } else if (kind === "reasoning") {
-          const summary = Array.isArray(payload.summary) ? contentText(payload.summary) : ""
-          const content = contentText(payload.content)
-          const text = summary !== "" ? summary : content
-          step ??= { line: number, at, last: at, parts: [] }
-          step.last = at
-          if (text === "") b.count("dropped", "reasoning (encrypted only)")
-          else step.parts.push({ type: "reasoning", id: prtId(number, "r"), text })
-        } else if (CALLS.has(kind)) {
-          step ??= { line: number, at, last: at, parts: [] }
-          step.last = at
-          const callId =
-            typeof payload.call_id === "string"
-              ? payload.call_id
-              : typeof payload.id === "string"
-                ? payload.id
-                : `${number}`
-          const input =
-            kind === "function_call"
-              ? argumentsOf(payload.arguments)
-              : kind === "custom_tool_call"
-                ? { input: payload.input }
-                : isRecord(payload.action)
-                  ? payload.action
-                  : {}
-          const tool =
-            typeof payload.name === "string" ? payload.name : kind === "local_shell_call" ? "local_shell" : kind
-          step.parts.push({
-            type: "tool",
-            id: prtId(number, "c"),
-            callId,
-            tool,
-            state: { status: "running", input, startedAt: at },
-          })
-        } else if (OUTPUTS.has(kind)) {
-          const callId = typeof payload.call_id === "string" ? payload.call_id : ""
-          const { text: output, failed } = outputText(payload.output)
-          const inStep = step?.parts.findIndex((p) => p.type === "tool" && p.callId === callId) ?? -1
-          if (step !== undefined && inStep !== -1) {
-            // The rollout recorded no usage between the call and its output: the result joins the open step.
-            const part = step.parts[inStep] as Message.ToolPart
-            const started = part.state.status === "running" ? part.state.startedAt : undefined
-            step.parts[inStep] = {
-              ...part,
-              state: failed
-                ? { status: "error", input: part.state.input, error: output, ...opt("startedAt", started), endedAt: at }
-                : { status: "completed", input: part.state.input, output, ...opt("startedAt", started), endedAt: at },
+  const feed = (lines: ReadonlyArray<{ readonly number: number; readonly text: string }>) => {
+    for (const { number, text: raw } of lines) {
+      if (raw.trim() === "") continue
+      const line = parseLine(raw)
+      if (line === undefined) {
+        b.malformed++
+        b.warnings.push(`line ${number}: not a JSON object; skipped`)
+        continue
+      }
+      const type = typeof line.type === "string" ? line.type : "(no type)"
+      const at = millis(line.timestamp, 0)
+      const payload: Json = isRecord(line.payload) ? line.payload : {}
+      if (type === "session_meta") {
+        if (typeof payload.model_provider === "string") provider = payload.model_provider
+        if (!b.started) b.start(typeof payload.id === "string" ? payload.id : "rollout", millis(payload.timestamp, at))
+        else b.count("dropped", "session_meta (again)")
+        continue
+      }
+      if (!QUIET.has(type)) {
+        const compacted = type === "compacted" && isRecord(line.payload) ? line.payload.message : undefined
+        if (held !== undefined && typeof compacted === "string" && compacted.includes(textOfParts(held.step.parts))) {
+          summaryCall = held
+          held = undefined
+          b.count("dropped", "compaction summary call")
+        } else release()
+      }
+      if (!b.started) {
+        b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
+        b.start("rollout", at)
+      }
+      switch (type) {
+        case "turn_context":
+          if (typeof payload.model === "string") model = { providerId: provider, modelId: payload.model }
+          break
+        case "response_item": {
+          const kind = typeof payload.type === "string" ? payload.type : "(no type)"
+          if (kind === "message") {
+            const role = payload.role
+            const textOf = contentText(payload.content)
+            if (role === "assistant") {
+              step ??= { line: number, at, last: at, parts: [] }
+              step.parts.push({ type: "text", id: prtId(number, "t"), text: textOf })
+              step.last = at
+            } else {
+              flush(zero, step?.last ?? at)
+              const id = msgId(number, "u")
+              const parts: Array<Message.UserPart> = [
+                {
+                  type: "text",
+                  id: prtId(number, "t"),
+                  text: textOf,
+                  // Instructions Codex sends as developer (or system) messages: recorded as synthetic user text.
+                  ...opt("synthetic", role === "user" ? undefined : true),
+                },
+              ]
+              if (Array.isArray(payload.content))
+                payload.content.forEach((c: unknown, i: number) => {
+                  if (isRecord(c) && c.type === "input_image" && typeof c.image_url === "string")
+                    parts.push({ type: "file", id: prtId(number, `i${i}`), mime: "image/*", url: c.image_url })
+                })
+              b.user({ role: "user", id, createdAt: at, parts })
+              if (role === "user") users.push({ id, text: textOf })
             }
-          } else if (!b.toolResult(callId, at, failed ? { error: output } : { output })) {
-            b.count("dropped", `${kind} without its call`)
-            b.warnings.push(`line ${number}: an output for ${callId}, a call no imported step made; left out`)
+          } else if (kind === "reasoning") {
+            const summary = Array.isArray(payload.summary) ? contentText(payload.summary) : ""
+            const content = contentText(payload.content)
+            const text = summary !== "" ? summary : content
+            step ??= { line: number, at, last: at, parts: [] }
+            step.last = at
+            if (text === "") b.count("dropped", "reasoning (encrypted only)")
+            else step.parts.push({ type: "reasoning", id: prtId(number, "r"), text })
+          } else if (CALLS.has(kind)) {
+            step ??= { line: number, at, last: at, parts: [] }
+            step.last = at
+            const callId =
+              typeof payload.call_id === "string"
+                ? payload.call_id
+                : typeof payload.id === "string"
+                  ? payload.id
+                  : `${number}`
+            const input =
+              kind === "function_call"
+                ? argumentsOf(payload.arguments)
+                : kind === "custom_tool_call"
+                  ? { input: payload.input }
+                  : isRecord(payload.action)
+                    ? payload.action
+                    : {}
+            const tool =
+              typeof payload.name === "string" ? payload.name : kind === "local_shell_call" ? "local_shell" : kind
+            step.parts.push({
+              type: "tool",
+              id: prtId(number, "c"),
+              callId,
+              tool,
+              state: { status: "running", input, startedAt: at },
+            })
+          } else if (OUTPUTS.has(kind)) {
+            const callId = typeof payload.call_id === "string" ? payload.call_id : ""
+            const { text: output, failed } = outputText(payload.output)
+            const inStep = step?.parts.findIndex((p) => p.type === "tool" && p.callId === callId) ?? -1
+            if (step !== undefined && inStep !== -1) {
+              // The rollout recorded no usage between the call and its output: the result joins the open step.
+              const part = step.parts[inStep] as Message.ToolPart
+              const started = part.state.status === "running" ? part.state.startedAt : undefined
+              step.parts[inStep] = {
+                ...part,
+                state: failed
+                  ? {
+                      status: "error",
+                      input: part.state.input,
+                      error: output,
+                      ...opt("startedAt", started),
+                      endedAt: at,
+                    }
+                  : { status: "completed", input: part.state.input, output, ...opt("startedAt", started), endedAt: at },
+              }
+            } else if (!b.toolResult(callId, at, failed ? { error: output } : { output })) {
+              b.count("dropped", `${kind} without its call`)
+              b.warnings.push(`line ${number}: an output for ${callId}, a call no imported step made; left out`)
+            }
+          } else if (kind === "web_search_call") b.count("dropped", "web_search_call")
+          else b.count("unknown", `response_item ${kind}`)
+          break
+        }
+        case "event_msg": {
+          const kind = typeof payload.type === "string" ? payload.type : "(no type)"
+          if (kind !== "token_count") {
+            b.count("dropped", `event_msg ${kind}`)
+            break
           }
-        } else if (kind === "web_search_call") b.count("dropped", "web_search_call")
-        else b.count("unknown", `response_item ${kind}`)
-        break
-      }
-      case "event_msg": {
-        const kind = typeof payload.type === "string" ? payload.type : "(no type)"
-        if (kind !== "token_count") {
-          b.count("dropped", `event_msg ${kind}`)
+          const info = isRecord(payload.info) ? payload.info : undefined
+          if (info === undefined) break
+          // Codex repeats a count when nothing was called in between: unchanged totals are the same call.
+          const totals = JSON.stringify(info.total_token_usage ?? null)
+          if (totals === lastTotals) break
+          lastTotals = totals
+          if (step === undefined) {
+            b.count("dropped", "token_count without a step")
+            break
+          }
+          flush(Usage.openai(info.last_token_usage), at)
           break
         }
-        const info = isRecord(payload.info) ? payload.info : undefined
-        if (info === undefined) break
-        // Codex repeats a count when nothing was called in between: unchanged totals are the same call.
-        const totals = JSON.stringify(info.total_token_usage ?? null)
-        if (totals === lastTotals) break
-        lastTotals = totals
-        if (step === undefined) {
-          b.count("dropped", "token_count without a step")
+        case "compacted": {
+          flush(zero, step?.last ?? at)
+          const markerId = msgId(number, "marker")
+          b.warnings.push(`line ${number}: Codex does not record what triggered a compaction; recorded as automatic`)
+          b.compactionRequested(markerId, prtId(number, "marker"), at, true)
+          const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined
+          const keptTexts = new Set(
+            (history ?? []).flatMap((item: unknown) =>
+              isRecord(item) && item.type === "message" && item.role === "user" ? [contentText(item.content)] : [],
+            ),
+          )
+          b.compactionFinished({
+            markerId,
+            summaryId: msgId(number, "summary"),
+            partId: prtId(number, "s"),
+            at,
+            text: typeof payload.message === "string" ? payload.message : "",
+            model: modelRef(),
+            ...opt("tokens", summaryCall?.tokens),
+            keep: new Set(users.filter((u) => keptTexts.has(u.text)).map((u) => u.id)),
+          })
+          summaryCall = undefined
           break
         }
-        flush(Usage.openai(info.last_token_usage), at)
-        break
+        case "world_state":
+        case "token_usage_record":
+          // Codex 0.17x: the environment it described to the model, and each response's usage again (read from
+          // token_count, as older rollouts have only that).
+          b.count("dropped", type)
+          break
+        default:
+          b.count("unknown", type)
       }
-      case "compacted": {
-        flush(zero, step?.last ?? at)
-        const markerId = msgId(number, "marker")
-        b.warnings.push(`line ${number}: Codex does not record what triggered a compaction; recorded as automatic`)
-        b.compactionRequested(markerId, prtId(number, "marker"), at, true)
-        const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined
-        const keptTexts = new Set(
-          (history ?? []).flatMap((item: unknown) =>
-            isRecord(item) && item.type === "message" && item.role === "user" ? [contentText(item.content)] : [],
-          ),
-        )
-        b.compactionFinished({
-          markerId,
-          summaryId: msgId(number, "summary"),
-          partId: prtId(number, "s"),
-          at,
-          text: typeof payload.message === "string" ? payload.message : "",
-          model: modelRef(),
-          ...opt("tokens", summaryCall?.tokens),
-          keep: new Set(users.filter((u) => keptTexts.has(u.text)).map((u) => u.id)),
-        })
-        summaryCall = undefined
-        break
-      }
-      case "world_state":
-      case "token_usage_record":
-        // Codex 0.17x: the environment it described to the model, and each response's usage again (read from
-        // token_count, as older rollouts have only that).
-        b.count("dropped", type)
-        break
-      default:
-        b.count("unknown", type)
     }
   }
-  if (options.final) {
+  const finish = () => {
     flush(zero, step?.last ?? 0)
     release()
   }
-  return b.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+  return { feed, finish, result: (split) => b.result(split) }
 }

@@ -2,6 +2,7 @@
 
 export * as ClaudeCode from "./ClaudeCode.ts"
 export * as Codex from "./Codex.ts"
+export * as Follow from "./Follow.ts"
 export { importTranscript } from "./Import.ts"
 export * as Transcript from "./Transcript.ts"
 export * as Usage from "./Usage.ts"
