@@ -361,5 +361,5 @@ export const read = (): Reader => {
       }
     }
   }
-  return { feed, finish: flush, result: (split) => b.result(split) }
+  return { feed, finish: flush, result: (split) => b.result(split), events: () => b.events }
 }

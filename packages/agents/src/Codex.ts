@@ -319,5 +319,5 @@ export const read = (): Reader => {
     flush(zero, step?.last ?? 0)
     release()
   }
-  return { feed, finish, result: (split) => b.result(split) }
+  return { feed, finish, result: (split) => b.result(split), events: () => b.events }
 }

@@ -8,6 +8,8 @@
  * answers for the same text, and all of them once the file ends with a newline (a last line without one waits here
  * even when it is a whole JSON object, which `importTranscript` would read: its newline may be what comes next).
  */
+
+import type { Events } from "@pivot/core"
 import * as ClaudeCode from "./ClaudeCode.ts"
 import * as Codex from "./Codex.ts"
 import { type Agent, detect, type ImportResult, parseLine, type Reader } from "./Transcript.ts"
@@ -31,10 +33,10 @@ export class Follower {
   private consumed = 0
 
   /**
-   * Reads appended bytes. Answers the import so far (its `events` only ever grow), or undefined while no line told
-   * the agent yet, or for good when the first lines are neither agent's.
+   * Reads appended bytes. Answers the events so far (they only ever grow; empty while no line told the agent yet, and
+   * for good when the first lines are neither agent's). It costs what was appended: `result` makes the report.
    */
-  push(bytes: Uint8Array): ImportResult | undefined {
+  push(bytes: Uint8Array): ReadonlyArray<Events.Event> {
     const data = this.partial.length === 0 ? bytes : concat(this.partial, bytes)
     const end = data.lastIndexOf(NEWLINE)
     if (end === -1) this.partial = data
@@ -45,10 +47,10 @@ export class Follower {
       const lines = complete.split("\n").map((text) => ({ number: ++this.lines, text: text.replace(/\r$/, "") }))
       this.read(lines)
     }
-    return this.result()
+    return this.reader?.events() ?? []
   }
 
-  /** The import so far (undefined as `push` says). */
+  /** The import so far with its report (checking the whole window), or undefined while the agent is not known. */
   result(): ImportResult | undefined {
     if (this.reader === undefined) return undefined
     return this.reader.result({ lines: this.lines, consumed: this.consumed, waiting: this.partial.length })

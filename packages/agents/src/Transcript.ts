@@ -74,6 +74,8 @@ export interface Reader {
   readonly finish: () => void
   /** The events so far (a growing prefix: later feeds only append) and the report, at `progress`. */
   readonly result: (progress: Progress) => ImportResult
+  /** The events so far, without the report (which checks the whole window: `result` costs what the window holds). */
+  readonly events: () => ReadonlyArray<Events.Event>
 }
 
 /** One complete line of a transcript, parsed, with its number (from 1) in the file. */

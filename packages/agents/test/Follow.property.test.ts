@@ -33,8 +33,7 @@ describe("Follow: a transcript read as it grows, only the appended bytes each ti
           const follower = new Follower()
           let seen = 0
           for (const piece of pieces(bytes, cuts)) {
-            const result = follower.push(piece)
-            const events = result === undefined ? [] : encoded(result.events)
+            const events = encoded(follower.push(piece))
             expect(events.length).toBeGreaterThanOrEqual(seen)
             expect(whole.slice(0, events.length)).toEqual(events)
             seen = events.length
@@ -63,19 +62,20 @@ describe("Follow: a transcript read as it grows, only the appended bytes each ti
     const bytes = new TextEncoder().encode(line)
     const cut = bytes.indexOf(0xc3) + 1 // inside "é"
     const follower = new Follower()
-    expect(follower.push(bytes.subarray(0, cut))).toBeUndefined()
-    const result = follower.push(bytes.subarray(cut))
+    expect(follower.push(bytes.subarray(0, cut))).toEqual([])
+    expect(follower.result()).toBeUndefined()
+    expect(follower.push(bytes.subarray(cut))).toEqual([])
     expect(follower.agent).toBe("claude-code")
-    expect(result?.report).toMatchObject({ lines: 1, consumed: bytes.length, waiting: 0, malformed: 0 })
+    expect(follower.result()?.report).toMatchObject({ lines: 1, consumed: bytes.length, waiting: 0, malformed: 0 })
   })
 
   it("20 JSON lines that are neither agent's: not a transcript, for good; 19: still waiting", () => {
     const other = (n: number) => `${Array.from({ length: n }, (_, i) => `{"n":${i}}`).join("\n")}\n`
     const nineteen = new Follower()
-    expect(nineteen.push(new TextEncoder().encode(other(19)))).toBeUndefined()
+    expect(nineteen.push(new TextEncoder().encode(other(19)))).toEqual([])
     expect(nineteen.rejected).toBe(false)
     const twenty = new Follower()
-    expect(twenty.push(new TextEncoder().encode(other(20)))).toBeUndefined()
+    expect(twenty.push(new TextEncoder().encode(other(20)))).toEqual([])
     expect(twenty.rejected).toBe(true)
     // What detect itself answers for the same text.
     expect(importTranscript(other(20), { final: false })).toBeUndefined()

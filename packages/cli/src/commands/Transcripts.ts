@@ -154,12 +154,12 @@ const followFile = (file: string, db: string, io: Io) =>
   Effect.gen(function* () {
     const follower = new Follow.Follower()
     let offset = 0
-    let result: Transcript.ImportResult | undefined
+    let events: ReadonlyArray<Events.Event> = []
     // The file as it is now, in pieces of CHUNK bytes.
     for (;;) {
       const bytes = yield* appended(file, offset)
       offset += bytes.length
-      result = follower.push(bytes)
+      events = follower.push(bytes)
       if (bytes.length < CHUNK) break
     }
     if (follower.rejected) {
@@ -168,31 +168,31 @@ const followFile = (file: string, db: string, io: Io) =>
     }
     let stored = 0
     let sessionId: string | undefined
-    if (result !== undefined && result.events.length > 0) {
-      sessionId = result.sessionId
-      const before = yield* SessionLog.version(sessionId)
-      stored = yield* storeNew(sessionId, result.events, file, db, undefined)
-      summary(io, file, db, result, stored - before)
-    } else io.out(`${file}: no session line yet; waiting for one`)
+    /** The first events: what is stored is checked once against them, as a plain import does. */
+    const first = (result: Transcript.ImportResult) =>
+      Effect.gen(function* () {
+        sessionId = result.sessionId
+        const before = yield* SessionLog.version(result.sessionId)
+        stored = yield* storeNew(result.sessionId, result.events, file, db, undefined)
+        summary(io, file, db, result, stored - before)
+      })
+    if (events.length > 0) yield* first(follower.result()!)
+    else io.out(`${file}: no session line yet; waiting for one`)
     io.out(`following ${file} (Ctrl-C to stop)`)
     for (;;) {
       yield* Effect.sleep(POLL)
       const bytes = yield* appended(file, offset)
       if (bytes.length === 0) continue
       offset += bytes.length
-      const next = follower.push(bytes)
+      events = follower.push(bytes)
       if (follower.rejected)
         return yield* new CliError({ message: `${file} is not a Claude Code or Codex CLI transcript` })
-      if (next === undefined || next.events.length <= stored) continue
+      if (events.length <= stored) continue
       if (sessionId === undefined) {
-        // The first session line came while following: check what is stored once, as a plain import does.
-        sessionId = next.sessionId
-        const before = yield* SessionLog.version(sessionId)
-        stored = yield* storeNew(sessionId, next.events, file, db, undefined)
-        summary(io, file, db, next, stored - before)
+        yield* first(follower.result()!)
         continue
       }
-      const now = yield* storeNew(sessionId, next.events, file, db, stored)
+      const now = yield* storeNew(sessionId, events, file, db, stored)
       io.out(`  +${plural(now - stored, "event")} (${plural(now, "event")})`)
       stored = now
     }
