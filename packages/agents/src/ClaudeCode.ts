@@ -11,7 +11,7 @@
  */
 import type { Ids, Message, Model } from "@pivot/core"
 import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
-import { type ImportResult, type Options, parseLine, type Reader, splitLines } from "./Transcript.ts"
+import { type ImportResult, type Options, type Reader, splitLines } from "./Transcript.ts"
 import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
@@ -212,13 +212,8 @@ export const read = (): Reader => {
 
   const feed = (lines: ReadonlyArray<{ readonly number: number; readonly text: string }>) => {
     for (const { number, text: raw } of lines) {
-      if (raw.trim() === "") continue
-      const line = parseLine(raw)
-      if (line === undefined) {
-        b.malformed++
-        b.warnings.push(`line ${number}: not a JSON object; skipped`)
-        continue
-      }
+      const line = b.parse(number, raw)
+      if (line === undefined) continue
       const type = typeof line.type === "string" ? line.type : "(no type)"
       const at = millis(line.timestamp, 0)
       const uuid = typeof line.uuid === "string" ? line.uuid : undefined

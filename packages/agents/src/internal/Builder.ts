@@ -4,7 +4,7 @@
  * recorded live and folds it into the session's state, so later lines see the window as it was then.
  */
 import { type Events, Ids, Message, type Model, Session, Tokens, ValidWindow, Window } from "@pivot/core"
-import type { Agent, ImportResult } from "../Transcript.ts"
+import { type Agent, type ImportResult, parseLine } from "../Transcript.ts"
 
 const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
@@ -53,6 +53,17 @@ export class Builder {
   private push(event: Events.Event): void {
     this.events.push(event)
     this.state = Session.evolve(this.state, event)
+  }
+
+  /** A line's JSON object: undefined for a blank line, and for a line that is not a JSON object, counted as malformed. */
+  parse(number: number, raw: string): Readonly<Record<string, unknown>> | undefined {
+    if (raw.trim() === "") return undefined
+    const line = parseLine(raw)
+    if (line === undefined) {
+      this.malformed++
+      this.warnings.push(`line ${number}: not a JSON object; skipped`)
+    }
+    return line
   }
 
   start(name: string, at: number, title?: string, model?: Model.ModelRef): void {
