@@ -111,6 +111,54 @@ describe("Claude Code 2.1.332, recorded", () => {
   })
 })
 
+describe("Claude Code 2.1.332, recorded: the window after each compaction is what Claude Code sent", () => {
+  const text = read("claude-code-2.1.332.jsonl")
+  const lines = rows(text)
+  const { events } = importTranscript(text, { final: true })!
+  // Claude Code 2.1.x records each request it sent: `api-request` lines keep `keep` messages of their `base` request
+  // and add the `api-request-blob` messages named in `tail`. The messages of a request, rebuilt from them:
+  const blobs = new Map(lines.filter((l) => l.type === "api-request-blob").map((l) => [l.hash as string, l.message]))
+  const requests = new Map<string, Array<Json>>()
+  const sent = (l: Json): Array<Json> => {
+    const base = l.base === undefined ? [] : requests.get(l.base)!.slice(0, l.keep)
+    const messages = [...base, ...(l.tail as Array<string>).map((h) => blobs.get(h)!)]
+    requests.set(l.id, messages)
+    return messages
+  }
+  const byLine = lines.map((l) => (l.type === "api-request" ? sent(l) : undefined))
+  /** A conversation as role and text, without the agent's own `<…>` texts (reminders, local commands). */
+  const conversation = (messages: ReadonlyArray<{ role: string; texts: ReadonlyArray<string> }>) =>
+    messages
+      .map((m) => ({ role: m.role, text: m.texts.filter((t) => !t.trimStart().startsWith("<")).join("\n") }))
+      .filter((m) => m.text !== "")
+  const blockTexts = (content: unknown): Array<string> =>
+    typeof content === "string"
+      ? [content]
+      : (content as Array<Json>).flatMap((b) => (b.type === "text" ? [b.text as string] : []))
+
+  it("the first request after each compact_boundary sent the summary, the preserved messages and the next prompt, as pivot's window holds them (the summary a user message there, pivot's summary here: a named deviation)", () => {
+    const boundaries = lines.flatMap((l, i) => (l.subtype === "compact_boundary" ? [i] : []))
+    expect(boundaries).toHaveLength(2)
+    const stepsAfterSummaries = events.flatMap((e, i) =>
+      e._tag === "SummaryFinished" ? [events.findIndex((f, j) => j > i && f._tag === "AssistantStepRecorded")] : [],
+    )
+    for (const [k, boundary] of boundaries.entries()) {
+      const request = byLine.findIndex((r, i) => i > boundary && r !== undefined)
+      const claude = conversation(byLine[request]!.map((m) => ({ role: m.role, texts: blockTexts(m.content) })))
+      const window = Window.messages(Session.fold(events.slice(0, stepsAfterSummaries[k])).window)
+      const pivot = conversation(
+        window.map((m) => ({
+          role: m.role === "assistant" && m.summary === true ? "user" : m.role,
+          texts: m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])),
+        })),
+      )
+      expect(pivot).toEqual(claude)
+      expect(claude[0]!.text).toMatch(/^This session is being continued/)
+      expect(claude.length).toBeGreaterThan(2)
+    }
+  })
+})
+
 describe("Codex CLI 0.171.0, recorded", () => {
   const text = read("codex-0.171.0.jsonl")
   const lines = rows(text)
