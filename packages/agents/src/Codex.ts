@@ -62,6 +62,22 @@ const QUIET = new Set(["event_msg", "token_usage_record", "world_state", "turn_c
 const textOfParts = (parts: ReadonlyArray<Message.AssistantPart>): string =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
 
+/**
+ * Whether a held text-only call is the summary call of the `compacted` line that follows it: by response id where
+ * both lines carry one (`token_usage_record.response_id`, `compacted.compaction_response_id`, Codex 0.17x); otherwise
+ * by text, `message` being the call's text or ending with it on a line of its own (Codex puts a handoff preamble first).
+ */
+const isSummaryCall = (
+  held: { readonly step: Step; readonly responseId: string | undefined },
+  compacted: Readonly<Record<string, unknown>>,
+): boolean => {
+  if (typeof compacted.compaction_response_id === "string" && held.responseId !== undefined)
+    return compacted.compaction_response_id === held.responseId
+  const message = compacted.message
+  const text = textOfParts(held.step.parts)
+  return typeof message === "string" && text !== "" && (message === text || message.endsWith(`\n${text}`))
+}
+
 const CALLS = new Set(["function_call", "custom_tool_call", "local_shell_call"])
 const OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"])
 
@@ -101,11 +117,18 @@ export const read = (): Reader => {
   /**
    * A call that answered only text, whose usage came: held until the next line that is not bookkeeping, since Codex
    * writes its compaction's summary call exactly so (the summary as an assistant message and its token_count) just
-   * before the `compacted` line that holds the same text.
+   * before the `compacted` line that holds the same text (see `isSummaryCall`).
    */
   let held:
-    | { readonly step: Step; readonly tokens: Message.AssistantMessage["tokens"]; readonly at: number }
+    | {
+        readonly step: Step
+        readonly tokens: Message.AssistantMessage["tokens"]
+        readonly at: number
+        readonly responseId: string | undefined
+      }
     | undefined
+  /** The response id of the last `token_usage_record` (Codex 0.17x writes one per response, before its token_count). */
+  let responseId: string | undefined
   const record = (s: Step, tokens: Message.AssistantMessage["tokens"], at: number) =>
     b.step(
       {
@@ -131,7 +154,7 @@ export const read = (): Reader => {
     if (step === undefined) return
     const s = step
     step = undefined
-    if (s.parts.every((p) => p.type === "text")) held = { step: s, tokens, at }
+    if (s.parts.every((p) => p.type === "text")) held = { step: s, tokens, at, responseId }
     else record(s, tokens, at)
   }
   const zero = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
@@ -150,13 +173,13 @@ export const read = (): Reader => {
         continue
       }
       if (!QUIET.has(type)) {
-        const compacted = type === "compacted" && isRecord(line.payload) ? line.payload.message : undefined
-        if (held !== undefined && typeof compacted === "string" && compacted.includes(textOfParts(held.step.parts))) {
+        if (held !== undefined && type === "compacted" && isSummaryCall(held, payload)) {
           summaryCall = held
           held = undefined
           b.count("dropped", "compaction summary call")
         } else release()
-      }
+      } else if (type === "event_msg" && payload.type === "task_complete") release() // the turn is over: no summary call comes
+      if (type === "token_usage_record" && typeof payload.response_id === "string") responseId = payload.response_id
       if (!b.started) {
         b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
         b.start("rollout", at)

@@ -203,6 +203,21 @@ describe("Codex CLI 0.171.0, recorded", () => {
     expect(result.report.dropped["compaction summary call"]).toBe(2)
   })
 
+  it("a turn's last answer is recorded when its task_complete comes, while following (not held for the next turn)", () => {
+    const end = lines.findIndex((l) => l.type === "event_msg" && l.payload.type === "task_complete")
+    const cut = `${text
+      .split("\n")
+      .slice(0, end + 1)
+      .join("\n")}\n`
+    const live = steps(importTranscript(cut, { final: false })!.events)
+    expect(live.map(textOf).at(-1)).toBe(
+      "src/math.js exports add and sub. The tests fail: sub(5, 3) returns 8 because sub adds.",
+    )
+    // One line earlier (its token_count, before task_complete), the answer still waits: a summary call looks the same.
+    const before = `${text.split("\n").slice(0, end).join("\n")}\n`
+    expect(steps(importTranscript(before, { final: false })!.events)).toHaveLength(live.length - 1)
+  })
+
   it("the failing calls (a command exiting 1, an unsupported tool) carry over with their output", () => {
     const states = result.events.flatMap((e) =>
       e._tag === "AssistantStepRecorded"
