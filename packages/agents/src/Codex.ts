@@ -10,23 +10,14 @@
  * `replacement_history` it continued from where the rollout records it.
  */
 import type { Ids, Message, Model } from "@pivot/core"
-import { Builder, isRecord, lineId, millis, num, opt } from "./internal/Builder.ts"
-import { type ImportResult, type Options, parseLine, splitLines } from "./Transcript.ts"
+import { Builder, isRecord, lineId, millis, opt } from "./internal/Builder.ts"
+import { type ImportResult, type Options, type Reader, splitLines } from "./Transcript.ts"
+import * as Usage from "./Usage.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
 const msgId = (line: number, suffix: string) => lineId("msg", line, suffix) as Ids.MessageId
 const prtId = (line: number, suffix: string) => lineId("prt", line, suffix) as Ids.PartId
-
-/** One `last_token_usage` in pivot's shape: OpenAI counts cached input inside `input_tokens` and reasoning inside `output_tokens`. */
-export const usageOf = (usage: unknown): Message.AssistantMessage["tokens"] => {
-  const u = isRecord(usage) ? usage : {}
-  const input = num(u.input_tokens)
-  const cached = Math.min(num(u.cached_input_tokens), input)
-  const output = num(u.output_tokens)
-  const reasoning = Math.min(num(u.reasoning_output_tokens), output)
-  return { input: input - cached, output: output - reasoning, reasoning, cacheRead: cached, cacheWrite: 0 }
-}
 
 const contentText = (content: unknown): string =>
   typeof content === "string"
@@ -65,6 +56,28 @@ interface Step {
   readonly parts: Array<Message.AssistantPart>
 }
 
+/** Lines that hold nothing of the conversation: they do not end a held call (see `held`). */
+const QUIET = new Set(["event_msg", "token_usage_record", "world_state", "turn_context"])
+
+const textOfParts = (parts: ReadonlyArray<Message.AssistantPart>): string =>
+  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+
+/**
+ * Whether a held text-only call is the summary call of the `compacted` line that follows it: by response id where
+ * both lines carry one (`token_usage_record.response_id`, `compacted.compaction_response_id`, Codex 0.17x); otherwise
+ * by text, `message` being the call's text or ending with it on a line of its own (Codex puts a handoff preamble first).
+ */
+const isSummaryCall = (
+  held: { readonly step: Step; readonly responseId: string | undefined },
+  compacted: Readonly<Record<string, unknown>>,
+): boolean => {
+  if (typeof compacted.compaction_response_id === "string" && held.responseId !== undefined)
+    return compacted.compaction_response_id === held.responseId
+  const message = compacted.message
+  const text = textOfParts(held.step.parts)
+  return typeof message === "string" && text !== "" && (message === text || message.endsWith(`\n${text}`))
+}
+
 const CALLS = new Set(["function_call", "custom_tool_call", "local_shell_call"])
 const OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"])
 
@@ -80,18 +93,43 @@ const OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "loc
  */
 export const importText = (text: string, options: Options): ImportResult => {
   const split = splitLines(text)
+  const reader = read()
+  reader.feed(split.lines)
+  if (options.final) reader.finish()
+  return reader.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+}
+
+/**
+ * The reader behind `importText`, fed line by line: what `--follow` keeps between reads, so that appended lines are
+ * read without reading the file again. Fed the same lines, it answers the same events as `importText`.
+ */
+export const read = (): Reader => {
   const b = new Builder("codex")
   let provider = "openai"
   let model: Model.ModelRef | undefined
   let step: Step | undefined
+  /** The held call a `compacted` line showed to be its summary call: its usage is the summary's. */
+  let summaryCall: { readonly tokens: Message.AssistantMessage["tokens"] } | undefined
   let lastTotals: string | undefined
   const users: Array<{ readonly id: Ids.MessageId; readonly text: string }> = []
 
   const modelRef = (): Model.ModelRef => model ?? { providerId: provider, modelId: "unknown" }
-  const flush = (tokens: Message.AssistantMessage["tokens"], at: number) => {
-    if (step === undefined) return
-    const s = step
-    step = undefined
+  /**
+   * A call that answered only text, whose usage came: held until the next line that is not bookkeeping, since Codex
+   * writes its compaction's summary call exactly so (the summary as an assistant message and its token_count) just
+   * before the `compacted` line that holds the same text (see `isSummaryCall`).
+   */
+  let held:
+    | {
+        readonly step: Step
+        readonly tokens: Message.AssistantMessage["tokens"]
+        readonly at: number
+        readonly responseId: string | undefined
+      }
+    | undefined
+  /** The response id of the last `token_usage_record` (Codex 0.17x writes one per response, before its token_count). */
+  let responseId: string | undefined
+  const record = (s: Step, tokens: Message.AssistantMessage["tokens"], at: number) =>
     b.step(
       {
         role: "assistant",
@@ -106,164 +144,198 @@ export const importText = (text: string, options: Options): ImportResult => {
       },
       at,
     )
+  const release = () => {
+    if (held === undefined) return
+    const h = held
+    held = undefined
+    record(h.step, h.tokens, h.at)
+  }
+  const flush = (tokens: Message.AssistantMessage["tokens"], at: number) => {
+    if (step === undefined) return
+    const s = step
+    step = undefined
+    if (s.parts.every((p) => p.type === "text")) held = { step: s, tokens, at, responseId }
+    else record(s, tokens, at)
   }
   const zero = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 
-  for (const { number, text: raw } of split.lines) {
-    if (raw.trim() === "") continue
-    const line = parseLine(raw)
-    if (line === undefined) {
-      b.malformed++
-      b.warnings.push(`line ${number}: not a JSON object; skipped`)
-      continue
-    }
-    const type = typeof line.type === "string" ? line.type : "(no type)"
-    const at = millis(line.timestamp, 0)
-    const payload: Json = isRecord(line.payload) ? line.payload : {}
-    if (type === "session_meta") {
-      if (typeof payload.model_provider === "string") provider = payload.model_provider
-      if (!b.started) b.start(typeof payload.id === "string" ? payload.id : "rollout", millis(payload.timestamp, at))
-      else b.count("dropped", "session_meta (again)")
-      continue
-    }
-    if (!b.started) {
-      b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
-      b.start("rollout", at)
-    }
-    switch (type) {
-      case "turn_context":
-        if (typeof payload.model === "string") model = { providerId: provider, modelId: payload.model }
-        break
-      case "response_item": {
-        const kind = typeof payload.type === "string" ? payload.type : "(no type)"
-        if (kind === "message") {
-          const role = payload.role
-          const textOf = contentText(payload.content)
-          if (role === "assistant") {
-            step ??= { line: number, at, last: at, parts: [] }
-            step.parts.push({ type: "text", id: prtId(number, "t"), text: textOf })
-            step.last = at
-          } else {
-            flush(zero, step?.last ?? at)
-            const id = msgId(number, "u")
-            const parts: Array<Message.UserPart> = [
-              {
-                type: "text",
-                id: prtId(number, "t"),
-                text: textOf,
-                // Instructions Codex sends as developer (or system) messages: recorded as synthetic user text.
-                ...opt("synthetic", role === "user" ? undefined : true),
-              },
-            ]
-            if (Array.isArray(payload.content))
-              payload.content.forEach((c: unknown, i: number) => {
-                if (isRecord(c) && c.type === "input_image" && typeof c.image_url === "string")
-                  parts.push({ type: "file", id: prtId(number, `i${i}`), mime: "image/*", url: c.image_url })
-              })
-            b.user({ role: "user", id, createdAt: at, parts })
-            if (role === "user") users.push({ id, text: textOf })
-          }
-        } else if (kind === "reasoning") {
-          const summary = Array.isArray(payload.summary) ? contentText(payload.summary) : ""
-          const content = contentText(payload.content)
-          const text = summary !== "" ? summary : content
-          step ??= { line: number, at, last: at, parts: [] }
-          step.last = at
-          if (text === "") b.count("dropped", "reasoning (encrypted only)")
-          else step.parts.push({ type: "reasoning", id: prtId(number, "r"), text })
-        } else if (CALLS.has(kind)) {
-          step ??= { line: number, at, last: at, parts: [] }
-          step.last = at
-          const callId =
-            typeof payload.call_id === "string"
-              ? payload.call_id
-              : typeof payload.id === "string"
-                ? payload.id
-                : `${number}`
-          const input =
-            kind === "function_call"
-              ? argumentsOf(payload.arguments)
-              : kind === "custom_tool_call"
-                ? { input: payload.input }
-                : isRecord(payload.action)
-                  ? payload.action
-                  : {}
-          const tool =
-            typeof payload.name === "string" ? payload.name : kind === "local_shell_call" ? "local_shell" : kind
-          step.parts.push({
-            type: "tool",
-            id: prtId(number, "c"),
-            callId,
-            tool,
-            state: { status: "running", input, startedAt: at },
-          })
-        } else if (OUTPUTS.has(kind)) {
-          const callId = typeof payload.call_id === "string" ? payload.call_id : ""
-          const { text: output, failed } = outputText(payload.output)
-          const inStep = step?.parts.findIndex((p) => p.type === "tool" && p.callId === callId) ?? -1
-          if (step !== undefined && inStep !== -1) {
-            // The rollout recorded no usage between the call and its output: the result joins the open step.
-            const part = step.parts[inStep] as Message.ToolPart
-            const started = part.state.status === "running" ? part.state.startedAt : undefined
-            step.parts[inStep] = {
-              ...part,
-              state: failed
-                ? { status: "error", input: part.state.input, error: output, ...opt("startedAt", started), endedAt: at }
-                : { status: "completed", input: part.state.input, output, ...opt("startedAt", started), endedAt: at },
+  const feed = (lines: ReadonlyArray<{ readonly number: number; readonly text: string }>) => {
+    for (const { number, text: raw } of lines) {
+      const line = b.parse(number, raw)
+      if (line === undefined) continue
+      const type = typeof line.type === "string" ? line.type : "(no type)"
+      const at = millis(line.timestamp, 0)
+      const payload: Json = isRecord(line.payload) ? line.payload : {}
+      if (type === "session_meta") {
+        if (typeof payload.model_provider === "string") provider = payload.model_provider
+        if (!b.started) b.start(typeof payload.id === "string" ? payload.id : "rollout", millis(payload.timestamp, at))
+        else b.count("dropped", "session_meta (again)")
+        continue
+      }
+      if (!QUIET.has(type)) {
+        if (held !== undefined && type === "compacted" && isSummaryCall(held, payload)) {
+          summaryCall = held
+          held = undefined
+          b.count("dropped", "compaction summary call")
+        } else release()
+      } else if (type === "event_msg" && payload.type === "task_complete") release() // the turn is over: no summary call comes
+      if (type === "token_usage_record" && typeof payload.response_id === "string") responseId = payload.response_id
+      if (!b.started) {
+        b.warnings.push(`line ${number}: the rollout does not start with session_meta; the session is named "rollout"`)
+        b.start("rollout", at)
+      }
+      switch (type) {
+        case "turn_context":
+          if (typeof payload.model === "string") model = { providerId: provider, modelId: payload.model }
+          break
+        case "response_item": {
+          const kind = typeof payload.type === "string" ? payload.type : "(no type)"
+          if (kind === "message") {
+            const role = payload.role
+            const textOf = contentText(payload.content)
+            if (role === "assistant") {
+              step ??= { line: number, at, last: at, parts: [] }
+              step.parts.push({ type: "text", id: prtId(number, "t"), text: textOf })
+              step.last = at
+            } else {
+              flush(zero, step?.last ?? at)
+              const id = msgId(number, "u")
+              const parts: Array<Message.UserPart> = [
+                {
+                  type: "text",
+                  id: prtId(number, "t"),
+                  text: textOf,
+                  // Instructions Codex sends as developer (or system) messages: recorded as synthetic user text.
+                  ...opt("synthetic", role === "user" ? undefined : true),
+                },
+              ]
+              if (Array.isArray(payload.content))
+                payload.content.forEach((c: unknown, i: number) => {
+                  if (isRecord(c) && c.type === "input_image" && typeof c.image_url === "string")
+                    parts.push({ type: "file", id: prtId(number, `i${i}`), mime: "image/*", url: c.image_url })
+                })
+              b.user({ role: "user", id, createdAt: at, parts })
+              if (role === "user") users.push({ id, text: textOf })
             }
-          } else if (!b.toolResult(callId, at, failed ? { error: output } : { output })) {
-            b.count("dropped", `${kind} without its call`)
-            b.warnings.push(`line ${number}: an output for ${callId}, a call no imported step made; left out`)
+          } else if (kind === "reasoning") {
+            const summary = Array.isArray(payload.summary) ? contentText(payload.summary) : ""
+            const content = contentText(payload.content)
+            const text = summary !== "" ? summary : content
+            step ??= { line: number, at, last: at, parts: [] }
+            step.last = at
+            if (text === "") b.count("dropped", "reasoning (encrypted only)")
+            else step.parts.push({ type: "reasoning", id: prtId(number, "r"), text })
+          } else if (CALLS.has(kind)) {
+            step ??= { line: number, at, last: at, parts: [] }
+            step.last = at
+            const callId =
+              typeof payload.call_id === "string"
+                ? payload.call_id
+                : typeof payload.id === "string"
+                  ? payload.id
+                  : `${number}`
+            const input =
+              kind === "function_call"
+                ? argumentsOf(payload.arguments)
+                : kind === "custom_tool_call"
+                  ? { input: payload.input }
+                  : isRecord(payload.action)
+                    ? payload.action
+                    : {}
+            const tool =
+              typeof payload.name === "string" ? payload.name : kind === "local_shell_call" ? "local_shell" : kind
+            step.parts.push({
+              type: "tool",
+              id: prtId(number, "c"),
+              callId,
+              tool,
+              state: { status: "running", input, startedAt: at },
+            })
+          } else if (OUTPUTS.has(kind)) {
+            const callId = typeof payload.call_id === "string" ? payload.call_id : ""
+            const { text: output, failed } = outputText(payload.output)
+            const inStep = step?.parts.findIndex((p) => p.type === "tool" && p.callId === callId) ?? -1
+            if (step !== undefined && inStep !== -1) {
+              // The rollout recorded no usage between the call and its output: the result joins the open step.
+              const part = step.parts[inStep] as Message.ToolPart
+              const started = part.state.status === "running" ? part.state.startedAt : undefined
+              step.parts[inStep] = {
+                ...part,
+                state: failed
+                  ? {
+                      status: "error",
+                      input: part.state.input,
+                      error: output,
+                      ...opt("startedAt", started),
+                      endedAt: at,
+                    }
+                  : { status: "completed", input: part.state.input, output, ...opt("startedAt", started), endedAt: at },
+              }
+            } else if (!b.toolResult(callId, at, failed ? { error: output } : { output })) {
+              b.count("dropped", `${kind} without its call`)
+              b.warnings.push(`line ${number}: an output for ${callId}, a call no imported step made; left out`)
+            }
+          } else if (kind === "web_search_call") b.count("dropped", "web_search_call")
+          else b.count("unknown", `response_item ${kind}`)
+          break
+        }
+        case "event_msg": {
+          const kind = typeof payload.type === "string" ? payload.type : "(no type)"
+          if (kind !== "token_count") {
+            b.count("dropped", `event_msg ${kind}`)
+            break
           }
-        } else if (kind === "web_search_call") b.count("dropped", "web_search_call")
-        else b.count("unknown", `response_item ${kind}`)
-        break
-      }
-      case "event_msg": {
-        const kind = typeof payload.type === "string" ? payload.type : "(no type)"
-        if (kind !== "token_count") {
-          b.count("dropped", `event_msg ${kind}`)
+          const info = isRecord(payload.info) ? payload.info : undefined
+          if (info === undefined) break
+          // Codex repeats a count when nothing was called in between: unchanged totals are the same call.
+          const totals = JSON.stringify(info.total_token_usage ?? null)
+          if (totals === lastTotals) break
+          lastTotals = totals
+          if (step === undefined) {
+            b.count("dropped", "token_count without a step")
+            break
+          }
+          flush(Usage.openai(info.last_token_usage), at)
           break
         }
-        const info = isRecord(payload.info) ? payload.info : undefined
-        if (info === undefined) break
-        // Codex repeats a count when nothing was called in between: unchanged totals are the same call.
-        const totals = JSON.stringify(info.total_token_usage ?? null)
-        if (totals === lastTotals) break
-        lastTotals = totals
-        if (step === undefined) {
-          b.count("dropped", "token_count without a step")
+        case "compacted": {
+          flush(zero, step?.last ?? at)
+          const markerId = msgId(number, "marker")
+          b.warnings.push(`line ${number}: Codex does not record what triggered a compaction; recorded as automatic`)
+          b.compactionRequested(markerId, prtId(number, "marker"), at, true)
+          const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined
+          const keptTexts = new Set(
+            (history ?? []).flatMap((item: unknown) =>
+              isRecord(item) && item.type === "message" && item.role === "user" ? [contentText(item.content)] : [],
+            ),
+          )
+          b.compactionFinished({
+            markerId,
+            summaryId: msgId(number, "summary"),
+            partId: prtId(number, "s"),
+            at,
+            text: typeof payload.message === "string" ? payload.message : "",
+            model: modelRef(),
+            ...opt("tokens", summaryCall?.tokens),
+            keep: new Set(users.filter((u) => keptTexts.has(u.text)).map((u) => u.id)),
+          })
+          summaryCall = undefined
           break
         }
-        flush(usageOf(info.last_token_usage), at)
-        break
+        case "world_state":
+        case "token_usage_record":
+          // Codex 0.17x: the environment it described to the model, and each response's usage again (read from
+          // token_count, as older rollouts have only that).
+          b.count("dropped", type)
+          break
+        default:
+          b.count("unknown", type)
       }
-      case "compacted": {
-        flush(zero, step?.last ?? at)
-        const markerId = msgId(number, "marker")
-        b.warnings.push(`line ${number}: Codex does not record what triggered a compaction; recorded as automatic`)
-        b.compactionRequested(markerId, prtId(number, "marker"), at, true)
-        const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined
-        const keptTexts = new Set(
-          (history ?? []).flatMap((item: unknown) =>
-            isRecord(item) && item.type === "message" && item.role === "user" ? [contentText(item.content)] : [],
-          ),
-        )
-        b.compactionFinished({
-          markerId,
-          summaryId: msgId(number, "summary"),
-          partId: prtId(number, "s"),
-          at,
-          text: typeof payload.message === "string" ? payload.message : "",
-          model: modelRef(),
-          keep: new Set(users.filter((u) => keptTexts.has(u.text)).map((u) => u.id)),
-        })
-        break
-      }
-      default:
-        b.count("unknown", type)
     }
   }
-  if (options.final) flush(zero, step?.last ?? 0)
-  return b.result({ lines: split.lines.length, consumed: split.consumed, waiting: split.waiting })
+  const finish = () => {
+    flush(zero, step?.last ?? 0)
+    release()
+  }
+  return { feed, finish, result: (split) => b.result(split), events: () => b.events }
 }

@@ -59,6 +59,25 @@ export interface Options {
   readonly final: boolean
 }
 
+/** Where a read stands in the file: complete lines read, their bytes, and the bytes of a line still being written. */
+export interface Progress {
+  readonly lines: number
+  readonly consumed: number
+  readonly waiting: number
+}
+
+/** An agent's transcript reader fed line by line (`ClaudeCode.read`, `Codex.read`): what `--follow` keeps. */
+export interface Reader {
+  /** Reads more complete lines, numbered from 1 in the file, in file order, each line once. */
+  readonly feed: (lines: ReadonlyArray<{ readonly number: number; readonly text: string }>) => void
+  /** The transcript is complete: a model call still waiting for more of its lines is recorded as it stands. */
+  readonly finish: () => void
+  /** The events so far (a growing prefix: later feeds only append) and the report, at `progress`. */
+  readonly result: (progress: Progress) => ImportResult
+  /** The events so far, without the report (which checks the whole window: `result` costs what the window holds). */
+  readonly events: () => ReadonlyArray<Events.Event>
+}
+
 /** One complete line of a transcript, parsed, with its number (from 1) in the file. */
 export interface Line {
   readonly number: number

@@ -2,8 +2,10 @@
 
 export * as ClaudeCode from "./ClaudeCode.ts"
 export * as Codex from "./Codex.ts"
+export * as Follow from "./Follow.ts"
 export { importTranscript } from "./Import.ts"
 export * as Transcript from "./Transcript.ts"
+export * as Usage from "./Usage.ts"
 
 // The copy of effect this package loaded, so a second copy is named when it breaks a decode (core's EffectCopies).
 import { EffectCopies } from "@pivot/core"

@@ -6,7 +6,7 @@ import { importTranscript } from "../src/Import.ts"
 import { detect } from "../src/Transcript.ts"
 
 const root = join(import.meta.dirname, "fixtures")
-const files = ["claude-code", "codex", "hand-written"].flatMap((dir) =>
+const files = ["claude-code", "codex", "hand-written", "recorded"].flatMap((dir) =>
   readdirSync(join(root, dir))
     .filter((f) => f.endsWith(".jsonl"))
     .map((f) => join(dir, f)),

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { importTranscript } from "../src/Import.ts"
 
 const root = join(import.meta.dirname, "fixtures")
-const texts = ["claude-code", "codex", "hand-written"].flatMap((dir) =>
+const texts = ["claude-code", "codex", "hand-written", "recorded"].flatMap((dir) =>
   readdirSync(join(root, dir))
     .filter((f) => f.endsWith(".jsonl"))
     .map((f) => ({ file: join(dir, f), text: readFileSync(join(root, dir, f), "utf8") })),

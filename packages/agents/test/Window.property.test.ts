@@ -94,7 +94,18 @@ describe("generated Codex CLI rollouts", () => {
           expect(entries(window)).toEqual(expected)
         })
       }),
-      { numRuns: 200 },
+      {
+        numRuns: 200,
+        // Found under seed -234772304: a call answering "k", then a compaction whose summary is "ak": not its summary call.
+        examples: [
+          [
+            [
+              { kind: "turn", calls: [{ items: [{ type: "text", text: "k" }], repeatCount: false }] },
+              { kind: "compact", summary: "ak", keep: [] },
+            ],
+          ],
+        ],
+      },
     )
   })
 })

@@ -108,3 +108,37 @@ describe("pivot import --follow with a writer appending and the importer SIGKILL
     expect(expected.report.compactions).toBe(3)
   }, 180_000)
 })
+
+describe("pivot import --follow on a file that shrinks", () => {
+  it("given the followed file truncated below what was read, then the follower stops with one line and exit 1, the stored events kept", async () => {
+    const { text } = generate(ops.slice(0, 6))
+    const file = path.join(dir, "shrinks.jsonl")
+    const db = path.join(dir, "shrinks.db")
+    fs.writeFileSync(file, text)
+    const expected = importTranscript(text, { final: false })!
+    const child = follow(file, db)
+    let out = ""
+    let err = ""
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString()
+    })
+    child.stderr?.on("data", (d: Buffer) => {
+      err += d.toString()
+    })
+    for (let tries = 0; tries < 240 && !out.includes("following "); tries++) await sleep(250)
+    expect(out).toContain("following ")
+    fs.writeFileSync(file, text.slice(0, 10))
+    const code = await new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) resolve(child.exitCode)
+      else child.once("exit", (c) => resolve(c))
+    })
+    expect(code).toBe(1)
+    expect(err.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^pivot import: .*shrinks\.jsonl shrank below the [\d,]+ bytes already read \(replaced or truncated\); stopped following$/,
+      ),
+    ])
+    const stored = await storedEvents(db, expected.sessionId)
+    expect(stored).toEqual(expected.events.map((e) => JSON.stringify(Events.encode(e))))
+  }, 120_000)
+})

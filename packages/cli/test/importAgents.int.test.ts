@@ -28,10 +28,10 @@ describe("pivot import of agent transcripts", () => {
     const db = path.join(dir, "folder.db")
     const first = await pivot("import", fixtures, "--db", db)
     expect(first.code).toBe(0)
-    expect(first.out.filter((l) => l.startsWith("imported "))).toHaveLength(6)
+    expect(first.out.filter((l) => l.startsWith("imported "))).toHaveLength(8)
     const again = await pivot("import", fixtures, "--db", db)
     expect(again.code).toBe(0)
-    expect(again.out.filter((l) => l.endsWith("nothing new"))).toHaveLength(6)
+    expect(again.out.filter((l) => l.endsWith("nothing new"))).toHaveLength(8)
     const expected = importTranscript(fs.readFileSync(claude, "utf8"), { final: true })!.events
     expect(await stored(db, claudeSession)).toEqual(expected.map((e) => JSON.stringify(Events.encode(e))))
   })

@@ -4,7 +4,7 @@
  * recorded live and folds it into the session's state, so later lines see the window as it was then.
  */
 import { type Events, Ids, Message, type Model, Session, Tokens, ValidWindow, Window } from "@pivot/core"
-import type { Agent, ImportResult } from "../Transcript.ts"
+import { type Agent, type ImportResult, parseLine } from "../Transcript.ts"
 
 const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
@@ -53,6 +53,17 @@ export class Builder {
   private push(event: Events.Event): void {
     this.events.push(event)
     this.state = Session.evolve(this.state, event)
+  }
+
+  /** A line's JSON object: undefined for a blank line, and for a line that is not a JSON object, counted as malformed. */
+  parse(number: number, raw: string): Readonly<Record<string, unknown>> | undefined {
+    if (raw.trim() === "") return undefined
+    const line = parseLine(raw)
+    if (line === undefined) {
+      this.malformed++
+      this.warnings.push(`line ${number}: not a JSON object; skipped`)
+    }
+    return line
   }
 
   start(name: string, at: number, title?: string, model?: Model.ModelRef): void {
@@ -142,6 +153,8 @@ export class Builder {
     readonly text: string
     readonly model: Model.ModelRef
     readonly keep?: ReadonlySet<string>
+    /** The usage of the call that wrote the summary, where the transcript records it (Codex). */
+    readonly tokens?: Message.AssistantMessage["tokens"]
   }): void {
     const window = Window.messages(this.state.window)
     const markers = new Set(window.filter(Message.isMarker).map((m) => m.id))
@@ -164,7 +177,7 @@ export class Builder {
       createdAt: input.at,
       completedAt: input.at,
       model: input.model,
-      tokens: Tokens.zero,
+      tokens: input.tokens ?? Tokens.zero,
       finish: "stop",
       summary: true,
       parts: [{ type: "text", id: input.partId, text: input.text }],

@@ -3,12 +3,12 @@
  * incrementally. The events are a pure function of the text whose ids come from the lines (`@pivot/agents`), so the
  * stored events of a session are always a prefix of what its file imports to now: a run appends only what is new,
  * under the stream's expected version (a second importer racing it fails rather than duplicating). `--follow` reads
- * the file again whenever it changed and appends the new events, until interrupted; a process killed between two
- * appends leaves a prefix the next run continues from.
+ * only the bytes appended since its last read (`Follow.Follower` keeps the reader's state) and appends the new
+ * events, until interrupted; a process killed between two appends leaves a prefix the next run continues from.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { importTranscript, Transcript } from "@pivot/agents"
+import { Follow, importTranscript, Transcript } from "@pivot/agents"
 import { Events } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import * as Duration from "effect/Duration"
@@ -111,6 +111,93 @@ const summary = (io: Io, file: string, db: string, result: Transcript.ImportResu
 /** How often `--follow` looks at the file. */
 const POLL = Duration.millis(250)
 
+/** Bytes read at most at once by `--follow` (a large file is read in pieces, each stored before the next). */
+const CHUNK = 4 * 1024 * 1024
+
+/**
+ * Reads the bytes of `file` from `offset` to its current size, at most CHUNK of them; empty when it did not grow.
+ * Fails when the file shrank below what was read (replaced or truncated: what was stored no longer describes it).
+ */
+const appended = (file: string, offset: number) =>
+  Effect.try({
+    try: () => {
+      const fd = fs.openSync(file, "r")
+      try {
+        const size = fs.fstatSync(fd).size
+        if (size < offset) return undefined
+        const buffer = Buffer.allocUnsafe(Math.min(size - offset, CHUNK))
+        const read = fs.readSync(fd, buffer, 0, buffer.length, offset)
+        return buffer.subarray(0, read)
+      } finally {
+        fs.closeSync(fd)
+      }
+    },
+    catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
+  }).pipe(
+    Effect.flatMap((bytes) =>
+      bytes === undefined
+        ? Effect.fail(
+            new CliError({
+              message: `${file} shrank below the ${plural(offset, "byte")} already read (replaced or truncated); stopped following`,
+            }),
+          )
+        : Effect.succeed(bytes),
+    ),
+  )
+
+/**
+ * `--follow`: reads the file from its first byte, then only what is appended (`Follow.Follower` keeps the reader's
+ * state), storing each read's new events; until interrupted. The stored events are checked once against the file's,
+ * as a plain import does.
+ */
+const followFile = (file: string, db: string, io: Io) =>
+  Effect.gen(function* () {
+    const follower = new Follow.Follower()
+    let offset = 0
+    let events: ReadonlyArray<Events.Event> = []
+    // The file as it is now, in pieces of CHUNK bytes.
+    for (;;) {
+      const bytes = yield* appended(file, offset)
+      offset += bytes.length
+      events = follower.push(bytes)
+      if (bytes.length < CHUNK) break
+    }
+    if (follower.rejected) {
+      io.out(`${file}: not a Claude Code or Codex CLI transcript; skipped`)
+      return
+    }
+    let stored = 0
+    let sessionId: string | undefined
+    /** The first events: what is stored is checked once against them, as a plain import does. */
+    const first = (result: Transcript.ImportResult) =>
+      Effect.gen(function* () {
+        sessionId = result.sessionId
+        const before = yield* SessionLog.version(result.sessionId)
+        stored = yield* storeNew(result.sessionId, result.events, file, db, undefined)
+        summary(io, file, db, result, stored - before)
+      })
+    if (events.length > 0) yield* first(follower.result()!)
+    else io.out(`${file}: no session line yet; waiting for one`)
+    io.out(`following ${file} (Ctrl-C to stop)`)
+    for (;;) {
+      yield* Effect.sleep(POLL)
+      const bytes = yield* appended(file, offset)
+      if (bytes.length === 0) continue
+      offset += bytes.length
+      events = follower.push(bytes)
+      if (follower.rejected)
+        return yield* new CliError({ message: `${file} is not a Claude Code or Codex CLI transcript` })
+      if (events.length <= stored) continue
+      if (sessionId === undefined) {
+        yield* first(follower.result()!)
+        continue
+      }
+      const now = yield* storeNew(sessionId, events, file, db, stored)
+      io.out(`  +${plural(now - stored, "event")} (${plural(now, "event")})`)
+      stored = now
+    }
+  })
+
 /** Imports transcript files into the database; with `follow`, keeps one file's session up to date until interrupted. */
 export const importTranscripts = (options: {
   readonly files: ReadonlyArray<string>
@@ -121,8 +208,9 @@ export const importTranscripts = (options: {
     const io = yield* CliIo
     const importOne = (file: string) =>
       Effect.gen(function* () {
+        if (options.follow) return yield* followFile(file, options.db, io)
         const text = yield* readText(file)
-        const result = importTranscript(text, { final: !options.follow })
+        const result = importTranscript(text, { final: true })
         if (result === undefined) {
           io.out(`${file}: not a Claude Code or Codex CLI transcript; skipped`)
           return
@@ -134,27 +222,6 @@ export const importTranscripts = (options: {
         const before = yield* SessionLog.version(result.sessionId)
         const after = yield* storeNew(result.sessionId, result.events, file, options.db, undefined)
         summary(io, file, options.db, result, after - before)
-        if (!options.follow) return
-        io.out(`following ${file} (Ctrl-C to stop)`)
-        let stored = after
-        let size = Buffer.byteLength(text)
-        let mtime = fs.statSync(file).mtimeMs
-        for (;;) {
-          yield* Effect.sleep(POLL)
-          const stat = yield* Effect.try({
-            try: () => fs.statSync(file),
-            catch: (cause) => new CliError({ message: `cannot read ${file}: ${describe(cause)}` }),
-          })
-          if (stat.size === size && stat.mtimeMs === mtime) continue
-          size = stat.size
-          mtime = stat.mtimeMs
-          const next = importTranscript(yield* readText(file), { final: false })
-          if (next === undefined || next.sessionId !== result.sessionId) continue
-          if (next.events.length <= stored) continue
-          const now = yield* storeNew(result.sessionId, next.events, file, options.db, stored)
-          io.out(`  +${plural(now - stored, "event")} (${plural(now, "event")})`)
-          stored = now
-        }
       })
     let failed = 0
     const run = Effect.gen(function* () {
