@@ -4,13 +4,14 @@
  * (`Strategy.withRules`), not by name.
  */
 import * as CacheAwareStrategy from "./CacheAwareStrategy.ts"
-import * as OpenCodeStrategy from "./OpenCodeStrategy.ts"
+import * as OpenCode117Strategy from "./OpenCode117Strategy.ts"
+import * as OpenCode118Strategy from "./OpenCode118Strategy.ts"
 import type { Strategy } from "./Strategy.ts"
 
 /** Every built-in strategy, in the order a comparison lists them. */
 export const all: ReadonlyArray<Strategy> = [
-  OpenCodeStrategy.v1_17,
-  OpenCodeStrategy.v1_18,
+  OpenCode117Strategy.strategy,
+  OpenCode118Strategy.strategy,
   CacheAwareStrategy.strategy,
 ]
 
