@@ -301,22 +301,11 @@ interface Run {
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
 // appends messages (what a cache breakpoint on the last message reuses).
-const serialise = (system: string, messages: ReadonlyArray<unknown>) =>
-  `${JSON.stringify(system)}\n${messages.map((m) => `${JSON.stringify(m)}\n`).join("")}`
+const serialise = WhatIf.serialise
 
-/**
- * Where OpenCode puts Anthropic's cache breakpoints in a serialised prompt (its provider transform: the system prompt,
- * and the last two messages), as character offsets: after a compaction or a prune the system prompt and tools are
- * still read from the cache, not written again.
- */
-const breakpointsOf = (system: string, messages: ReadonlyArray<unknown>): ReadonlyArray<number> => {
-  let at = JSON.stringify(system).length + 1
-  const ends = messages.map((m) => {
-    at += JSON.stringify(m).length + 1
-    return at
-  })
-  return [...new Set([JSON.stringify(system).length + 1, ...ends.slice(-2)])]
-}
+// Where OpenCode puts Anthropic's cache breakpoints (the system prompt and tools, the last two messages): the
+// runtime's `WhatIf.breakpointsOf`, the one home of that rule, for the same serialisation.
+const breakpointsOf = WhatIf.breakpointsOf
 
 /** A text as it appears inside the serialised prompt (JSON-escaped, without the quotes). */
 const inPrompt = (prompt: string, text: string) => prompt.includes(JSON.stringify(text).slice(1, -1))
