@@ -5,8 +5,7 @@
  */
 import { OpenCode117Strategy, OpenCodeStrategy } from "@pivot/core"
 import { describe, expect, it } from "vitest"
-import { assistant, user } from "./support/build.ts"
-import { releaseBoundaries, tailOf } from "./support/openCodeTail.ts"
+import { longLastTurn, releaseBoundaries, tailOf } from "./support/openCodeTail.ts"
 
 describe("opencode-1.17", () => {
   it("given the module, then it is the strategy named opencode-1.17 with an 8,000-token cap, under its old name too", () => {
@@ -19,12 +18,6 @@ describe("opencode-1.17", () => {
   releaseBoundaries(OpenCode117Strategy.strategy, 8_000)
 
   it("given a last turn of ~10,000 tokens, then 1.17 splits it: only its reply stays verbatim", () => {
-    const window = [
-      user("u1", "old"),
-      assistant("a1", "u1", "x".repeat(8_000)),
-      user("u2", "y".repeat(40_000)),
-      assistant("a2", "u2", "done"),
-    ]
-    expect(tailOf(OpenCode117Strategy.strategy, window, { tail_turns: 1 })).toEqual(["msg_a2"])
+    expect(tailOf(OpenCode117Strategy.strategy, longLastTurn, { tail_turns: 1 })).toEqual(["msg_a2"])
   })
 })

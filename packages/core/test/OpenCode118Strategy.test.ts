@@ -5,8 +5,7 @@
  */
 import { OpenCode118Strategy, OpenCodeStrategy } from "@pivot/core"
 import { describe, expect, it } from "vitest"
-import { assistant, user } from "./support/build.ts"
-import { releaseBoundaries, tailOf } from "./support/openCodeTail.ts"
+import { longLastTurn, releaseBoundaries, tailOf } from "./support/openCodeTail.ts"
 
 describe("opencode-1.18", () => {
   it("given the module, then it is the strategy named opencode-1.18 with a 15,000-token cap, under its old name too", () => {
@@ -22,12 +21,6 @@ describe("opencode-1.18", () => {
   releaseBoundaries(OpenCode118Strategy.strategy, 15_000)
 
   it("given a last turn of ~10,000 tokens, then 1.18 keeps it verbatim (1.17 keeps only its reply)", () => {
-    const window = [
-      user("u1", "old"),
-      assistant("a1", "u1", "x".repeat(8_000)),
-      user("u2", "y".repeat(40_000)),
-      assistant("a2", "u2", "done"),
-    ]
-    expect(tailOf(OpenCode118Strategy.strategy, window, { tail_turns: 1 })).toEqual(["msg_u2", "msg_a2"])
+    expect(tailOf(OpenCode118Strategy.strategy, longLastTurn, { tail_turns: 1 })).toEqual(["msg_u2", "msg_a2"])
   })
 })

@@ -46,6 +46,14 @@ export const userOfSize = (name: string, tokens: number): Message => {
   throw new Error(`no user turn of exactly ${tokens} tokens`)
 }
 
+/** A history whose last turn is ~10,000 tokens: 1.18's 15k cap keeps it whole, 1.17's 8k only its reply. */
+export const longLastTurn: ReadonlyArray<Message> = [
+  user("u1", "old"),
+  assistant("a1", "u1", "x".repeat(8_000)),
+  user("u2", "y".repeat(40_000)),
+  assistant("a2", "u2", "done"),
+]
+
 /**
  * The boundary tests every OpenCode release answers with its own tail cap: the cap and the 2,000 floor of the
  * derived budget, the cap on a real last turn, `preserve_recent_tokens` and `tail_turns`, each at value − 1, value
