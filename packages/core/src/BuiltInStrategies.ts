@@ -5,14 +5,15 @@
  * composed onto a strategy with `Strategy.withRules`.
  */
 import * as CacheAwareStrategy from "./CacheAwareStrategy.ts"
-import * as OpenCodeStrategy from "./OpenCodeStrategy.ts"
+import * as OpenCode117Strategy from "./OpenCode117Strategy.ts"
+import * as OpenCode118Strategy from "./OpenCode118Strategy.ts"
 import * as PruneRules from "./PruneRules.ts"
 import type { Rule, Strategy } from "./Strategy.ts"
 
 /** Every built-in strategy, in the order a comparison lists them. */
 export const all: ReadonlyArray<Strategy> = [
-  OpenCodeStrategy.v1_17,
-  OpenCodeStrategy.v1_18,
+  OpenCode117Strategy.strategy,
+  OpenCode118Strategy.strategy,
   CacheAwareStrategy.strategy,
 ]
 

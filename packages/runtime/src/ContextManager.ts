@@ -19,31 +19,23 @@
  * ```
  */
 import {
-  CacheAwareStrategy,
   type Commands,
   Conversation,
-  type Config as CoreConfig,
   Ids,
   type Message,
-  type Model,
   type ModelMessage,
-  OpenCodeStrategy,
   Prompt,
-  ProviderError,
   Render,
-  SchemaIssues,
   Session,
-  type Strategy,
   Tokens,
   Traced,
-  Usage as UsageFold,
   ValidWindow,
   Window,
 } from "@pivot/core"
 import { type EventStore, ReadModels } from "@pivot/store"
-import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { checkLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
+import { type ImpossibleLimits, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
@@ -52,7 +44,9 @@ import * as PinOps from "./Pins.ts"
 import * as Plugins from "./Plugins.ts"
 import * as Probes from "./Probes.ts"
 import * as Recall from "./Recall.ts"
-import { type Command, type Event, Sessions, type State } from "./Sessions.ts"
+import * as Recording from "./Recording.ts"
+import * as SessionSettings from "./SessionSettings.ts"
+import { Sessions, type State } from "./Sessions.ts"
 import * as Status from "./Status.ts"
 import * as StrategyRunner from "./StrategyRunner.ts"
 import { Summarizer } from "./Summarizer.ts"
@@ -64,27 +58,18 @@ const isNoOp = (decided: ReturnType<typeof Session.decide>): boolean =>
 
 export * from "./ContextManagerTypes.ts"
 
-import {
-  type AssistantStepInput,
-  type Compacted,
-  type CompactRequest,
-  type ContextManagerShape,
-  type InvalidOption,
-  InvalidSessionId,
-  type InvalidToolKind,
-  InvalidUsage,
-  type Options,
-  type PartInput,
-  type Prepared,
-  type ProviderErrorInput,
-  type Pruned,
-  type Recorded,
-  type SessionOverride,
-  type ToolResultInput,
-  type Usage,
-  type UserMessageInput,
+import type {
+  Compacted,
+  CompactRequest,
+  ContextManagerShape,
+  InvalidOption,
+  InvalidToolKind,
+  Options,
+  Prepared,
+  Pruned,
+  Usage,
 } from "./ContextManagerTypes.ts"
-import { cacheAwareOf, checkOptions, checkToolKinds, decodeUsage } from "./internal/checkOptions.ts"
+import { checkOptions, checkToolKinds } from "./internal/checkOptions.ts"
 
 /** The context manager. */
 export class ContextManager extends Context.Service<ContextManager, ContextManagerShape>()(
@@ -117,19 +102,8 @@ export class ContextManager extends Context.Service<ContextManager, ContextManag
     Layer.effect(ContextManager, make(options))
 }
 
-const validSessionId = Schema.is(Ids.SessionId)
-
-/** The strategy `options` ask for: `strategy`, else cache-aware's with `cacheAware`'s settings, else OpenCode's. */
-export const strategyOf = (options: Options): Strategy.Strategy => {
-  if (options.strategy !== undefined) return options.strategy
-  const cacheAware = cacheAwareOf(options)
-  if (cacheAware === undefined) return OpenCodeStrategy.byConfig
-  const { ttl, ...rest } = cacheAware
-  return CacheAwareStrategy.make({
-    ...rest,
-    ...(ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.fromInputUnsafe(ttl)) }),
-  })
-}
+/** The strategy `options` ask for (its one home is `SessionSettings`; named here too, as before). */
+export const strategyOf = SessionSettings.strategyOf
 
 /** Builds the context manager (see `ContextManager.layer`). */
 export const make = (
@@ -158,10 +132,7 @@ export const make = (
       hudCost === undefined || hudCost === false
         ? undefined
         : LiveLedger.make(sessions, (ref) => priceOf(ref, hudCost === true ? {} : (hudCost.prices ?? {})))
-    const strategy = strategyOf(options)
-    // The strategy's settings over the application's (cache-aware: an earlier threshold, no tail of old turns).
-    const baseConfig: CoreConfig.CompactionConfig =
-      strategy.configure === undefined ? (options.config ?? {}) : strategy.configure(options.config ?? {})
+    const strategy = SessionSettings.strategyOf(options)
     const recallOptions = typeof options.recall === "object" ? options.recall : {}
     const renderOptions: Render.Options =
       options.recall === undefined || options.recall === false ? {} : { recallIds: true }
@@ -175,8 +146,8 @@ export const make = (
     const probed = (sessionId: string, settled: Compaction.Settled) =>
       probe === undefined || settled.outcome === undefined ? Effect.void : probe(sessionId, settled.outcome)
     const redactSecrets = options.redactSecrets ?? true
-    yield* checkSpec(options.model, baseConfig)
-    if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
+    // The models checked against the strategy's config; a session's overrides are checked when it is used.
+    const { settingsFor } = yield* SessionSettings.make(options, strategy)
 
     const compaction = Compaction.make({
       sessions,
@@ -206,217 +177,6 @@ export const make = (
       return Semaphore.withPermit(lock)(effect)
     }
 
-    // Without overrides every call answers these same settings (the same object, so `prepare` can compare them).
-    const baseSettings: Compaction.Settings = {
-      model: options.model,
-      compactionModel: options.compactionModel ?? options.model,
-      config: baseConfig,
-    }
-    const settingsFor = (
-      sessionId: string,
-    ): Effect.Effect<Compaction.Settings, InvalidSessionId | ImpossibleLimits> => {
-      const override = options.session?.(sessionId)
-      if (!validSessionId(sessionId)) return Effect.fail(new InvalidSessionId({ sessionId }))
-      return override === undefined ? Effect.succeed(baseSettings) : overridden(override)
-    }
-    const overridden = (override: SessionOverride) =>
-      Effect.gen(function* () {
-        const config = override.config ?? baseConfig
-        const model = override.model ?? options.model
-        const compactionModel = override.compactionModel ?? options.compactionModel ?? model
-        if (override.model !== undefined || override.config !== undefined) yield* checkSpec(model, config)
-        if (override.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
-        return { model, compactionModel, config } satisfies Compaction.Settings
-      })
-
-    /**
-     * Gives every part an id: derived from the message's when the caller named the message (so a retry of the same
-     * input is the same message, not a `MessageConflict`), fresh otherwise.
-     */
-    const fillParts = <P extends { readonly id?: Ids.PartId | undefined }>(
-      parts: ReadonlyArray<P>,
-      message: Ids.MessageId | undefined,
-    ) =>
-      Effect.forEach(parts, (part, index) =>
-        part.id !== undefined
-          ? Effect.succeed(part)
-          : message !== undefined
-            ? Effect.succeed({ ...part, id: Ids.partOf(message, index) })
-            : Effect.map(ids.part, (id) => ({ ...part, id })),
-      )
-
-    /** Starts the session in the same batch when it has not started. */
-    const withStart = (sessionId: string, state: State, at: number, commands: ReadonlyArray<Command>) =>
-      state.session.sessionId === undefined
-        ? [
-            {
-              _tag: "StartSession",
-              sessionId: sessionId as Ids.SessionId,
-              at,
-              model: options.session?.(sessionId)?.model?.ref ?? options.model.ref,
-            } satisfies Command,
-            ...commands,
-          ]
-        : commands
-
-    const summarise = (events: ReadonlyArray<Event>, messageId?: Ids.MessageId): Recorded => ({
-      events,
-      overflow: events.some((e) => e._tag === "OverflowDetected"),
-      ...(events.some((e) => e._tag === "CompactionRequested")
-        ? { compaction: "requested" as const }
-        : events.some((e) => e._tag === "CompactionAbandoned")
-          ? { compaction: "abandoned" as const }
-          : {}),
-      ...(messageId === undefined ? {} : { messageId }),
-    })
-
-    const start = Traced.fn("ContextManager.start")(function* (
-      sessionId: string,
-      startOptions?: { readonly title?: string | undefined; readonly model?: Model.ModelRef | undefined },
-    ) {
-      const settings = yield* settingsFor(sessionId)
-      const at = yield* Clock.currentTimeMillis
-      const executed = yield* sessions.execute(sessionId, {
-        _tag: "StartSession",
-        sessionId: sessionId as Ids.SessionId,
-        at,
-        model: startOptions?.model ?? settings.model.ref,
-        ...(startOptions?.title === undefined ? {} : { title: startOptions.title }),
-      })
-      return summarise(executed.events)
-    })
-
-    const recordUserMessage = Traced.fn("ContextManager.recordUserMessage")(function* (
-      sessionId: string,
-      input: UserMessageInput,
-    ) {
-      const settings = yield* settingsFor(sessionId)
-      const at = yield* Clock.currentTimeMillis
-      const id = input.id ?? (yield* ids.message)
-      const given = [
-        ...(input.text === undefined ? [] : [{ type: "text" as const, text: input.text }]),
-        ...(input.parts ?? []),
-      ]
-      const parts = (yield* fillParts(
-        given as ReadonlyArray<PartInput<Message.UserPart>>,
-        input.id,
-      )) as ReadonlyArray<Message.UserPart>
-      const message: Message.UserMessage = {
-        role: "user",
-        id,
-        createdAt: at,
-        model: input.model ?? settings.model.ref,
-        ...(input.agent === undefined ? {} : { agent: input.agent }),
-        ...(input.system === undefined ? {} : { system: input.system }),
-        parts,
-      }
-      const executed = yield* sessions.execute(sessionId, (state) =>
-        withStart(sessionId, state, at, [
-          { _tag: "AddUserMessage", message },
-          ...PinOps.defaultPin(state, message, settings.config, settings.model.limits, at),
-        ]),
-      )
-      return summarise(executed.events, id)
-    })
-
-    const recordAssistantStep = Traced.fn("ContextManager.recordAssistantStep")(function* (
-      sessionId: string,
-      input: AssistantStepInput,
-    ) {
-      // Checked where it enters: a wrong usage is one typed line, not a schema error deep in the event encoder.
-      const usage = decodeUsage(input.usage)
-      if (Result.isFailure(usage))
-        return yield* new InvalidUsage({ detail: SchemaIssues.oneLine(usage.failure, "usage") })
-      const settings = yield* settingsFor(sessionId)
-      const at = yield* Clock.currentTimeMillis
-      const id = input.id ?? (yield* ids.message)
-      const parts = (yield* fillParts(input.parts, input.id)) as ReadonlyArray<Message.AssistantPart>
-      const markerId = yield* ids.message
-      const partId = yield* ids.part
-      const state = yield* sessions.load(sessionId)
-      const parentId = input.parentId ?? state.runtime.lastUserId ?? id
-      const message: Message.AssistantMessage = {
-        role: "assistant",
-        id,
-        parentId,
-        createdAt: input.createdAt ?? at,
-        completedAt: at,
-        model: input.model ?? settings.model.ref,
-        ...(input.agent === undefined ? {} : { agent: input.agent }),
-        ...(input.mode === undefined ? {} : { mode: input.mode }),
-        tokens: usage.success,
-        ...(input.cost === undefined ? {} : { cost: input.cost }),
-        ...(input.finish === undefined ? {} : { finish: input.finish }),
-        parts,
-      }
-      // Usage measured before the latest pivot says nothing about the window now: no overflow is detected from it.
-      const commandOn = (current: State): Commands.Command => ({
-        _tag: "RecordAssistantStep",
-        message,
-        config: settings.config,
-        ...(UsageFold.predatesPivot(current.runtime.usage, message) ? {} : { limits: settings.model.limits }),
-      })
-      const executed = yield* sessions.execute(sessionId, (current) =>
-        runner.withCompaction(commandOn(current), at, markerId, partId, false)(current),
-      )
-      return summarise(executed.events, id)
-    })
-
-    const recordToolResult = Traced.fn("ContextManager.recordToolResult")(function* (
-      sessionId: string,
-      input: ToolResultInput,
-    ) {
-      yield* settingsFor(sessionId)
-      const at = yield* Clock.currentTimeMillis
-      const executed = yield* sessions.execute(sessionId, {
-        _tag: "RecordToolResult",
-        at,
-        messageId: input.messageId,
-        partId: input.partId,
-        state: input.state,
-      })
-      return summarise(executed.events)
-    })
-
-    const reportProviderError = Traced.fn("ContextManager.reportProviderError")(function* (
-      sessionId: string,
-      input: ProviderErrorInput,
-    ) {
-      const settings = yield* settingsFor(sessionId)
-      const at = yield* Clock.currentTimeMillis
-      const error = ProviderError.fromUnknown(input.error)
-      const id = input.id ?? (yield* ids.message)
-      const parts = (yield* fillParts(input.parts ?? [], input.id)) as ReadonlyArray<Message.AssistantPart>
-      const markerId = yield* ids.message
-      const partId = yield* ids.part
-      const state = yield* sessions.load(sessionId)
-      const message: Message.AssistantMessage = {
-        role: "assistant",
-        id,
-        parentId: input.parentId ?? state.runtime.lastUserId ?? id,
-        createdAt: at,
-        model: input.model ?? settings.model.ref,
-        ...(input.agent === undefined ? {} : { agent: input.agent }),
-        tokens: Tokens.zero,
-        ...(input.finish === undefined ? {} : { finish: input.finish }),
-        parts,
-      }
-      const command: Commands.Command = { _tag: "ReportProviderError", at, message, error, config: settings.config }
-      // After a rejection before any output the turn is replayed; after a finished call, a continue message follows.
-      const executed = yield* sessions.execute(
-        sessionId,
-        runner.withCompaction(command, at, markerId, partId, input.finish === undefined),
-      )
-      const recorded = summarise(executed.events, id)
-      const action =
-        recorded.compaction === "requested"
-          ? ("compact" as const)
-          : !recorded.overflow && ProviderError.isRetryable(error)
-            ? ("retry" as const)
-            : ("stop" as const)
-      return { ...recorded, error, action }
-    })
-
     const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage =>
       Status.usageOf(state, settings, warnAt, () => estimateWindow(sessionId, state) + (options.overheadTokens ?? 0))
 
@@ -430,6 +190,14 @@ export const make = (
     const { rendererOf, visibleOf, renderedOf } = WindowCache.make(renderOptions)
     // The strategy, asked before each call, after each step and when a compaction starts.
     const runner = StrategyRunner.make({ sessions, ids, strategy, prune: options.prune ?? {}, limit, visibleOf })
+    // What happens in a turn, recorded (the strategy asked after each step whether it compacts).
+    const { start, recordUserMessage, recordAssistantStep, recordToolResult, reportProviderError } = Recording.make({
+      sessions,
+      ids,
+      options,
+      settingsFor,
+      runner,
+    })
     /** Drives the session's outstanding compaction, with what the strategy keeps of the turn in progress. */
     const settle = (sessionId: string, settings: Compaction.Settings) =>
       Effect.flatMap(runner.forCompaction(sessionId, settings), (withKeep) => compaction.settle(sessionId, withKeep))
@@ -721,8 +489,3 @@ export const make = (
       fork,
     } satisfies ContextManagerShape
   })
-
-const checkSpec = (spec: ModelSpec, config: CoreConfig.CompactionConfig) => {
-  const checked = checkLimits(spec.ref, spec.limits, config)
-  return Result.isFailure(checked) ? Effect.fail(checked.failure) : Effect.void
-}

@@ -189,6 +189,8 @@ export interface Request {
   readonly text: string
   readonly at: number
   readonly output: number
+  /** Where it puts Anthropic's cache breakpoints (`breakpointsOf`); default one at its end. */
+  readonly breakpoints?: ReadonlyArray<number> | undefined
 }
 
 /** How a replay's requests are billed. */
@@ -250,6 +252,21 @@ export interface Run {
 export const serialise = (system: string, messages: ReadonlyArray<unknown>): string =>
   `${JSON.stringify(system)}\n${messages.map((m) => `${JSON.stringify(m)}\n`).join("")}`
 
+/**
+ * Where OpenCode puts Anthropic's cache breakpoints in a request `serialise` wrote (its provider transform: after the
+ * system prompt and tools, and after each of the last two messages), as character offsets: after a compaction or a
+ * prune the system prompt and tools are read from the cache, not written again.
+ */
+export const breakpointsOf = (system: string, messages: ReadonlyArray<unknown>): ReadonlyArray<number> => {
+  const head = JSON.stringify(system).length + 1
+  let at = head
+  const ends = messages.map((m) => {
+    at += JSON.stringify(m).length + 1
+    return at
+  })
+  return [...new Set([head, ...ends.slice(-2)])]
+}
+
 /** The system prompt's stand-in: a text of `tokens` tokens, the same for every strategy of a session. */
 export const standInSystem = (tokens: number): string => "s".repeat(Math.max(0, tokens) * 4)
 
@@ -261,7 +278,9 @@ export const bill = (requests: ReadonlyArray<Request>, options: BillingOptions):
   let cacheWrite = 0
   let output = 0
   for (const r of requests) {
-    const [b, next] = PromptCache.bill(cache, options.rules, r.text, r.at)
+    const [b, next] = PromptCache.bill(cache, options.rules, r.text, r.at, PromptCache.TTL, {
+      breakpoints: r.breakpoints,
+    })
     cache = next
     input += b.input
     cacheRead += b.cacheRead
@@ -328,15 +347,22 @@ export const replay = (
           ),
         )
         const text = serialise(request.system, request.messages)
+        const breakpoints = breakpointsOf(request.system, request.messages)
         if (recorded !== undefined) {
           used.recorded++
-          requests.push({ kind: "summary", text, at: clock.now, output: recorded.usage.output })
+          requests.push({ kind: "summary", text, at: clock.now, output: recorded.usage.output, breakpoints })
           // A strategy without pivot's facts block gets the recorded summary without it (the model's text alone).
           const kept = strategy.factsBlock === false ? Facts.strip(recorded.text) : recorded.text
           return Effect.succeed({ text: kept, usage: recorded.usage, finish: "stop", model: recorded.model })
         }
         used.extractive++
-        requests.push({ kind: "summary", text, at: clock.now, output: CacheEconomy.DEFAULT_SUMMARY_TOKENS })
+        requests.push({
+          kind: "summary",
+          text,
+          at: clock.now,
+          output: CacheEconomy.DEFAULT_SUMMARY_TOKENS,
+          breakpoints,
+        })
         return Summarizer.extractive.summarize(request)
       }),
   }
@@ -378,8 +404,15 @@ export const replay = (
           workingSet.calls++
           if (working.every((text) => window.includes(JSON.stringify(text).slice(1, -1)))) workingSet.intact++
           const prompt = serialise(system, messages)
-          requests.push({ kind: "step", text: prompt, at: clock.now, output: action.message.tokens.output })
-          const [split, next] = PromptCache.bill(seen, rules, prompt, clock.now)
+          const breakpoints = breakpointsOf(system, messages)
+          requests.push({
+            kind: "step",
+            text: prompt,
+            at: clock.now,
+            output: action.message.tokens.output,
+            breakpoints,
+          })
+          const [split, next] = PromptCache.bill(seen, rules, prompt, clock.now, PromptCache.TTL, { breakpoints })
           seen = next
           const recorded = action.message.tokens
           const context = action.overhead + Tokens.estimate(window)

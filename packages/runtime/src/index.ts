@@ -32,3 +32,5 @@ export * as Strategies from "./Strategies.ts"
 export * from "./Summarizer.ts"
 /** Replays a recorded session under other strategies: what it would have cost. */
 export * as WhatIf from "./WhatIf.ts"
+/** A what-if comparison as a table of text: its labels, formats and legend (the CLI's and the viewer's). */
+export * as WhatIfTable from "./WhatIfTable.ts"

@@ -503,34 +503,8 @@
     const context = el("input", { id: "whatif-context", type: "number", min: 1, placeholder: "catalog", size: 8 })
     const output = el("input", { id: "whatif-output", type: "number", min: 0, placeholder: "catalog", size: 8 })
     const result = el("div", { id: "whatif-result" })
-    const share = (named, total) =>
-      `${num(named)}/${num(total)}${total === 0 ? "" : ` (${Math.round((named / total) * 100)}%)`}`
-    const pct = (value, base) => {
-      if (base === 0) return "–"
-      const change = Math.round((value / base - 1) * 100)
-      return change === 0 ? "±0%" : `${change > 0 ? "+" : "−"}${Math.abs(change)}%`
-    }
+    // The rows, labels and legend are the runtime's (`WhatIfTable`), the same `pivot whatif` prints.
     const show = (w) => {
-      const base = w.runs[0]
-      const rows = [
-        ["model calls", (r) => num(r.calls)],
-        ["tokens sent", (r) => num(r.sent)],
-        ["cache reads", (r) => num(r.billing.cacheRead)],
-        ["cache writes", (r) => num(r.billing.cacheWrite)],
-        ["billed input (eq)", (r) => num(r.billing.billed)],
-        [`vs ${base.strategy}`, (r) => pct(r.billing.billed, base.billing.billed)],
-        ["output tokens", (r) => num(r.billing.output)],
-        ...(w.priced ? [["USD", (r) => (r.billing.dollars == null ? "—" : `$${r.billing.dollars.toFixed(4)}`)]] : []),
-        [
-          "compactions",
-          (r) =>
-            `${num(r.compactions)} (${num(r.summaries.recorded)} recorded, ${num(r.summaries.extractive)} pivot's)`,
-        ],
-        ["prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`],
-        ["working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)],
-        ["artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)],
-        ["without facts blocks", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)],
-      ]
       fill(
         result,
         el(
@@ -554,21 +528,17 @@
           el(
             "tbody",
             {},
-            rows.map(([label, cell]) =>
+            w.table.rows.map((row) =>
               el(
                 "tr",
-                {},
-                el("th", {}, label),
-                w.runs.map((r) => el("td", {}, cell(r))),
+                row.detail ? { class: "detail" } : {},
+                el("th", {}, row.label),
+                row.cells.map((cell) => el("td", {}, cell)),
               ),
             ),
           ),
         ),
-        el(
-          "p",
-          { class: "legend" },
-          "Each strategy replays the recorded inputs; a compaction reuses the recorded summary where it summarised the same messages, else pivot's deterministic summary (billed as 2,000 output tokens). (eq) = input-token equivalents.",
-        ),
+        el("p", { class: "legend" }, `Each strategy replays the recorded inputs. ${w.table.legend.join(" ")}`),
       )
     }
     const run = async () => {

@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { type Events, Ledger } from "@pivot/core"
-import { WhatIf } from "@pivot/runtime"
+import { WhatIf, WhatIfTable } from "@pivot/runtime"
 import { ReadModels } from "@pivot/store"
 import { Effect, Option, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -340,7 +340,10 @@ const route = (
       const cached = byQuery.get(key)
       if (cached !== undefined && cached.version === head)
         return HttpServerResponse.text(cached.body, { contentType: "application/json" })
-      const body = JSON.stringify({ head, ...(yield* whatIf(sessionId, loaded.log, query, options.priceOf)) })
+      const comparison = yield* whatIf(sessionId, loaded.log, query, options.priceOf)
+      // The figures, and the same as the rows and legend `pivot whatif` prints (`WhatIfTable`, their one home).
+      const table = { rows: WhatIfTable.rows(comparison), legend: WhatIfTable.legend }
+      const body = JSON.stringify({ head, ...comparison, table })
       byQuery.set(key, { version: head, body })
       options.whatifs.set(view, byQuery)
       return HttpServerResponse.text(body, { contentType: "application/json" })

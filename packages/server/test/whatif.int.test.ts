@@ -3,7 +3,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { WhatIf } from "@pivot/runtime"
+import { WhatIf, WhatIfTable } from "@pivot/runtime"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Serve } from "../src/index.ts"
@@ -40,7 +40,10 @@ describe("GET /api/sessions/<id>/whatif", () => {
     const direct = await Effect.runPromise(
       WhatIf.session(SESSION, events, { strategies: ["cache-aware", "opencode-1.17"], context: 20_000, output: 4_000 }),
     )
-    expect(body).toEqual({ head: events.length, ...JSON.parse(JSON.stringify(direct)) })
+    // Beside the figures, the table `pivot whatif` prints (`WhatIfTable`): the viewer shows those rows.
+    const table = { rows: WhatIfTable.rows(direct), legend: WhatIfTable.legend }
+    expect(body).toEqual({ head: events.length, ...JSON.parse(JSON.stringify(direct)), table })
+    expect(body.table.rows[0]).toEqual({ label: "model calls", cells: [String(steps), String(steps)], detail: false })
     // Asked again: the same answer.
     expect((await get("?context=20000&output=4000&strategies=cache-aware,opencode-1.17")).body).toEqual(body)
   })

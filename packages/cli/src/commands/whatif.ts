@@ -5,7 +5,7 @@
  * price), tokens sent, compactions (with the recorded summary or pivot's deterministic one), prunes, and the
  * session's artifacts still in view. Read-only: the database is opened read-only; every replay runs in memory.
  */
-import type { Model } from "@pivot/core"
+import type { WhatIf, WhatIfTable } from "@pivot/runtime"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,83 +16,18 @@ import { pricesFlag, pricesOf } from "./Prices.ts"
 import { countFlag, formatFlag, namesFlag, parseSource, sourceFlags, withSession } from "./Source.ts"
 import { columns, num } from "./Text.ts"
 
-/** One strategy's run as the comparison shows it (`WhatIf.Run` without its windows). */
-interface RunView {
-  readonly strategy: string
-  readonly calls: number
-  readonly sent: number
-  readonly overWindow: number
-  readonly workingSet: { readonly calls: number; readonly intact: number }
-  readonly compactions: number
-  readonly summaries: { readonly recorded: number; readonly extractive: number }
-  readonly prunes: number
-  readonly prunedParts: number
-  readonly billing: {
-    readonly input: number
-    readonly cacheRead: number
-    readonly cacheWrite: number
-    readonly output: number
-    readonly billed: number
-    readonly cost: number
-    readonly dollars: number | undefined
-  }
-  readonly artifacts: { readonly total: number; readonly inView: number; readonly inViewWithoutFacts: number }
-}
-
-/** The comparison (`WhatIf.Comparison`). */
-interface ComparisonView {
-  readonly sessionId: string
-  readonly model: Model.ModelRef
-  readonly limits: Model.ModelLimits
-  readonly overhead: number
-  readonly rules: string
-  readonly rates: { readonly read: number; readonly write: number; readonly output: number; readonly priced: boolean }
-  readonly priced: boolean
-  readonly providerErrors: number
-  readonly manualCompactions: number
-  readonly runs: ReadonlyArray<RunView>
-}
-
-const pct = (value: number, base: number): string => {
-  if (base === 0) return "–"
-  const change = Math.round((value / base - 1) * 100)
-  return change === 0 ? "±0%" : `${change > 0 ? "+" : "−"}${Math.abs(change)}%`
-}
-
 const times = (n: number): string => `${Number(n.toFixed(3))}×`
 
-const share = (named: number, total: number): string =>
-  `${num(named)}/${num(total)}${total === 0 ? "" : ` (${Math.round((named / total) * 100)}%)`}`
-
-/** The comparison as text: a header, one column per strategy, then what the figures include. */
-export const formatText = (view: ComparisonView): Array<string> => {
-  const runs = view.runs
-  const base = runs[0]
+/**
+ * The comparison as text: a header, one column per strategy (the rows, labels and legend of `WhatIfTable`, their one
+ * home, which the viewer shows too), then what the figures include.
+ */
+export const formatText = (view: WhatIf.Comparison, table: typeof WhatIfTable): Array<string> => {
   const model = `${view.model.providerId}/${view.model.modelId}`
   const rates = view.rates
-  const row = (label: string, cell: (run: RunView) => string) => [label, ...runs.map(cell)]
   const rows = [
-    ["", ...runs.map((r) => r.strategy)],
-    row("model calls", (r) => num(r.calls)),
-    row("tokens sent", (r) => num(r.sent)),
-    row("uncached input", (r) => num(r.billing.input)),
-    row("cache reads", (r) => num(r.billing.cacheRead)),
-    row("cache writes", (r) => num(r.billing.cacheWrite)),
-    row("billed input (eq)", (r) => num(r.billing.billed)),
-    row(`  vs ${base?.strategy ?? "–"}`, (r) => pct(r.billing.billed, base?.billing.billed ?? 0)),
-    row("output tokens", (r) => num(r.billing.output)),
-    row("total (eq)", (r) => num(r.billing.cost)),
-    ...(view.priced
-      ? [row("USD", (r) => (r.billing.dollars === undefined ? "–" : `$${r.billing.dollars.toFixed(4)}`))]
-      : []),
-    row("compactions", (r) => num(r.compactions)),
-    row("  recorded summary", (r) => num(r.summaries.recorded)),
-    row("  pivot's summary", (r) => num(r.summaries.extractive)),
-    row("prunes (outputs)", (r) => `${num(r.prunes)} (${num(r.prunedParts)})`),
-    row("calls over window", (r) => num(r.overWindow)),
-    row("working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)),
-    row("artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)),
-    row("  without facts", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total)),
+    ["", ...view.runs.map((r) => r.strategy)],
+    ...table.rows(view).map((row) => [`${row.detail ? "  " : ""}${row.label}`, ...row.cells]),
   ]
   const left = [
     view.providerErrors > 0 ? `${num(view.providerErrors)} provider error(s)` : undefined,
@@ -105,10 +40,7 @@ export const formatText = (view: ComparisonView): Array<string> => {
     "",
     ...columns(rows),
     "",
-    "(eq) = input-token equivalents. A compaction reuses the recorded summary where the strategy summarised the same",
-    "messages; elsewhere pivot's deterministic summary, billed as 2,000 output tokens. Artifacts: the session's files,",
-    "commands, errors and requests named by the last call's window (\"without facts\": summaries' facts blocks left out).",
-    "Working set kept: calls whose window held the current turn's request and every output the turn had read, verbatim.",
+    ...table.legend,
     ...(left.length > 0 ? [`Left out of the replay: ${left.join(", ")}.`] : []),
   ]
 }
@@ -145,7 +77,7 @@ export const whatif: Entry = {
           const io = yield* CliIo
           const source = yield* parseSource(options)
           const prices = yield* pricesOf(options.prices)
-          const { WhatIf } = yield* Effect.promise(() => import("@pivot/runtime"))
+          const { WhatIf, WhatIfTable } = yield* Effect.promise(() => import("@pivot/runtime"))
           const names = Option.getOrUndefined(options.strategies)
           const strategies =
             names === undefined
@@ -184,7 +116,7 @@ export const whatif: Entry = {
             io.out(JSON.stringify(comparison, null, 2))
             return
           }
-          for (const line of formatText(comparison)) io.out(line)
+          for (const line of formatText(comparison, WhatIfTable)) io.out(line)
         }),
       ),
   ).pipe(
