@@ -67,15 +67,20 @@ const { binaryPath, createSession, MODEL, prompt, serve, workspace } = (await im
 export const DCP_VERSION = "3.1.14"
 /** The plugin API DCP imports (a peer dependency), at OpenCode's own version. */
 const PLUGIN_API = "@opencode-ai/plugin@1.18.33"
-/** The pivot plugin's options: the one place to turn drive mode on (`{ drive: true }`) once the plugin has it. */
-export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {}
+/**
+ * The pivot contender's plugin options: drive mode, the HUD at the end of each request (drive's default). The record
+ * row (`pivot-record`) keeps record mode's defaults for reference.
+ */
+export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = { drive: true }
 
 const { values } = parseArgs({
   options: {
-    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud" },
+    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud,pivot-record" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
+    /** Writes each contender's per-request bill (kind, time, tokens, read, write, break, cold) to this JSON file. */
+    lines: { type: "string", default: "" },
     plugin: { type: "string", default: "" },
     before: { type: "string", default: "" },
     "imports-only": { type: "boolean", default: false },
@@ -134,12 +139,14 @@ const contenders = (): ReadonlyArray<Contender> => {
     { key: "opencode", name: "opencode" },
     ...(only.has("dcp") ? [{ key: "dcp", name: "opencode + dcp", plugin: dcpEntry() }] : []),
     { key: "pivot", name: `opencode + ${pivotLabel}`, plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS] },
-    // The same without the usage HUD: the HUD's numbers change with every call, and they are in the system prompt.
+    // The same without the usage HUD: what the HUD costs.
     {
       key: "pivot-nohud",
       name: `opencode + ${pivotLabel.slice(0, -1)}, no HUD)`,
       plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, hud: false }],
     },
+    // Record mode with its defaults (no HUD): the plugin changes nothing OpenCode sends, for reference.
+    { key: "pivot-record", name: "opencode + pivot (record)", plugin: [pathToFileURL(PLUGIN).href, {}] },
   ]
   return all.filter((c) => only.has(c.key))
 }
@@ -256,6 +263,30 @@ const report = (runs: ReadonlyArray<Run>) => {
       )
     }
   }
+  if (values.lines !== "")
+    Fs.writeFileSync(
+      values.lines,
+      JSON.stringify(
+        runs.map((run) => ({
+          contender: run.contender,
+          bills: (["anthropic", "openai"] as const).map((provider) => ({
+            provider,
+            lines: bill(run.requests, provider).lines.map((line, i) => ({
+              kind: run.requests[i]!.kind,
+              at: run.requests[i]!.at,
+              tokens: line.tokens,
+              input: line.input,
+              read: line.cacheRead,
+              write: line.cacheWrite,
+              broke: line.broke,
+              cold: line.cold,
+            })),
+          })),
+        })),
+        null,
+        1,
+      ),
+    )
   console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
   console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender, 28)).join("")}`)
   for (const a of ARTIFACTS) {
