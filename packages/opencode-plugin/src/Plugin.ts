@@ -37,6 +37,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
 import * as Drive from "./Drive.ts"
+import * as DriveStrategy from "./DriveStrategy.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 import {
@@ -82,8 +83,14 @@ export interface Options {
    * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
    */
   readonly drive?: boolean | undefined
-  /** The context strategy (`Strategy.Strategy`, docs/strategies.md), from a plugin file of your own; default OpenCode's. */
-  readonly strategy?: Strategy.Strategy | undefined
+  /**
+   * The context strategy (docs/strategies.md): a built-in one by name (`"cache-aware"`, …) or a `Strategy.Strategy`
+   * value from a plugin file of your own. In drive mode, pivot runs its prune before each agent call and the model
+   * sees the result (`DriveStrategy`); default none: OpenCode decides, pivot records.
+   */
+  readonly strategy?: Strategy.Strategy | string | undefined
+  /** Zero-cost prune rules by name (`DriveStrategy.RULES`: `duplicate-calls`), added to the strategy. */
+  readonly rules?: ReadonlyArray<string> | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -231,6 +238,8 @@ export const make = async (
   let ledgerAt: ReturnType<typeof LiveLedger.make> | undefined
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
+  const chosen = DriveStrategy.resolve(options)
+  const strategy = chosen._tag === "Strategy" ? chosen.strategy : undefined
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -257,6 +266,9 @@ export const make = async (
     }
   }
 
+  // A strategy or rule opencode.json names that pivot does not know: said once, and OpenCode decides as without one.
+  if (chosen._tag === "Invalid") await report("options", new Error(chosen.reason))
+
   // Each session's model as OpenCode last named it (the HUD's limits).
   const models = new Map<string, ReturnType<typeof modelSpec>>()
   const recorder = Recorder.make()
@@ -276,7 +288,8 @@ export const make = async (
         recall: true,
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
-        ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+        // A strategy named: pivot prunes as it says (prune on), before each agent call under drive mode.
+        ...(strategy === undefined ? {} : { strategy: DriveStrategy.atCall(strategy), config: { prune: true } }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<
@@ -534,7 +547,17 @@ export const make = async (
         async () => {
           const sessionId = Drive.sessionOf(output.messages)
           if (!driveOn || sessionId === undefined) return
+          // The summariser's history: no prune of pivot's and no HUD.
+          const forSummary = compacting.delete(sessionId)
           await sync(sessionId, "call")
+          // pivot's strategy prunes before the call (batched: when its rules say the cache makes it pay).
+          if (strategy !== undefined && !forSummary)
+            await guard(
+              "strategy",
+              sessionId,
+              () => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
+              undefined,
+            )
           const window = await queued(sessionId, () =>
             run(
               Effect.gen(function* () {
@@ -545,8 +568,7 @@ export const make = async (
           )
           if (window.length === 0) return
           const driven = Drive.rewrite(output.messages, window)
-          // The summariser's history gets no HUD; an agent call gets it last, where the cached prefix survives it.
-          const forSummary = compacting.delete(sessionId)
+          // An agent call gets the HUD last, where the cached prefix survives it.
           const overhead = requestOverhead(systems.get(sessionId) ?? [], toolTokens.values())
           const hud =
             !hudOn || forSummary

@@ -34,6 +34,13 @@ export const IMPORTED: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * Whether `event` is one the importer writes: its kind is `IMPORTED` and, for a `PartCompacted`, no strategy rule
+ * chose it (OpenCode's prune names none; pivot's own prunes under drive mode do).
+ */
+export const isImported = (event: Events.Event): boolean =>
+  IMPORTED.has(event._tag) && !(event._tag === "PartCompacted" && event.rule !== undefined)
+
+/**
  * How much of the session to take: `step` (an OpenCode event: finished messages only), `call` (a model call is
  * being built: the user messages it answers are complete too), `idle` (the session stopped: also a compaction marker
  * whose summary never came).
@@ -146,7 +153,7 @@ export const make = () => {
       let title = from === 1 ? undefined : cached!.title
       for (const { event } of logged) {
         title = Events.title(title, event)
-        if (IMPORTED.has(event._tag)) {
+        if (isImported(event)) {
           imported++
           last = comparable(event)
         }

@@ -190,7 +190,7 @@ describe("the messages transform", () => {
     expect(hud.info.role).toBe("user")
     expect(hud.info.id > data.messages.at(-1)!.info.id).toBe(true)
     expect(hud.parts).toHaveLength(1)
-    const text = (hud.parts[0] as { text: string }).text
+    const text = (hud.parts[0] as unknown as { text: string }).text
     expect(text.startsWith(Hud.HEADER)).toBe(true)
     // Everything before it is pivot's window, as without the HUD.
     expect(sent(data.info, output.messages.slice(0, -1))).toEqual(pivots(importOf(data)))

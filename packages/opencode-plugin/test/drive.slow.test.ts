@@ -9,6 +9,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Render } from "@pivot/core"
 import { Import } from "@pivot/opencode"
+import { Hud } from "@pivot/runtime"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
@@ -102,7 +103,8 @@ describe("drive mode in the real OpenCode", () => {
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
-    const byVersion = windows(await storedEvents(db(), session), { recallIds: true }).map(
+    // The HUD is each request's last message (drive's default), the newest HudShown at that version.
+    const byVersion = windows(await storedEvents(db(), session), { recallIds: true, hud: true }).map(
       ([v, items]) => [v, JSON.stringify(items)] as const,
     )
     let previous = 0
@@ -113,7 +115,14 @@ describe("drive mode in the real OpenCode", () => {
       const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
       expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
       previous = version!
+      // The HUD at the end, where the cached prefix survives it; none in the system prompt.
+      expect(textOf(request.body.messages.at(-1)!).startsWith(Hud.HEADER), `agent call ${i}: HUD last`).toBe(true)
+      const system = request.body.messages.filter((m) => m.role === "system").map(textOf)
+      expect(system.some((t) => t.includes(Hud.HEADER))).toBe(false)
     }
+    // The summariser's history carries no HUD.
+    for (const request of model.requests.filter((r) => r.kind === "summary"))
+      expect(JSON.stringify(request.body.messages)).not.toContain(Hud.HEADER)
     // The prune reached the model as pivot's placeholders, with their recall ids.
     const placeholders = calls
       .flatMap((r) => r.body.messages.map(textOf))
@@ -141,7 +150,7 @@ describe("drive mode in the real OpenCode", () => {
   it("left OpenCode's storage alone: the store is exactly the import of its export", async () => {
     const imported = Import.importSession(await OpenCode.exportSession(project, session))
     if (Result.isFailure(imported)) throw imported.failure
-    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
+    const isImported = Recorder.isImported
     const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
     const encode = (e: Events.Event) => {
       const { title: _, ...rest } = e as Events.Event & { title?: string }
