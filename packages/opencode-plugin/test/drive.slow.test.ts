@@ -20,8 +20,12 @@ import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./
 
 const FILES = 6
 
+/** The conversation a request carries: its messages without drive mode's HUD (the last message, pivot's own). */
+const conversation = (request: Captured) =>
+  request.body.messages.filter((m) => !(m.role === "user" && textOf(m).startsWith(Hud.HEADER)))
+
 const lastUser = (request: Captured): string =>
-  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
+  textOf([...conversation(request)].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 const script =
   (dir: string) =>
@@ -30,7 +34,7 @@ const script =
       return { text: "## Goal\nRead six files.\n\n## Progress\nAll read.", promptTokens: 5_000 }
     if (request.kind === "other") return { text: "Six files" }
     const prompt = lastUser(request)
-    const after = request.body.messages.at(-1)!
+    const after = conversation(request).at(-1)!
     if (prompt.includes("read the six files"))
       return after.role === "user"
         ? {
@@ -80,7 +84,7 @@ describe("drive mode in the real OpenCode", () => {
     // Killed while the call after the tool's output is on the wire.
     const dying = server
     model.onRequest = (request) => {
-      if (request.kind === "agent" && request.body.messages.at(-1)!.role === "tool" && lastUser(request).includes("f2"))
+      if (request.kind === "agent" && conversation(request).at(-1)!.role === "tool" && lastUser(request).includes("f2"))
         dying.kill()
     }
     await OpenCode.opencode(project, [
