@@ -5,15 +5,14 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
-import { Import } from "@pivot/opencode"
+import { Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
 import { Hud } from "@pivot/runtime"
-import * as Result from "effect/Result"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Drive from "../src/Drive.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
-import { fromWindow, storedEvents } from "./support/Compare.ts"
+import { storedEvents } from "./support/Compare.ts"
+import { importOf, pivots, sent } from "./support/Driven.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
 
@@ -23,20 +22,6 @@ interface Exported {
 }
 
 const load = (): Exported => JSON.parse(Fs.readFileSync(fixture, "utf8")) as Exported
-
-const importOf = (exported: unknown): ReadonlyArray<Events.Event> => {
-  const imported = Import.importSession(exported)
-  if (Result.isFailure(imported)) throw imported.failure
-  return imported.success.events
-}
-
-/** What OpenCode sends for `messages`: the importer's window of them, rendered as OpenCode renders (no recall ids). */
-const sent = (info: unknown, messages: ReadonlyArray<MessageWithParts>) =>
-  fromWindow(Window.render(Session.fold(importOf({ info, messages })).window).map((r) => r.message))
-
-/** What pivot's window is, rendered with the recall ids its placeholders name. */
-const pivots = (events: ReadonlyArray<Events.Event>) =>
-  fromWindow(Window.render(Session.fold(events).window, { recallIds: true }).map((r) => r.message))
 
 const toolParts = (messages: ReadonlyArray<MessageWithParts>) =>
   messages.flatMap((m) => m.parts).filter((p) => p.type === "tool") as unknown as Array<{

@@ -5,15 +5,14 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Events, Render, Session, Strategy, Window } from "@pivot/core"
-import { Import } from "@pivot/opencode"
-import * as Result from "effect/Result"
+import { type Events, Render, Strategy } from "@pivot/core"
 import { afterEach, describe, expect, it } from "vitest"
 import * as DriveStrategy from "../src/DriveStrategy.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
 import * as Recorder from "../src/Recorder.ts"
-import { fromWindow, storedEvents } from "./support/Compare.ts"
+import { storedEvents } from "./support/Compare.ts"
+import { pivots, sent } from "./support/Driven.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
 
@@ -52,18 +51,6 @@ const bashOf = (messages: ReadonlyArray<MessageWithParts>, id: string) =>
     id: string
     state: { output: string }
   }
-
-const importOf = (exported: unknown): ReadonlyArray<Events.Event> => {
-  const imported = Import.importSession(exported)
-  if (Result.isFailure(imported)) throw imported.failure
-  return imported.success.events
-}
-
-const sent = (info: unknown, messages: ReadonlyArray<MessageWithParts>) =>
-  fromWindow(Window.render(Session.fold(importOf({ info, messages })).window).map((r) => r.message))
-
-const pivots = (events: ReadonlyArray<Events.Event>) =>
-  fromWindow(Window.render(Session.fold(events).window, { recallIds: true }).map((r) => r.message))
 
 const folders: Array<string> = []
 const disposers: Array<Hooks> = []
