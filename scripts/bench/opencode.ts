@@ -9,11 +9,12 @@
  *   (`$TMPDIR/pivot-bench-dcp-VERSION`, kept between runs) and loaded by `file://` URL, its default config; the
  *   scripted model calls DCP's `compress` when DCP's reminders are in the request (once per turn at most), on the
  *   closed turns;
- * - `pivot`: this repository's built plugin (packages/opencode-plugin/dist) with `PIVOT_OPTIONS` — today record mode
- *   ("pivot (record)"): the plugin changes nothing OpenCode sends but the usage HUD in the system prompt and its two
- *   tools. When the plugin's drive mode lands, `drive: true` in `PIVOT_OPTIONS` makes it "pivot (drive)";
- * - `pivot-nohud`: the same with the plugin's `hud: false` (the HUD's numbers, in the system prompt, change with every
- *   call).
+ * - `pivot`: this repository's built plugin (packages/opencode-plugin/dist) with `PIVOT_OPTIONS`: drive mode with
+ *   cache-aware's prune and the zero-cost rules, the HUD as each request's last message. pivot's prune waits for a
+ *   cold cache, which only real time makes: before each turn after a pause longer than the cache's TTL the driver
+ *   really waits the TTL and `COLD_MARGIN` (not the whole pause: only "longer than the TTL" decides anything);
+ * - `pivot-nohud`: the same with the plugin's `hud: false` (what the HUD costs);
+ * - `pivot-record`: record mode with its defaults (no HUD): the plugin changes nothing OpenCode sends.
  *
  * The session (support/opencodeSession.ts): 8 turns over four ≈ 8k-token files, with re-reads, edits read back, a
  * failing edit, shell commands, a file written and read back, and two 8-minute pauses (simulated time: each request is
@@ -67,15 +68,25 @@ const { binaryPath, createSession, MODEL, prompt, serve, workspace } = (await im
 export const DCP_VERSION = "3.1.14"
 /** The plugin API DCP imports (a peer dependency), at OpenCode's own version. */
 const PLUGIN_API = "@opencode-ai/plugin@1.18.33"
-/** The pivot plugin's options: the one place to turn drive mode on (`{ drive: true }`) once the plugin has it. */
-export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {}
+/**
+ * The pivot contender's plugin options: drive mode, the HUD at the end of each request (drive's default). The record
+ * row (`pivot-record`) keeps record mode's defaults for reference.
+ */
+export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {
+  drive: true,
+  strategy: "cache-aware",
+  // The zero-cost prune rules, by name (the plugin's DriveStrategy.RULES): a new rule is one more name here.
+  rules: ["duplicate-calls"],
+}
 
 const { values } = parseArgs({
   options: {
-    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud" },
+    only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud,pivot-record" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
+    /** Writes each contender's per-request bill (kind, time, tokens, read, write, break, cold) to this JSON file. */
+    lines: { type: "string", default: "" },
     plugin: { type: "string", default: "" },
     before: { type: "string", default: "" },
     "imports-only": { type: "boolean", default: false },
@@ -126,20 +137,34 @@ const dcpEntry = (): string => {
 interface Contender {
   readonly name: string
   readonly plugin?: string | [string, Readonly<Record<string, unknown>>]
+  /** Waits out the cache's TTL in real time before a turn that follows a longer pause (its plugin reads the clock). */
+  readonly realPauses?: boolean
 }
+
+/** The provider cache's TTL the plugin's strategy assumes (5 minutes), and how much longer the driver waits. */
+const CACHE_TTL = 5 * 60_000
+const COLD_MARGIN = 15_000
 
 const contenders = (): ReadonlyArray<Contender> => {
   const only = new Set(values.only.split(","))
   const all: Array<Contender & { key: string }> = [
     { key: "opencode", name: "opencode" },
     ...(only.has("dcp") ? [{ key: "dcp", name: "opencode + dcp", plugin: dcpEntry() }] : []),
-    { key: "pivot", name: `opencode + ${pivotLabel}`, plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS] },
-    // The same without the usage HUD: the HUD's numbers change with every call, and they are in the system prompt.
+    {
+      key: "pivot",
+      name: `opencode + ${pivotLabel}`,
+      plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS],
+      realPauses: PIVOT_OPTIONS.strategy !== undefined,
+    },
+    // The same without the usage HUD: what the HUD costs.
     {
       key: "pivot-nohud",
       name: `opencode + ${pivotLabel.slice(0, -1)}, no HUD)`,
       plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, hud: false }],
+      realPauses: PIVOT_OPTIONS.strategy !== undefined,
     },
+    // Record mode with its defaults (no HUD): the plugin changes nothing OpenCode sends, for reference.
+    { key: "pivot-record", name: "opencode + pivot (record)", plugin: [pathToFileURL(PLUGIN).href, {}] },
   ]
   return all.filter((c) => only.has(c.key))
 }
@@ -187,6 +212,10 @@ const drive = async (contender: Contender): Promise<Run> => {
       // the previous turn's end (session.idle) can run after the next turn's first step has begun, and it records
       // that step unfinished (a defect of the recorder, found here; recording then stops for the session).
       if (n > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE))
+      if (contender.realPauses === true && TURNS[n]!.pauseBefore > CACHE_TTL) {
+        process.stdout.write(`  ${contender.name}: waiting out the cache's TTL before turn ${n + 1}\n`)
+        await new Promise((resolve) => setTimeout(resolve, CACHE_TTL + COLD_MARGIN))
+      }
       agent.begin(n)
       await prompt(server, session, turn.prompt)
       process.stdout.write(`  ${contender.name}: turn ${n + 1}/${TURNS.length}\r`)
@@ -256,6 +285,30 @@ const report = (runs: ReadonlyArray<Run>) => {
       )
     }
   }
+  if (values.lines !== "")
+    Fs.writeFileSync(
+      values.lines,
+      JSON.stringify(
+        runs.map((run) => ({
+          contender: run.contender,
+          bills: (["anthropic", "openai"] as const).map((provider) => ({
+            provider,
+            lines: bill(run.requests, provider).lines.map((line, i) => ({
+              kind: run.requests[i]!.kind,
+              at: run.requests[i]!.at,
+              tokens: line.tokens,
+              input: line.input,
+              read: line.cacheRead,
+              write: line.cacheWrite,
+              broke: line.broke,
+              cold: line.cold,
+            })),
+          })),
+        })),
+        null,
+        1,
+      ),
+    )
   console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
   console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender, 28)).join("")}`)
   for (const a of ARTIFACTS) {

@@ -71,6 +71,20 @@ describe("bill: four requests computed by hand", () => {
     expect(b.characters).toBe(4 * 8_500)
   })
 
+  it("counts no break for a last message that the next request replaces (drive's HUD), one for a rewritten earlier one", () => {
+    const hud = message("user", 50, "h")
+    const hud2 = message("user", 50, "i")
+    const b = bill(
+      [
+        { at: 0, body: { tools, messages: [sys1, sys2, user1, hud] } },
+        { at: 20_000, body: { tools, messages: [sys1, sys2, user1, assistant1, tool1, hud2] } },
+        { at: 40_000, body: { tools, messages: [sys1, sys2, user1b, assistant1, tool1, hud] } },
+      ],
+      "anthropic",
+    )
+    expect(b.lines.map((l) => l.broke)).toEqual([false, false, true])
+  })
+
   it("under OpenAI's rules: reads the longest shared prefix from 1,024 tokens, in 128-token steps", () => {
     const b = bill(requests, "openai")
     expect(b.lines.map(({ input, cacheRead, cacheWrite }) => ({ input, cacheRead, cacheWrite }))).toEqual([

@@ -86,3 +86,35 @@ export const sessionOf = (messages: ReadonlyArray<MessageWithParts>): string | u
   for (const message of messages) if (typeof message.info.sessionID === "string") return message.info.sessionID
   return undefined
 }
+
+/** The id suffix of the HUD's message and part (`withHud`): derived from the newest message, so one request has one. */
+export const HUD_SUFFIX = "_pivothud"
+
+/**
+ * `messages` with the usage HUD as one more user message at the end (a new array; the messages are not copied or
+ * changed): a synthetic text part holding `hud`, in a message shaped as the newest user message (its session, agent
+ * and model), with an id that sorts after every message in `messages`.
+ *
+ * At the end, the HUD leaves the prefix a provider cached alone: OpenCode's Anthropic breakpoints (the first two
+ * system messages, the last two others) fall on the HUD and the message before it, so the next request reads the
+ * whole conversation from the cache again and only the HUD's few tokens are new. In the system prompt, its numbers
+ * change with every call and the whole prompt was written to the cache again each time. Nothing is added without a
+ * user message to shape it on.
+ */
+export const withHud = (messages: ReadonlyArray<MessageWithParts>, hud: string): Array<MessageWithParts> => {
+  const user = messages.findLast((m) => m.info.role === "user")
+  const newest = messages.at(-1)
+  if (user === undefined || newest === undefined) return [...messages]
+  const id = `${newest.info.id}${HUD_SUFFIX}`
+  const time = { created: isRecord(newest.info.time) ? newest.info.time.created : undefined }
+  const info = { ...user.info, id, time }
+  const part = {
+    id: `prt${id}`,
+    sessionID: user.info.sessionID,
+    messageID: id,
+    type: "text",
+    text: hud,
+    synthetic: true,
+  }
+  return [...messages, { info, parts: [part] }]
+}

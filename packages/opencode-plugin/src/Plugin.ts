@@ -2,8 +2,11 @@
  * The OpenCode plugin: OpenCode's hooks, each a thin shell over pivot's store, runtime and importer.
  *
  * - `event`: on each finished message, prune and compaction the session is synced into the store (`Recorder`);
- * - `experimental.chat.system.transform`: syncs what the coming model call answers, then adds the usage HUD (the
- *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
+ * - `experimental.chat.system.transform`: syncs what the coming model call answers, then (record mode, option `hud`)
+ *   adds the usage HUD (the runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as
+ *   `HudShown` when it changes;
+ * - `experimental.chat.messages.transform` (drive mode): the messages become pivot's window (`Drive.rewrite`), the
+ *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search),
  *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
  *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
@@ -34,6 +37,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
 import * as Drive from "./Drive.ts"
+import * as DriveStrategy from "./DriveStrategy.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 import {
@@ -53,7 +57,11 @@ export interface Options {
    * than `public`). Default `PIVOT_DB`, else `.pivot/opencode.db`.
    */
   readonly db?: string | undefined
-  /** Add the usage HUD to the system prompt; default true. */
+  /**
+   * Show the model the usage HUD. In drive mode (default on) it is the request's last message, after the
+   * conversation, so the provider's cached prefix survives it (`Drive.withHud`); in record mode (default off) it is in
+   * the system prompt, whose cache it breaks whenever its numbers change (docs/opencode.md, "The HUD").
+   */
   readonly hud?: boolean | undefined
   /**
    * Add the cost line to the HUD (default false): the session's spend so far, the last compaction's net saving and
@@ -75,8 +83,14 @@ export interface Options {
    * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
    */
   readonly drive?: boolean | undefined
-  /** The context strategy (`Strategy.Strategy`, docs/strategies.md), from a plugin file of your own; default OpenCode's. */
-  readonly strategy?: Strategy.Strategy | undefined
+  /**
+   * The context strategy (docs/strategies.md): a built-in one by name (`"cache-aware"`, …) or a `Strategy.Strategy`
+   * value from a plugin file of your own. In drive mode, pivot runs its prune before each agent call and the model
+   * sees the result (`DriveStrategy`); default none: OpenCode decides, pivot records.
+   */
+  readonly strategy?: Strategy.Strategy | string | undefined
+  /** Zero-cost prune rules by name (`DriveStrategy.RULES`: `duplicate-calls`), added to the strategy. */
+  readonly rules?: ReadonlyArray<string> | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -217,13 +231,15 @@ export const make = async (
     where._tag === "Sqlite"
       ? Path.join(Path.dirname(where.file), LOG_FILE)
       : Path.join(input.directory, ".pivot", LOG_FILE)
-  const hudOn = options.hud ?? true
+  const driveOn = options.drive ?? false
+  const hudOn = options.hud ?? driveOn
   const hudCost = options.hudCost ?? false
   // The cost line's ledger per session, caught up from the log (made on first use, over the runtime's sessions).
   let ledgerAt: ReturnType<typeof LiveLedger.make> | undefined
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
-  const driveOn = options.drive ?? false
+  const chosen = DriveStrategy.resolve(options)
+  const strategy = chosen._tag === "Strategy" ? chosen.strategy : undefined
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -250,6 +266,9 @@ export const make = async (
     }
   }
 
+  // A strategy or rule opencode.json names that pivot does not know: said once, and OpenCode decides as without one.
+  if (chosen._tag === "Invalid") await report("options", new Error(chosen.reason))
+
   // Each session's model as OpenCode last named it (the HUD's limits).
   const models = new Map<string, ReturnType<typeof modelSpec>>()
   const recorder = Recorder.make()
@@ -269,7 +288,8 @@ export const make = async (
         recall: true,
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
-        ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+        // A strategy named: pivot prunes as it says (prune on), before each agent call under drive mode.
+        ...(strategy === undefined ? {} : { strategy: DriveStrategy.atCall(strategy), config: { prune: true } }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<
@@ -388,6 +408,10 @@ export const make = async (
 
   // Each tool's schema as OpenCode last defined it (`tool.definition`), estimated in tokens.
   const toolTokens = new Map<string, number>()
+  // Each session's system prompt as its last agent call had it: drive's HUD is rendered before OpenCode builds it.
+  const systems = new Map<string, ReadonlyArray<string>>()
+  // Sessions whose next messages transform is OpenCode's summariser history (no HUD there).
+  const compacting = new Set<string>()
 
   /**
    * The HUD for a session, recorded as `HudShown` when its text changed. `overhead`: what the request carries besides
@@ -523,7 +547,17 @@ export const make = async (
         async () => {
           const sessionId = Drive.sessionOf(output.messages)
           if (!driveOn || sessionId === undefined) return
+          // The summariser's history: no prune of pivot's and no HUD.
+          const forSummary = compacting.delete(sessionId)
           await sync(sessionId, "call")
+          // pivot's strategy prunes before the call (batched: when its rules say the cache makes it pay).
+          if (strategy !== undefined && !forSummary)
+            await guard(
+              "strategy",
+              sessionId,
+              () => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
+              undefined,
+            )
           const window = await queued(sessionId, () =>
             run(
               Effect.gen(function* () {
@@ -533,8 +567,19 @@ export const make = async (
             ),
           )
           if (window.length === 0) return
+          const driven = Drive.rewrite(output.messages, window)
+          // An agent call gets the HUD last, where the cached prefix survives it.
+          const overhead = requestOverhead(systems.get(sessionId) ?? [], toolTokens.values())
+          const hud =
+            !hudOn || forSummary
+              ? undefined
+              : await guard("hud", sessionId, () => queued(sessionId, () => hudFor(sessionId, overhead)), undefined)
           // In place: OpenCode reads the array it passed. The objects in it are copies; its own stay untouched.
-          output.messages.splice(0, output.messages.length, ...Drive.rewrite(output.messages, window))
+          output.messages.splice(
+            0,
+            output.messages.length,
+            ...(hud === undefined ? driven : Drive.withHud(driven, hud)),
+          )
         },
         undefined,
       ),
@@ -559,10 +604,14 @@ export const make = async (
           if (sessionId === undefined) return
           models.set(sessionId, modelSpec(input.model))
           await sync(sessionId, "call")
-          if (!hudOn || HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
-          const overhead = requestOverhead(output.system, toolTokens.values())
-          const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
-          if (hud !== undefined) output.system.push(hud)
+          if (HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
+          systems.set(sessionId, [...output.system])
+          // Drive mode shows the HUD at the end of the messages instead (the messages transform).
+          if (hudOn && !driveOn) {
+            const overhead = requestOverhead(output.system, toolTokens.values())
+            const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
+            if (hud !== undefined) output.system.push(hud)
+          }
           // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt.
           const pinned = await queued(sessionId, () =>
             run(
@@ -582,6 +631,8 @@ export const make = async (
         "session.compacting",
         input.sessionID,
         async () => {
+          // OpenCode passes the summariser's history through the messages transform next.
+          if (driveOn) compacting.add(input.sessionID)
           if (!compactionOn) return
           await sync(input.sessionID, "call")
           const { facts, previousSummary } = await queued(input.sessionID, () => factsOf(input.sessionID))

@@ -34,8 +34,8 @@ export const IMPORTED: ReadonlySet<string> = new Set([
 ])
 
 /**
- * Whether a stored event is the importer's: of an `IMPORTED` type, and not a prune pivot's own strategy chose (a
- * `PartCompacted` with a `rule`, such as an input a zero-cost rule cleared; OpenCode's own prune records no rule).
+ * Whether `event` is one the importer writes: its kind is `IMPORTED` and, for a `PartCompacted`, no strategy rule
+ * chose it (OpenCode's prune names none; pivot's own prunes under drive mode do).
  */
 export const isImported = (event: Events.Event): boolean =>
   IMPORTED.has(event._tag) && !(event._tag === "PartCompacted" && event.rule !== undefined)

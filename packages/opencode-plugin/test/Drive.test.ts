@@ -5,14 +5,14 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
-import { Import } from "@pivot/opencode"
-import * as Result from "effect/Result"
+import { Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
+import { Hud } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Drive from "../src/Drive.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
-import { fromWindow } from "./support/Compare.ts"
+import { storedEvents } from "./support/Compare.ts"
+import { importOf, pivots, sent } from "./support/Driven.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
 
@@ -23,25 +23,41 @@ interface Exported {
 
 const load = (): Exported => JSON.parse(Fs.readFileSync(fixture, "utf8")) as Exported
 
-const importOf = (exported: unknown): ReadonlyArray<Events.Event> => {
-  const imported = Import.importSession(exported)
-  if (Result.isFailure(imported)) throw imported.failure
-  return imported.success.events
-}
-
-/** What OpenCode sends for `messages`: the importer's window of them, rendered as OpenCode renders (no recall ids). */
-const sent = (info: unknown, messages: ReadonlyArray<MessageWithParts>) =>
-  fromWindow(Window.render(Session.fold(importOf({ info, messages })).window).map((r) => r.message))
-
-/** What pivot's window is, rendered with the recall ids its placeholders name. */
-const pivots = (events: ReadonlyArray<Events.Event>) =>
-  fromWindow(Window.render(Session.fold(events).window, { recallIds: true }).map((r) => r.message))
-
 const toolParts = (messages: ReadonlyArray<MessageWithParts>) =>
   messages.flatMap((m) => m.parts).filter((p) => p.type === "tool") as unknown as Array<{
     id: string
     state: { output: string; time: { compacted?: number } }
   }>
+
+describe("Drive.withHud", () => {
+  it("adds the HUD as one user message after all others, shaped as the newest user message; changes nothing else", () => {
+    const { messages } = load()
+    const before = JSON.stringify(messages)
+    const out = Drive.withHud(messages, "[pivot context status]\nhud")
+    expect(JSON.stringify(messages)).toBe(before)
+    expect(out.slice(0, -1)).toEqual(messages)
+    for (const [i, m] of messages.entries()) expect(out[i]).toBe(m)
+    const hud = out.at(-1)!
+    const user = messages.findLast((m) => m.info.role === "user")!
+    expect(hud.info).toMatchObject({ role: "user", sessionID: user.info.sessionID, agent: user.info.agent })
+    expect([...out.map((m) => m.info.id)].sort()).toEqual(out.map((m) => m.info.id))
+    expect(hud.parts).toEqual([
+      expect.objectContaining({
+        type: "text",
+        text: "[pivot context status]\nhud",
+        synthetic: true,
+        messageID: hud.info.id,
+      }),
+    ])
+  })
+
+  it("adds nothing to messages without a user message", () => {
+    const { messages } = load()
+    expect(Drive.withHud([], "hud")).toEqual([])
+    const assistants = messages.filter((m) => m.info.role !== "user")
+    expect(Drive.withHud(assistants, "hud")).toEqual(assistants)
+  })
+})
 
 describe("Drive.rewrite", () => {
   it("gives OpenCode's pruned outputs pivot's placeholder with the recall id: the model sees pivot's window", () => {
@@ -161,13 +177,18 @@ const hooksOver = async (data: Exported, options: Plugin.Options) => {
   }
   const hooks = await Plugin.make({ client, directory }, options, {})
   disposers.push(hooks)
+  directories.set(hooks, directory)
   return hooks
 }
+
+const directories = new WeakMap<Hooks, string>()
+const directoryOf = (hooks: Hooks): string => directories.get(hooks)!
+const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
 
 describe("the messages transform", () => {
   it("with drive on, hands OpenCode pivot's window in the array it passed, as copies of its messages", async () => {
     const data = load()
-    const hooks = await hooksOver(data, { drive: true })
+    const hooks = await hooksOver(data, { drive: true, hud: false })
     const passed = structuredClone(data.messages)
     const originals = [...passed]
     const before = JSON.stringify(passed)
@@ -177,6 +198,48 @@ describe("the messages transform", () => {
     expect(JSON.stringify(originals)).toBe(before)
     expect(sent(data.info, output.messages)).toEqual(pivots(importOf(data)))
     expect(sent(data.info, output.messages)).not.toEqual(sent(data.info, originals))
+  })
+
+  it("with drive on, shows the HUD as the last message, recorded as HudShown; nothing of it in the system prompt", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true })
+    const output = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    const system = { system: ["You are opencode."] }
+    await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, system)
+    expect(system.system).toEqual(["You are opencode."])
+    const hud = output.messages.at(-1)!
+    expect(hud.info.role).toBe("user")
+    expect(hud.info.id > data.messages.at(-1)!.info.id).toBe(true)
+    expect(hud.parts).toHaveLength(1)
+    const text = (hud.parts[0] as unknown as { text: string }).text
+    expect(text.startsWith(Hud.HEADER)).toBe(true)
+    // Everything before it is pivot's window, as without the HUD.
+    expect(sent(data.info, output.messages.slice(0, -1))).toEqual(pivots(importOf(data)))
+    const shown = (await storedEvents(Path.join(directoryOf(hooks), ".pivot/opencode.db"), data.info.id)).filter(
+      (e) => e._tag === "HudShown",
+    )
+    expect(shown.map((e) => (e as { text: string }).text)).toEqual([text])
+  })
+
+  it("with drive on, gives OpenCode's summariser history no HUD, and the agent call after it one again", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true })
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, { context: [] })
+    const history = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, history)
+    expect(history.messages.map((m) => m.info.id)).toEqual(data.messages.map((m) => m.info.id))
+    const next = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, next)
+    expect(next.messages).toHaveLength(data.messages.length + 1)
+  })
+
+  it("with drive on and hud off, adds no message", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true, hud: false })
+    const output = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    expect(output.messages.map((m) => m.info.id)).toEqual(data.messages.map((m) => m.info.id))
   })
 
   it("with drive off (the default), leaves OpenCode's messages alone", async () => {

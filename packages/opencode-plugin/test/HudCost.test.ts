@@ -40,7 +40,8 @@ const hudOf = async (options: Plugin.Options) => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-cost-"))
   folders.push(directory)
   const data = JSON.parse(Fs.readFileSync(fixture, "utf8")) as Session
-  const hooks = await Plugin.make({ client: client(data), directory }, options, {})
+  // Record mode, the HUD asked for: it is in the system prompt.
+  const hooks = await Plugin.make({ client: client(data), directory }, { hud: true, ...options }, {})
   opened.push(hooks)
   const output = { system: ["You are opencode."] }
   await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)

@@ -127,8 +127,8 @@ describe("the plugin's hooks", () => {
     expect(steps).toHaveLength(3)
   })
 
-  it("adds the usage HUD of the session to the system prompt, recorded once per text", async () => {
-    const { hooks, data, db } = await setup()
+  it("given hud, adds the usage HUD of the session to the system prompt, recorded once per text", async () => {
+    const { hooks, data, db } = await setup({ hud: true })
     const system = await transform(hooks, data.info.id)
     // The reference, from the fixture and OpenCode's rules: the last call's input + output, usable = context - output.
     const pruned = data.messages
@@ -152,7 +152,7 @@ describe("the plugin's hooks", () => {
   })
 
   it("counts the system prompt and the tools' schemas in the HUD's estimate while no usage measured the window", async () => {
-    const { hooks, data } = await setup()
+    const { hooks, data } = await setup({ hud: true })
     data.messages.splice(1) // the first user message only: no model call answered yet
     const shown = async (system: string) => {
       const output = { system: [system] }
@@ -178,7 +178,7 @@ describe("the plugin's hooks", () => {
   })
 
   it("leaves the HUD out of OpenCode's title and summariser calls", async () => {
-    const { hooks, data } = await setup()
+    const { hooks, data } = await setup({ hud: true })
     for (const prompt of [
       "You are a title generator. You output ONLY a thread title.",
       "You are a context summarization agent. You are given",
@@ -189,9 +189,12 @@ describe("the plugin's hooks", () => {
     }
   })
 
-  it("leaves the HUD out when the hud option is off", async () => {
-    const { hooks, data } = await setup({ hud: false })
-    expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+  it("leaves the HUD out when the hud option is off, and in record mode by default (it would break the cache)", async () => {
+    for (const options of [{ hud: false }, {}]) {
+      const { hooks, data, db } = await setup(options)
+      expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+      expect((await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")).toEqual([])
+    }
   })
 
   it("answers context_recall with a search, then the exact original by id", async () => {

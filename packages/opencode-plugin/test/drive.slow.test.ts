@@ -9,6 +9,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Render } from "@pivot/core"
 import { Import } from "@pivot/opencode"
+import { Hud } from "@pivot/runtime"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
@@ -19,8 +20,12 @@ import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./
 
 const FILES = 6
 
+/** The conversation a request carries: its messages without drive mode's HUD (the last message, pivot's own). */
+const conversation = (request: Captured) =>
+  request.body.messages.filter((m) => !(m.role === "user" && textOf(m).startsWith(Hud.HEADER)))
+
 const lastUser = (request: Captured): string =>
-  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
+  textOf([...conversation(request)].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 const script =
   (dir: string) =>
@@ -29,7 +34,7 @@ const script =
       return { text: "## Goal\nRead six files.\n\n## Progress\nAll read.", promptTokens: 5_000 }
     if (request.kind === "other") return { text: "Six files" }
     const prompt = lastUser(request)
-    const after = request.body.messages.at(-1)!
+    const after = conversation(request).at(-1)!
     if (prompt.includes("read the six files"))
       return after.role === "user"
         ? {
@@ -79,7 +84,7 @@ describe("drive mode in the real OpenCode", () => {
     // Killed while the call after the tool's output is on the wire.
     const dying = server
     model.onRequest = (request) => {
-      if (request.kind === "agent" && request.body.messages.at(-1)!.role === "tool" && lastUser(request).includes("f2"))
+      if (request.kind === "agent" && conversation(request).at(-1)!.role === "tool" && lastUser(request).includes("f2"))
         dying.kill()
     }
     await OpenCode.opencode(project, [
@@ -102,7 +107,8 @@ describe("drive mode in the real OpenCode", () => {
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
-    const byVersion = windows(await storedEvents(db(), session), { recallIds: true }).map(
+    // The HUD is each request's last message (drive's default), the newest HudShown at that version.
+    const byVersion = windows(await storedEvents(db(), session), { recallIds: true, hud: true }).map(
       ([v, items]) => [v, JSON.stringify(items)] as const,
     )
     let previous = 0
@@ -113,7 +119,14 @@ describe("drive mode in the real OpenCode", () => {
       const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
       expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
       previous = version!
+      // The HUD at the end, where the cached prefix survives it; none in the system prompt.
+      expect(textOf(request.body.messages.at(-1)!).startsWith(Hud.HEADER), `agent call ${i}: HUD last`).toBe(true)
+      const system = request.body.messages.filter((m) => m.role === "system").map(textOf)
+      expect(system.some((t) => t.includes(Hud.HEADER))).toBe(false)
     }
+    // The summariser's history carries no HUD.
+    for (const request of model.requests.filter((r) => r.kind === "summary"))
+      expect(JSON.stringify(request.body.messages)).not.toContain(Hud.HEADER)
     // The prune reached the model as pivot's placeholders, with their recall ids.
     const placeholders = calls
       .flatMap((r) => r.body.messages.map(textOf))
@@ -141,7 +154,7 @@ describe("drive mode in the real OpenCode", () => {
   it("left OpenCode's storage alone: the store is exactly the import of its export", async () => {
     const imported = Import.importSession(await OpenCode.exportSession(project, session))
     if (Result.isFailure(imported)) throw imported.failure
-    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
+    const isImported = Recorder.isImported
     const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
     const encode = (e: Events.Event) => {
       const { title: _, ...rest } = e as Events.Event & { title?: string }

@@ -42,7 +42,8 @@ describe("a session that is not continued, in the real OpenCode", () => {
         }
       return { text: "Noted.", promptTokens: 70_000 }
     })
-    project = OpenCode.project(model.port, { compaction: { prune: true } })
+    // The HUD asked for (record mode has it off by default): its first estimate is checked below.
+    project = OpenCode.project(model.port, { compaction: { prune: true } }, { hud: true })
     dir = project.dir
     for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(dir, `f${n}.txt`), fileText(n))
     server = await OpenCode.serve(project)

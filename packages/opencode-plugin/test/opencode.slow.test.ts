@@ -74,7 +74,8 @@ describe("the plugin in the real OpenCode", () => {
     OpenCode.build()
     let dir = ""
     model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, { compaction: { prune: true } }, { redactOnRecord: true })
+    // The HUD asked for (record mode has it off by default): it is checked in every agent call.
+    project = OpenCode.project(model.port, { compaction: { prune: true } }, { redactOnRecord: true, hud: true })
     dir = project.dir
     for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n, WORD))
     server = await OpenCode.serve(project)

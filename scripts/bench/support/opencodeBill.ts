@@ -27,20 +27,24 @@ export interface Prompt {
   readonly text: string
   /** Character offsets in `text`, ascending, where a cache breakpoint ends a message. */
   readonly breakpoints: ReadonlyArray<number>
+  /** Where the last message begins in `text` (its length when there is none). */
+  readonly lastStart: number
 }
 
 /** Serialises a body: the tool schemas, then each message, as JSON; breakpoints where OpenCode puts them. */
 export const promptOf = (body: Body): Prompt => {
   let text = JSON.stringify(body.tools ?? [])
   const ends: Array<number> = []
+  let lastStart = text.length
   for (const message of body.messages) {
+    lastStart = text.length
     text += JSON.stringify(message)
     ends.push(text.length)
   }
   const system = body.messages.flatMap((m, i) => (m.role === "system" ? [i] : [])).slice(0, 2)
   const final = body.messages.flatMap((m, i) => (m.role === "system" ? [] : [i])).slice(-2)
   const marked = [...new Set([...system, ...final])].sort((a, b) => a - b)
-  return { text, breakpoints: marked.map((i) => ends[i]!) }
+  return { text, breakpoints: marked.map((i) => ends[i]!), lastStart }
 }
 
 /** One request's bill. */
@@ -48,7 +52,10 @@ export interface Line extends Billed {
   /** The whole prompt in tokens (the project's estimate, characters / 4). */
   readonly tokens: number
   readonly characters: number
-  /** The cache was warm (the previous request within the TTL) but this prompt does not extend the previous one. */
+  /**
+   * The cache was warm (the previous request within the TTL) but this prompt does not start with the previous one
+   * up to that one's last message (a message only ever sent last, as drive mode's HUD, is no break).
+   */
   readonly broke: boolean
   /** More than the TTL since the previous request: the cache was cold. */
   readonly cold: boolean
@@ -72,7 +79,7 @@ export interface Bill {
 /**
  * Bills `requests` (in the order sent) under `provider`'s cache rules, one cache for all of them (one API key).
  * A break is a request sent within the TTL of the previous one whose prompt does not start with the previous prompt
- * up to its last breakpoint: the prefix was rewritten (a compaction, a pruned or rewritten message), not expired.
+ * up to its last message: the prefix was rewritten (a compaction, a pruned or rewritten message), not expired.
  */
 export const bill = (requests: ReadonlyArray<Timed>, provider: Provider, ttl: number = TTL): Bill => {
   const cache = new ProviderCache(provider, ttl)
@@ -90,7 +97,7 @@ export const bill = (requests: ReadonlyArray<Timed>, provider: Provider, ttl: nu
       broke,
       cold,
     })
-    previous = { prefix: prompt.text.slice(0, prompt.breakpoints.at(-1) ?? prompt.text.length), at: request.at }
+    previous = { prefix: prompt.text.slice(0, prompt.lastStart), at: request.at }
   }
   const sum = (f: (l: Line) => number) => lines.reduce((n, l) => n + f(l), 0)
   const input = sum((l) => l.input)

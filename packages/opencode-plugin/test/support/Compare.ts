@@ -115,15 +115,19 @@ export const caughtUp = async (
 
 /**
  * The window after each version of a stream: `[version, items]`, versions 1 … head; `recallIds` renders the
- * placeholders drive mode sends (naming the recall id).
+ * placeholders drive mode sends (naming the recall id); `hud` adds the newest `HudShown` text so far as a last user
+ * message, where drive mode shows the HUD.
  */
 export const windows = (
   events: ReadonlyArray<Events.Event>,
-  options: { readonly recallIds?: boolean } = {},
+  options: { readonly recallIds?: boolean; readonly hud?: boolean } = {},
 ): Array<readonly [number, Array<Item>]> => {
   let state = Session.initialState
+  let hud: string | undefined
   return events.map((event, i) => {
     state = Session.evolve(state, event)
-    return [i + 1, fromWindow(Window.render(state.window, options).map((r) => r.message))] as const
+    if (event._tag === "HudShown") hud = event.text
+    const items = fromWindow(Window.render(state.window, options).map((r) => r.message))
+    return [i + 1, options.hud === true && hud !== undefined ? [...items, { role: "user", text: hud }] : items] as const
   })
 }
