@@ -3,12 +3,12 @@
  * e.g. `"cache-aware"`) and zero-cost prune rules by name (`RULES`), composed with `Strategy.withRules`. A plugin
  * file of your own can pass any `Strategy.Strategy` value instead of a name.
  */
-import { BuiltInStrategies, PruneRules, Strategy } from "@pivot/core"
+import { BuiltInStrategies, Strategy } from "@pivot/core"
 
 /** The prune rules opencode.json can name (`rules`), by their names. */
-export const RULES: Readonly<Record<string, Strategy.Rule>> = {
-  [PruneRules.duplicateCalls.name]: PruneRules.duplicateCalls,
-}
+export const RULES: Readonly<Record<string, Strategy.Rule>> = Object.fromEntries(
+  BuiltInStrategies.rules.map((rule) => [rule.name, rule]),
+)
 
 /**
  * `strategy` as drive mode runs it: OpenCode calls the plugin only before a model call, so there its prune decision
