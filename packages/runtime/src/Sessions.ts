@@ -15,12 +15,14 @@ import { Commands, Conversation, Events, Ids, Redaction, Retention, Session, Sta
 import {
   type AppendError,
   EventStore,
+  isLocked,
   type NewEvent,
   type ReadError,
   type RecordedEvent,
   SessionLog,
   Snapshot,
   type StoredSnapshot,
+  type StoreUnavailable,
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
@@ -763,6 +765,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let wait: ((input: unknown) => Effect.Effect<unknown, unknown>) | undefined
       // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
       let whole: State | undefined
+      // The last attempt's refusal for a lock held elsewhere, if that is how it ended.
+      let locked: StoreUnavailable | undefined
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
         if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
@@ -813,10 +817,17 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           next = bounded ? retain(fold(events, whole)) : fold(events, whole)
         const encoded: Array<NewEvent> = []
         for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
-        const appended = yield* store.append(stream, state.session.version, encoded).pipe(
-          Effect.map(() => true),
-          Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),
+        // A lock held past the busy timeout (a large fork or import on SQLite) wrote nothing: waited out like a
+        // conflict, on the same schedule, and reported as itself if it outlasts every attempt (issue 32, defect 3).
+        const outcome = yield* store.append(stream, state.session.version, encoded).pipe(
+          Effect.map(() => "appended" as const),
+          Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(undefined)),
+          Effect.catchTag("StoreUnavailable", (error) =>
+            isLocked(error) ? Effect.succeed(error) : Effect.fail(error),
+          ),
         )
+        locked = typeof outcome === "object" ? outcome : undefined
+        const appended = outcome === "appended"
         if (appended) {
           if (bounded && events.some((e) => e._tag === "SummaryFinished")) next = retain(next)
           snapshotIfDue(sessionId, next, events)
@@ -831,7 +842,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         }
         state = yield* catchUp(sessionId, state)
       }
-      return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
+      return yield* locked ?? new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
     })
 
     const events = Traced.fn("Sessions.events")(function* (
@@ -870,9 +881,19 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const encrypted = options.encryptAtRest === true || (yield* store.isSealed(Events.streamName(parentId)))
       const encoded: Array<NewEvent> = []
       for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, encrypted))
-      yield* store
-        .append(Events.streamName(childId), 0, encoded)
-        .pipe(Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))))
+      // Forks into one id racing: the winner holds SQLite's lock while it copies (seconds for a long parent), and a
+      // loser that waited past the busy timeout has written nothing. It looks again: the child stored is its answer
+      // (`ForkTargetExists`), otherwise it tries again on the conflict schedule (issue 32, defect 3).
+      const appendChild = Effect.gen(function* () {
+        if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
+          return yield* new ForkTargetExists({ sessionId: childId })
+        yield* store
+          .append(Events.streamName(childId), 0, encoded)
+          .pipe(
+            Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))),
+          )
+      })
+      yield* Effect.retry(appendChild, { schedule: backoff, times: maxAttempts - 1, while: isLocked })
       // The parent forgotten while it was copied (`SessionLog.forget` looks for forks only after its own marker, so
       // one of the two sees the other): the fork is forgotten with it.
       const since = yield* store.read(Events.streamName(parentId), { from: head + 1 })
