@@ -377,8 +377,14 @@ export const encodeEvent = (id: string, event: Event, seal = false): NewEvent =>
 
 /** Options of `Sessions.layer`. */
 export interface Options {
-  /** Attempts of one command under version conflicts; default 30. */
+  /** Attempts of one command under version conflicts; default: as many as `conflictTimeout` allows. */
   readonly maxAttempts?: number | undefined
+  /**
+   * How long one command keeps trying under version conflicts, from its first attempt (on the `Clock`): no attempt
+   * starts later; default 2 minutes. A bound in time rather than in attempts, because under load each attempt takes
+   * longer and the same count covers less (issue 32: 30 attempts, ~23 s, left 1–3 commands a run failing at load 20).
+   */
+  readonly conflictTimeout?: Duration.Input | undefined
   /** The wait before the second attempt, doubled for each further one (±20% jitter); default 5 ms. */
   readonly conflictBackoff?: Duration.Input | undefined
   /** The longest wait between two attempts; default 1 s. */
@@ -553,7 +559,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
   Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids.Ids
-    const maxAttempts = Math.max(1, options.maxAttempts ?? 30)
+    const maxAttempts = Math.max(1, options.maxAttempts ?? Number.POSITIVE_INFINITY)
+    const conflictTimeout = Duration.fromInputUnsafe(options.conflictTimeout ?? Duration.minutes(2))
+    const conflictMillis = Duration.toMillis(conflictTimeout)
     const backoff = conflictSchedule(options)
     const cacheSize = Math.max(1, options.cacheSize ?? 1000)
     const cache = new Map<string, State>()
@@ -767,7 +775,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let whole: State | undefined
       // The last attempt's refusal for a lock held elsewhere, if that is how it ended.
       let locked: StoreUnavailable | undefined
-      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const startedAt = yield* Clock.currentTimeMillis
+      let attempt = 1
+      for (; ; attempt++) {
         // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
         if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
           return yield* new SessionErased({ sessionId })
@@ -835,14 +845,14 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           return { events, state: next }
         }
         yield* Effect.annotateCurrentSpan("conflicts", attempt)
+        if (attempt >= maxAttempts) break
         // The schedule never ends (no Done to handle); it only sleeps.
-        if (attempt < maxAttempts) {
-          wait ??= yield* Schedule.toStepWithSleep(backoff)
-          yield* Effect.ignore(wait(undefined))
-        }
+        wait ??= yield* Schedule.toStepWithSleep(backoff)
+        yield* Effect.ignore(wait(undefined))
+        if ((yield* Clock.currentTimeMillis) - startedAt > conflictMillis) break
         state = yield* catchUp(sessionId, state)
       }
-      return yield* locked ?? new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
+      return yield* locked ?? new ConcurrencyConflict({ sessionId, attempts: attempt })
     })
 
     const events = Traced.fn("Sessions.events")(function* (
@@ -893,7 +903,11 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
             Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))),
           )
       })
-      yield* Effect.retry(appendChild, { schedule: backoff, times: maxAttempts - 1, while: isLocked })
+      yield* Effect.retry(appendChild, {
+        schedule: Schedule.upTo(backoff, { duration: conflictTimeout }),
+        ...(Number.isFinite(maxAttempts) ? { times: maxAttempts - 1 } : {}),
+        while: isLocked,
+      })
       // The parent forgotten while it was copied (`SessionLog.forget` looks for forks only after its own marker, so
       // one of the two sees the other): the fork is forgotten with it.
       const since = yield* store.read(Events.streamName(parentId), { from: head + 1 })
