@@ -32,6 +32,28 @@ const writer = (file: string) =>
     for (let n = 0; n < Number(values.turns); n++) {
       const asked = yield* cm.recordUserMessage(SESSION, { text: `request ${n}: fix module ${n}` })
       yield* cm.prepare(SESSION)
+      // A tool step (its output prunable), then the answer.
+      const before = (yield* sessions.load(SESSION)).session.window
+      yield* cm.recordAssistantStep(SESSION, {
+        parentId: asked.messageId,
+        parts: [
+          {
+            type: "tool",
+            callId: `call_${n}`,
+            tool: "read",
+            state: {
+              status: "completed",
+              input: { filePath: `src/module${n}.ts` },
+              output: `export const value${n} = ${n}\n`.repeat(200),
+              title: "read",
+            },
+          },
+        ],
+        usage: { ...Tokens.zero, input: windowTokens(before) },
+        finish: "tool-calls",
+      })
+      if (n % 7 === 3 && asked.messageId !== undefined) yield* cm.pin(SESSION, { messageId: asked.messageId })
+      yield* cm.prepare(SESSION)
       const window = (yield* sessions.load(SESSION)).session.window
       yield* cm.recordAssistantStep(SESSION, {
         parentId: asked.messageId,
@@ -43,7 +65,7 @@ const writer = (file: string) =>
     process.stdout.write("done\n")
   }).pipe(
     Effect.provide(
-      ContextManager.layer({ model: MODEL }).pipe(
+      ContextManager.layer({ model: MODEL, config: { prune: true }, prune: { protect: 2_000, minimum: 0 } }).pipe(
         Layer.provide(Ids.Ids.layer),
         Layer.provideMerge(ReadModels.layerSqlite({ filename: file })),
       ),
@@ -115,7 +137,7 @@ const compare = async (version: number) => {
 }
 const t0 = performance.now()
 while (running) {
-  const head = (await (await fetch(base)).json()).head as number
+  const head = ((await (await fetch(base)).json()) as { readonly head: number }).head
   await compare(head)
   const stored = await readModelWindow()
   if (stored !== undefined) {
@@ -126,7 +148,7 @@ while (running) {
   }
 }
 const during = { requests, mismatches: mismatches.length }
-const head = (await (await fetch(base)).json()).head as number
+const head = ((await (await fetch(base)).json()) as { readonly head: number }).head
 for (let v = 1; v <= head; v++) await compare(v)
 await server.close()
 console.log(
