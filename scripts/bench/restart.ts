@@ -54,22 +54,24 @@ const build = (file: string, size: number, snapshot: boolean) =>
     return bulk.state.session.version
   }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })))
 
-const restart = (file: string): number => {
+const restart = (file: string): { readonly ms: number; readonly cpuMs: number } => {
   const out = execFileSync(process.execPath, ["--conditions=@pivot/source", child, "pivot", file], {
     encoding: "utf8",
   })
-  return JSON.parse(out.trim().split("\n").at(-1)!).ms
+  return JSON.parse(out.trim().split("\n").at(-1)!)
 }
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-console.log("| events | snapshot | first `prepare` after a restart, median ms | min | max |")
-console.log("|---:|---|---:|---:|---:|")
+console.log("| events | snapshot | first `prepare` after a restart, median ms | min | max | its CPU time, median ms |")
+console.log("|---:|---|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
   for (const snapshot of size <= Number(values["without-up-to"]) ? [true, false] : [true]) {
     const file = path.join(dir, `restart-${size}-${snapshot}.db`)
     const events = await Effect.runPromise(build(file, size, snapshot))
-    const times = Array.from({ length: Number(values.runs) }, () => restart(file)).sort((a, b) => a - b)
+    const runs = Array.from({ length: Number(values.runs) }, () => restart(file))
+    const times = runs.map((r) => r.ms)
     console.log(
-      `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${times[Math.floor(times.length / 2)]!.toFixed(1)} | ${times[0]!.toFixed(1)} | ${times.at(-1)!.toFixed(1)} |`,
+      `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
     )
     fs.rmSync(file, { force: true })
   }
