@@ -32,7 +32,7 @@ const { values } = parseArgs({
     processes: { type: "string", default: "4" },
     commands: { type: "string", default: "480" },
     backend: { type: "string", default: "sqlite,postgres" },
-    attempts: { type: "string", default: "30" },
+    attempts: { type: "string" },
     backoff: { type: "string", default: "5" },
     "max-backoff": { type: "string", default: "1000" },
     workload: { type: "string", default: "messages,turns" },
@@ -44,7 +44,8 @@ const { values } = parseArgs({
 
 const SESSION = "ses_conflict_probe"
 const policy: Sessions.Options = {
-  maxAttempts: Number(values.attempts),
+  // Unset: the layer's default (a time budget, `conflictTimeout`).
+  ...(values.attempts === undefined ? {} : { maxAttempts: Number(values.attempts) }),
   conflictBackoff: `${Number(values.backoff)} millis`,
   maxConflictBackoff: `${Number(values["max-backoff"])} millis`,
 }
@@ -201,7 +202,8 @@ const spawnChild = (backend: string, target: string, tag: string, commands: numb
   const script = fileURLToPath(import.meta.url)
   const args = [script, "--child", backend, "--target", target, "--tag", tag, "--commands", String(commands)]
   args.push("--workload", workload)
-  args.push("--attempts", values.attempts, "--backoff", values.backoff, "--max-backoff", values["max-backoff"])
+  if (values.attempts !== undefined) args.push("--attempts", values.attempts)
+  args.push("--backoff", values.backoff, "--max-backoff", values["max-backoff"])
   return spawn(process.execPath, ["--conditions=@pivot/source", ...args], { stdio: ["pipe", "pipe", "inherit"] })
 }
 

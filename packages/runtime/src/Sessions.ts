@@ -15,12 +15,14 @@ import { Commands, Conversation, Events, Ids, Redaction, Retention, Session, Sta
 import {
   type AppendError,
   EventStore,
+  isLocked,
   type NewEvent,
   type ReadError,
   type RecordedEvent,
   SessionLog,
   Snapshot,
   type StoredSnapshot,
+  type StoreUnavailable,
   Upcast,
   type WrongExpectedVersion,
 } from "@pivot/store"
@@ -375,8 +377,14 @@ export const encodeEvent = (id: string, event: Event, seal = false): NewEvent =>
 
 /** Options of `Sessions.layer`. */
 export interface Options {
-  /** Attempts of one command under version conflicts; default 30. */
+  /** Attempts of one command under version conflicts; default: as many as `conflictTimeout` allows. */
   readonly maxAttempts?: number | undefined
+  /**
+   * How long one command keeps trying under version conflicts, from its first attempt (on the `Clock`): no attempt
+   * starts later; default 2 minutes. A bound in time rather than in attempts, because under load each attempt takes
+   * longer and the same count covers less (issue 32: 30 attempts, ~23 s, left 1–3 commands a run failing at load 20).
+   */
+  readonly conflictTimeout?: Duration.Input | undefined
   /** The wait before the second attempt, doubled for each further one (±20% jitter); default 5 ms. */
   readonly conflictBackoff?: Duration.Input | undefined
   /** The longest wait between two attempts; default 1 s. */
@@ -551,7 +559,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
   Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids.Ids
-    const maxAttempts = Math.max(1, options.maxAttempts ?? 30)
+    const maxAttempts = Math.max(1, options.maxAttempts ?? Number.POSITIVE_INFINITY)
+    const conflictTimeout = Duration.fromInputUnsafe(options.conflictTimeout ?? Duration.minutes(2))
+    const conflictMillis = Duration.toMillis(conflictTimeout)
     const backoff = conflictSchedule(options)
     const cacheSize = Math.max(1, options.cacheSize ?? 1000)
     const cache = new Map<string, State>()
@@ -763,7 +773,11 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       let wait: ((input: unknown) => Effect.Effect<unknown, unknown>) | undefined
       // The whole log's state once an attempt needed it, caught up (not read again) by the next attempts.
       let whole: State | undefined
-      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      // The last attempt's refusal for a lock held elsewhere, if that is how it ended.
+      let locked: StoreUnavailable | undefined
+      const startedAt = yield* Clock.currentTimeMillis
+      let attempt = 1
+      for (; ; attempt++) {
         // Checked on every attempt: a forget appends an event, so a stale state never gets past the append.
         if (basis !== undefined && state.runtime.forgotten > basis.runtime.forgotten)
           return yield* new SessionErased({ sessionId })
@@ -813,10 +827,17 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           next = bounded ? retain(fold(events, whole)) : fold(events, whole)
         const encoded: Array<NewEvent> = []
         for (const event of events) encoded.push(encodeEvent(yield* ids.event, event, options.encryptAtRest === true))
-        const appended = yield* store.append(stream, state.session.version, encoded).pipe(
-          Effect.map(() => true),
-          Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(false)),
+        // A lock held past the busy timeout (a large fork or import on SQLite) wrote nothing: waited out like a
+        // conflict, on the same schedule, and reported as itself if it outlasts every attempt (issue 32, defect 3).
+        const outcome = yield* store.append(stream, state.session.version, encoded).pipe(
+          Effect.map(() => "appended" as const),
+          Effect.catchTag("WrongExpectedVersion", () => Effect.succeed(undefined)),
+          Effect.catchTag("StoreUnavailable", (error) =>
+            isLocked(error) ? Effect.succeed(error) : Effect.fail(error),
+          ),
         )
+        locked = typeof outcome === "object" ? outcome : undefined
+        const appended = outcome === "appended"
         if (appended) {
           if (bounded && events.some((e) => e._tag === "SummaryFinished")) next = retain(next)
           snapshotIfDue(sessionId, next, events)
@@ -824,14 +845,14 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
           return { events, state: next }
         }
         yield* Effect.annotateCurrentSpan("conflicts", attempt)
+        if (attempt >= maxAttempts) break
         // The schedule never ends (no Done to handle); it only sleeps.
-        if (attempt < maxAttempts) {
-          wait ??= yield* Schedule.toStepWithSleep(backoff)
-          yield* Effect.ignore(wait(undefined))
-        }
+        wait ??= yield* Schedule.toStepWithSleep(backoff)
+        yield* Effect.ignore(wait(undefined))
+        if ((yield* Clock.currentTimeMillis) - startedAt > conflictMillis) break
         state = yield* catchUp(sessionId, state)
       }
-      return yield* new ConcurrencyConflict({ sessionId, attempts: maxAttempts })
+      return yield* locked ?? new ConcurrencyConflict({ sessionId, attempts: attempt })
     })
 
     const events = Traced.fn("Sessions.events")(function* (
@@ -870,9 +891,23 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       const encrypted = options.encryptAtRest === true || (yield* store.isSealed(Events.streamName(parentId)))
       const encoded: Array<NewEvent> = []
       for (const event of copies) encoded.push(encodeEvent(yield* ids.event, event, encrypted))
-      yield* store
-        .append(Events.streamName(childId), 0, encoded)
-        .pipe(Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))))
+      // Forks into one id racing: the winner holds SQLite's lock while it copies (seconds for a long parent), and a
+      // loser that waited past the busy timeout has written nothing. It looks again: the child stored is its answer
+      // (`ForkTargetExists`), otherwise it tries again on the conflict schedule (issue 32, defect 3).
+      const appendChild = Effect.gen(function* () {
+        if ((yield* store.streamVersion(Events.streamName(childId))) > 0)
+          return yield* new ForkTargetExists({ sessionId: childId })
+        yield* store
+          .append(Events.streamName(childId), 0, encoded)
+          .pipe(
+            Effect.catchTag("WrongExpectedVersion", () => Effect.fail(new ForkTargetExists({ sessionId: childId }))),
+          )
+      })
+      yield* Effect.retry(appendChild, {
+        schedule: Schedule.upTo(backoff, { duration: conflictTimeout }),
+        ...(Number.isFinite(maxAttempts) ? { times: maxAttempts - 1 } : {}),
+        while: isLocked,
+      })
       // The parent forgotten while it was copied (`SessionLog.forget` looks for forks only after its own marker, so
       // one of the two sees the other): the fork is forgotten with it.
       const since = yield* store.read(Events.streamName(parentId), { from: head + 1 })

@@ -133,6 +133,54 @@ describe("conflict retries", () => {
     },
   )
 
+  it.effect(
+    "given the default policy and races lost for ever, then attempts go on for 2 minutes of the clock (not a count), none starts later, and ConcurrencyConflict counts them",
+    () => {
+      const attempts: Array<number> = []
+      return Effect.gen(function* () {
+        const sessions = yield* Sessions.Sessions
+        yield* sessions.execute(SESSION, start)
+        attempts.length = 0
+        const fiber = yield* Effect.forkChild(Effect.flip(sessions.execute(SESSION, addUser(1))))
+        // Past the 30 attempts (~23 s of waits) that were the bound before issue 32, and still trying.
+        yield* TestClock.adjust("118 seconds")
+        expect(fiber.pollUnsafe()).toBeUndefined()
+        expect(attempts.length).toBeGreaterThan(100)
+        yield* TestClock.adjust("1 minute")
+        const error = yield* Fiber.join(fiber)
+        const last = attempts.at(-1)! - attempts[0]!
+        expect(last).toBeLessThanOrEqual(120_000) // no attempt after the budget
+        expect(last).toBeGreaterThan(120_000 - 1_200) // and the last one within a wait of it
+        expect(error).toMatchObject({ _tag: "ConcurrencyConflict", attempts: attempts.length })
+      }).pipe(Effect.provide(handler({}, racingStore(Number.POSITIVE_INFINITY, attempts))))
+    },
+  )
+
+  it.effect("given a conflictTimeout, then no attempt starts later than it after the first", () => {
+    const attempts: Array<number> = []
+    return Effect.gen(function* () {
+      const sessions = yield* Sessions.Sessions
+      yield* sessions.execute(SESSION, start)
+      attempts.length = 0
+      const fiber = yield* Effect.forkChild(Effect.flip(sessions.execute(SESSION, addUser(1))))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      expect(error._tag).toBe("ConcurrencyConflict")
+      // Waits of 100 ms ±20% in a 1 s budget: 9 to 13 attempts, every one within the budget.
+      expect(attempts.at(-1)! - attempts[0]!).toBeLessThanOrEqual(1_000)
+      expect(attempts.at(-1)! - attempts[0]!).toBeGreaterThan(1_000 - 120)
+      expect(attempts.length).toBeGreaterThanOrEqual(9)
+      expect(attempts.length).toBeLessThanOrEqual(13)
+    }).pipe(
+      Effect.provide(
+        handler(
+          { conflictBackoff: "100 millis", maxConflictBackoff: "100 millis", conflictTimeout: "1 second" },
+          racingStore(Number.POSITIVE_INFINITY, attempts),
+        ),
+      ),
+    )
+  })
+
   it.effect("given the default policy, then a conflicting command is retried with waits growing to a 1 s cap", () => {
     const attempts: Array<number> = []
     return Effect.gen(function* () {

@@ -4,6 +4,7 @@
  * person (`StoreUnavailable`, `StoreCorrupt`).
  */
 import * as Schema from "effect/Schema"
+import * as Busy from "./internal/busy.ts"
 
 /** The expected version of an append, as carried by `WrongExpectedVersion` (see `ExpectedVersion`). */
 export const ExpectedVersionSchema = Schema.Union([
@@ -46,6 +47,13 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
     return `event store unavailable: ${this.reason}`
   }
 }
+
+/**
+ * True when the store gave up waiting for another connection's lock (SQLite's `database is locked`, past the busy
+ * timeout): nothing was written, so the same write may be tried again once the holder is done.
+ */
+export const isLocked = (error: { readonly _tag: string }): boolean =>
+  error._tag === "StoreUnavailable" && Busy.isBusy(error as StoreUnavailable)
 
 /** The database is damaged or is not a pivot event store (random bytes, truncated, another schema); untouched. */
 export class StoreCorrupt extends Schema.TaggedError<StoreCorrupt>()("StoreCorrupt", {

@@ -4,7 +4,7 @@
  * `{ "messages": [ { "sourceMessageId": "<id>", "message": <AI SDK ModelMessage> } ] }`.
  */
 import { Audit, PruneIndex, type Render, ValidWindow, Window } from "@pivot/core"
-import { Replay, type SessionLog } from "@pivot/store"
+import { Replay, SessionLog } from "@pivot/store"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -27,12 +27,21 @@ import * as WindowText from "./WindowText.ts"
 
 /**
  * The stored messages the model saw after `version`: from the window read model when it is the newest version of a
- * database session, otherwise replayed from the log (from the latest pivot's origin).
+ * database session, otherwise replayed from the log (from the latest pivot's origin). The read model is at the
+ * stream's newest version when read: if a writer appended since the head was read, that is a later window, so the
+ * version asked for is replayed instead (issue 32, defect 2).
  */
-export const windowAt = (opened: Opened, version: number) =>
-  opened.readModels !== undefined && version === opened.head
-    ? orCliError(opened.readModels.window(opened.sessionId))
-    : Effect.map(orCliError(Replay.windowAt(opened.sessionId, version)), Window.messages)
+export const windowAt = (opened: Opened, version: number) => {
+  const replayed = Effect.map(orCliError(Replay.windowAt(opened.sessionId, version)), Window.messages)
+  const readModels = opened.readModels
+  if (readModels === undefined || version !== opened.head) return replayed
+  return Effect.gen(function* () {
+    const messages = yield* orCliError(readModels.window(opened.sessionId))
+    // Read after the window: versions only grow, so an unchanged head means the window read was at `version`.
+    const now = yield* orCliError(SessionLog.version(opened.sessionId))
+    return now === version ? messages : yield* replayed
+  })
+}
 
 /** Tokens cleared per pruned part, as the prune index records them (up to `version`). */
 export const prunedTokens = (opened: Opened, version: number) =>

@@ -449,7 +449,9 @@ export const make = (
         const batch = prepareAppend(stream, expectedVersion, events, fields)
         if (Result.isFailure(batch)) return yield* batch.failure
         const serialized = batch.success
-        const recordedAt = yield* Clock.currentTimeMillis
+        // Whole milliseconds: the column is an INTEGER, and a clock may answer fractions (a test clock moved by
+        // jittered sleeps).
+        const recordedAt = Math.floor(yield* Clock.currentTimeMillis)
         const ids = serialized.map((event) => event.id)
 
         const appendInOne = (stored: ReadonlyArray<string>) =>
