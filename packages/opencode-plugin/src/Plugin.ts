@@ -633,6 +633,7 @@ export const make = async (
                       ...(args.id === undefined ? {} : { id: args.id }),
                       ...(args.query === undefined ? {} : { query: args.query }),
                       ...(args.offset === undefined ? {} : { offset: args.offset }),
+                      ...(args.pivot === undefined ? {} : { pivot: args.pivot }),
                     })
                   }),
                 ),
