@@ -4,7 +4,8 @@
  * - `event`: on each finished message, prune and compaction the session is synced into the store (`Recorder`);
  * - `experimental.chat.system.transform`: syncs what the coming model call answers, then adds the usage HUD (the
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
- * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search),
+ * - `tool`: `context_recall` (the runtime's recall: exact originals of everything before a pivot, pruned outputs and
+ *   summaries, search, what a pivot dropped),
  *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
  *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
  * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
