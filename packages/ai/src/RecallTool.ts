@@ -1,6 +1,7 @@
 /**
- * The `context_recall` tool for AI SDK agents: the model gets back the exact original of an output pivot pruned (by the
- * id its placeholder names) or a summary, or searches them with a query. Every call is recorded (`ContextRecalled`),
+ * The `context_recall` tool for AI SDK agents: the model gets back the exact original of anything before a pivot
+ * (user and assistant text, reasoning, tool inputs and outputs), of an output pivot pruned (by the id its placeholder
+ * names) or of a summary, searches them with a query, or lists what a pivot summarised. Every call is recorded (`ContextRecalled`),
  * and the answer is an ordinary tool result, so it is pruned later like any other.
  *
  * Turn recall on so the placeholders name their ids (`manager: { recall: true }` in `createPivot`, `recall: true` in
@@ -13,41 +14,43 @@
  * const agent = new ToolLoopAgent(pivot.wrap({ model, tools, stopWhen: stepCountIs(20) }))
  * ```
  */
-import { ContextManager, type Recall } from "@pivot/runtime"
+import { Recall } from "@pivot/core"
+import { ContextManager, type Recall as RuntimeRecall } from "@pivot/runtime"
 import { tool as aiTool, jsonSchema, type Tool } from "ai"
 import { Effect } from "effect"
 
 /** The tool's name, as the model sees it. */
 export const NAME = "context_recall"
 
-/** What the model passes: an `id` (from a placeholder or a search result) or a `query`; `offset` to read on. */
+/**
+ * What the model passes: an `id` (from a placeholder, a search result or a pivot's list), a `query`, or a `pivot` to
+ * list (none of them: the latest pivot's list); `offset` to read on.
+ */
 export interface Input {
   readonly id?: string | undefined
   readonly query?: string | undefined
   readonly offset?: number | undefined
+  readonly pivot?: number | undefined
 }
 
-/** What the model reads about the tool. */
-export const DESCRIPTION =
-  "Get back the exact original of earlier context that was cleared or summarised away. Pass the id shown in an " +
-  '"[Old tool result content cleared — recall id: …]" placeholder (or in a search result) as `id`, or search old ' +
-  "tool outputs and earlier summaries with `query` (words to look for) to get ranked snippets with their ids. Long " +
-  "originals are cut; the note says which `offset` reads on."
+/** What the model reads about the tool (`Recall.TOOL_DESCRIPTION`, the same on every surface). */
+export const DESCRIPTION = Recall.TOOL_DESCRIPTION
 
 /** The tool's input as JSON Schema (what the provider receives). */
 export const inputSchema = jsonSchema<Input>({
   type: "object",
   properties: {
-    id: { type: "string", description: "A recall id: prt_… (a cleared tool output) or msg_… (a summary)." },
-    query: { type: "string", description: "Words to search cleared tool outputs and earlier summaries for." },
-    offset: { type: "integer", minimum: 0, description: "With id: the character to start from (read on)." },
+    id: { type: "string", description: Recall.ARG_DESCRIPTIONS.id },
+    query: { type: "string", description: Recall.ARG_DESCRIPTIONS.query },
+    offset: { type: "integer", minimum: 0, description: Recall.ARG_DESCRIPTIONS.offset },
+    pivot: { type: "integer", minimum: 0, description: Recall.ARG_DESCRIPTIONS.pivot },
   },
   additionalProperties: false,
 })
 
 /** Anything that can recall for one session: a `createPivot` handle, a `Pivot.session` handle, or your own function. */
 export interface Recaller {
-  readonly recall: (request: Recall.Request) => Promise<Recall.Recalled>
+  readonly recall: (request: RuntimeRecall.Request) => Promise<RuntimeRecall.Recalled>
 }
 
 /** The AI SDK `tool()` over a session handle: its answer is the text the model reads. */

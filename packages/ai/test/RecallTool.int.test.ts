@@ -198,7 +198,7 @@ describe("context_recall through createPivot and a ToolLoopAgent", () => {
     expect(out.byTool).toBe(ORIGINAL)
     expect(out.byHandle.text).toBe(ORIGINAL)
     expect(out.bad).toBe(
-      'Invalid context_recall input: "nope" is not a recall id. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
+      `Invalid context_recall input: "nope" is not a recall id. Pass {"id": "prt_…"} (from a placeholder, a search result or a pivot's list), {"query": "words to search for"}, or {"pivot": 2} (none: the latest) to list what a pivot summarised.`,
     )
   })
 })

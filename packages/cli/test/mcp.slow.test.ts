@@ -45,8 +45,8 @@ describe("pivot mcp over stdio with the SDK's client (issue 33)", () => {
       expect(tools.tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
 
       const listed = textOf(await client.callTool({ name: "context_recall", arguments: { pivot: 1 } }))
-      expect(listed).toMatch(/^Pivot #1 .* dropped 3 messages:/)
-      const id = /(prt_\w+) \(Read,/.exec(listed)![1]!
+      expect(listed).toMatch(/^Pivot #1 .* summarised 3 messages, /)
+      const id = /(prt_\w+) \(output of Read,/.exec(listed)![1]!
       const recalled = await client.callTool({ name: "context_recall", arguments: { id } })
       expect(recalled.isError).toBe(false)
       expect(textOf(recalled)).toBe(original)

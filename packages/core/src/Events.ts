@@ -336,6 +336,8 @@ export const ContextRecalled = Schema.TaggedStruct("ContextRecalled", {
   query: Schema.optionalKey(Schema.String),
   /** Where in the original the answer starts (a paged recall by id). */
   offset: Schema.optionalKey(Count),
+  /** The pivot whose list of dropped messages was asked for (0: the latest); `found` holds the messages listed. */
+  pivot: Schema.optionalKey(Count),
   /** The ids the answer gave back, best first; empty when nothing matched. */
   found: Schema.Array(Schema.String),
   /** Characters of the answer the model got. */

@@ -4,38 +4,128 @@
  * and how an answer is bounded and worded. Pure: the runtime reads the session and records the `ContextRecalled` event.
  *
  * Recallable documents are the outputs a prune cleared (by their part id, the id the placeholder names), the tool
- * inputs a prune cleared (by `Render.inputRecallId`, `prt_…-input`: the input as JSON, its keys in their stored order)
- * and finished summaries (by their message id). pivot never deletes a pruned output, so the original comes back byte for byte;
- * what record-time redaction or crypto-shredding removed was never stored, so it never comes back.
+ * inputs a prune cleared (by `Render.inputRecallId`, `prt_…-input`: the input as JSON, its keys in their stored order),
+ * finished summaries (by their message id), and every part of every message a pivot summarised (its head, `pivotsOf`):
+ * user and assistant text and reasoning by part id, a tool call's input by `prt_…-input` and its output or error by
+ * the part id. pivot never deletes what it recorded, so the original comes back byte for byte; what record-time
+ * redaction or crypto-shredding removed was never stored, so it never comes back.
  */
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Conversation from "./Conversation.ts"
+import type { CompactionPlan } from "./Events.ts"
+import * as Facts from "./Facts.ts"
+import type { MessageId } from "./Ids.ts"
 import { isFinishedSummary, type Message, summaryText } from "./Message.ts"
 import { inputRecallId } from "./Render.ts"
+import type * as Session from "./Session.ts"
 import * as Text from "./Text.ts"
 
-/** What a recallable document is. */
-export type Kind = "output" | "input" | "summary"
+/** What a document is. */
+export type Kind = "output" | "summary" | "user" | "assistant" | "reasoning" | "input"
 
 /** One thing the model can re-read. */
 export interface Document {
-  /** The recall id: the part id of a pruned output, `prt_…-input` of a cleared input, the message id of a summary. */
+  /** The recall id: a part id (`prt_…-input` for a tool call's input, `Render.inputRecallId`), the message id of a summary. */
   readonly id: string
   readonly kind: Kind
   readonly messageId: string
-  /** The tool that produced an output, or whose input it is. */
+  /** The tool of a tool call's input or output. */
   readonly tool?: string | undefined
+  /** The summary id of the pivot whose summary stands for this document's message (`pivotsOf`), if one does. */
+  readonly pivot?: string | undefined
   readonly text: string
 }
 
+/** A pivot: a finished compaction, numbered from 1 in order, with the messages its summary stands for (its head). */
+export interface Pivot {
+  readonly number: number
+  readonly markerId: MessageId
+  readonly summaryId: MessageId
+  readonly head: ReadonlyArray<MessageId>
+}
+
+/** A compaction as the session fold and the compaction history keep it (both carry these fields). */
+export interface CompactionLike {
+  readonly markerId: MessageId
+  readonly status: string
+  readonly summaryId?: MessageId | undefined
+  readonly plan?: CompactionPlan | undefined
+}
+
 /**
- * The recallable documents one stored message holds: its pruned outputs and cleared inputs (in part order, a part's
- * input before its output), or itself when it is a finished summary.
+ * The pivots among compactions given in the order they were requested: those whose summary finished (`finished` or
+ * `continued`, as `CompactionHistory.pivots`), numbered from 1.
  */
-export const documentsOf = (message: Message): Array<Document> => {
-  if (message.role !== "assistant") return []
-  if (message.summary === true) {
+export const pivotsOf = (compactions: Iterable<CompactionLike>): Array<Pivot> => {
+  const out: Array<Pivot> = []
+  for (const c of compactions)
+    if ((c.status === "finished" || c.status === "continued") && c.summaryId !== undefined)
+      out.push({ number: out.length + 1, markerId: c.markerId, summaryId: c.summaryId, head: c.plan?.head ?? [] })
+  return out
+}
+
+/**
+ * The pivots of a folded session, in the order of their summaries in the conversation (`pivotsOf` over its
+ * compactions). Reads every message: for a state that holds them all (not a retained live state).
+ */
+export const sessionPivots = (state: Session.State): Array<Pivot> => {
+  const ordered: Array<CompactionLike> = []
+  for (const message of Conversation.messages(state.window.conversation)) {
+    if (message.role !== "assistant" || message.summary !== true) continue
+    const c = Option.getOrUndefined(HashMap.get(state.compactions, message.parentId))
+    if (c !== undefined && c.summaryId === message.id) ordered.push(c)
+  }
+  return pivotsOf(ordered)
+}
+
+/** Which pivot each summarised message fell behind: the first pivot whose head holds it (by summary id). */
+export const behindMap = (pivots: Iterable<Pivot>): Map<MessageId, MessageId> => {
+  const out = new Map<MessageId, MessageId>()
+  for (const p of pivots) for (const id of p.head) if (!out.has(id)) out.set(id, p.summaryId)
+  return out
+}
+
+const partDocuments = (message: Message, pivot: string): Array<Document> => {
+  const out: Array<Document> = []
+  const base = { messageId: message.id, pivot }
+  for (const part of message.parts) {
+    if (part.type === "text" && part.text !== "")
+      out.push({ ...base, id: part.id, kind: message.role === "user" ? "user" : "assistant", text: part.text })
+    else if (part.type === "reasoning" && part.text !== "")
+      out.push({ ...base, id: part.id, kind: "reasoning", text: part.text })
+    else if (part.type === "tool") {
+      out.push({
+        ...base,
+        id: inputRecallId(part.id),
+        kind: "input",
+        tool: part.tool,
+        text: JSON.stringify(part.state.input),
+      })
+      const result =
+        part.state.status === "completed"
+          ? part.state.output
+          : part.state.status === "error"
+            ? part.state.error
+            : undefined
+      if (result !== undefined) out.push({ ...base, id: part.id, kind: "output", tool: part.tool, text: result })
+    }
+  }
+  return out
+}
+
+/**
+ * The recallable documents one stored message holds: itself when it is a finished summary; every text, reasoning,
+ * tool input and tool result of it when a pivot summarised it (`pivot`, the pivot's summary id); else its pruned
+ * outputs.
+ */
+export const documentsOf = (message: Message, pivot?: string | undefined): Array<Document> => {
+  if (message.role === "assistant" && message.summary === true) {
     const text = isFinishedSummary(message) ? summaryText(message) : undefined
     return text === undefined ? [] : [{ id: message.id, kind: "summary", messageId: message.id, text }]
   }
+  if (pivot !== undefined) return partDocuments(message, pivot)
+  if (message.role !== "assistant") return []
   const out: Array<Document> = []
   for (const part of message.parts) {
     if (part.type !== "tool") continue
@@ -55,15 +145,41 @@ export const documentsOf = (message: Message): Array<Document> => {
 }
 
 /** The recallable document with this id in a message, if there is one. */
-export const documentIn = (message: Message, id: string): Document | undefined =>
-  documentsOf(message).find((d) => d.id === id)
+export const documentIn = (message: Message, id: string, pivot?: string | undefined): Document | undefined =>
+  documentsOf(message, pivot).find((d) => d.id === id)
 
-/** Every recallable document of a conversation, in the order of its messages. */
-export const documents = (messages: Iterable<Message>): Array<Document> => {
+/**
+ * Every recallable document of a conversation, in the order of its messages; `behind` says which pivot summarised
+ * which message (`behindMap`), none when absent.
+ */
+export const documents = (
+  messages: Iterable<Message>,
+  behind: ReadonlyMap<MessageId, MessageId> = new Map(),
+): Array<Document> => {
   const out: Array<Document> = []
-  for (const message of messages) out.push(...documentsOf(message))
+  for (const message of messages) out.push(...documentsOf(message, behind.get(message.id)))
   return out
 }
+
+// ── The tool as the model sees it
+
+/** The `context_recall` tool's description: the same words in the AI SDK tool, the OpenCode plugin and MCP. */
+export const TOOL_DESCRIPTION =
+  "Get back, word for word, anything that left your context: earlier user and assistant messages, reasoning, tool " +
+  "calls and their outputs that a summary replaced, tool outputs that were cleared, earlier summaries. Search with " +
+  "`query` (words to look for) for ranked snippets with their ids and the pivot each fell behind; pass an `id` (from " +
+  'a search result, a pivot\'s list or a "[Old tool result content cleared — recall id: …]" placeholder) for the ' +
+  "exact original; pass `pivot` (a number; none, with no id nor query: the latest) to list what a summary replaced: " +
+  "its messages with their ids and sizes, and the files, commands and errors in them. Check there before you guess. " +
+  "Long originals are cut; the note says which `offset` reads on."
+
+/** What each argument of `context_recall` means, as the model reads it. */
+export const ARG_DESCRIPTIONS = {
+  id: "A recall id: prt_… (a part or a tool output), prt_…-input (a tool call's input) or msg_… (a summary).",
+  query: "Words to search for in everything before a pivot, cleared tool outputs and earlier summaries.",
+  offset: "With id: the character to start from (read on).",
+  pivot: "List what this pivot (1 = the first) summarised; 0 or none, with no id nor query: the latest.",
+} as const
 
 // ── Requests
 
@@ -76,8 +192,10 @@ export const DEFAULT_LIMIT = 5
 /** The characters of context a snippet shows around its first match. */
 export const SNIPPET_CHARS = 160
 
-const RECALL_ID = /^(prt|msg)_[0-9A-Za-z_-]{1,64}$/
-/** Whether a string has the shape of a recall id (`prt_…` or `msg_…`); says nothing of whether it exists. */
+const RECALL_ID = /^(prt|msg)_[0-9A-Za-z_-]{1,70}$/
+/**
+ * Whether a string has the shape of a recall id (`prt_…`, `prt_…-input` or `msg_…`); says nothing of whether it exists.
+ */
 export const isRecallId = (id: string): boolean => RECALL_ID.test(id)
 
 // Scripts written without spaces between words (Chinese, Japanese) or that glue particles to words (Korean).
@@ -136,6 +254,8 @@ export interface Hit {
   readonly id: string
   readonly kind: Kind
   readonly tool?: string | undefined
+  /** The number of the pivot whose summary stands for it, if one does. */
+  readonly pivot?: number | undefined
   /** A short excerpt around the first match. */
   readonly snippet: string
   /** Characters of the whole document (what recall by id would return before the bound). */
@@ -183,8 +303,12 @@ export const snippet = (text: string, queryTerms: ReadonlyArray<string>): string
  * The scan: the documents matching any term of the query, best first (`score`, then newest id first), at most `limit`.
  * The memory store's search, and the reference the SQL searches are tested against for which documents match.
  */
-export const search = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Hit> =>
-  hitsOf(rank(docs, query, limit), query)
+export const search = (
+  docs: Iterable<Document>,
+  query: string,
+  limit: number = DEFAULT_LIMIT,
+  numbers: ReadonlyMap<string, number> = new Map(),
+): Array<Hit> => hitsOf(rank(docs, query, limit), query, numbers)
 
 /** The documents matching any term of the query, ranked as the scan ranks them (`score`, then newest id first). */
 export const rank = (docs: Iterable<Document>, query: string, limit: number = DEFAULT_LIMIT): Array<Document> => {
@@ -199,19 +323,31 @@ export const rank = (docs: Iterable<Document>, query: string, limit: number = DE
   return scored.slice(0, limit).map(({ doc }) => doc)
 }
 
-const hitOf = (doc: Document, queryTerms: ReadonlyArray<string>): Hit => ({
+const hitOf = (doc: Document, queryTerms: ReadonlyArray<string>, numbers: ReadonlyMap<string, number>): Hit => ({
   id: doc.id,
   kind: doc.kind,
   ...(doc.tool === undefined ? {} : { tool: doc.tool }),
+  ...(doc.pivot === undefined || !numbers.has(doc.pivot) ? {} : { pivot: numbers.get(doc.pivot)! }),
   snippet: snippet(doc.text, queryTerms),
   chars: doc.text.length,
 })
 
-/** The hits of documents a full-text search ranked for a query, in its order. */
-export const hitsOf = (ranked: ReadonlyArray<Document>, query: string): Array<Hit> => {
+/**
+ * The hits of documents a full-text search ranked for a query, in its order; `numbers` gives each pivot's number by
+ * its summary id (`pivotNumbers`).
+ */
+export const hitsOf = (
+  ranked: ReadonlyArray<Document>,
+  query: string,
+  numbers: ReadonlyMap<string, number> = new Map(),
+): Array<Hit> => {
   const queryTerms = terms(query)
-  return ranked.map((doc) => hitOf(doc, queryTerms))
+  return ranked.map((doc) => hitOf(doc, queryTerms, numbers))
 }
+
+/** Each pivot's number by its summary id. */
+export const pivotNumbers = (pivots: Iterable<Pivot>): Map<string, number> =>
+  new Map([...pivots].map((p) => [p.summaryId, p.number]))
 
 // ── Answers
 
@@ -261,9 +397,26 @@ export const answerOriginal = (
   return { ...b, answer: b.truncated ? `${b.text}${truncationNote(id, b, text.length)}` : b.text }
 }
 
-const what = (h: Hit): string => (h.kind === "summary" ? "summary" : `${h.kind} of ${h.tool ?? "a tool"}`)
+/** How a hit names what it is: `user text`, `output of bash`, `input of read`, `summary`… */
+export const kindLabel = (kind: Kind, tool?: string | undefined): string => {
+  switch (kind) {
+    case "output":
+      return `output of ${tool ?? "a tool"}`
+    case "input":
+      return `input of ${tool ?? "a tool"}`
+    case "user":
+      return "user text"
+    case "assistant":
+      return "assistant text"
+    case "reasoning":
+      return "reasoning"
+    case "summary":
+      return "summary"
+  }
+}
 
-const hitLine = (h: Hit, i: number) => `${i + 1}. id ${h.id} (${what(h)}, ${h.chars} chars): ${h.snippet}`
+const hitLine = (h: Hit, i: number) =>
+  `${i + 1}. id ${h.id} (${kindLabel(h.kind, h.tool)}${h.pivot === undefined ? "" : `, behind pivot #${h.pivot}`}, ${h.chars} chars): ${h.snippet}`
 
 /** The tool result of a query: a header, then one line per hit, best first, each naming the id to recall. */
 export const answerHits = (query: string, hits: ReadonlyArray<Hit>): string =>
@@ -295,12 +448,109 @@ export const answerHitsWithin = (
 
 /** The tool result of a query that matched nothing. */
 export const noMatch = (query: string): string =>
-  `No pruned output or earlier summary matches ${JSON.stringify(query)}.`
+  `Nothing before a pivot, no pruned output and no earlier summary matches ${JSON.stringify(query)}.`
 
 /** The tool result of an id that has the right shape but names nothing recallable. */
 export const unknownId = (id: string): string =>
-  `No pruned output or summary has recall id ${id}; use the id shown in a "[Old tool result content cleared — recall id: …]" placeholder or in a search result.`
+  `Nothing recallable has id ${id}; use the id shown in a "[Old tool result content cleared — recall id: …]" placeholder, in a search result or in a pivot's list.`
 
 /** The tool result of input that is not a recall: no id of the right shape, no query with a word in it. */
 export const malformed = (detail: string): string =>
-  `Invalid context_recall input: ${detail}. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.`
+  `Invalid context_recall input: ${detail}. Pass {"id": "prt_…"} (from a placeholder, a search result or a pivot's list), {"query": "words to search for"}, or {"pivot": 2} (none: the latest) to list what a pivot summarised.`
+
+// ── What a pivot dropped
+
+/** One message a pivot summarised: its id, role, size, and the recall ids of its parts. */
+export interface DroppedMessage {
+  readonly id: MessageId
+  readonly role: Message["role"]
+  /** Characters of everything recallable in it (the sum of its documents). */
+  readonly chars: number
+  readonly documents: ReadonlyArray<{
+    readonly id: string
+    readonly kind: Kind
+    readonly tool?: string | undefined
+    readonly chars: number
+  }>
+}
+
+/** What a pivot's summary stands for: the messages of its head, in order, the facts in them, and their size. */
+export interface Dropped {
+  readonly pivot: Pivot
+  readonly messages: ReadonlyArray<DroppedMessage>
+  /** Files read and edited, commands and errors in those messages (`Facts.facts`). */
+  readonly facts: Facts.Facts
+  /** Characters of all their documents. */
+  readonly chars: number
+}
+
+/**
+ * What `pivot` dropped from the window: every message of its head (the messages the summariser was given to
+ * summarise) that `get` finds, with its documents and sizes, and the facts in them.
+ */
+export const dropped = (
+  pivot: Pivot,
+  get: (id: MessageId) => Message | undefined,
+  tools: Facts.Tools = Facts.OPENCODE_TOOLS,
+): Dropped => {
+  const held: Array<Message> = []
+  for (const id of pivot.head) {
+    const message = get(id)
+    if (message !== undefined) held.push(message)
+  }
+  const messages = held.map((message): DroppedMessage => {
+    const docs = documentsOf(message, pivot.summaryId).map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      ...(d.tool === undefined ? {} : { tool: d.tool }),
+      chars: d.text.length,
+    }))
+    return { id: message.id, role: message.role, chars: docs.reduce((n, d) => n + d.chars, 0), documents: docs }
+  })
+  return {
+    pivot,
+    messages,
+    facts: Facts.facts(held, tools),
+    chars: messages.reduce((n, m) => n + m.chars, 0),
+  }
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** The lines of a facts list (`- label: a, b`), none for an empty list. */
+const factLines = (facts: Facts.Facts): Array<string> => {
+  const lines: Array<string> = []
+  const list = (label: string, items: ReadonlyArray<string>) => {
+    if (items.length > 0) lines.push(`- ${label}: ${items.join(", ")}`)
+  }
+  list("files read", facts.filesRead)
+  list("files edited", facts.filesEdited)
+  list(
+    "commands",
+    facts.commands.map(
+      (c) => `${c.command}${c.failed ? ` (failed${c.exitCode === undefined ? "" : `, exit ${c.exitCode}`})` : ""}`,
+    ),
+  )
+  list("errors", facts.errors)
+  return lines
+}
+
+/** The tool result listing what a pivot dropped: each message with the recall ids and sizes of its parts, then facts. */
+export const droppedText = (d: Dropped): string => {
+  const lines = [
+    `Pivot #${d.pivot.number} (summary ${d.pivot.summaryId}) summarised ${plural(d.messages.length, "message")}, ${plural(d.chars, "char")} (pass an id to context_recall for the original):`,
+  ]
+  for (const m of d.messages)
+    lines.push(
+      `- ${m.id} (${m.role}, ${plural(m.chars, "char")})${m.documents.length === 0 ? ": nothing to recall" : `: ${m.documents.map((doc) => `${doc.id} (${kindLabel(doc.kind, doc.tool)}, ${doc.chars})`).join(", ")}`}`,
+    )
+  const facts = factLines(d.facts)
+  if (facts.length > 0) lines.push("In them:", ...facts)
+  return lines.join("\n")
+}
+
+/** The tool result of a pivot number the session does not have. */
+export const noPivot = (pivot: number, count: number): string =>
+  count === 0
+    ? "This session has no pivot yet: nothing was summarised."
+    : `No pivot #${pivot}: the session has ${plural(count, "pivot")} (1 to ${count}).`

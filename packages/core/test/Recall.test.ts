@@ -174,7 +174,9 @@ describe("search (the scan)", () => {
     expect(answer).toContain("1. id prt_1 (output of read, 35 chars): The config loader reads config.json")
     expect(answer).toContain("2. id prt_2 (output of bash, 35 chars): npm test: 3 failing tests in loader")
     expect(answer).toContain("3. id msg_3 (summary,")
-    expect(Recall.answerHits("zzz", [])).toBe('No pruned output or earlier summary matches "zzz".')
+    expect(Recall.answerHits("zzz", [])).toBe(
+      'Nothing before a pivot, no pruned output and no earlier summary matches "zzz".',
+    )
   })
 })
 

@@ -6,7 +6,7 @@
  */
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Events } from "@pivot/core"
+import { type Events, Recall } from "@pivot/core"
 import { z } from "zod"
 import * as Tools from "./Tools.ts"
 
@@ -79,13 +79,12 @@ export const make = (options: Options): McpServer => {
     "context_recall",
     {
       title: "Recall what left the context",
-      description:
-        'Search what was dropped from the context (by compactions and prunes), list what a compaction dropped, or read an original back. Pass {"query": "words"} to search, {"pivot": 1} to list what the first compaction dropped (with recall ids), or {"id": "prt_…"} (a recall id from a listing, a search or a placeholder) for the original, with "offset" to read on after a truncated answer.',
+      description: Recall.TOOL_DESCRIPTION,
       inputSchema: {
-        id: z.string().optional().describe("a recall id (prt_… or msg_…)"),
-        query: z.string().optional().describe("words to search for"),
-        offset: z.number().int().min(0).optional().describe("with id: where to start reading"),
-        pivot: z.number().int().min(1).optional().describe("list what this compaction (1 = the first) dropped"),
+        id: z.string().optional().describe(Recall.ARG_DESCRIPTIONS.id),
+        query: z.string().optional().describe(Recall.ARG_DESCRIPTIONS.query),
+        offset: z.number().int().min(0).optional().describe(Recall.ARG_DESCRIPTIONS.offset),
+        pivot: z.number().int().min(0).optional().describe(Recall.ARG_DESCRIPTIONS.pivot),
         session,
       },
       annotations: { readOnlyHint: true, openWorldHint: false },

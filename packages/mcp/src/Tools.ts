@@ -3,100 +3,32 @@
  * window, list what a pivot dropped, page through an original) and `context_usage` (what the session's calls cost,
  * cache reads and writes as billed). Nothing here writes: the MCP server is read-only.
  *
- * Recall reads what core's `Recall` reads (pruned outputs and finished summaries) and, beyond it, everything a pivot
- * dropped from the window: the text and tool outputs of each message of a pivot's head, by part id. That is what an
- * agent whose own compaction dropped it (Claude Code, Codex CLI, imported or followed by pivot) can get back.
+ * Recall reads what core's `Recall` reads: pruned outputs, finished summaries and everything a pivot dropped from the
+ * window (the text, reasoning, tool inputs and outputs of each message of a pivot's head, by part id). That is what
+ * an agent whose own compaction dropped it (Claude Code, Codex CLI, imported or followed by pivot) can get back.
  */
-import { Conversation, type Events, type Ids, type Message, Recall, Session, Tokens } from "@pivot/core"
+import { Conversation, type Events, Recall, Session, Tokens } from "@pivot/core"
 
 /** A request of `context_recall`. */
 export interface RecallRequest {
   readonly id?: string | undefined
   readonly query?: string | undefined
   readonly offset?: number | undefined
-  /** List what pivot number `pivot` (from 1) dropped. */
+  /** List what pivot number `pivot` (from 1; 0: the latest) dropped. */
   readonly pivot?: number | undefined
 }
 
-/** A pivot of the session: its marker, summary and the messages it dropped. */
-export interface Pivot {
-  readonly number: number
-  readonly at: number
-  readonly markerId: string
-  readonly summaryId: string
-  readonly dropped: ReadonlyArray<Message.Message>
-}
+/** The session's pivots in order, with the head each summarised (`Recall.sessionPivots`). */
+export const pivots = (events: ReadonlyArray<Events.Event>): Array<Recall.Pivot> =>
+  Recall.sessionPivots(Session.fold(events))
 
-/** The session's pivots in order: each finished compaction with the head its plan summarised. */
-export const pivots = (events: ReadonlyArray<Events.Event>): Array<Pivot> => {
-  const state = Session.fold(events)
-  const conversation = state.window.conversation
-  const heads = new Map<string, ReadonlyArray<string>>()
-  const out: Array<Pivot> = []
-  for (const event of events) {
-    if (event._tag === "CompactionStarted") heads.set(event.markerId, event.plan.head)
-    if (event._tag === "SummaryFinished") {
-      const head = heads.get(event.markerId) ?? []
-      out.push({
-        number: out.length + 1,
-        at: event.at,
-        markerId: event.markerId,
-        summaryId: event.summary.id,
-        dropped: head.flatMap((id) => {
-          const message = Conversation.get(conversation, id as Ids.MessageId)
-          return message === undefined ? [] : [message]
-        }),
-      })
-    }
-  }
-  return out
-}
-
-/** The recallable documents of a message a pivot dropped: its texts and tool outputs, by part id. */
-const droppedDocuments = (message: Message.Message): Array<Recall.Document> =>
-  (message.parts as ReadonlyArray<Message.UserPart | Message.AssistantPart>).flatMap((part): Array<Recall.Document> => {
-    if (part.type === "text" && part.text !== "")
-      return [{ id: part.id, kind: "output", messageId: message.id, tool: `${message.role} message`, text: part.text }]
-    if (part.type === "reasoning" && part.text !== "")
-      return [{ id: part.id, kind: "output", messageId: message.id, tool: "reasoning", text: part.text }]
-    if (part.type === "tool" && part.state.status === "completed")
-      return [{ id: part.id, kind: "output", messageId: message.id, tool: part.tool, text: part.state.output }]
-    if (part.type === "tool" && part.state.status === "error")
-      return [{ id: part.id, kind: "output", messageId: message.id, tool: part.tool, text: part.state.error }]
-    return []
-  })
-
-/** Every document recall reads: core's (pruned outputs, summaries), then what the pivots dropped, each id once. */
+/** Every document recall reads (`Recall.documents`): pruned outputs, summaries, every part of what a pivot dropped. */
 export const documents = (events: ReadonlyArray<Events.Event>): Array<Recall.Document> => {
   const state = Session.fold(events)
-  const seen = new Set<string>()
-  const out: Array<Recall.Document> = []
-  const add = (doc: Recall.Document) => {
-    if (seen.has(doc.id)) return
-    seen.add(doc.id)
-    out.push(doc)
-  }
-  for (const message of Conversation.messages(state.window.conversation))
-    for (const d of Recall.documentsOf(message)) add(d)
-  for (const pivot of pivots(events))
-    for (const message of pivot.dropped) for (const d of droppedDocuments(message)) add(d)
-  return out
-}
-
-const chars = (n: number) => `${n} char${n === 1 ? "" : "s"}`
-
-/** The listing of what one pivot dropped: each message with the recall ids of its parts. */
-const listing = (pivot: Pivot): string => {
-  const lines = [
-    `Pivot #${pivot.number} (marker ${pivot.markerId}, summary ${pivot.summaryId}, recall the summary by its id) dropped ${pivot.dropped.length} message${pivot.dropped.length === 1 ? "" : "s"}:`,
-  ]
-  for (const message of pivot.dropped) {
-    const docs = droppedDocuments(message)
-    lines.push(
-      `- ${message.id} (${message.role})${docs.length === 0 ? ": nothing to recall" : `: ${docs.map((d) => `${d.id} (${d.tool}, ${chars(d.text.length)})`).join(", ")}`}`,
-    )
-  }
-  return lines.join("\n")
+  return Recall.documents(
+    Conversation.messages(state.window.conversation),
+    Recall.behindMap(Recall.sessionPivots(state)),
+  )
 }
 
 /** Answers `context_recall`: an original by id (paged with `offset`), a search, or what a pivot dropped. */
@@ -105,27 +37,25 @@ export const recall = (
   request: RecallRequest,
   maxChars: number = Recall.DEFAULT_MAX_CHARS,
 ): { readonly text: string; readonly found: ReadonlyArray<string>; readonly truncated: boolean } => {
-  if (request.pivot !== undefined) {
-    const all = pivots(events)
-    const pivot = all[request.pivot - 1]
-    if (!Number.isInteger(request.pivot) || pivot === undefined)
-      return {
-        text:
-          all.length === 0
-            ? "This session has no pivot: its agent never compacted it."
-            : `No pivot #${request.pivot}: the session has ${all.length} (1 to ${all.length}).`,
-        found: [],
-        truncated: false,
-      }
-    return { text: listing(pivot), found: pivot.dropped.map((m) => m.id), truncated: false }
-  }
+  const state = Session.fold(events)
+  const all = Recall.sessionPivots(state)
   const id = typeof request.id === "string" && request.id.trim() !== "" ? request.id.trim() : undefined
   const offset = request.offset ?? 0
-  if (id === undefined && request.query === undefined)
-    return { text: Recall.malformed("neither an id, a query nor a pivot"), found: [], truncated: false }
+  if (id === undefined && request.query === undefined) {
+    const pivot = request.pivot ?? 0
+    const chosen = Number.isInteger(pivot) && pivot >= 0 ? all[(pivot === 0 ? all.length : pivot) - 1] : undefined
+    if (chosen === undefined) return { text: Recall.noPivot(pivot, all.length), found: [], truncated: false }
+    const list = Recall.dropped(chosen, (m) => Conversation.get(state.window.conversation, m))
+    const b = Recall.bound(Recall.droppedText(list), maxChars)
+    return {
+      text: b.truncated ? `${b.text}\n[Recall truncated at ${maxChars} characters]` : b.text,
+      found: list.messages.map((m) => m.id),
+      truncated: b.truncated,
+    }
+  }
   if (!Number.isInteger(offset) || offset < 0)
     return { text: Recall.malformed(`offset ${String(offset)} is not a whole number ≥ 0`), found: [], truncated: false }
-  const docs = documents(events)
+  const docs = Recall.documents(Conversation.messages(state.window.conversation), Recall.behindMap(all))
   if (id !== undefined) {
     if (!Recall.isRecallId(id))
       return {
@@ -141,7 +71,8 @@ export const recall = (
   const query = request.query!
   if (Recall.terms(query).length === 0)
     return { text: Recall.malformed("the query has no word to search for"), found: [], truncated: false }
-  const within = Recall.answerHitsWithin(query, Recall.search(docs, query, Recall.DEFAULT_LIMIT), maxChars)
+  const hits = Recall.search(docs, query, Recall.DEFAULT_LIMIT, Recall.pivotNumbers(all))
+  const within = Recall.answerHitsWithin(query, hits, maxChars)
   return { text: within.answer, found: within.shown.map((h) => h.id), truncated: within.truncated }
 }
 

@@ -16,20 +16,21 @@ describe("context_recall over an imported Claude Code session", () => {
   it("lists what the pivot dropped, with the recall id of every text and tool output", () => {
     const listed = Tools.recall(events, { pivot: 1 })
     expect(listed.found).toHaveLength(3)
-    expect(listed.text).toMatch(/^Pivot #1 .* dropped 3 messages:/)
-    expect(listed.text).toContain("(Read, ")
-    expect(Tools.recall(events, { pivot: 2 }).text).toBe("No pivot #2: the session has 1 (1 to 1).")
+    expect(listed.text).toMatch(/^Pivot #1 \(summary msg_[\w-]+\) summarised 3 messages, /)
+    expect(listed.text).toContain("(output of Read, ")
+    expect(Tools.recall(events, {}).text).toBe(listed.text)
+    expect(Tools.recall(events, { pivot: 2 }).text).toBe("No pivot #2: the session has 1 pivot (1 to 1).")
   })
 
   it("gives back the dropped tool output byte for byte, by the id the listing names", () => {
-    const id = /(prt_\w+) \(Read,/.exec(Tools.recall(events, { pivot: 1 }).text)![1]!
+    const id = /(prt_\w+) \(output of Read,/.exec(Tools.recall(events, { pivot: 1 }).text)![1]!
     const recalled = Tools.recall(events, { id })
     expect(recalled.text).toBe(readOutput)
     expect(recalled.truncated).toBe(false)
   })
 
   it("pages through an original at the size bound: the pages joined are the original", () => {
-    const id = /(prt_\w+) \(Read,/.exec(Tools.recall(events, { pivot: 1 }).text)![1]!
+    const id = /(prt_\w+) \(output of Read,/.exec(Tools.recall(events, { pivot: 1 }).text)![1]!
     const pages: Array<string> = []
     let offset = 0
     for (let i = 0; i < 100; i++) {
@@ -48,7 +49,7 @@ describe("context_recall over an imported Claude Code session", () => {
     expect(found.found.length).toBeGreaterThan(0)
     expect(found.text).toMatch(/^\d+ match(es)? for "parse"/)
     expect(Tools.recall(events, { query: "zebra" }).text).toBe(Recall.noMatch("zebra"))
-    expect(Tools.recall(events, {}).text).toMatch(/^Invalid context_recall input/)
+    expect(Tools.recall(events, { query: "?!" }).text).toMatch(/^Invalid context_recall input/)
   })
 })
 

@@ -7,7 +7,8 @@
  *   `HudShown` when it changes;
  * - `experimental.chat.messages.transform` (drive mode): the messages become pivot's window (`Drive.rewrite`), the
  *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it;
- * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search),
+ * - `tool`: `context_recall` (the runtime's recall: exact originals of everything before a pivot, pruned
+ *   outputs and summaries, search, what a pivot dropped),
  *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
  *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
  * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
@@ -684,6 +685,7 @@ export const make = async (
                       ...(args.id === undefined ? {} : { id: args.id }),
                       ...(args.query === undefined ? {} : { query: args.query }),
                       ...(args.offset === undefined ? {} : { offset: args.offset }),
+                      ...(args.pivot === undefined ? {} : { pivot: args.pivot }),
                     })
                   }),
                 ),

@@ -5,12 +5,18 @@
  */
 import { z } from "zod"
 
-/** The recall tool's description (the runtime's, adapted: OpenCode's placeholders carry no recall id). */
+/**
+ * The recall tool's description: core's `Recall.TOOL_DESCRIPTION`, repeated here so the entry need not load core (a
+ * test checks the two are equal).
+ */
 export const RECALL_DESCRIPTION =
-  'Get back the exact original of earlier context that was cleared ("[Old tool result content cleared]") or ' +
-  "summarised away. Search old tool outputs and earlier summaries with `query` (words to look for) to get ranked " +
-  "snippets with their ids, then pass an id (prt_… or msg_…) as `id` for the exact original. Long originals are " +
-  "cut; the note says which `offset` reads on."
+  "Get back, word for word, anything that left your context: earlier user and assistant messages, reasoning, tool " +
+  "calls and their outputs that a summary replaced, tool outputs that were cleared, earlier summaries. Search with " +
+  "`query` (words to look for) for ranked snippets with their ids and the pivot each fell behind; pass an `id` (from " +
+  'a search result, a pivot\'s list or a "[Old tool result content cleared — recall id: …]" placeholder) for the ' +
+  "exact original; pass `pivot` (a number; none, with no id nor query: the latest) to list what a summary replaced: " +
+  "its messages with their ids and sizes, and the files, commands and errors in them. Check there before you guess. " +
+  "Long originals are cut; the note says which `offset` reads on."
 
 /** The compaction tool's description. */
 export const COMPACT_DESCRIPTION =
@@ -18,11 +24,23 @@ export const COMPACT_DESCRIPTION =
   "and the turn ends; the next one starts from the summary. Use it at a good stopping point when the context status " +
   "says the context is filling up."
 
-/** The recall tool's arguments. */
+/** The recall tool's arguments (their descriptions are core's `Recall.ARG_DESCRIPTIONS`; a test checks them). */
 export const recallArgs = z.object({
-  query: z.string().optional().describe("Words to search cleared tool outputs and earlier summaries for."),
-  id: z.string().optional().describe("A recall id: prt_… (a cleared tool output) or msg_… (a summary)."),
+  query: z
+    .string()
+    .optional()
+    .describe("Words to search for in everything before a pivot, cleared tool outputs and earlier summaries."),
+  id: z
+    .string()
+    .optional()
+    .describe("A recall id: prt_… (a part or a tool output), prt_…-input (a tool call's input) or msg_… (a summary)."),
   offset: z.number().int().min(0).optional().describe("With id: the character to start from (read on)."),
+  pivot: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("List what this pivot (1 = the first) summarised; 0 or none, with no id nor query: the latest."),
 })
 export type RecallArgs = z.infer<typeof recallArgs>
 

@@ -4,11 +4,12 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { Recall } from "@pivot/core"
 import { Pins } from "@pivot/runtime"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
-import { PIN_DESCRIPTION } from "../src/Tools.ts"
+import { PIN_DESCRIPTION, RECALL_DESCRIPTION, recallArgs } from "../src/Tools.ts"
 import { storedEvents } from "./support/Compare.ts"
 
 const fixtures = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures")
@@ -88,5 +89,14 @@ describe("context_pin in the OpenCode plugin", () => {
 describe("the entry's context_pin description", () => {
   it("is the runtime's, word for word (the entry repeats it so that it loads no runtime)", () => {
     expect(PIN_DESCRIPTION).toBe(Pins.TOOL_DESCRIPTION)
+  })
+})
+
+describe("the entry's context_recall description and arguments", () => {
+  it("are core's, word for word (the entry repeats them so that it loads nothing of pivot)", () => {
+    expect(RECALL_DESCRIPTION).toBe(Recall.TOOL_DESCRIPTION)
+    for (const [name, text] of Object.entries(Recall.ARG_DESCRIPTIONS))
+      expect(recallArgs.shape[name as keyof typeof recallArgs.shape].description).toBe(text)
+    expect(Object.keys(recallArgs.shape).sort()).toEqual(Object.keys(Recall.ARG_DESCRIPTIONS).sort())
   })
 })

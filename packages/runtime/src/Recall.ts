@@ -13,12 +13,17 @@ import type { ExecuteError, SessionsShape } from "./Sessions.ts"
 
 /** What the model asks: an id (from a placeholder or a search result), or a query. */
 export interface Request {
-  /** The recall id: a pruned output's part id or a summary's message id. Wins over `query` when both are given. */
+  /**
+   * The recall id: a part id (`prt_…-input` for a tool call's input) or a summary's message id. Wins over `query`
+   * and `pivot` when given.
+   */
   readonly id?: string | undefined
-  /** Words to search the pruned outputs and summaries for. */
+  /** Words to search everything before a pivot, pruned outputs and summaries for. Wins over `pivot`. */
   readonly query?: string | undefined
   /** With `id`: where to start in the original (to read on after a truncated answer). */
   readonly offset?: number | undefined
+  /** List what this pivot (numbered from 1; 0 or absent with no id nor query: the latest) dropped. */
+  readonly pivot?: number | undefined
 }
 
 /** The answer: the tool result text, and what it gave back. */
@@ -75,36 +80,57 @@ export const make = (
     const id = typeof request.id === "string" && request.id.trim() !== "" ? request.id.trim() : undefined
     const query = typeof request.query === "string" ? request.query : undefined
     const offset = request.offset ?? 0
-    if (id === undefined && query === undefined) return unrecorded(Recall.malformed("neither an id nor a query"))
+    const pivot = id === undefined && query === undefined ? (request.pivot ?? 0) : undefined
+    if (pivot !== undefined && (!Number.isInteger(pivot) || pivot < 0))
+      return unrecorded(Recall.malformed(`pivot ${String(pivot)} is not a whole number ≥ 0`))
     if (id !== undefined && !Recall.isRecallId(id))
       return unrecorded(Recall.malformed(`${JSON.stringify(Text.clip(id, 80))} is not a recall id`))
     if (!Number.isInteger(offset) || offset < 0)
       return unrecorded(Recall.malformed(`offset ${String(offset)} is not a whole number ≥ 0`))
-    if (id === undefined && Recall.terms(query!).length === 0)
+    if (id === undefined && query !== undefined && Recall.terms(query).length === 0)
       return unrecorded(Recall.malformed("the query has no word to search for"))
 
     const state = yield* sessions.load(sessionId)
     if (state.session.sessionId === undefined)
-      return unrecorded(id === undefined ? Recall.noMatch(query!) : Recall.unknownId(id))
+      return unrecorded(
+        id !== undefined
+          ? Recall.unknownId(id)
+          : query !== undefined
+            ? Recall.noMatch(query)
+            : Recall.noPivot(pivot!, 0),
+      )
 
     // A live state may have dropped old messages (bounded memory): recall reads them from the whole log then.
-    const needsHistory =
-      Retention.retiredCount(state.session) > 0 &&
-      (id === undefined ? search === undefined : !Conversation.has(state.session.window.conversation, id as never))
-    const all = needsHistory ? (yield* sessions.history(sessionId)).session : state.session
+    const all = Retention.retiredCount(state.session) > 0 ? (yield* sessions.history(sessionId)).session : state.session
+    const pivots = Recall.sessionPivots(all)
+    const behind = Recall.behindMap(pivots)
+    const messages = () => Conversation.messages(all.window.conversation)
     let answer: Omit<Recalled, "recorded">
-    if (id !== undefined) {
-      const doc = Recall.documents(Conversation.messages(all.window.conversation)).find((d) => d.id === id)
+    if (pivot !== undefined) {
+      const chosen = pivots[(pivot === 0 ? pivots.length : pivot) - 1]
+      if (chosen === undefined) answer = { text: Recall.noPivot(pivot, pivots.length), found: [], truncated: false }
+      else {
+        const list = Recall.dropped(chosen, (m) => Conversation.get(all.window.conversation, m))
+        const within = Recall.bound(Recall.droppedText(list), maxChars)
+        answer = {
+          text: within.truncated ? `${within.text}\n[Recall truncated at ${maxChars} characters]` : within.text,
+          found: list.messages.map((m) => m.id),
+          truncated: within.truncated,
+        }
+      }
+    } else if (id !== undefined) {
+      const doc = Recall.documents(messages(), behind).find((d) => d.id === id)
       if (doc === undefined) answer = { text: Recall.unknownId(id), found: [], truncated: false }
       else {
         const original = Recall.answerOriginal(id, doc.text, maxChars, offset)
         answer = { text: original.answer, found: [id], truncated: original.truncated }
       }
     } else {
+      const numbers = Recall.pivotNumbers(pivots)
       const hits =
         search === undefined
-          ? Recall.search(Recall.documents(Conversation.messages(all.window.conversation)), query!, limit)
-          : Recall.hitsOf(yield* search(sessionId, query!, limit), query!)
+          ? Recall.search(Recall.documents(messages(), behind), query!, limit, numbers)
+          : Recall.hitsOf(yield* search(sessionId, query!, limit), query!, numbers)
       const within = Recall.answerHitsWithin(query!, hits, maxChars)
       answer = { text: within.answer, found: within.shown.map((h) => h.id), truncated: within.truncated }
     }
@@ -115,7 +141,7 @@ export const make = (
         {
           _tag: "ContextRecalled",
           at,
-          ...(id === undefined ? { query: stored(query!) } : { id }),
+          ...(id !== undefined ? { id } : query !== undefined ? { query: stored(query) } : { pivot: pivot! }),
           ...(id !== undefined && offset > 0 ? { offset } : {}),
           found: answer.found,
           chars: answer.text.length,

@@ -86,6 +86,10 @@ const toolTexts = (messages: ReadonlyArray<{ readonly role: string; readonly con
       : [],
   )
 
+// What every answer to bad input ends with: how to call the tool.
+const HINT =
+  'Pass {"id": "prt_…"} (from a placeholder, a search result or a pivot\'s list), {"query": "words to search for"}, or {"pivot": 2} (none: the latest) to list what a pivot summarised.'
+
 const recalledEvents = (events: ReadonlyArray<Events.Event>) =>
   events.filter((e): e is Extract<Events.Event, { _tag: "ContextRecalled" }> => e._tag === "ContextRecalled")
 
@@ -207,20 +211,25 @@ describe.each(stores)("recall on %s", (_, makeStore) => {
     )
     const [first, second] = out.ids
     const summaryId = out.summary.found[0]
+    // The first user message ("fix the config loader") fell behind the pivot: it is found, and names the pivot.
+    const userPart = /id (prt_\w+) \(user text, behind pivot #1, 21 chars\): fix the config loader/.exec(
+      out.config.text,
+    )?.[1]
+    expect(userPart).toBeDefined()
     // The summary mentions the config loader once in a few words: between the long output and the one mention.
-    expect(out.config.found).toEqual([first, summaryId, second])
+    expect(out.config.found).toEqual([first, userPart, summaryId, second])
     expect(out.config.text).toContain(`1. id ${first} (output of read,`)
     expect(out.port.found).toEqual([second])
     expect(summaryId).toMatch(/^msg_/)
-    expect(out.summary.found.slice(1)).toEqual([second])
+    expect(out.summary.found.slice(1)).toEqual([userPart, second])
     expect(out.none).toEqual({
-      text: 'No pruned output or earlier summary matches "kubernetes".',
+      text: 'Nothing before a pivot, no pruned output and no earlier summary matches "kubernetes".',
       found: [],
       truncated: false,
       recorded: true,
     })
     expect(recalledEvents(out.log).map((e) => [e.query, e.found])).toEqual([
-      ["config", [first, summaryId, second]],
+      ["config", [first, userPart, summaryId, second]],
       ["PORT refused", [second]],
       ["summary loader", out.summary.found],
       ["kubernetes", []],
@@ -235,7 +244,7 @@ describe.each(stores)("recall on %s", (_, makeStore) => {
         const before = (yield* sessions.load(SESSION)).session.version
         const bad = yield* Effect.forEach(
           [
-            {},
+            { pivot: -1 },
             { id: "../etc/passwd" },
             { id: "ses_test" },
             { query: "  ?! " },
@@ -262,15 +271,15 @@ describe.each(stores)("recall on %s", (_, makeStore) => {
     )
     expect(out.after).toBe(out.before)
     expect(out.bad.map((r) => r.text)).toEqual([
-      'Invalid context_recall input: neither an id nor a query. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
-      'Invalid context_recall input: "../etc/passwd" is not a recall id. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
-      'Invalid context_recall input: "ses_test" is not a recall id. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
-      'Invalid context_recall input: the query has no word to search for. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
-      'Invalid context_recall input: offset -1 is not a whole number ≥ 0. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
-      'Invalid context_recall input: offset 1.5 is not a whole number ≥ 0. Pass {"id": "prt_…"} (from a placeholder or a search result) or {"query": "words to search for"}.',
+      `Invalid context_recall input: pivot -1 is not a whole number ≥ 0. ${HINT}`,
+      `Invalid context_recall input: "../etc/passwd" is not a recall id. ${HINT}`,
+      `Invalid context_recall input: "ses_test" is not a recall id. ${HINT}`,
+      `Invalid context_recall input: the query has no word to search for. ${HINT}`,
+      `Invalid context_recall input: offset -1 is not a whole number ≥ 0. ${HINT}`,
+      `Invalid context_recall input: offset 1.5 is not a whole number ≥ 0. ${HINT}`,
     ])
     expect(out.bad.every((r) => !r.recorded && r.found.length === 0)).toBe(true)
-    expect(out.unknown.text).toContain("No pruned output or summary has recall id prt_doesnotexist")
+    expect(out.unknown.text).toContain("Nothing recallable has id prt_doesnotexist")
     expect(out.unknown.recorded).toBe(true)
     expect(recalledEvents(out.log).map((e) => [e.id, e.found])).toEqual([["prt_doesnotexist", []]])
     expect(out.notStarted.recorded).toBe(false)
@@ -342,7 +351,9 @@ describe("recall never gives back what redaction removed", () => {
     expect(out.byId.text).not.toContain(secret)
     // The secret was never stored, so nothing matches it (the answer only echoes the model's own query).
     expect(out.byQuery.found).toEqual([])
-    expect(out.byQuery.text).toBe(`No pruned output or earlier summary matches "${secret}".`)
+    expect(out.byQuery.text).toBe(
+      `Nothing before a pivot, no pruned output and no earlier summary matches "${secret}".`,
+    )
     expect(JSON.stringify(out.log)).not.toContain(secret) // the query too was redacted before it was recorded
   })
 })

@@ -1031,6 +1031,7 @@
           el("a", { href: sessionHref(`/diff?from=${r.before}&to=${r.version}`) }, "diff"),
         ),
       ),
+      ...droppedList(r.dropped),
       el("h2", {}, "summary"),
       el("pre", { class: "summary-text" }, r.summary.text),
       el("h2", {}, "facts block"),
@@ -1038,6 +1039,55 @@
       ...retention,
       ...probes,
     )
+  }
+
+  // What a pivot's summary replaced, as context_recall lists it for the model: each message, its parts' recall ids
+  // and sizes, then the facts in them.
+  const droppedList = (d) => {
+    if (d === undefined) return []
+    const facts = [
+      ["files read", d.facts.filesRead],
+      ["files edited", d.facts.filesEdited],
+      ["commands", d.facts.commands.map((c) => `${c.command}${c.failed ? " (failed)" : ""}`)],
+      ["errors", d.facts.errors],
+    ].filter(([, items]) => items.length > 0)
+    return [
+      el("h2", {}, `what it replaced (${num(d.messages.length)} messages · ${num(d.chars)} chars, recallable by id)`),
+      el(
+        "table",
+        { id: "dropped", class: "report" },
+        el(
+          "thead",
+          {},
+          el("tr", {}, el("th", {}, "message"), el("th", {}, "role"), el("th", {}, "chars"), el("th", {}, "parts")),
+        ),
+        el(
+          "tbody",
+          {},
+          d.messages.map((m) =>
+            el(
+              "tr",
+              {},
+              el("td", {}, m.id),
+              el("td", {}, m.role),
+              el("td", {}, num(m.chars)),
+              el(
+                "td",
+                {},
+                m.documents.map((p) => `${p.id} (${p.kind}${p.tool ? ` ${p.tool}` : ""}, ${num(p.chars)})`).join(", "),
+              ),
+            ),
+          ),
+        ),
+      ),
+      facts.length === 0
+        ? null
+        : el(
+            "ul",
+            { id: "dropped-facts" },
+            facts.map(([label, items]) => el("li", {}, `${label}: ${items.join(", ")}`)),
+          ),
+    ]
   }
 
   // ---------------------------------------------------------------------------------------------------------------

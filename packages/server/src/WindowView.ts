@@ -11,6 +11,7 @@ import {
   Facts,
   Message,
   type ModelMessage,
+  Recall,
   Render,
   ValidWindow,
   Window,
@@ -212,6 +213,8 @@ export interface PivotReport {
   readonly head: ReadonlyArray<string>
   /** Pinned messages the pivot kept verbatim right after the summary (`Pins`), in window order. */
   readonly pinned: ReadonlyArray<string>
+  /** What its summary replaced, as `context_recall` lists it for the model (`Recall.dropped`). */
+  readonly dropped: Recall.Dropped
 }
 
 /** The report of pivot `number` (1-based) of a log whose compaction history is `pivots`. */
@@ -251,6 +254,10 @@ export const pivotReport = (
     tail: entry.plan?.tail ?? [],
     head,
     pinned: pinnedAfter(log, entry.settledVersion),
+    dropped: Recall.dropped(
+      { number, markerId: entry.markerId, summaryId: entry.summaryId ?? entry.markerId, head },
+      (id) => Conversation.get(before.conversation, id),
+    ),
   }
 }
 

@@ -252,6 +252,12 @@ describe("the viewer in Chromium", () => {
       check.artifacts.filter((a) => a.named).length,
     )
     expect(await page.locator("#probes dt").allTextContents()).toEqual(probed.probes.map((p) => p.question))
+    // What it replaced: one row per message the summariser was given (its plan's head), as context_recall lists it.
+    const summaries = events.filter((e) => e._tag === "SummaryFinished")
+    const marker = summaries[1]?._tag === "SummaryFinished" ? summaries[1].markerId : undefined
+    const started = events.find((e) => e._tag === "CompactionStarted" && e.markerId === marker)
+    if (started?._tag !== "CompactionStarted") throw new Error("no second pivot played")
+    expect(await page.locator("#dropped tbody tr td:first-child").allTextContents()).toEqual([...started.plan.head])
     await page.screenshot({ path: path.join(shots, "serve-pivot.png") })
     await page.goto(`${base}/sessions/${SESSION}/events`)
     await ready(page)

@@ -50,7 +50,7 @@ export const catalog: ReadonlyArray<Listing> = [
   },
   {
     name: "inspect",
-    synopsis: `${SOURCE} [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V]`,
+    synopsis: `${SOURCE} [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V] [--pivot N]`,
     summary:
       "events, pivots (what each summarised and kept, --at to replay), prunes, usage, the ledger (cost, cache, kept)",
     load: () => import("./inspect.ts").then((m) => m.inspect),

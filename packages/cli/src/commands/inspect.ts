@@ -14,15 +14,18 @@ import {
   type Pricing,
   Probe,
   PruneIndex,
+  Recall,
   Redaction,
   Render,
   Tokens,
 } from "@pivot/core"
 import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report } from "./Command.ts"
 import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
+import { droppedOf, pivotFlag } from "./PivotDrop.ts"
 import { pricesFlag, pricesOf } from "./Prices.ts"
 import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
@@ -600,6 +603,7 @@ export const inspect: Entry = {
       format: formatFlag,
       prices: pricesFlag,
       ...limitFlags("stream version"),
+      pivot: pivotFlag,
     },
     (options) =>
       report(
@@ -610,8 +614,14 @@ export const inspect: Entry = {
           const source = yield* parseSource(options)
           const limits = yield* parseLimits(options)
           const prices = yield* pricesOf(options.prices)
+          const pivot = Option.getOrUndefined(options.pivot)
           yield* withSession(source, (opened) =>
             Effect.gen(function* () {
+              if (pivot !== undefined) {
+                const dropped = yield* droppedOf(opened, pivot)
+                io.out(options.format === "json" ? JSON.stringify(dropped, null, 2) : Recall.droppedText(dropped))
+                return
+              }
               const full = yield* inspection(opened, prices)
               const shown = limitInspection(full, limits)
               if (options.format === "json") {

@@ -1,15 +1,19 @@
 /**
- * The recall index read model: one row per recallable document (a pruned output, a finished summary) with its text,
- * searched in full text by `context_recall`. Its documents are a function of the conversation (`Recall.documents`).
+ * The recall index read model: one row per recallable document (a pruned output, a finished summary, every part of
+ * a message a pivot summarised) with its text and the pivot it fell behind, searched in full text by
+ * `context_recall`. Its documents are a function of the conversation and the pivots (`Recall.documents`).
  */
 import { Conversation, Recall } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
 import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
-import { touchedIds } from "./States.ts"
+import { type States, touchedIds } from "./States.ts"
 
-/** The recall index's projection: its documents are a function of the conversation (`Recall.documents`). */
-export const projection = { name: "recall", version: 1 } as const
+/**
+ * The recall index's projection: its documents are a function of the conversation and the pivots
+ * (`Recall.documents`). Version 2 (issue 31) added the parts of every message behind a pivot and the `pivot` column.
+ */
+export const projection = { name: "recall", version: 2 } as const
 
 // The recall documents: on SQLite an FTS5 table holding them (its other columns unindexed; `secure-delete` so a
 // forgotten session's words leave the full-text index too, ADR 0006), on PostgreSQL a table with a GIN index over
@@ -39,6 +43,38 @@ export const create = Effect.gen(function* () {
   })
 })
 
+/**
+ * The table again with a `pivot` column (migration 3, issue 31): the summary id of the pivot a document fell behind.
+ * An FTS5 table cannot gain a column, so the table is dropped and created anew; the version bump of the projection
+ * rebuilds its rows from the events.
+ */
+export const recreate = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DROP TABLE pivot_rm_recall`
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        yield* sql`CREATE TABLE pivot_rm_recall (
+  session_id TEXT NOT NULL,
+  doc_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  tool TEXT,
+  pivot TEXT,
+  body TEXT NOT NULL,
+  PRIMARY KEY (session_id, doc_id)
+)`
+        yield* sql`CREATE INDEX pivot_rm_recall_body ON pivot_rm_recall USING GIN (to_tsvector('simple', body))`
+        yield* sql`CREATE INDEX pivot_rm_recall_message ON pivot_rm_recall (session_id, message_id)`
+      }),
+    orElse: () =>
+      Effect.gen(function* () {
+        yield* sql`CREATE VIRTUAL TABLE pivot_rm_recall USING fts5(session_id UNINDEXED, doc_id UNINDEXED, kind UNINDEXED, message_id UNINDEXED, tool UNINDEXED, pivot UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 0')`
+        yield* sql`INSERT INTO pivot_rm_recall (pivot_rm_recall, rank) VALUES ('secure-delete', 1)`
+      }),
+  })
+})
+
 const recallRows = (sessionId: string, docs: ReadonlyArray<Recall.Document>) =>
   docs.map((doc) => ({
     session_id: sessionId,
@@ -46,33 +82,66 @@ const recallRows = (sessionId: string, docs: ReadonlyArray<Recall.Document>) =>
     kind: doc.kind,
     message_id: doc.messageId,
     tool: doc.tool ?? null,
+    pivot: doc.pivot ?? null,
     body: doc.text,
   }))
+
+/** Every document of a session's states: the conversation's, with the pivots of the compaction history. */
+const allDocuments = (states: States) =>
+  Recall.documents(
+    Conversation.messages(states.window.conversation),
+    Recall.behindMap(Recall.pivotsOf(states.history.entries)),
+  )
+
+/** The pivot a message already fell behind, as its rows say (a message behind none, or without rows: undefined). */
+const storedPivot = (sql: Sql, sessionId: string, messageId: string) =>
+  Effect.map(
+    sql<{
+      readonly pivot: string | null
+    }>`SELECT pivot FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${messageId} AND pivot IS NOT NULL LIMIT 1`,
+    (rows) => rows[0]?.pivot ?? undefined,
+  )
+
+/** The pivot whose head holds a message, among the compaction entries held (first wins, as `Recall.behindMap`). */
+const heldPivot = (states: States, messageId: string): string | undefined => {
+  for (const p of Recall.pivotsOf(states.history.entries.filter((e) => e.status !== undefined)))
+    if (p.head.includes(messageId as never)) return p.summaryId
+  return undefined
+}
 
 export const model: ReadModel = readModel({
   name: projection.name,
   version: projection.version,
   table: "recall",
   key: ["doc_id"],
-  expected: (sessionId, states) =>
-    withoutSession(recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation)))),
+  expected: (sessionId, states) => withoutSession(recallRows(sessionId, allDocuments(states))),
   rows: {
     clear: clearRows("pivot_rm_recall"),
-    write: (sql, sessionId, states) =>
-      insertAll(
-        sql,
-        "pivot_rm_recall",
-        recallRows(sessionId, Recall.documents(Conversation.messages(states.window.conversation))),
-      ),
-    // A prune or a summary changes the documents of the messages the event names: rewrite those messages' rows.
+    write: (sql, sessionId, states) => insertAll(sql, "pivot_rm_recall", recallRows(sessionId, allDocuments(states))),
+    // A prune or a summary changes the documents of the messages the event names, and a summary that forms a pivot
+    // makes every message of its head recallable: rewrite those messages' rows.
     apply: (sql, sessionId, prev, next, event) =>
       Effect.gen(function* () {
+        const formed = event._tag === "SummaryFinished" ? formedPivot(prev, next, event.markerId) : undefined
+        if (formed !== undefined)
+          for (const id of formed.head) {
+            const message = Conversation.get(next.window.conversation, id)
+            // Behind an earlier pivot already (a pinned message summarised again): the first pivot stands.
+            if (message === undefined || (yield* storedPivot(sql, sessionId, id)) !== undefined) continue
+            const now = Recall.documentsOf(message, formed.summaryId)
+            if (now.length === 0) continue
+            yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
+            yield* insertAll(sql, "pivot_rm_recall", recallRows(sessionId, now))
+          }
+        const added = Conversation.addedMessage(event)?.id
         for (const id of new Set(touchedIds(event))) {
           const before = Conversation.get(prev.window.conversation, id)
           const after = Conversation.get(next.window.conversation, id)
           if (before === after || after === undefined) continue
-          const was = before === undefined ? [] : Recall.documentsOf(before)
-          const now = Recall.documentsOf(after)
+          // A message this event adds is behind no pivot yet; an older one may be.
+          const pivot = id === added ? undefined : ((yield* storedPivot(sql, sessionId, id)) ?? heldPivot(next, id))
+          const was = before === undefined ? [] : Recall.documentsOf(before, pivot)
+          const now = Recall.documentsOf(after, pivot)
           if (was.length === 0 && now.length === 0) continue
           if (was.length > 0)
             yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
@@ -82,19 +151,39 @@ export const model: ReadModel = readModel({
   },
 })
 
+/** The pivot a `SummaryFinished` formed (its compaction entry turned finished), if it formed one. */
+const formedPivot = (prev: States, next: States, markerId: string): Recall.Pivot | undefined => {
+  const entry = next.history.entries.findLast((e) => e.markerId === markerId)
+  if (entry === undefined || entry.status !== "finished" || entry.summaryId === undefined) return undefined
+  const was = prev.history.entries.findLast((e) => e.markerId === markerId)
+  if (was?.status === "finished") return undefined
+  return { number: 0, markerId: entry.markerId, summaryId: entry.summaryId, head: entry.plan?.head ?? [] }
+}
+
 interface RecallRow {
   readonly doc_id: string
   readonly kind: string
   readonly message_id: string
   readonly tool: string | null
+  readonly pivot: string | null
   readonly body: string
 }
 
+const KINDS: ReadonlySet<string> = new Set<Recall.Kind>([
+  "output",
+  "summary",
+  "user",
+  "assistant",
+  "reasoning",
+  "input",
+])
+
 const documentOf = (row: RecallRow): Recall.Document => ({
   id: row.doc_id,
-  kind: row.kind === "summary" || row.kind === "input" ? row.kind : "output",
+  kind: KINDS.has(row.kind) ? (row.kind as Recall.Kind) : "output",
   messageId: row.message_id,
   ...(row.tool === null ? {} : { tool: row.tool }),
+  ...(row.pivot === null ? {} : { pivot: row.pivot }),
   text: row.body,
 })
 
@@ -112,9 +201,9 @@ export const search = (sql: Sql, sessionId: string, query: string, limit: number
     return Effect.map(
       sql.onDialectOrElse({
         pg: () =>
-          sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall, to_tsquery('simple', ${words.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
+          sql<RecallRow>`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall, to_tsquery('simple', ${words.join(" | ")}) q WHERE session_id = ${sessionId} AND to_tsvector('simple', body) @@ q ORDER BY ts_rank_cd(to_tsvector('simple', body), q, 1) DESC, doc_id DESC LIMIT ${limit}`,
         orElse: () =>
-          sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${fts5} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
+          sql<RecallRow>`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall WHERE pivot_rm_recall MATCH ${fts5} AND session_id = ${sessionId} ORDER BY bm25(pivot_rm_recall), doc_id DESC LIMIT ${limit}`,
       }),
       (rows): ReadonlyArray<Recall.Document> => rows.map(documentOf),
     )
@@ -123,7 +212,7 @@ export const search = (sql: Sql, sessionId: string, query: string, limit: number
   return Effect.map(
     sql.onDialectOrElse({
       pg: () =>
-        sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
+        sql<RecallRow>`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
           [
             ...substrings.map((t) => sql`strpos(body, ${t}) > 0`),
             ...(words.length === 0
@@ -132,7 +221,7 @@ export const search = (sql: Sql, sessionId: string, query: string, limit: number
           ],
         )}`,
       orElse: () =>
-        sql<RecallRow>`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
+        sql<RecallRow>`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.or(
           [
             ...substrings.map((t) => sql`instr(body, ${t}) > 0`),
             ...(words.length === 0

@@ -40,7 +40,11 @@ const createTables = Effect.gen(function* () {
 /** Creates the read-model tables (append-only migrations in their own table, `pivot_rm_migrations`). */
 export const migrate = Migrator.make({})({
   table: "pivot_rm_migrations",
-  loader: Migrator.fromRecord({ "1_create_read_models": createTables, "2_recall_index": recall.create }),
+  loader: Migrator.fromRecord({
+    "1_create_read_models": createTables,
+    "2_recall_index": recall.create,
+    "3_recall_everything": recall.recreate,
+  }),
 })
 
 /** Where one read model of one session stands. */
@@ -197,7 +201,7 @@ export const tablesOf = (sql: Sql, sessionId: string) =>
     const audit =
       yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
     const recall =
-      yield* sql`SELECT doc_id, kind, message_id, tool, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
+      yield* sql`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
     const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
       a.model.localeCompare(b.model),
     )

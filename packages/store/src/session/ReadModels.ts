@@ -5,8 +5,9 @@
  * - `window`: one row per message the model sees, in order (the stored message as JSON);
  * - `usage`: one row per session; `compactions`: one row per compaction; `pruned`: one row per pruned output;
  * - `audit`: one row per (message, event) pair: the events each message came from;
- * - `recall`: one row per recallable document (a pruned output, a finished summary) with its text, searched in full
- *   text by `context_recall`: an FTS5 table on SQLite, a `tsvector` GIN index on PostgreSQL.
+ * - `recall`: one row per recallable document (a pruned output, a finished summary, each part of a message behind a
+ *   pivot, with the pivot's summary id) with its text, searched in full text by `context_recall`: an FTS5 table on
+ *   SQLite, a `tsvector` GIN index on PostgreSQL.
  *
  * Each is an inline projection in the shape users register theirs (`Projections.Definition`), one file each under
  * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`), run by the one
@@ -123,7 +124,7 @@ export interface ReadModelsShape {
    */
   readonly origin: (sessionId: string, version: number) => Effect.Effect<number, ReadModelError>
   /**
-   * The session's recallable documents (pruned outputs, summaries) matching any word of `query`, best first (FTS5
+   * The session's recallable documents (`Recall.documents`) matching any word of `query`, best first (FTS5
    * `bm25` on SQLite, `ts_rank_cd` normalised by length on PostgreSQL; ties newest id first), at most `limit`.
    */
   readonly recall: (

@@ -51,5 +51,7 @@ describe("read models (SQLite)", () => {
 
   it("property: rebuilt == inline == the pure fold, for long generated sessions (200 runs)", async () => {
     await fc.assert(fc.asyncProperty(sessionArb(60), inlineRebuiltFold), runs(200))
-  }, 240_000)
+    // The recall index holds every part of every message behind a pivot (issue 31), big tool outputs included, so
+    // inline and rebuilt writes index more text: 198 s at load ~13 for the full 200 runs, too close to 240 s.
+  }, 480_000)
 })

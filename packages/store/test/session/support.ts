@@ -77,11 +77,21 @@ export const expectReadModelsEqualFold = (sessionId: string, events: ReadonlyArr
     const rows = (yield* readModels.tables(sessionId)).recall as ReadonlyArray<RecallRow>
     expect(
       rows
-        .map((r) => ({ id: r.doc_id, kind: r.kind, messageId: r.message_id, tool: r.tool ?? undefined, text: r.body }))
+        .map((r) => ({
+          id: r.doc_id,
+          kind: r.kind,
+          messageId: r.message_id,
+          tool: r.tool ?? undefined,
+          pivot: r.pivot ?? undefined,
+          text: r.body,
+        }))
         .sort(byId),
     ).toEqual(
-      Recall.documents(Conversation.messages(states.window.conversation))
-        .map((d) => ({ id: d.id, kind: d.kind, messageId: d.messageId, tool: d.tool, text: d.text }))
+      Recall.documents(
+        Conversation.messages(states.window.conversation),
+        Recall.behindMap(Recall.pivotsOf(states.history.entries)),
+      )
+        .map((d) => ({ id: d.id, kind: d.kind, messageId: d.messageId, tool: d.tool, pivot: d.pivot, text: d.text }))
         .sort(byId),
     )
   })
@@ -91,6 +101,7 @@ interface RecallRow {
   readonly kind: string
   readonly message_id: string
   readonly tool: string | null
+  readonly pivot: string | null
   readonly body: string
 }
 
