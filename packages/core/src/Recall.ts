@@ -192,7 +192,7 @@ export const DEFAULT_LIMIT = 5
 /** The characters of context a snippet shows around its first match. */
 export const SNIPPET_CHARS = 160
 
-const RECALL_ID = /^(prt|msg)_[0-9A-Za-z_-]{1,70}$/
+const RECALL_ID = /^(prt|msg)_[0-9A-Za-z_-]{1,64}$/
 /**
  * Whether a string has the shape of a recall id (`prt_…`, `prt_…-input` or `msg_…`); says nothing of whether it exists.
  */
