@@ -34,6 +34,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
 import * as Drive from "./Drive.ts"
+import * as FirstPin from "./FirstPin.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 import {
@@ -75,6 +76,11 @@ export interface Options {
    * pivoted away is left out. Off: OpenCode sends what it decided, and pivot records it.
    */
   readonly drive?: boolean | undefined
+  /**
+   * Pin the session's first user message (the task and its constraints) so that it stays verbatim after every
+   * compaction (`FirstPin`); default: on under drive mode, off without it.
+   */
+  readonly pinFirstMessage?: boolean | undefined
   /** The context strategy (`Strategy.Strategy`, docs/strategies.md), from a plugin file of your own; default OpenCode's. */
   readonly strategy?: Strategy.Strategy | undefined
 }
@@ -224,6 +230,7 @@ export const make = async (
   const compactionOn = options.compaction ?? true
   const redactOn = options.redactOnRecord ?? false
   const driveOn = options.drive ?? false
+  const pinFirstOn = FirstPin.enabled(options)
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -326,7 +333,7 @@ export const make = async (
   const sync = (sessionId: string, moment: Recorder.Moment) =>
     queued(sessionId, async () => {
       const exported = await fetchSession(sessionId)
-      return run(
+      const synced = await run(
         recorder.sync(sessionId, exported, moment).pipe(
           Effect.catchTag("WrongExpectedVersion", () =>
             Effect.suspend(() => {
@@ -336,6 +343,9 @@ export const make = async (
           ),
         ),
       )
+      if (pinFirstOn && synced.firstUserMessage !== undefined)
+        await run(FirstPin.pin(sessionId, synced.firstUserMessage))
+      return synced
     })
 
   /** Runs a hook's body; on failure reports it and returns `fallback`. */
@@ -563,7 +573,9 @@ export const make = async (
           const overhead = requestOverhead(output.system, toolTokens.values())
           const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
           if (hud !== undefined) output.system.push(hud)
-          // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt.
+          // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt (under
+          // drive, in the messages, where pivot's window has them).
+          if (driveOn) return
           const pinned = await queued(sessionId, () =>
             run(
               Effect.map(

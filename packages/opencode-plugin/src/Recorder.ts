@@ -106,6 +106,8 @@ export interface Synced {
   readonly appended: number
   /** The stream version after the sync. */
   readonly version: number
+  /** The session's first user message, when this sync recorded it (the plugin's default pin is made then). */
+  readonly firstUserMessage?: string | undefined
 }
 
 /** What the recorder remembers of a stream between syncs, so a sync reads only what others appended since. */
@@ -189,6 +191,9 @@ export const make = () => {
       const entries = fresh.map((event, i) => ({ id: SessionLog.eventId(sessionId, stored.version + i + 1), event }))
       yield* SessionLog.append(sessionId, stored.version === 0 ? "no-stream" : stored.version, entries)
       const version = stored.version + fresh.length
+      const first = events.findIndex((e) => e._tag === "UserMessageAdded")
+      const firstUserMessage =
+        first >= stored.imported && events[first]!._tag === "UserMessageAdded" ? events[first]!.message.id : undefined
       const importedNow = Math.max(stored.imported, events.length)
       known.set(sessionId, {
         version,
@@ -196,7 +201,7 @@ export const make = () => {
         last: importedNow === stored.imported ? stored.last : comparable(events.at(-1)!),
         title: fresh.reduce(Events.title, stored.title),
       })
-      return { appended: fresh.length, version }
+      return { appended: fresh.length, version, ...(firstUserMessage === undefined ? {} : { firstUserMessage }) }
     })
 
   return { sync, forget: (sessionId: string) => known.delete(sessionId) }
