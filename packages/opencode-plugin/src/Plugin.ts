@@ -46,6 +46,7 @@ import {
   type RecallArgs,
   recallArgs,
 } from "./Tools.ts"
+import * as Turns from "./Turns.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
 export interface Options {
@@ -90,6 +91,12 @@ export const DEFAULT_DB = ".pivot/opencode.db"
 
 /** How long after OpenCode's last pruned part the session is synced (its prune updates parts one at a time). */
 export const PRUNE_SETTLE_MS = 500
+
+/** Whether a bus event says a session's loop is running (`session.status`, `busy` or `retry`). */
+const isBusy = (event: BusEvent): boolean => {
+  const status = event.properties?.status as { readonly type?: unknown } | undefined
+  return status?.type === "busy" || status?.type === "retry"
+}
 
 /** Whether a bus event is a tool part OpenCode just pruned (`message.part.updated` with `state.time.compacted`). */
 const prunedPart = (event: BusEvent): boolean => {
@@ -329,10 +336,16 @@ export const make = async (
     return { info: info.data, messages: messages.data }
   }
 
-  /** Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. */
-  const sync = (sessionId: string, moment: Recorder.Moment) =>
+  const turns = Turns.make()
+
+  /**
+   * Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. `turn`: the
+   * count of begun turns when the session went idle (`Turns`), for an `idle` sync.
+   */
+  const sync = (sessionId: string, asked: Recorder.Moment, turn?: number) =>
     queued(sessionId, async () => {
       const exported = await fetchSession(sessionId)
+      const moment = turns.moment(sessionId, asked, turn)
       const synced = await run(
         recorder.sync(sessionId, exported, moment).pipe(
           Effect.catchTag("WrongExpectedVersion", () =>
@@ -470,7 +483,8 @@ export const make = async (
         async () => {
           const sessionId = sessionOf(event)
           if (sessionId === undefined) return
-          if (event.type === "session.idle") await sync(sessionId, "idle")
+          if (event.type === "session.idle") await sync(sessionId, "idle", turns.count(sessionId))
+          else if (event.type === "session.status" && isBusy(event)) turns.begin(sessionId)
           // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
           else if (event.type === "session.compacted") {
             pendingFacts.delete(sessionId)
@@ -492,6 +506,7 @@ export const make = async (
         "chat.message",
         input.sessionID,
         async () => {
+          turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID))
             models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
           if (redactOn)
