@@ -16,7 +16,10 @@ export const enabled = (options: {
 }) => options.pinFirstMessage ?? options.drive ?? false
 
 /** Pins `messageId`, the session's first user message, by default. */
-export const pin = (sessionId: string, messageId: string) =>
+export const pin = (
+  sessionId: string,
+  messageId: string,
+): Effect.Effect<void, unknown, ContextManager | Sessions.Sessions> =>
   Effect.gen(function* () {
     const { budget } = yield* (yield* ContextManager).pins(sessionId)
     const at = yield* Clock.currentTimeMillis
