@@ -34,6 +34,13 @@ export const IMPORTED: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * Whether a stored event came from the importer: one of its types, but not a prune pivot's own rules made (those carry
+ * their `rule`; OpenCode's prune, as imported, has none).
+ */
+export const isImported = (event: Events.Event): boolean =>
+  IMPORTED.has(event._tag) && !(event._tag === "PartCompacted" && event.rule !== undefined)
+
+/**
  * How much of the session to take: `step` (an OpenCode event: finished messages only), `call` (a model call is
  * being built: the user messages it answers are complete too), `idle` (the session stopped: also a compaction marker
  * whose summary never came).
@@ -119,6 +126,11 @@ interface Known {
   readonly last: string | undefined
   /** The session's title as the stream folds it (`Events.title`). */
   readonly title: string | undefined
+  /**
+   * The parts pivot's own rules pruned: when OpenCode prunes one of them later, its import is left out (the part is
+   * pruned once; pivot never prunes a part OpenCode pruned before, so what is left out always comes after).
+   */
+  readonly pivotPruned: ReadonlySet<string>
 }
 
 // The session title changes after the first turn (OpenCode writes it then); the first one recorded stays.
@@ -146,14 +158,15 @@ export const make = () => {
       let imported = from === 1 ? 0 : cached!.imported
       let last = from === 1 ? undefined : cached!.last
       let title = from === 1 ? undefined : cached!.title
+      const pivotPruned = new Set(from === 1 ? [] : cached!.pivotPruned)
       for (const { event } of logged) {
         title = Events.title(title, event)
-        if (IMPORTED.has(event._tag)) {
+        if (isImported(event)) {
           imported++
           last = comparable(event)
-        }
+        } else if (event._tag === "PartCompacted") pivotPruned.add(event.partId)
       }
-      const fresh = { version, imported, last, title }
+      const fresh = { version, imported, last, title, pivotPruned }
       known.set(sessionId, fresh)
       return fresh
     })
@@ -174,8 +187,10 @@ export const make = () => {
       const imported = Import.importSession({ info: exported.info, messages })
       if (Result.isFailure(imported))
         return yield* new Unreadable({ sessionId, reason: imported.failure.message.split("\n")[0]! })
-      const events = imported.success.events
       const stored = yield* load(sessionId)
+      const events = imported.success.events.filter(
+        (e) => !(e._tag === "PartCompacted" && stored.pivotPruned.has(e.partId)),
+      )
       if (
         stored.imported > 0 &&
         events.length > stored.imported &&
@@ -200,6 +215,7 @@ export const make = () => {
         imported: importedNow,
         last: importedNow === stored.imported ? stored.last : comparable(events.at(-1)!),
         title: fresh.reduce(Events.title, stored.title),
+        pivotPruned: stored.pivotPruned,
       })
       return { appended: fresh.length, version, ...(firstUserMessage === undefined ? {} : { firstUserMessage }) }
     })
