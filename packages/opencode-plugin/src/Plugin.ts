@@ -5,8 +5,8 @@
  * - `experimental.chat.system.transform`: syncs what the coming model call answers, then adds the usage HUD (the
  *   runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as `HudShown` when it changes;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of pruned outputs and summaries, search),
- *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
- *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
+ *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim — in the messages under drive,
+ *   in the system prompt otherwise — and the summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
  * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
  *   OpenCode's summariser prompt, and appended to the summary it writes (OpenCode anchors the previous summary);
  * - `chat.message` and `tool.execute.after` (option `redactOnRecord`): secrets redacted from what OpenCode records,

@@ -70,17 +70,28 @@ describe("pins under drive mode in the real OpenCode", () => {
     expect(pins.map((p) => p.by)).toEqual(["default", "model"])
   })
 
+  /** The text of each pinned message, as the store recorded it from OpenCode: the task first, then the decision. */
+  const pinnedTexts = async () => {
+    const events = await storedEvents(db(), session)
+    return events.flatMap((e) => {
+      if (e._tag !== "ContextPinned") return []
+      const added = events.find((a) => a._tag === "UserMessageAdded" && a.message.id === e.messageId)
+      if (added?._tag !== "UserMessageAdded") return []
+      return [added.message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")]
+    })
+  }
+
   it("sent the first message verbatim in every agent request, and the pinned decision once pinned", async () => {
+    const [task, decision] = await pinnedTexts()
+    expect(task).toContain(TASK)
+    expect(decision).toContain(DECISION)
     const calls = agentCalls()
     expect(calls.length).toBeGreaterThan(2 * PIVOTS)
-    for (const [i, request] of calls.entries()) expect(userTexts(request), `agent call ${i}`).toContain(TASK)
+    for (const [i, request] of calls.entries()) expect(userTexts(request), `agent call ${i}`).toContain(task)
     const pinnedFrom = calls.findIndex((r) => r.body.messages.some((m) => m.role === "tool"))
     expect(pinnedFrom).toBeGreaterThan(0)
     for (const [i, request] of calls.slice(pinnedFrom).entries())
-      expect(
-        userTexts(request).some((t) => t.startsWith(DECISION)),
-        `agent call ${pinnedFrom + i}`,
-      ).toBe(true)
+      expect(userTexts(request), `agent call ${pinnedFrom + i}`).toContain(decision)
   })
 
   it("sent, at every agent call, pivot's window at a version of the store, in order — without the pins, not the task", async () => {
@@ -93,6 +104,7 @@ describe("pins under drive mode in the real OpenCode", () => {
       { recallIds: true },
     ).map(([, items]) => JSON.stringify(items))
     const withoutPins = (version: number) => unpinned[version - events.slice(0, version).filter(isPin).length - 1] ?? ""
+    const [task] = await pinnedTexts()
     let previous = 0
     let restored = 0
     for (const [i, request] of agentCalls().entries()) {
@@ -100,7 +112,8 @@ describe("pins under drive mode in the real OpenCode", () => {
       const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
       expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
       previous = version!
-      if (!withoutPins(version!).includes(JSON.stringify(TASK))) restored++
+      if (!withoutPins(version!).includes(JSON.stringify(task))) restored++
+      else expect(sent).toContain(JSON.stringify(task))
     }
     // Only the pin kept the task in view after OpenCode's compactions had dropped it.
     expect(restored).toBeGreaterThan(PIVOTS)
