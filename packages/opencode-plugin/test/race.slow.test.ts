@@ -74,5 +74,5 @@ describe("turns posted back to back in the real OpenCode", () => {
     expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
     const log = Path.join(project.dir, ".pivot", LOG_FILE)
     expect(Fs.existsSync(log) ? Fs.readFileSync(log, "utf8") : "").toBe("")
-  })
+  }, 300_000)
 })
