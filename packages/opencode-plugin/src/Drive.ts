@@ -10,6 +10,8 @@
  * - a message pivot's window does not show, older than the newest one it does (pivot pivoted past it, or its pivot
  *   keeps one summary where OpenCode shows two: deviation 2 of docs/parity.md), is left out; one newer than all it
  *   shows is kept (pivot has not decided anything about it);
+ * - a message pivot's window shows and OpenCode did not pass (a pin from before OpenCode's compaction) is put in, at
+ *   its place in pivot's window, built from pivot's stored message (`Restore`);
  * - everything else is OpenCode's, as it was.
  *
  * Today pivot's window of an OpenCode session is the import of what OpenCode did, so the rewrite changes only the
@@ -17,6 +19,7 @@
  */
 import { type Message, Render } from "@pivot/core"
 import type { MessageWithParts } from "./OpenCode.ts"
+import * as Restore from "./Restore.ts"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -68,16 +71,12 @@ export const rewrite = (
   const inputs = clearedInputs(window)
   const touched = (p: MessageWithParts["parts"][number]) =>
     p.type === "tool" && (pruned.has(String(p.id)) || inputs.has(String(p.id)))
-  const shown = new Set(window.map((m) => String(m.id)))
-  // The newest message pivot's window shows (OpenCode's ids sort by time): what it hides before that, it hid.
-  const last = messages.findLastIndex((m) => shown.has(m.info.id))
-  return messages.flatMap((message, i): Array<MessageWithParts> => {
-    if (i < last && !shown.has(message.info.id)) return []
+  const rewritten = (p: MessageWithParts["parts"][number]) =>
+    withInput(pruned.has(String(p.id)) ? cleared(p) : p, inputs.get(String(p.id)))
+  return Restore.inWindowOrder(messages, window, sessionOf(messages)).map((message) => {
     const copy = structuredClone(message) as MessageWithParts
-    if (!message.parts.some(touched)) return [copy]
-    const rewritten = (p: MessageWithParts["parts"][number]) =>
-      withInput(pruned.has(String(p.id)) ? cleared(p) : p, inputs.get(String(p.id)))
-    return [{ ...copy, parts: copy.parts.map((p) => (touched(p) ? rewritten(p) : p)) }]
+    if (!message.parts.some(touched)) return copy
+    return { ...copy, parts: copy.parts.map((p) => (touched(p) ? rewritten(p) : p)) }
   })
 }
 

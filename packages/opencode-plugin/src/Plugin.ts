@@ -9,8 +9,8 @@
  *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of everything before a pivot, pruned
  *   outputs and summaries, search, what a pivot dropped),
- *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim in the system prompt, and the
- *   summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
+ *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim — in the messages under
+ *   drive, in the system prompt otherwise — and the summariser is told) and `context_compact` (asks OpenCode for a compaction through its SDK);
  * - `experimental.session.compacting` and `experimental.text.complete`: the facts block as a context line of
  *   OpenCode's summariser prompt, and appended to the summary it writes (OpenCode anchors the previous summary);
  * - `chat.message` and `tool.execute.after` (option `redactOnRecord`): secrets redacted from what OpenCode records,
@@ -39,6 +39,7 @@ import * as Redacted from "effect/Redacted"
 import { z } from "zod"
 import * as Drive from "./Drive.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
+import * as FirstPin from "./FirstPin.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 import {
@@ -50,6 +51,7 @@ import {
   type RecallArgs,
   recallArgs,
 } from "./Tools.ts"
+import * as Turns from "./Turns.ts"
 
 /** The plugin's options (`"plugin": [["@pivot/opencode-plugin", { … }]]` in opencode.json). */
 export interface Options {
@@ -85,6 +87,11 @@ export interface Options {
    */
   readonly drive?: boolean | undefined
   /**
+   * Pin the session's first user message (the task and its constraints) so that it stays verbatim after every
+   * compaction (`FirstPin`); default: on under drive mode, off without it.
+   */
+  readonly pinFirstMessage?: boolean | undefined
+  /**
    * The context strategy (docs/strategies.md): a built-in one by name (`"cache-aware"`, …) or a `Strategy.Strategy`
    * value from a plugin file of your own. In drive mode, pivot runs its prune before each agent call and the model
    * sees the result (`DriveStrategy`); default none: OpenCode decides, pivot records.
@@ -99,6 +106,12 @@ export const DEFAULT_DB = ".pivot/opencode.db"
 
 /** How long after OpenCode's last pruned part the session is synced (its prune updates parts one at a time). */
 export const PRUNE_SETTLE_MS = 500
+
+/** Whether a bus event says a session's loop is running (`session.status`, `busy` or `retry`). */
+const isBusy = (event: BusEvent): boolean => {
+  const status = event.properties?.status as { readonly type?: unknown } | undefined
+  return status?.type === "busy" || status?.type === "retry"
+}
 
 /** Whether a bus event is a tool part OpenCode just pruned (`message.part.updated` with `state.time.compacted`). */
 const prunedPart = (event: BusEvent): boolean => {
@@ -241,6 +254,7 @@ export const make = async (
   const redactOn = options.redactOnRecord ?? false
   const chosen = DriveStrategy.resolve(options)
   const strategy = chosen._tag === "Strategy" ? chosen.strategy : undefined
+  const pinFirstOn = FirstPin.enabled(options)
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -343,11 +357,17 @@ export const make = async (
     return { info: info.data, messages: messages.data }
   }
 
-  /** Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. */
-  const sync = (sessionId: string, moment: Recorder.Moment) =>
+  const turns = Turns.make()
+
+  /**
+   * Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. `turn`: the
+   * count of begun turns when the session went idle (`Turns`), for an `idle` sync.
+   */
+  const sync = (sessionId: string, asked: Recorder.Moment, turn?: number) =>
     queued(sessionId, async () => {
       const exported = await fetchSession(sessionId)
-      return run(
+      const moment = turns.moment(sessionId, asked, turn)
+      const synced = await run(
         recorder.sync(sessionId, exported, moment).pipe(
           Effect.catchTag("WrongExpectedVersion", () =>
             Effect.suspend(() => {
@@ -357,6 +377,9 @@ export const make = async (
           ),
         ),
       )
+      if (pinFirstOn && synced.firstUserMessage !== undefined)
+        await run(FirstPin.pin(sessionId, synced.firstUserMessage))
+      return synced
     })
 
   /** Runs a hook's body; on failure reports it and returns `fallback`. */
@@ -485,7 +508,8 @@ export const make = async (
         async () => {
           const sessionId = sessionOf(event)
           if (sessionId === undefined) return
-          if (event.type === "session.idle") await sync(sessionId, "idle")
+          if (event.type === "session.idle") await sync(sessionId, "idle", turns.count(sessionId))
+          else if (event.type === "session.status" && isBusy(event)) turns.begin(sessionId)
           // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
           else if (event.type === "session.compacted") {
             pendingFacts.delete(sessionId)
@@ -507,6 +531,7 @@ export const make = async (
         "chat.message",
         input.sessionID,
         async () => {
+          turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID))
             models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
           if (redactOn)
@@ -613,7 +638,9 @@ export const make = async (
             const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
             if (hud !== undefined) output.system.push(hud)
           }
-          // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt.
+          // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt (under
+          // drive, in the messages, where pivot's window has them).
+          if (driveOn) return
           const pinned = await queued(sessionId, () =>
             run(
               Effect.map(

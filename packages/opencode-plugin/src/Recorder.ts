@@ -113,6 +113,8 @@ export interface Synced {
   readonly appended: number
   /** The stream version after the sync. */
   readonly version: number
+  /** The session's first user message, when this sync recorded it (the plugin's default pin is made then). */
+  readonly firstUserMessage?: string | undefined
 }
 
 /** What the recorder remembers of a stream between syncs, so a sync reads only what others appended since. */
@@ -124,6 +126,11 @@ interface Known {
   readonly last: string | undefined
   /** The session's title as the stream folds it (`Events.title`). */
   readonly title: string | undefined
+  /**
+   * The parts pivot's own rules pruned: when OpenCode prunes one of them later, its import is left out (the part is
+   * pruned once; pivot never prunes a part OpenCode pruned before, so what is left out always comes after).
+   */
+  readonly pivotPruned: ReadonlySet<string>
 }
 
 // The session title changes after the first turn (OpenCode writes it then); the first one recorded stays.
@@ -151,14 +158,15 @@ export const make = () => {
       let imported = from === 1 ? 0 : cached!.imported
       let last = from === 1 ? undefined : cached!.last
       let title = from === 1 ? undefined : cached!.title
+      const pivotPruned = new Set(from === 1 ? [] : cached!.pivotPruned)
       for (const { event } of logged) {
         title = Events.title(title, event)
         if (isImported(event)) {
           imported++
           last = comparable(event)
-        }
+        } else if (event._tag === "PartCompacted") pivotPruned.add(event.partId)
       }
-      const fresh = { version, imported, last, title }
+      const fresh = { version, imported, last, title, pivotPruned }
       known.set(sessionId, fresh)
       return fresh
     })
@@ -179,8 +187,10 @@ export const make = () => {
       const imported = Import.importSession({ info: exported.info, messages })
       if (Result.isFailure(imported))
         return yield* new Unreadable({ sessionId, reason: imported.failure.message.split("\n")[0]! })
-      const events = imported.success.events
       const stored = yield* load(sessionId)
+      const events = imported.success.events.filter(
+        (e) => !(e._tag === "PartCompacted" && stored.pivotPruned.has(e.partId)),
+      )
       if (
         stored.imported > 0 &&
         events.length > stored.imported &&
@@ -196,14 +206,18 @@ export const make = () => {
       const entries = fresh.map((event, i) => ({ id: SessionLog.eventId(sessionId, stored.version + i + 1), event }))
       yield* SessionLog.append(sessionId, stored.version === 0 ? "no-stream" : stored.version, entries)
       const version = stored.version + fresh.length
+      const first = events.findIndex((e) => e._tag === "UserMessageAdded")
+      const firstUserMessage =
+        first >= stored.imported && events[first]!._tag === "UserMessageAdded" ? events[first]!.message.id : undefined
       const importedNow = Math.max(stored.imported, events.length)
       known.set(sessionId, {
         version,
         imported: importedNow,
         last: importedNow === stored.imported ? stored.last : comparable(events.at(-1)!),
         title: fresh.reduce(Events.title, stored.title),
+        pivotPruned: stored.pivotPruned,
       })
-      return { appended: fresh.length, version }
+      return { appended: fresh.length, version, ...(firstUserMessage === undefined ? {} : { firstUserMessage }) }
     })
 
   return { sync, forget: (sessionId: string) => known.delete(sessionId) }

@@ -5,13 +5,15 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
-import { Hud } from "@pivot/runtime"
+import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
+import { Import } from "@pivot/opencode"
+import { Hud, Pins } from "@pivot/runtime"
+import * as Result from "effect/Result"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Drive from "../src/Drive.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
-import { storedEvents } from "./support/Compare.ts"
+import { fromWindow, storedEvents } from "./support/Compare.ts"
 import { importOf, pivots, sent } from "./support/Driven.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
@@ -258,7 +260,8 @@ describe("the messages transform", () => {
     const events = importOf(data)
     const previous = Window.messages(Session.fold(events).window).findLast(Message.isFinishedSummary)!
     const output: { context: Array<string>; prompt?: string } = { context: [] }
-    await (await hooksOver(data, { drive: true }))["experimental.session.compacting"](
+    // Without the default pin, whose line would follow the facts (the pins' own tests check it).
+    await (await hooksOver(data, { drive: true, pinFirstMessage: false }))["experimental.session.compacting"](
       { sessionID: data.info.id },
       output,
     )
@@ -273,5 +276,115 @@ describe("the messages transform", () => {
         ),
       ),
     )
+  })
+})
+
+const compactionTail = (): Exported =>
+  JSON.parse(Fs.readFileSync(Path.join(Path.dirname(fixture), "compaction-tail.json"), "utf8")) as Exported
+
+/**
+ * What OpenCode passes the transform after its compaction: its window ([marker, summary, kept tail, later messages],
+ * spec §2.11), which is the importer's window of what it did (no pins: OpenCode has none).
+ */
+const openCodePasses = (data: Exported): Array<MessageWithParts> =>
+  Window.messages(Session.fold(importOf(data)).window).map((w) => data.messages.find((m) => m.info.id === w.id)!)
+
+/** The text parts of a message, as the model reads them. */
+const texts = (message: MessageWithParts) =>
+  message.parts.flatMap((p) => (p.type === "text" ? [(p as unknown as { text: string }).text] : []))
+
+describe("Drive.rewrite of pinned messages", () => {
+  it("puts a pinned message OpenCode no longer passes back where pivot's window has it, verbatim", () => {
+    const data = compactionTail()
+    const events = importOf(data)
+    const first = events.findIndex((e) => e._tag === "UserMessageAdded")
+    const firstId = data.messages[0]!.info.id
+    const pin: Events.Event = {
+      _tag: "ContextPinned",
+      at: 1,
+      messageId: Ids.unsafe.message(firstId),
+      by: "default",
+      tokens: 10,
+      budget: 1_000,
+    }
+    const pinnedEvents = [...events.slice(0, first + 1), pin, ...events.slice(first + 1)]
+    const passed = openCodePasses(data)
+    expect(passed.map((m) => m.info.id)).not.toContain(firstId)
+    const window = Window.messages(Session.fold(pinnedEvents).window)
+    const driven = Drive.rewrite(passed, window)
+    expect(driven.map((m) => m.info.id)).toEqual(window.map((m) => String(m.id)))
+    // Right after the summary (and before the kept tail), as pivot's window has it.
+    const summaryAt = driven.findIndex((m) => m.info.summary === true)
+    expect(driven[summaryAt + 1]!.info.id).toBe(firstId)
+    // Verbatim: the text OpenCode stored for it, in OpenCode's shape, with the session's ids.
+    expect(texts(driven[summaryAt + 1]!)).toEqual(texts(data.messages[0]!))
+    expect(driven[summaryAt + 1]!.info.sessionID).toBe(data.info.id)
+    // The messages OpenCode passed are its own, copied.
+    for (const message of passed) expect(driven.find((m) => m.info.id === message.info.id)).toEqual(message)
+    // Without the pin, the rewrite is OpenCode's window, unchanged.
+    expect(Drive.rewrite(passed, Window.messages(Session.fold(events).window))).toEqual(passed)
+  })
+
+  it("a message put back carries pivot's placeholder for an output pivot pruned", () => {
+    const data = load()
+    const events = importOf(data)
+    const window = Window.messages(Session.fold(events).window)
+    const pruned = toolParts(data.messages).find((p) => p.state.time.compacted !== undefined)!
+    const holder = data.messages.find((m) => m.parts.some((p) => p.id === pruned.id))!
+    const driven = Drive.rewrite(
+      data.messages.filter((m) => m !== holder),
+      window,
+    )
+    expect(driven.map((m) => m.info.id)).toEqual(window.map((m) => String(m.id)))
+    expect(toolParts(driven).find((p) => p.id === pruned.id)!.state.output).toBe(Render.clearedText(pruned.id))
+    expect(sent(data.info, driven)).toEqual(pivots(events))
+  })
+})
+
+describe("the default pin of the first message", () => {
+  const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 200_000, output: 4_000 } }
+
+  const run = async (options: Plugin.Options) => {
+    const full = compactionTail()
+    // OpenCode has only the first message when the first call is built; the rest comes later.
+    const data: Exported = { info: full.info, messages: full.messages.slice(0, 1) }
+    const hooks = await hooksOver(data, options)
+    await hooks["experimental.chat.system.transform"](
+      { sessionID: full.info.id, model: MODEL },
+      { system: ["You are opencode."] },
+    )
+    data.messages = full.messages
+    const passed = openCodePasses(full)
+    const output = { messages: structuredClone(passed) }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    const system = { system: ["You are opencode."] }
+    await hooks["experimental.chat.system.transform"]({ sessionID: full.info.id, model: MODEL }, system)
+    const db = Path.join(folders.at(-1)!, ".pivot/opencode.db")
+    const pins = (await storedEvents(db, full.info.id)).filter((e) => e._tag === "ContextPinned")
+    return { full, passed, sent: output.messages, system: system.system, pins }
+  }
+
+  it("is on under drive: recorded with the first message, and the message comes back after OpenCode's compaction", async () => {
+    const { full, sent, system, pins } = await run({ drive: true })
+    expect(pins).toEqual([expect.objectContaining({ messageId: full.messages[0]!.info.id, by: "default" })])
+    const summaryAt = sent.findIndex((m) => m.info.summary === true)
+    expect(sent[summaryAt + 1]!.info.id).toBe(full.messages[0]!.info.id)
+    expect(texts(sent[summaryAt + 1]!)).toEqual(texts(full.messages[0]!))
+    // In the messages, so not in the system prompt as well.
+    expect(system.some((s) => s.startsWith(Pins.BLOCK_HEADER))).toBe(false)
+  })
+
+  it("is off without drive, and under drive with pinFirstMessage: false", async () => {
+    for (const options of [{}, { drive: true, pinFirstMessage: false }]) {
+      const { passed, sent, pins } = await run(options)
+      expect(pins).toEqual([])
+      expect(sent.map((m) => m.info.id)).toEqual(passed.map((m) => m.info.id))
+    }
+  })
+
+  it("is made without drive when pinFirstMessage is on: the message comes back in the system prompt", async () => {
+    const { full, system, pins } = await run({ pinFirstMessage: true })
+    expect(pins.map((e) => (e as { by: string }).by)).toEqual(["default"])
+    expect(system.find((s) => s.startsWith(Pins.BLOCK_HEADER))).toContain(texts(full.messages[0]!)[0])
   })
 })

@@ -31,6 +31,8 @@ export interface Reply {
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly args: unknown }>
   /** Prompt tokens reported; default 1,000. */
   readonly promptTokens?: number
+  /** Milliseconds to wait before answering (a slow provider: the step stays running meanwhile); default 0. */
+  readonly delayMs?: number
 }
 
 /** The text of a message's content. */
@@ -82,38 +84,41 @@ export const start = async (script: (request: Captured) => Reply, dump?: string)
         res.end(JSON.stringify({ error: { message: String(error) } }))
         return
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-      const id = `chatcmpl-${++calls}`
-      const send = (choice: unknown, usage?: unknown) =>
-        res.write(
-          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1, model: "scripted", choices: [choice], ...(usage === undefined ? {} : { usage }) })}\n\n`,
-        )
-      if (reply.text !== undefined)
-        send({ index: 0, delta: { role: "assistant", content: reply.text }, finish_reason: null })
-      for (const [index, call] of (reply.toolCalls ?? []).entries())
-        send({
-          index: 0,
-          delta: {
-            role: "assistant",
-            tool_calls: [
-              {
-                index,
-                id: `call_${calls}_${index}`,
-                type: "function",
-                function: { name: call.name, arguments: JSON.stringify(call.args) },
-              },
-            ],
-          },
-          finish_reason: null,
-        })
-      const prompt = reply.promptTokens ?? 1_000
-      send(
-        { index: 0, delta: {}, finish_reason: (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop" },
-        { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 },
-      )
-      res.end("data: [DONE]\n\n")
+      setTimeout(() => answer(res, reply), reply.delayMs ?? 0)
     })
   })
+  const answer = (res: Http.ServerResponse, reply: Reply) => {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    const id = `chatcmpl-${++calls}`
+    const send = (choice: unknown, usage?: unknown) =>
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1, model: "scripted", choices: [choice], ...(usage === undefined ? {} : { usage }) })}\n\n`,
+      )
+    if (reply.text !== undefined)
+      send({ index: 0, delta: { role: "assistant", content: reply.text }, finish_reason: null })
+    for (const [index, call] of (reply.toolCalls ?? []).entries())
+      send({
+        index: 0,
+        delta: {
+          role: "assistant",
+          tool_calls: [
+            {
+              index,
+              id: `call_${calls}_${index}`,
+              type: "function",
+              function: { name: call.name, arguments: JSON.stringify(call.args) },
+            },
+          ],
+        },
+        finish_reason: null,
+      })
+    const prompt = reply.promptTokens ?? 1_000
+    send(
+      { index: 0, delta: {}, finish_reason: (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop" },
+      { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 },
+    )
+    res.end("data: [DONE]\n\n")
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return Object.assign(model, {
     port: (server.address() as AddressInfo).port,
