@@ -9,4 +9,4 @@ export * as Transcript from "./Transcript.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/agents", Schema)
+EffectCopies.register("@pivot/agents", Schema.String)

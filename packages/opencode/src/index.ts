@@ -9,4 +9,4 @@ export * as Plan from "./Plan.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/opencode", Schema)
+EffectCopies.register("@pivot/opencode", Schema.String)
