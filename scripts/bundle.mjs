@@ -1,9 +1,10 @@
 // Bundles what a person waits for (ADR 0033): the `pivot` command and the OpenCode plugin's session-time code, each
 // from its compiled JavaScript in dist/ (what `tsc -b` emitted and checked) into dist/bundle/ with rolldown,
-// tree-shaken, with one chunk per dynamic import, so a command still loads only its own code. `effect` and the rest
-// of the dependencies are bundled too (hundreds of modules become a few files); Node's and Bun's built-in modules
-// stay outside, and so does what is optional at run time (`pg-native`; zod in the plugin, whose entry loads it
-// anyway). Run by scripts/build.mjs after `tsc -b` (so by `npm install`); plain JavaScript, like it.
+// tree-shaken, with one chunk per dynamic import, so a command still loads only its own code. `effect`, zod and the
+// rest of the dependencies are bundled too (hundreds of modules become a few files); Node's and Bun's built-in modules
+// stay outside, and so does what is optional at run time (`pg-native`). The plugin has two entries sharing their
+// chunks (one copy of zod): its tools' descriptions and argument shapes, which its lazy entry loads at OpenCode's
+// start, and its hooks. Run by scripts/build.mjs after `tsc -b` (so by `npm install`); plain JavaScript, like it.
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -11,10 +12,10 @@ import { build } from "rolldown"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-/** What is bundled: a package, its compiled entry (in dist/) and what it leaves to be imported at run time. */
+/** What is bundled: a package and its compiled entries (in dist/), each bundled to dist/bundle/ under its own name. */
 export const bundles = [
-  { name: "cli", entry: "bin.js", external: [] },
-  { name: "opencode-plugin", entry: "Plugin.js", external: ["zod"] },
+  { name: "cli", entries: ["bin.js"] },
+  { name: "opencode-plugin", entries: ["Tools.js", "Plugin.js"] },
 ]
 
 const builtIn = /^(node:|bun:)/
@@ -24,9 +25,9 @@ for (const bundle of bundles) {
   const dir = join(dist, "bundle")
   rmSync(dir, { recursive: true, force: true })
   await build({
-    input: join(dist, bundle.entry),
+    input: bundle.entries.map((entry) => join(dist, entry)),
     platform: "node",
-    external: (id) => builtIn.test(id) || id === "pg-native" || bundle.external.includes(id),
+    external: (id) => builtIn.test(id) || id === "pg-native",
     logLevel: "warn",
     output: {
       dir,

@@ -13,9 +13,11 @@
  * `opencode models`, a TUI left idle) never loads them. Built, they load as one tree-shaken bundle
  * (dist/bundle/Plugin.js: pivot's packages and the part of `effect` they use) instead of hundreds of modules.
  */
+
+// `#tools` (package.json "imports"): src/Tools.ts from source, else its bundle with the part of zod it uses (ADR 0033).
+import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "#tools"
 import type { Hooks, PluginInput, ToolContext } from "./OpenCode.ts"
 import type { Options } from "./Plugin.ts"
-import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "./Tools.ts"
 
 export type { Hooks, PluginInput } from "./OpenCode.ts"
 export type { Options } from "./Plugin.ts"

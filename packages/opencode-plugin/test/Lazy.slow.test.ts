@@ -46,7 +46,7 @@ it("given the plugin loaded and an event about no session, then neither its hook
   ])
 }, 180_000)
 
-it("given the built plugin (dist/index.js, as users load it), then its hooks load as the one bundle: no module of pivot's packages or effect besides the entry's and the bundle's", () => {
+it("given the built plugin (dist/index.js, as users load it), then it loads the bundle (its tools at start, its hooks at the first session hook) and no other module of pivot's packages nor any under node_modules (effect, zod)", () => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-lazy-built-"))
   folders.push(directory)
   const out = execFileSync(process.execPath, [probe, directory, "built"], { encoding: "utf8", timeout: 120_000 })

@@ -24,12 +24,12 @@ const snapshot = (step: string, extra: Record<string, unknown> = {}) =>
       ...(built
         ? {
             bundle: loaded.some((u) => u.endsWith("/opencode-plugin/dist/bundle/Plugin.js")),
-            // Files of pivot's packages other than the entry's and the bundle's, and of effect: none, built.
+            // Files of pivot's packages other than the entry and the bundle's, and any under node_modules: none, built.
             unbundled: loaded.filter(
               (u) =>
                 (/\/packages\/[^/]+\/(src|dist)\//.test(u) &&
-                  !/\/opencode-plugin\/dist\/(index\.js|Tools\.js|bundle\/)/.test(u)) ||
-                u.includes("/node_modules/effect/"),
+                  !/\/opencode-plugin\/dist\/(index\.js|bundle\/)/.test(u)) ||
+                u.includes("/node_modules/"),
             ),
           }
         : {}),
