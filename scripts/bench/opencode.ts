@@ -417,7 +417,13 @@ const startup = async () => {
         } finally {
           ws.remove()
         }
-        process.stdout.write(`  run ${n + 1}/${runs}: ${variant.name} done\r`)
+        // Each run's figures as it ends, so a run cut short still says what it measured.
+        const done = results.get(variant.name)!
+        const [first, again] = [done.first.at(-1)!, done.continue.at(-1)!]
+        console.log(
+          `  run ${n + 1}/${runs}: ${variant.name}: first ${first.seconds.toFixed(1)} s, ${(first.peak / 2 ** 20).toFixed(0)} MB; ` +
+            `--continue ${again.seconds.toFixed(1)} s, ${(again.peak / 2 ** 20).toFixed(0)} MB (load ${Os.loadavg()[0]!.toFixed(1)})`,
+        )
       }
   } finally {
     await model.close()
