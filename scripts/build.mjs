@@ -1,7 +1,8 @@
 // Builds what the packages ship: `tsc -b` over every packages/*/tsconfig.build.json (JavaScript, `.d.ts` and source
 // maps into each package's dist/), then rewrites the relative `.ts` specifiers that TypeScript keeps in declaration
-// files to `.js`, so a consumer's compiler sees ordinary NodeNext imports. Plain JavaScript: it runs before anything
-// is built, on any supported Node. `--clean` removes dist/ and the build info first.
+// files to `.js`, so a consumer's compiler sees ordinary NodeNext imports, and bundles the `pivot` command and the
+// OpenCode plugin's session-time code into their dist/bundle/ (bundle.mjs, ADR 0033). Plain JavaScript: it runs
+// before anything is built, on any supported Node. `--clean` removes dist/ and the build info first.
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -45,3 +46,4 @@ for (const name of packages) {
 console.log(
   `build: ${packages.length} packages into packages/*/dist (${rewritten} declaration files' imports rewritten)`,
 )
+await import("./bundle.mjs")

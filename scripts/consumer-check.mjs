@@ -123,8 +123,15 @@ must(`release: ${packages.length} packages built and packed`, () => {
   if (bad.length > 0) return `tarballs hold files users must not get: ${bad.slice(0, 5).join(", ")}`
   for (const p of packed) {
     const files = new Set(p.files.map((f) => f.path))
-    const entry = packages.find((q) => q.json.name === p.name).json.exports["."]
-    for (const needed of ["LICENSE", "README.md", entry.types.slice(2), entry.import.slice(2)])
+    const json = packages.find((q) => q.json.name === p.name).json
+    const entry = json.exports["."]
+    // What Node loads installed: every export's `import` and every "imports" target's `default` (the bundles of the
+    // bin and the plugin's hooks, ADR 0033).
+    const loaded = [...Object.values(json.exports), ...Object.values(json.imports ?? {})]
+      .map((target) => (typeof target === "object" ? (target.import ?? target.default) : undefined))
+      .filter((target) => typeof target === "string" && target.endsWith(".js"))
+      .map((target) => target.slice(2))
+    for (const needed of ["LICENSE", "README.md", entry.types.slice(2), entry.import.slice(2), ...loaded])
       if (!files.has(needed)) return `${p.name} lacks ${needed}`
   }
 })

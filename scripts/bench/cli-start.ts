@@ -1,6 +1,6 @@
 // CLI start-up benchmark: how long a `pivot` command takes from the process's start to its exit, run as the installed
-// command runs (`packages/cli/src/bin.mjs`: the compiled CLI in dist/, Node's compile cache on; a first, unmeasured
-// run warms the cache). Commands: `--help`, `--version`, and `window` and `inspect --limit 5` on the demo's database
+// command runs (`packages/cli/src/bin.mjs`: the CLI's bundle in dist/bundle/, ADR 0033, Node's compile cache on; a
+// first, unmeasured run warms the cache). Commands: `--help`, `--version`, and `window` and `inspect --limit 5` on the demo's database
 // (made once by `pivot demo --db`). Each run is a fresh process; the figures are the median and the fastest of --runs:
 // wall time measured around the child (spawn, Node's start-up, module loading, the command, exit), CPU time (user +
 // system, all threads) and peak RSS as the child itself reports them at exit (`cli-start-probe.mjs`, preloaded with

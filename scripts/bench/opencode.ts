@@ -35,7 +35,8 @@
  * `--startup` (item 4): the first `opencode run` in a new project with and without the plugin, `--runs N` of each
  * interleaved, wall time and peak RSS of the process tree (sampled from /proc every 50 ms), then `--continue`.
  * Before those runs, the plugin's entry alone imported by OpenCode's own Bun (the binary with BUN_BE_BUN=1): what
- * loading the plugin costs OpenCode at start (`--imports-only` stops there).
+ * loading the plugin costs OpenCode at start — and, in the same process, its first hook call about a session, which
+ * loads the hooks (`--imports-only` stops there).
  * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
  * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
@@ -403,26 +404,52 @@ const startup = async () => {
   ]
   // What loading the plugin's entry costs OpenCode when it starts: the binary run as Bun (BUN_BE_BUN=1, OpenCode's own
   // runtime) importing the entry and nothing else; the time to import it and the process's RSS after, beside Bun alone.
+  // Then, in the same process, what the first hook call about a session costs (the entry loads the hooks then: pivot's
+  // store and runtime; the bundle, ADR 0033): `context_compact` on a session with no model yet, answered without a
+  // model call, on a fresh database; the time from the call to its answer and the RSS after.
   const probe = Path.join(Os.tmpdir(), "pivot-bench-import.mjs")
   Fs.writeFileSync(
     probe,
-    "const t = performance.now()\nif (process.argv[2]) await import(process.argv[2])\nconsole.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage().rss }))\n",
+    [
+      "const t = performance.now()",
+      "const plugin = process.argv[2] ? await import(process.argv[2]) : undefined",
+      "const entry = { ms: performance.now() - t, rss: process.memoryUsage().rss }",
+      "let hook = { ms: 0, rss: entry.rss }",
+      "if (plugin) {",
+      "  const client = { session: { get: async () => ({ data: { id: 'ses_probe' } }), messages: async () => ({ data: [] }) } }",
+      "  const hooks = await plugin.default({ client, directory: process.argv[3] }, { db: process.argv[3] + '/probe.db' })",
+      "  const h = performance.now()",
+      "  await hooks.tool.context_compact.execute({}, { sessionID: 'ses_probe', messageID: 'msg_probe' })",
+      "  hook = { ms: performance.now() - h, rss: process.memoryUsage().rss }",
+      "  await hooks.dispose()",
+      "}",
+      "console.log(JSON.stringify({ ...entry, hookMs: hook.ms, hookRss: hook.rss }))",
+      "",
+    ].join("\n"),
   )
-  const imports = new Map(variants.map((v) => [v.name, [] as Array<{ ms: number; rss: number }>]))
+  type Imported = { ms: number; rss: number; hookMs: number; hookRss: number }
+  const imports = new Map(variants.map((v) => [v.name, [] as Array<Imported>]))
   for (let n = 0; n < runs; n++)
     for (let i = 0; i < variants.length; i++) {
       const variant = variants[(i + n) % variants.length]!
-      const out = execFileSync(binaryPath(), [probe, ...(variant.plugin === undefined ? [] : [variant.plugin])], {
-        env: { ...process.env, BUN_BE_BUN: "1" },
-        encoding: "utf8",
-      })
-      imports.get(variant.name)!.push(JSON.parse(out.trim().split("\n").at(-1)!) as { ms: number; rss: number })
+      const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-bench-hook-"))
+      const out = execFileSync(
+        binaryPath(),
+        [probe, ...(variant.plugin === undefined ? [] : [variant.plugin, folder])],
+        { env: { ...process.env, BUN_BE_BUN: "1" }, encoding: "utf8" },
+      )
+      Fs.rmSync(folder, { recursive: true, force: true })
+      imports.get(variant.name)!.push(JSON.parse(out.trim().split("\n").at(-1)!) as Imported)
     }
-  console.log(`\nthe plugin's entry imported by OpenCode's Bun, median of ${runs} interleaved (ms; RSS after, MB):`)
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
+  console.log(
+    `\nthe plugin in OpenCode's Bun, median of ${runs} interleaved: importing the entry (ms; RSS after, MB), then the first hook call about a session (ms; RSS after, MB):`,
+  )
   for (const v of variants) {
     const xs = imports.get(v.name)!
     console.log(
-      `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${(median(xs.map((x) => x.rss)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.ms.toFixed(0)).join(" ")}]`,
+      `  ${v.name.padEnd(22)} entry ${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${mb(median(xs.map((x) => x.rss)))} MB  [${xs.map((x) => x.ms.toFixed(0)).join(" ")}]; ` +
+        `first hook ${median(xs.map((x) => x.hookMs)).toFixed(0)} ms, ${mb(median(xs.map((x) => x.hookRss)))} MB  [${xs.map((x) => x.hookMs.toFixed(0)).join(" ")}]`,
     )
   }
   if (values["imports-only"]) {
@@ -443,7 +470,13 @@ const startup = async () => {
         } finally {
           ws.remove()
         }
-        process.stdout.write(`  run ${n + 1}/${runs}: ${variant.name} done\r`)
+        // Each run's figures as it ends, so a run cut short still says what it measured.
+        const done = results.get(variant.name)!
+        const [first, again] = [done.first.at(-1)!, done.continue.at(-1)!]
+        console.log(
+          `  run ${n + 1}/${runs}: ${variant.name}: first ${first.seconds.toFixed(1)} s, ${(first.peak / 2 ** 20).toFixed(0)} MB; ` +
+            `--continue ${again.seconds.toFixed(1)} s, ${(again.peak / 2 ** 20).toFixed(0)} MB (load ${Os.loadavg()[0]!.toFixed(1)})`,
+        )
       }
   } finally {
     await model.close()

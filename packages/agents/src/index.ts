@@ -11,4 +11,4 @@ export * as Usage from "./Usage.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/agents", Schema)
+EffectCopies.register("@pivot/agents", Schema.String)

@@ -28,4 +28,4 @@ export * as UiMessages from "./UiMessages.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/ai", Schema)
+EffectCopies.register("@pivot/ai", Schema.String)

@@ -13,13 +13,13 @@ import * as EffectExit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { catalog, type Listing } from "./commands/Catalog.ts"
 import { CliIo, type Entry, Exit, type Io } from "./commands/Command.ts"
+import { packageFile } from "./PackageFiles.ts"
 
 export type { Io } from "./commands/Command.ts"
 
 /** The version in the CLI package's package.json. */
-export const version: string = (
-  JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
-).version
+export const version: string = (JSON.parse(fs.readFileSync(packageFile("package.json"), "utf8")) as { version: string })
+  .version
 
 /** The `pivot` command with the given subcommands. */
 const rootOf = (subcommands: ReadonlyArray<Entry["command"]>) =>

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `pivot` command's entry. Installed, `bin.mjs` checks the Node version and loads the compiled `dist/bin.js`; in
+ * The `pivot` command's entry. Installed, `bin.mjs` checks the Node version and loads its bundle (`dist/bundle/`); in
  * the repository, `node --conditions=@pivot/source packages/cli/src/bin.ts <command>` runs it from source (`npm start`).
  * `NodeRuntime.runMain` interrupts the command on Ctrl-C / SIGTERM (closing the database cleanly).
  */

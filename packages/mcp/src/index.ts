@@ -7,4 +7,4 @@ export * as Tools from "./Tools.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/mcp", Schema)
+EffectCopies.register("@pivot/mcp", Schema.String)

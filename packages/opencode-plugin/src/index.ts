@@ -10,11 +10,14 @@
  * and argument shapes (Tools.ts). The hooks (Plugin.ts, with pivot's store, runtime and importer) are imported on the
  * first call of a hook that has work to do — the first event about a session, the first message, system prompt or
  * tool call — and every later call goes straight to them. A process that never reaches a session (`opencode export`,
- * `opencode models`, a TUI left idle) never loads them.
+ * `opencode models`, a TUI left idle) never loads them. Built, they load as one tree-shaken bundle
+ * (dist/bundle/Plugin.js: pivot's packages and the part of `effect` they use) instead of hundreds of modules.
  */
+
+// `#tools` (package.json "imports"): src/Tools.ts from source, else its bundle with the part of zod it uses (ADR 0033).
+import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "#tools"
 import type { Hooks, PluginInput, ToolContext } from "./OpenCode.ts"
 import type { Options } from "./Plugin.ts"
-import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "./Tools.ts"
 
 export type { Hooks, PluginInput } from "./OpenCode.ts"
 export type { Options } from "./Plugin.ts"
@@ -46,7 +49,8 @@ const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks
   let loading: Promise<Hooks> | undefined
   let loaded: Hooks | undefined
   const hooks = (): Promise<Hooks> =>
-    (loading ??= import("./Plugin.ts")
+    // `#hooks` (package.json "imports"): src/Plugin.ts from source, else its bundle in dist/bundle/ (ADR 0033).
+    (loading ??= import("#hooks")
       .then((plugin) => plugin.make(input, options ?? {}))
       .then((made) => {
         loaded = made

@@ -45,3 +45,25 @@ it("given the plugin loaded and an event about no session, then neither its hook
     { step: "disposed", plugin: true, store: true, effect: true },
   ])
 }, 180_000)
+
+it("given the built plugin (dist/index.js, as users load it), then it loads the bundle (its tools at start, its hooks at the first session hook) and no other module of pivot's packages nor any under node_modules (effect, zod)", () => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-lazy-built-"))
+  folders.push(directory)
+  const out = execFileSync(process.execPath, [probe, directory, "built"], { encoding: "utf8", timeout: 120_000 })
+  const steps = out
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+  const nothing = { plugin: false, store: false, effect: false, unbundled: [] }
+  expect(steps).toEqual([
+    { step: "init", ...nothing, bundle: false, tools: ["context_recall", "context_compact", "context_pin"] },
+    { step: "event without a session", ...nothing, bundle: false },
+    {
+      step: "tool call",
+      ...nothing,
+      bundle: true,
+      answer: "No model is known for this session yet; compaction was not requested.",
+    },
+    { step: "disposed", ...nothing, bundle: true },
+  ])
+}, 180_000)

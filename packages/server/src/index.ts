@@ -27,4 +27,4 @@ export * as WindowView from "./WindowView.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/server", Schema)
+EffectCopies.register("@pivot/server", Schema.String)

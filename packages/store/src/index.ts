@@ -33,4 +33,4 @@ export * as Upcast from "./Upcast.ts"
 import { EffectCopies } from "@pivot/core"
 import * as Schema from "effect/Schema"
 
-EffectCopies.register("@pivot/store", Schema)
+EffectCopies.register("@pivot/store", Schema.String)

@@ -13,9 +13,9 @@
  * - an input value written as a list of strings (e.g. an edit's `newString`) is joined with newlines.
  */
 import { readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
 import { Config, Model } from "@pivot/core"
 import * as Schema from "effect/Schema"
+import { packageFile } from "../PackageFiles.ts"
 
 const Count = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 const Lines = Schema.Array(Schema.String)
@@ -75,7 +75,7 @@ export const Example = Schema.Struct({
 export type Example = typeof Example.Type
 
 /** The example bundled with the package. */
-export const bundledPath: string = fileURLToPath(new URL("../../examples/coding-session.json", import.meta.url))
+export const bundledPath: string = packageFile("examples/coding-session.json")
 
 const decodeExample = Schema.decodeUnknownSync(Example)
 

@@ -1,9 +1,11 @@
 // Run by Lazy.slow.test.ts in a Node process of its own (`node --conditions=@pivot/source LoadProbe.ts DIR`): loads the
 // plugin's entry as OpenCode does, calls its hooks one by one, and prints (JSON lines) which of pivot's modules and
-// effect's were loaded after each step, as Node's module loader saw them.
+// effect's were loaded after each step, as Node's module loader saw them. With `built` after DIR (and no condition),
+// the entry is the built one users load, dist/index.js, whose hooks are the bundle (ADR 0033).
 import { registerHooks } from "node:module"
 import * as Path from "node:path"
 
+const built = process.argv[3] === "built"
 const loaded: Array<string> = []
 registerHooks({
   load(url, context, next) {
@@ -19,12 +21,26 @@ const snapshot = (step: string, extra: Record<string, unknown> = {}) =>
       plugin: loaded.some((u) => u.endsWith("/opencode-plugin/src/Plugin.ts")),
       store: loaded.some((u) => u.includes("/store/src/")),
       effect: loaded.some((u) => u.includes("/node_modules/effect/")),
+      ...(built
+        ? {
+            bundle: loaded.some((u) => u.endsWith("/opencode-plugin/dist/bundle/Plugin.js")),
+            // Files of pivot's packages other than the entry and the bundle's, and any under node_modules: none, built.
+            unbundled: loaded.filter(
+              (u) =>
+                (/\/packages\/[^/]+\/(src|dist)\//.test(u) &&
+                  !/\/opencode-plugin\/dist\/(index\.js|bundle\/)/.test(u)) ||
+                u.includes("/node_modules/"),
+            ),
+          }
+        : {}),
       ...extra,
     }),
   )
 
 const directory = process.argv[2]!
-const { default: plugin } = await import("../../src/index.ts")
+const { default: plugin } = (await import(
+  built ? "../../dist/index.js" : "../../src/index.ts"
+)) as typeof import("../../src/index.ts")
 const client = {
   session: {
     get: async () => ({ data: { id: "ses_probe" } }),

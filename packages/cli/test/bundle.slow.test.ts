@@ -1,0 +1,111 @@
+/**
+ * The installed `pivot` runs the bundle (dist/bundle/, ADR 0033), not the sources the other tests import: here
+ * `bin.mjs` runs as users run it (no `@pivot/source` condition) and must load nothing but the bundle, answer exactly
+ * what the sources answer, and find the files the package ships beside its code (its version, the demo's example, the
+ * viewer's assets). A bundle older than the sources fails here: `npm run build` rebuilds it. Slow: each run of the
+ * sources loads them as TypeScript, about twenty processes in all.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { realExport, realSessionId, repoRoot } from "./support/audit.ts"
+
+const bin = fileURLToPath(new URL("../src/bin.mjs", import.meta.url))
+const probe = fileURLToPath(new URL("./support/ModuleProbe.mjs", import.meta.url))
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bundle-"))
+const demoDb = path.join(dir, "demo.db")
+const importDb = path.join(dir, "import.db")
+const env = { ...process.env, NO_COLOR: "1" }
+
+/** `pivot …` as installed: bin.mjs and the bundle. */
+const built = (...args: Array<string>) =>
+  spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env })
+/** `pivot …` from the TypeScript sources. */
+const source = (...args: Array<string>) =>
+  spawnSync(process.execPath, ["--conditions=@pivot/source", bin, ...args], { cwd: dir, encoding: "utf8", env })
+
+beforeAll(() => {
+  expect(source("demo", "--db", demoDb).status).toBe(0)
+  expect(source("import", realExport, "--db", importDb).status).toBe(0)
+}, 120_000)
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe("the bundled pivot", () => {
+  it("given --help and window, when bin.mjs runs, then the only files it loads are bin.mjs and the bundle's", () => {
+    for (const args of [["--help"], ["window", "--db", demoDb]]) {
+      const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], { cwd: dir, encoding: "utf8", env })
+      expect(result.status).toBe(0)
+      const files = result.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("loaded file://"))
+        .map((line) => fileURLToPath(line.slice("loaded ".length)))
+      const bundle = path.join(repoRoot, "packages/cli/dist/bundle") + path.sep
+      expect(files.filter((file) => file !== bin && !file.startsWith(bundle))).toEqual([])
+      expect(files.filter((file) => file.startsWith(bundle)).length).toBeGreaterThan(1)
+    }
+  })
+
+  const same: ReadonlyArray<ReadonlyArray<string>> = [
+    ["--help"],
+    ["--version"],
+    ["help", "window"],
+    ["nope"],
+    ["window", "--db", demoDb, "--format", "json"],
+    ["window", "--db", importDb, "--session", realSessionId, "--at", "40"],
+    ["inspect", "--db", demoDb, "--format", "json"],
+    ["prune", "--db", importDb, "--session", realSessionId, "--dry-run", "--format", "json"],
+    ["whatif", realExport, "--format", "json"],
+    ["window", "--db", demoDb, "--session", "ses_nobody"],
+  ]
+  it.each(same)("given pivot %s, then the bundle's output and exit code equal the sources'", (...args) => {
+    const fromBundle = built(...args)
+    const fromSource = source(...args)
+    expect({ status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({
+      status: fromSource.status,
+      stdout: fromSource.stdout,
+      stderr: fromSource.stderr,
+    })
+  })
+
+  it("given demo, then the bundle finds the example the package ships and runs it", () => {
+    const db = path.join(dir, "bundled-demo.db")
+    const result = built("demo", "--db", db)
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain(`npx pivot serve ${db}`)
+    expect(built("--version").stdout).toBe(
+      `pivot ${JSON.parse(fs.readFileSync(path.join(repoRoot, "packages/cli/package.json"), "utf8")).version}\n`,
+    )
+  })
+
+  describe("given serve", () => {
+    let server: ChildProcess | undefined
+    afterAll(() => server?.kill())
+
+    it("then the viewer's assets are the server package's files, byte for byte", async () => {
+      server = spawn(process.execPath, [bin, "serve", demoDb, "--port", "0"], { cwd: dir, env })
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = ""
+        server!.stdout!.on("data", (chunk: Buffer) => {
+          seen += chunk.toString()
+          const found = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen)
+          if (found !== null) resolve(found[1]!)
+        })
+        server!.on("exit", (code) => reject(new Error(`pivot serve exited ${code}: ${seen}`)))
+      })
+      const server_ = path.join(repoRoot, "packages/server")
+      const files: Record<string, string> = {
+        "app.js": path.join(server_, "assets/app.js"),
+        "style.css": path.join(server_, "assets/style.css"),
+        "uPlot.iife.min.js": path.join(repoRoot, "node_modules/uplot/dist/uPlot.iife.min.js"),
+      }
+      for (const [name, file] of Object.entries(files)) {
+        const response = await fetch(`${url}/assets/${name}`, { headers: { "accept-encoding": "identity" } })
+        expect(response.status).toBe(200)
+        expect(Buffer.from(await response.arrayBuffer()).equals(fs.readFileSync(file))).toBe(true)
+      }
+    }, 60_000)
+  })
+})

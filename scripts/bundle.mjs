@@ -1,0 +1,44 @@
+// Bundles what a person waits for (ADR 0033): the `pivot` command and the OpenCode plugin's session-time code, each
+// from its compiled JavaScript in dist/ (what `tsc -b` emitted and checked) into dist/bundle/ with rolldown,
+// tree-shaken, with one chunk per dynamic import, so a command still loads only its own code. `effect`, zod and the
+// rest of the dependencies are bundled too (hundreds of modules become a few files); Node's and Bun's built-in modules
+// stay outside, and so does what is optional at run time (`pg-native`). The plugin has two entries sharing their
+// chunks (one copy of zod): its tools' descriptions and argument shapes, which its lazy entry loads at OpenCode's
+// start, and its hooks. Run by scripts/build.mjs after `tsc -b` (so by `npm install`); plain JavaScript, like it.
+import { rmSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "rolldown"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** What is bundled: a package and its compiled entries (in dist/), each bundled to dist/bundle/ under its own name. */
+export const bundles = [
+  { name: "cli", entries: ["bin.js"] },
+  { name: "opencode-plugin", entries: ["Tools.js", "Plugin.js"] },
+]
+
+const builtIn = /^(node:|bun:)/
+
+for (const bundle of bundles) {
+  const dist = join(root, "packages", bundle.name, "dist")
+  const dir = join(dist, "bundle")
+  rmSync(dir, { recursive: true, force: true })
+  await build({
+    input: bundle.entries.map((entry) => join(dist, entry)),
+    platform: "node",
+    external: (id) => builtIn.test(id) || id === "pg-native",
+    logLevel: "warn",
+    output: {
+      dir,
+      format: "esm",
+      // No source maps: with the sources' text they are four times the code; names are kept instead (below).
+      sourcemap: false,
+      // Whitespace and dead code go; names stay, so stack traces and `constructor.name` read as in the source.
+      minify: { compress: true, mangle: false, codegen: { removeWhitespace: true } },
+      entryFileNames: "[name].js",
+      chunkFileNames: "[name]-[hash].js",
+    },
+  })
+}
+console.log(`bundle: ${bundles.map((b) => `packages/${b.name}/dist/bundle`).join(", ")}`)
