@@ -177,12 +177,12 @@ export const searches = (store: () => ManagedRuntime.ManagedRuntime<Stores, unkn
         return out
       }),
     )
-    expect(found["连接"]).toEqual(["prt_a1_0", "prt_a1_3"])
-    expect(found["数据库连接"]).toEqual(["prt_a1_0"])
-    expect(found["接続"]).toEqual(["prt_a1_1"])
-    expect(found["데이터베이스"]).toEqual(["prt_a1_2"])
+    expect(found.连接).toEqual(["prt_a1_0", "prt_a1_3"])
+    expect(found.数据库连接).toEqual(["prt_a1_0"])
+    expect(found.接続).toEqual(["prt_a1_1"])
+    expect(found.데이터베이스).toEqual(["prt_a1_2"])
     expect(found.error).toEqual(["prt_a1_2"])
-    expect(found["連接"]).toEqual([]) // traditional characters are other characters
+    expect(found.連接).toEqual([]) // traditional characters are other characters
     expect(found.limited).toEqual(["prt_a1_0"])
     for (const q of queries) expect(found[q], q).toEqual(scan(sessionId, q, events))
   })
