@@ -89,7 +89,7 @@ describe("drive mode in the real OpenCode, with tool inputs pivot cleared", () =
   beforeAll(async () => {
     OpenCode.build()
     model = await start((request) => script(notes)(request), process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, {}, { drive: true })
+    project = OpenCode.project(model.port, {}, { drive: true, hud: false })
     server = await OpenCode.serve(project)
     const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
     session = OpenCode.sessionOf(await turn("Please write the notes and read them back."))

@@ -44,7 +44,7 @@ describe("pins under drive mode in the real OpenCode", () => {
   beforeAll(async () => {
     OpenCode.build()
     model = await start(script, process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, {}, { drive: true })
+    project = OpenCode.project(model.port, {}, { drive: true, hud: false })
     server = await OpenCode.serve(project)
     const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
     session = OpenCode.sessionOf(await turn(TASK))
