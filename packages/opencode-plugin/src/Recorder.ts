@@ -164,7 +164,7 @@ export const make = () => {
         if (isImported(event)) {
           imported++
           last = comparable(event)
-        } else if (event._tag === "PartCompacted") pivotPruned.add(event.partId)
+        } else if (event._tag === "PartCompacted" && event.target !== "input") pivotPruned.add(event.partId)
       }
       const fresh = { version, imported, last, title, pivotPruned }
       known.set(sessionId, fresh)

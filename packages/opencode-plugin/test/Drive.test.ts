@@ -373,7 +373,7 @@ describe("the default pin of the first message", () => {
   })
 
   it("is off without drive, and under drive with pinFirstMessage: false", async () => {
-    for (const options of [{}, { drive: true, pinFirstMessage: false }]) {
+    for (const options of [{}, { drive: true, pinFirstMessage: false, hud: false }]) {
       const { passed, sent, pins } = await run(options)
       expect(pins).toEqual([])
       expect(sent.map((m) => m.info.id)).toEqual(passed.map((m) => m.info.id))
