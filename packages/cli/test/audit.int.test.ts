@@ -474,7 +474,7 @@ describe("pivot inspect", () => {
     expect(result.stdout).toMatch(/^ {2}v13 +msg_11 +160 +prefix +\d+%/m)
     // An imported compaction has no recorded check: it is computed from the plan's head and the summary.
     expect(result.stdout).toContain(
-      "kept: the summary names 2 of 3 artifacts of its span (files read 0/1, requests 2/2) · checked now, not recorded",
+      "kept: the summary names 2 of 3 artifacts of its span (files read 0/1, requests 2/2); 3 of 3 in view or recallable · checked now, not recorded",
     )
     expect(result.stdout).toContain('not named: file-read "/repo/config.json"')
     const json = JSON.parse((await pivot("inspect", fixture("compaction-tail.json"), "--format", "json")).stdout)
@@ -484,11 +484,14 @@ describe("pivot inspect", () => {
     const { retention, ...entry } = Ledger.entries(want)[0]!
     expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(entry)))
     expect(retention).toMatchObject({ recorded: false })
-    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2 })
+    // The summary does not name the file it read, but context_recall gives back the read's input: recallable.
+    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2, reachable: 3 })
+    expect(json.pivots[0].retention.byKind["file-read"]).toEqual({ total: 1, named: 0, reachable: 1 })
     expect(json.pivots[0].retention.artifacts[0]).toEqual({
       kind: "file-read",
       text: "/repo/config.json",
       named: false,
+      recallable: true,
     })
     expect(json.ledger.calls.map((c: { kind: string }) => c.kind)).toEqual(Ledger.calls(want).map((c) => c.kind))
     const pruned = await pivot("inspect", fixture("pruned.json"))

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Events, Projection } from "@pivot/core"
+import { ArtifactCheck, type Events, Ledger, type Projection } from "@pivot/core"
 import { Projections, ReadModels, SessionLog } from "@pivot/store"
 import { Effect, ManagedRuntime } from "effect"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
@@ -251,6 +251,11 @@ describe("the viewer in Chromium", () => {
     expect(await page.locator("#retention li[data-named='true']").count()).toBe(
       check.artifacts.filter((a) => a.named).length,
     )
+    // In view or recallable, as the ledger computes it on read from the pivot's head.
+    const entry = Ledger.entries(Ledger.fold(events)).find((e) => e.markerId === check.markerId)!
+    const reachable = entry.retention!.artifacts.filter(ArtifactCheck.reachable).length
+    expect(await page.locator("#retention li[data-reachable='true']").count()).toBe(reachable)
+    expect(await page.textContent("#retention-counts")).toContain(`${reachable} in view or recallable`)
     expect(await page.locator("#probes dt").allTextContents()).toEqual(probed.probes.map((p) => p.question))
     // What it replaced: one row per message the summariser was given (its plan's head), as context_recall lists it.
     const summaries = events.filter((e) => e._tag === "SummaryFinished")
