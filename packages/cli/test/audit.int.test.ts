@@ -499,6 +499,41 @@ describe("pivot inspect", () => {
     expect(pruned.stdout).toContain("0 compactions, 1 prune")
   })
 
+  it("given a recorded check, then each artifact is in view, recallable from the pivot's head, or lost (named last)", async () => {
+    const db = freshDb()
+    expect((await pivot("import", fixture("compaction-tail.json"), "--db", db)).code).toBe(0)
+    // The runtime recorded the file (the head holds its read: recallable) and a command the head has no trace of (as
+    // when the runtime was given other tool names): not known to be recallable, so lost.
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append("session-ses_compaction", "any", [
+          {
+            id: "evt_raw_checked",
+            type: "ArtifactsChecked",
+            version: 1,
+            data: {
+              _tag: "ArtifactsChecked",
+              at: 0,
+              markerId: "msg_08",
+              artifacts: [
+                { kind: "file-read", text: "/repo/config.json", named: false },
+                { kind: "command", text: "rg config", named: false },
+                { kind: "request", text: "fix the config", named: true },
+              ],
+            },
+          },
+        ])
+      }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
+    )
+    const result = await pivot("inspect", "--db", db, "--session", "ses_compaction")
+    expect(result.stdout).toContain(
+      "kept: the summary names 1 of 3 artifacts of its span (files read 0/1, commands 0/1, requests 1/1); 2 of 3 in view or recallable\n",
+    )
+    expect(result.stdout).toContain('not named: file-read "/repo/config.json" · command "rg config"\n')
+    expect(result.stdout).toContain('lost: command "rg config"\n')
+  })
+
   it("given --prices, then the ledger bills at those prices; a bad price file is one line, exit 1", async () => {
     const prices = path.join(dir, "prices.json")
     const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 }
