@@ -90,8 +90,8 @@ export interface Entry {
   readonly net: number
   /**
    * A compaction's retention check (`ArtifactCheck`): the one the log recorded (`ArtifactsChecked`), else computed from
-   * the plan's head and the summary as stored (`recorded: false`); each artifact the summary does not name is marked
-   * recallable or not from the head's recallable documents, on read (no event carries it).
+   * the plan's head and the summary as stored (`recorded: false`); each artifact is marked recallable or not from the
+   * head's recallable documents (`ArtifactCheck.withRecall`), on read: no event carries it.
    */
   readonly retention?: Retention | undefined
   /** A compaction's probes, when a judge answered them (`ProbesAnswered`; optional, never computed). */
