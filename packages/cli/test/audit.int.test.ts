@@ -474,7 +474,7 @@ describe("pivot inspect", () => {
     expect(result.stdout).toMatch(/^ {2}v13 +msg_11 +160 +prefix +\d+%/m)
     // An imported compaction has no recorded check: it is computed from the plan's head and the summary.
     expect(result.stdout).toContain(
-      "kept: the summary names 2 of 3 artifacts of its span (files read 0/1, requests 2/2) · checked now, not recorded",
+      "kept: the summary names 2 of 3 artifacts of its span (files read 0/1, requests 2/2); 3 of 3 in view or recallable · checked now, not recorded",
     )
     expect(result.stdout).toContain('not named: file-read "/repo/config.json"')
     const json = JSON.parse((await pivot("inspect", fixture("compaction-tail.json"), "--format", "json")).stdout)
@@ -484,16 +484,54 @@ describe("pivot inspect", () => {
     const { retention, ...entry } = Ledger.entries(want)[0]!
     expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(entry)))
     expect(retention).toMatchObject({ recorded: false })
-    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2 })
+    // The summary does not name the file it read, but context_recall gives back the read's input: recallable.
+    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2, reachable: 3 })
+    expect(json.pivots[0].retention.byKind["file-read"]).toEqual({ total: 1, named: 0, reachable: 1 })
     expect(json.pivots[0].retention.artifacts[0]).toEqual({
       kind: "file-read",
       text: "/repo/config.json",
       named: false,
+      recallable: true,
     })
     expect(json.ledger.calls.map((c: { kind: string }) => c.kind)).toEqual(Ledger.calls(want).map((c) => c.kind))
     const pruned = await pivot("inspect", fixture("pruned.json"))
     expect(pruned.stdout).toMatch(/v6 prune of 2 outputs · ledger: shed ~\d+ tokens · cache/)
     expect(pruned.stdout).toContain("0 compactions, 1 prune")
+  })
+
+  it("given a recorded check, then each artifact is in view, recallable from the pivot's head, or lost (named last)", async () => {
+    const db = freshDb()
+    expect((await pivot("import", fixture("compaction-tail.json"), "--db", db)).code).toBe(0)
+    // The runtime recorded the file (the head holds its read: recallable) and a command the head has no trace of (as
+    // when the runtime was given other tool names): not known to be recallable, so lost.
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append("session-ses_compaction", "any", [
+          {
+            id: "evt_raw_checked",
+            type: "ArtifactsChecked",
+            version: 1,
+            data: {
+              _tag: "ArtifactsChecked",
+              at: 0,
+              markerId: "msg_08",
+              artifacts: [
+                { kind: "file-read", text: "/repo/config.json", named: false },
+                { kind: "command", text: "rg config", named: false },
+                { kind: "request", text: "fix the config", named: true },
+              ],
+            },
+          },
+        ])
+      }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
+    )
+    const result = await pivot("inspect", "--db", db, "--session", "ses_compaction")
+    expect(result.stdout).toContain(
+      "kept: the summary names 1 of 3 artifacts of its span (files read 0/1, commands 0/1, requests 1/1); 2 of 3 in view or recallable\n",
+    )
+    expect(result.stdout).toContain('not named: file-read "/repo/config.json" · command "rg config"\n')
+    expect(result.stdout).toContain('lost: command "rg config"\n')
   })
 
   it("given --prices, then the ledger bills at those prices; a bad price file is one line, exit 1", async () => {

@@ -10,6 +10,11 @@
  * - an error: the summary contains the error line, or its message (after `tool: `) up to the first 60 characters;
  * - a request: the summary contains at least half of its keywords (lower-cased words of 4+ characters, stop words
  *   left out, the first 12), or, with no keyword, its whole text.
+ *
+ * An artifact the summary names is *in view*. An artifact is *recallable* when a document `context_recall`
+ * gives back for the pivot (`Recall.documentsOf` of a head message: its text, reasoning, tool inputs and results) names
+ * it by the same rules — a tool input's document is its JSON, so the strings in it are read as they were written.
+ * One neither in view nor recallable is lost: the model can neither see nor re-read it.
  */
 import * as Schema from "effect/Schema"
 import * as Facts from "./Facts.ts"
@@ -133,22 +138,81 @@ export const check = (
   ]
 }
 
-/** Counts of a check: artifacts and how many the summary names, in all and per kind. */
-export interface Tally {
+/** A document the model can re-read after the pivot, as the check reads it (`Recall.Document` has these fields). */
+export interface Document {
+  /** `input` for a tool call's input: its text is the input as JSON. */
+  readonly kind: string
+  readonly text: string
+}
+
+/** The texts of a document the rules are applied to: its text, and for a tool input every string (key or value) in it. */
+const textsOf = (document: Document): ReadonlyArray<string> => {
+  if (document.kind !== "input") return [document.text]
+  const strings: Array<string> = []
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") strings.push(value)
+    else if (Array.isArray(value)) for (const v of value) walk(v)
+    else if (typeof value === "object" && value !== null)
+      for (const [k, v] of Object.entries(value)) {
+        strings.push(k)
+        walk(v)
+      }
+  }
+  walk(JSON.parse(document.text))
+  return [document.text, ...strings]
+}
+
+/** The texts of documents the rules are applied to (`textsOf` of each), prepared once for a whole check. */
+export const textsOfAll = (documents: ReadonlyArray<Document>): ReadonlyArray<string> => documents.flatMap(textsOf)
+
+/** Whether one of the texts (`textsOfAll`) names the artifact (`names`): the one rule of "recallable". */
+export const recallableIn = (artifact: Artifact, texts: ReadonlyArray<string>): boolean =>
+  texts.some((text) => names(artifact.kind, artifact.text, text))
+
+/** An artifact of a check with whether it is recallable; absent when that is unknown (counted as not recallable). */
+export interface Checked extends Artifact {
+  readonly recallable?: boolean | undefined
+}
+
+/** The artifacts of a check, each marked recallable when a document names it (whether the summary does or not). */
+export const withRecall = (
+  artifacts: ReadonlyArray<Artifact>,
+  documents: ReadonlyArray<Document>,
+): ReadonlyArray<Checked> => {
+  const texts = textsOfAll(documents)
+  return artifacts.map((a) => ({ ...a, recallable: recallableIn(a, texts) }))
+}
+
+/** Whether an artifact is in view or recallable. */
+export const reachable = (a: Checked): boolean => a.named || a.recallable === true
+
+/** The counts of one kind (or all): artifacts, in view (named), in view or recallable. */
+export interface Count {
   readonly total: number
   readonly named: number
-  readonly byKind: Readonly<Record<Kind, { readonly total: number; readonly named: number }>>
+  readonly reachable: number
+}
+
+/** Counts of a check: artifacts, how many the summary names (in view) and how many are in view or recallable. */
+export interface Tally extends Count {
+  readonly byKind: Readonly<Record<Kind, Count>>
 }
 
 /** Tallies a check. */
-export const tally = (artifacts: ReadonlyArray<Artifact>): Tally => {
-  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, { total: 0, named: 0 }])) as Record<
+export const tally = (artifacts: ReadonlyArray<Checked>): Tally => {
+  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, { total: 0, named: 0, reachable: 0 }])) as Record<
     Kind,
-    { total: number; named: number }
+    { total: number; named: number; reachable: number }
   >
   for (const a of artifacts) {
     byKind[a.kind].total++
     if (a.named) byKind[a.kind].named++
+    if (reachable(a)) byKind[a.kind].reachable++
   }
-  return { total: artifacts.length, named: artifacts.filter((a) => a.named).length, byKind }
+  return {
+    total: artifacts.length,
+    named: artifacts.filter((a) => a.named).length,
+    reachable: artifacts.filter(reachable).length,
+    byKind,
+  }
 }

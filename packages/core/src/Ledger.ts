@@ -30,6 +30,7 @@ import { type Message, summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
 import * as Pricing from "./Pricing.ts"
 import type * as Probe from "./Probe.ts"
+import * as Recall from "./Recall.ts"
 import * as Render from "./Render.ts"
 import * as StateSnapshot from "./StateSnapshot.ts"
 import { estimateLength, type TokenUsage } from "./Tokens.ts"
@@ -89,7 +90,8 @@ export interface Entry {
   readonly net: number
   /**
    * A compaction's retention check (`ArtifactCheck`): the one the log recorded (`ArtifactsChecked`), else computed from
-   * the plan's head and the summary as stored (`recorded: false`).
+   * the plan's head and the summary as stored (`recorded: false`); each artifact is marked recallable or not from the
+   * head's recallable documents (`ArtifactCheck.withRecall`), on read: no event carries it.
    */
   readonly retention?: Retention | undefined
   /** A compaction's probes, when a judge answered them (`ProbesAnswered`; optional, never computed). */
@@ -106,7 +108,22 @@ export interface Probes {
 /** What a compaction's summary kept of the span it replaced. */
 export interface Retention {
   readonly recorded: boolean
-  readonly artifacts: ReadonlyArray<ArtifactCheck.Artifact>
+  readonly artifacts: ReadonlyArray<ArtifactCheck.Checked>
+}
+
+/**
+ * A recorded check's artifacts marked recallable as the computed check (`computed`, from the same head) marked the same
+ * artifact (same kind and text); one the computed check lacks (other tool names) stays unknown.
+ */
+const recallOfRecorded = (
+  recorded: ReadonlyArray<ArtifactCheck.Artifact>,
+  computed: ReadonlyArray<ArtifactCheck.Checked>,
+): ReadonlyArray<ArtifactCheck.Checked> => {
+  const recallable = new Map(computed.map((a) => [`${a.kind}\u0000${a.text}`, a.recallable]))
+  return recorded.map((a) => {
+    const known = recallable.get(`${a.kind}\u0000${a.text}`)
+    return known === undefined ? a : { ...a, recallable: known }
+  })
 }
 
 /** Sums over the session. */
@@ -422,7 +439,13 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         saved: 0,
         rewriteCost: 0,
         net: -(call?.cost ?? 0),
-        retention: { recorded: false, artifacts: ArtifactCheck.check(head, summaryText(summary) ?? "") },
+        retention: {
+          recorded: false,
+          artifacts: ArtifactCheck.withRecall(
+            ArtifactCheck.check(head, summaryText(summary) ?? ""),
+            head.flatMap((m) => Recall.documentsOf(m, summary.id)),
+          ),
+        },
       }
       // A pivot ends what earlier entries save: what they shed is now summarised anyway.
       let closed = settled.closed
@@ -433,7 +456,10 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       // Recorded right after its summary: it replaces the check computed then.
       const open = settled.open.map((e) =>
         e.kind === "compaction" && e.markerId === event.markerId
-          ? { ...e, retention: { recorded: true, artifacts: event.artifacts } }
+          ? {
+              ...e,
+              retention: { recorded: true, artifacts: recallOfRecorded(event.artifacts, e.retention?.artifacts ?? []) },
+            }
           : e,
       )
       return { ...settled, window: Window.evolve(settled.window, event), open }
@@ -463,9 +489,15 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
     }
     case "SessionForgotten": {
       // Every text of the log before this event now reads "[ERASED]": a check computed from it would count the
-      // placeholder as naming itself. Only a recorded check (its verdicts kept) still says what the summary kept.
+      // placeholder as naming itself. Only a recorded check (its verdicts kept) still says what the summary kept; nothing
+      // of the span can be recalled any more.
       const known = (e: Entry): Entry => {
-        if (e.retention === undefined || e.retention.recorded) return e
+        if (e.retention === undefined) return e
+        if (e.retention.recorded)
+          return {
+            ...e,
+            retention: { ...e.retention, artifacts: e.retention.artifacts.map((a) => ({ ...a, recallable: false })) },
+          }
         const { retention: _dropped, ...rest } = e
         return rest
       }

@@ -1,5 +1,5 @@
 /** The retention check: the exact artifacts of a span and which the summary names, with artifacts planted at its edges. */
-import { ArtifactCheck, type Message } from "@pivot/core"
+import { ArtifactCheck, type Message, Recall } from "@pivot/core"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
 
@@ -58,7 +58,7 @@ describe("ArtifactCheck.check", () => {
     expect(named["error bash: Expected ';' at 3:14"]).toBe(false)
     expect(named["request The parser test fails on nested arrays, please fix the tokenizer"]).toBe(false)
     const tally = ArtifactCheck.tally(checked)
-    expect(tally.byKind.command).toEqual({ total: 2, named: 1 })
+    expect(tally.byKind.command).toEqual({ total: 2, named: 1, reachable: 1 })
     expect(tally.named).toBe(1)
   })
 
@@ -94,5 +94,78 @@ describe("ArtifactCheck.check", () => {
       step(`a${i}`, tool(`r${i}`, "read", { filePath: `src/f${i}.ts` })),
     )
     expect(ArtifactCheck.check(many, "").filter((a) => a.kind === "file-read")).toHaveLength(60)
+  })
+})
+
+describe("ArtifactCheck.withRecall (in view or recallable)", () => {
+  const span: Array<Message.Message> = [
+    user("u1", "The parser test fails on nested arrays, please fix the tokenizer"),
+    step(
+      "a1",
+      tool("r1", "read", { filePath: "src/parser/tokenizer.ts" }),
+      tool("b1", "bash", { command: 'echo "nested [[1]]" | node parse.js' }),
+      tool("b2", "bash", { command: "tsc -b" }, "error"),
+    ),
+  ]
+  // What context_recall gives back for the pivot that summarised the span: every part of every message of its head.
+  const documents = span.flatMap((m) => Recall.documentsOf(m, "msg_summary"))
+  const checked = (summary: string, docs: ReadonlyArray<ArtifactCheck.Document> = documents) =>
+    ArtifactCheck.withRecall(ArtifactCheck.check(span, summary), docs)
+
+  it("given a summary that forgot everything, then every artifact of the head is recallable, none in view", () => {
+    const all = checked("Work continues.")
+    expect(all.map((a) => [a.kind, a.named, a.recallable])).toEqual([
+      ["file-read", false, true],
+      ["command", false, true],
+      ["command", false, true],
+      ["error", false, true],
+      ["request", false, true],
+    ])
+    expect(ArtifactCheck.tally(all)).toMatchObject({ total: 5, named: 0, reachable: 5 })
+    expect(ArtifactCheck.tally(all).byKind.command).toEqual({ total: 2, named: 0, reachable: 2 })
+  })
+
+  it("given a command with quotes, then it is recallable from the strings of its input, not only the escaped JSON", () => {
+    const command = 'echo "nested [[1]]" | node parse.js'
+    const input = documents.find((d) => d.kind === "input" && d.text.includes("echo"))!
+    // The JSON escapes the quotes: the raw text alone does not contain the command.
+    expect(input.text.includes(command)).toBe(false)
+    expect(
+      ArtifactCheck.recallableIn({ kind: "command", text: command, named: false }, ArtifactCheck.textsOfAll([input])),
+    ).toBe(true)
+    // The same text as a plain (non-input) document is read as it is.
+    expect(
+      ArtifactCheck.recallableIn(
+        { kind: "command", text: command, named: false },
+        ArtifactCheck.textsOfAll([{ kind: "assistant", text: input.text }]),
+      ),
+    ).toBe(false)
+  })
+
+  it("given no documents (or another span's), then nothing is recallable: in view is what the summary names", () => {
+    const none = checked("Read src/parser/tokenizer.ts.", [])
+    expect(ArtifactCheck.tally(none)).toMatchObject({ total: 5, named: 1, reachable: 1 })
+    const other = checked("Work continues.", [{ kind: "user", text: "an unrelated request about the lexer" }])
+    expect(ArtifactCheck.tally(other)).toMatchObject({ total: 5, named: 0, reachable: 0 })
+  })
+
+  it("given a document holding a file's last segment of 2, 3 or 4 characters, then 3 is the least that recalls it", () => {
+    const file = (last: string) => ({ kind: "file-read" as const, text: `src/${last}`, named: false })
+    const texts = ArtifactCheck.textsOfAll([{ kind: "assistant", text: "see ab, abc and abcd" }])
+    expect(ArtifactCheck.recallableIn(file("ab"), texts)).toBe(false)
+    expect(ArtifactCheck.recallableIn(file("abc"), texts)).toBe(true)
+    expect(ArtifactCheck.recallableIn(file("abcd"), texts)).toBe(true)
+  })
+
+  it("tallies an artifact of unknown recallability as in view only when named", () => {
+    const artifacts: ReadonlyArray<ArtifactCheck.Checked> = [
+      { kind: "command", text: "a", named: true },
+      { kind: "command", text: "b", named: false },
+      { kind: "command", text: "c", named: false, recallable: true },
+      { kind: "command", text: "d", named: false, recallable: false },
+      { kind: "command", text: "e", named: true, recallable: false },
+    ]
+    expect(artifacts.map(ArtifactCheck.reachable)).toEqual([true, false, true, false, true])
+    expect(ArtifactCheck.tally(artifacts)).toMatchObject({ total: 5, named: 2, reachable: 3 })
   })
 })

@@ -47,7 +47,7 @@ const isStep = (e: Event) => e._tag === "AssistantStepRecorded" && e.message.sum
 
 interface RefEntry {
   kind: "compaction" | "prune"
-  retention?: ReadonlyArray<ArtifactCheck.Artifact>
+  retention?: ReadonlyArray<ArtifactCheck.Checked>
   markerId?: string
   probes?: ReadonlyArray<Probe.Probe>
   start: number
@@ -168,7 +168,22 @@ const reference = (events: ReadonlyArray<Event>, priceOf: Ledger.PriceOf) => {
           const m = Conversation.get(conversation, id)
           return m === undefined ? [] : [m]
         })
-        entries[entries.length - 1]!.retention = ArtifactCheck.check(head, Message.summaryText(e.summary) ?? "")
+        // Recallable: some part of the head (text, reasoning, a tool input's JSON or a string in it, an output or an
+        // error) names the artifact by the check's own rule.
+        const texts = head.flatMap((m) =>
+          m.parts.flatMap((p): Array<string> => {
+            if (p.type === "text" || p.type === "reasoning") return p.text === "" ? [] : [p.text]
+            if (p.type !== "tool") return []
+            const json = JSON.stringify(p.state.input)
+            const strings = (json.match(/"(?:[^"\\]|\\.)*"/g)! ?? []).map((q) => JSON.parse(q) as string)
+            const result =
+              p.state.status === "completed" ? [p.state.output] : p.state.status === "error" ? [p.state.error] : []
+            return [json, ...strings, ...result]
+          }),
+        )
+        entries[entries.length - 1]!.retention = ArtifactCheck.check(head, Message.summaryText(e.summary) ?? "").map(
+          (a) => ({ ...a, recallable: texts.some((t) => ArtifactCheck.names(a.kind, a.text, t)) }),
+        )
         entries[entries.length - 1]!.markerId = e.markerId
       }
     }
@@ -429,8 +444,8 @@ describe("Ledger, a worked session", () => {
     expect(Ledger.entries(ledger)[0]!.retention).toEqual({
       recorded: false,
       artifacts: [
-        { kind: "command", text: "ls", named: false },
-        { kind: "request", text: "fix the parser", named: true },
+        { kind: "command", text: "ls", named: false, recallable: true },
+        { kind: "request", text: "fix the parser", named: true, recallable: true },
       ],
     })
     const recorded = { kind: "request" as const, text: "fix the parser", named: false }
@@ -439,10 +454,17 @@ describe("Ledger, a worked session", () => {
       { _tag: "ArtifactsChecked", at: 1, markerId: E.id("msg_m1"), artifacts: [recorded] },
       ...withSummaryUsage.slice(summaryAt + 1),
     ]
+    // Recallability is computed on read from the head: the recorded artifact takes the computed one's.
     expect(Ledger.entries(Ledger.fold(withCheck, priceOf))[0]!.retention).toEqual({
       recorded: true,
-      artifacts: [recorded],
+      artifacts: [{ ...recorded, recallable: true }],
     })
+    // One the computed check does not list (the runtime was told other tool names) is not known to be recallable.
+    const other = { kind: "command" as const, text: "rg parser", named: false }
+    const withOther = withCheck.map((e) => (e._tag === "ArtifactsChecked" ? { ...e, artifacts: [other] } : e))
+    const [only] = Ledger.entries(Ledger.fold(withOther, priceOf))[0]!.retention!.artifacts
+    expect(only).toEqual(other)
+    expect(ArtifactCheck.reachable(only!)).toBe(false)
   })
 
   it("given the session was forgotten, then a check computed from its (now erased) text is dropped, a recorded one stands", () => {
@@ -456,9 +478,10 @@ describe("Ledger, a worked session", () => {
       ...withSummaryUsage.slice(summaryAt + 1),
       forgotten,
     ]
+    // Its verdicts stand; nothing of the span can be recalled any more.
     expect(Ledger.entries(Ledger.fold(withCheck, priceOf))[0]!.retention).toEqual({
       recorded: true,
-      artifacts: [recorded],
+      artifacts: [{ ...recorded, recallable: false }],
     })
   })
 

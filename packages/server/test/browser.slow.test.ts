@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Events, Projection } from "@pivot/core"
+import { ArtifactCheck, type Events, Ledger, type Projection } from "@pivot/core"
 import { Projections, ReadModels, SessionLog } from "@pivot/store"
 import { Effect, ManagedRuntime } from "effect"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
@@ -113,16 +113,24 @@ describe("the viewer in Chromium", () => {
     expect(await lines.count()).toBe(inLog)
     expect(await lines.first().textContent()).toMatch(/shed ~[\d,]+ · summary call [\d,]+ eq · cache ~/)
     // The first pivot has no ArtifactsChecked: its check is computed from its plan and summary.
-    expect(await lines.first().textContent()).toMatch(/kept \d+\/\d+ artifacts \(checked now\)$/)
+    const first = Ledger.entries(Ledger.fold(events)).find((e) => e.kind === "compaction")!.retention!.artifacts
+    expect(await lines.first().textContent()).toMatch(
+      `kept ${first.filter((a) => a.named).length}/${first.length} artifacts in view, ${first.filter(ArtifactCheck.reachable).length} in view or recallable (checked now)`,
+    )
     // The others show the check and the probes the log recorded for them, counted here from the events.
     const checks = events.filter((e) => e._tag === "ArtifactsChecked")
     const probes = events.filter((e) => e._tag === "ProbesAnswered")
     expect(checks.length).toBe(inLog - 1)
     const second = checks[0]!._tag === "ArtifactsChecked" ? checks[0]!.artifacts : []
     const answered = probes[0]!._tag === "ProbesAnswered" ? probes[0]!.probes.flatMap((p) => p.expected) : []
+    // In view or recallable: computed on read from the pivot's head (the ledger's fold), not recorded.
+    const reachableOf = (check: Events.Event) =>
+      Ledger.entries(Ledger.fold(events))
+        .find((e) => check._tag === "ArtifactsChecked" && e.markerId === check.markerId)!
+        .retention!.artifacts.filter(ArtifactCheck.reachable).length
     expect(await lines.nth(1).textContent()).toMatch(
       new RegExp(
-        ` · kept ${second.filter((a) => a.named).length}/${second.length} artifacts · probes: the judge named ` +
+        ` · kept ${second.filter((a) => a.named).length}/${second.length} artifacts in view, ${reachableOf(checks[0]!)} in view or recallable · probes: the judge named ` +
           `${answered.filter((x) => x.found).length}/${answered.length} from the summary$`,
       ),
     )
@@ -251,6 +259,11 @@ describe("the viewer in Chromium", () => {
     expect(await page.locator("#retention li[data-named='true']").count()).toBe(
       check.artifacts.filter((a) => a.named).length,
     )
+    // In view or recallable, as the ledger computes it on read from the pivot's head.
+    const entry = Ledger.entries(Ledger.fold(events)).find((e) => e.markerId === check.markerId)!
+    const reachable = entry.retention!.artifacts.filter(ArtifactCheck.reachable).length
+    expect(await page.locator("#retention li[data-reachable='true']").count()).toBe(reachable)
+    expect(await page.textContent("#retention-counts")).toContain(`${reachable} in view or recallable`)
     expect(await page.locator("#probes dt").allTextContents()).toEqual(probed.probes.map((p) => p.question))
     // What it replaced: one row per message the summariser was given (its plan's head), as context_recall lists it.
     const summaries = events.filter((e) => e._tag === "SummaryFinished")

@@ -3,6 +3,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Ledger } from "@pivot/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Serve } from "../src/index.ts"
 import { play, writeSqlite } from "./support/play.ts"
@@ -36,7 +37,16 @@ describe("GET /api/sessions/<id>/ledger with probes", () => {
       const entry = compactions.find((e: { markerId: string }) => e.markerId === a.markerId)
       expect(entry.probes).toEqual({ model: a.model, probes: a.probes })
       const check = checked.find((c) => c.markerId === a.markerId)!
-      expect(entry.retention).toEqual({ recorded: true, artifacts: check.artifacts })
+      // The recorded verdicts, each with whether context_recall can give it back (computed on read, as the fold does).
+      expect(entry.retention.recorded).toBe(true)
+      expect(entry.retention.artifacts.map(({ recallable: _, ...a }: { recallable?: boolean }) => a)).toEqual(
+        check.artifacts,
+      )
+      const folded = Ledger.entries(Ledger.fold(events)).find((e) => e.markerId === a.markerId)!
+      expect(entry.retention.artifacts).toEqual(folded.retention!.artifacts)
+      expect(entry.retention.artifacts.every((x: { recallable?: unknown }) => typeof x.recallable === "boolean")).toBe(
+        true,
+      )
     }
     // The first pivot has neither: its check is computed, and no judge answered.
     expect(compactions[0].probes).toBeUndefined()

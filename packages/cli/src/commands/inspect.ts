@@ -99,14 +99,24 @@ export interface RetentionView {
   /** Whether the log recorded the check (false: computed now from the plan's head and the summary). */
   readonly recorded: boolean
   readonly total: number
+  /** In view: the summary names them. */
   readonly named: number
+  /** In view or recallable (`ArtifactCheck.reachable`). */
+  readonly reachable: number
   readonly byKind: ArtifactCheck.Tally["byKind"]
-  readonly artifacts: ReadonlyArray<ArtifactCheck.Artifact>
+  readonly artifacts: ReadonlyArray<ArtifactCheck.Checked>
 }
 
-const retentionView = (artifacts: ReadonlyArray<ArtifactCheck.Artifact>, recorded: boolean): RetentionView => {
+const retentionView = (artifacts: ReadonlyArray<ArtifactCheck.Checked>, recorded: boolean): RetentionView => {
   const tally = ArtifactCheck.tally(artifacts)
-  return { recorded, total: tally.total, named: tally.named, byKind: tally.byKind, artifacts }
+  return {
+    recorded,
+    total: tally.total,
+    named: tally.named,
+    reachable: tally.reachable,
+    byKind: tally.byKind,
+    artifacts,
+  }
 }
 
 /** The ledger as `inspect` reports it: per-session totals, every compaction and prune, every call. */
@@ -369,23 +379,35 @@ const KIND_NAMES: ReadonlyArray<readonly [ArtifactCheck.Kind, string]> = [
   ["request", "requests"],
 ]
 
-/** A pivot's retention lines: how many artifacts of its span the summary names, by kind, and the first it does not. */
+/**
+ * A pivot's retention lines: how many artifacts of its span the summary names (in view), by kind, how many are in view
+ * or recallable, the first it does not name and the first lost (neither).
+ */
 const retentionLines = (r: RetentionView): Array<string> => {
   if (r.total === 0) return [`     kept: the span had no artifacts${r.recorded ? "" : " (checked now)"}`]
   const kinds = KIND_NAMES.filter(([k]) => r.byKind[k].total > 0)
     .map(([k, name]) => `${name} ${r.byKind[k].named}/${r.byKind[k].total}`)
     .join(", ")
   const lines = [
-    `     kept: the summary names ${r.named} of ${plural(r.total, "artifact")} of its span (${kinds})${r.recorded ? "" : " · checked now, not recorded"}`,
+    `     kept: the summary names ${r.named} of ${plural(r.total, "artifact")} of its span (${kinds}); ${r.reachable} of ${r.total} in view or recallable${r.recorded ? "" : " · checked now, not recorded"}`,
   ]
-  const missing = r.artifacts.filter((a) => !a.named)
-  if (missing.length > 0)
-    lines.push(
-      `     not named: ${missing
-        .slice(0, 4)
-        .map((a) => `${a.kind} ${JSON.stringify(excerpt(a.text, 50))}`)
-        .join(" · ")}${missing.length > 4 ? ` · … ${missing.length - 4} more` : ""}`,
-    )
+  const listed = (label: string, artifacts: ReadonlyArray<ArtifactCheck.Checked>) => {
+    if (artifacts.length > 0)
+      lines.push(
+        `     ${label}: ${artifacts
+          .slice(0, 4)
+          .map((a) => `${a.kind} ${JSON.stringify(excerpt(a.text, 50))}`)
+          .join(" · ")}${artifacts.length > 4 ? ` · … ${artifacts.length - 4} more` : ""}`,
+      )
+  }
+  listed(
+    "not named",
+    r.artifacts.filter((a) => !a.named),
+  )
+  listed(
+    "lost",
+    r.artifacts.filter((a) => !ArtifactCheck.reachable(a)),
+  )
   return lines
 }
 
