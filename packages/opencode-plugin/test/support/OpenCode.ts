@@ -7,6 +7,7 @@ import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { pluginApiInstalled } from "../../../opencode/test/oracle/opencode.ts"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 /** The repository root. */
@@ -36,6 +37,7 @@ export const project = (
   port: number,
   config: Record<string, unknown> = {},
   pluginOptions?: Record<string, unknown>,
+  options: { readonly pluginApi?: boolean } = {},
 ): Project => {
   const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-opencode-"))
   const dir = Path.join(root, "project")
@@ -73,6 +75,8 @@ export const project = (
     XDG_STATE_HOME: Path.join(home, ".local/state"),
     OPENCODE_DISABLE_AUTOUPDATE: "1",
   }
+  // What OpenCode installs on its first start with network: without it, each run waits ~70 s for a failing install.
+  if (options.pluginApi !== false) pluginApiInstalled(env.XDG_CONFIG_HOME!)
   return { dir, home, env }
 }
 

@@ -73,6 +73,27 @@ const git = (cwd: string, args: ReadonlyArray<string>) =>
   run("git", args, { cwd, env: { PATH: process.env.PATH ?? "" } })
 
 /** Creates the scratch project and home; `remove()` deletes both. */
+/** The version of `@opencode-ai/plugin` OpenCode 1.18.33 installs into each of its config folders. */
+export const PLUGIN_API_VERSION = "1.18.33"
+
+/**
+ * Marks OpenCode's global config folder (`$XDG_CONFIG_HOME/opencode`) as holding `@opencode-ai/plugin` already, as
+ * OpenCode's own install leaves it on a machine with the npm registry: a `node_modules` folder and a package-lock.json
+ * whose root names the package. OpenCode installs that package into each config folder in the background at every
+ * start and, when any plugin is configured, waits for the install before it loads the plugins; it skips the install
+ * when the lock names the package. Offline (here: the registry behind a dead proxy) the install fails only after npm's
+ * retries, ~70 s that every run with a plugin would wait. No plugin this repository tests imports the package at run
+ * time, so the folder stays empty.
+ */
+export const pluginApiInstalled = (xdgConfigHome: string): void => {
+  const dir = join(xdgConfigHome, "opencode")
+  mkdirSync(join(dir, "node_modules"), { recursive: true })
+  const dependencies = { "@opencode-ai/plugin": PLUGIN_API_VERSION }
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ dependencies }, null, 2)}\n`)
+  const lock = { name: "opencode", lockfileVersion: 3, requires: true, packages: { "": { dependencies } } }
+  writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`)
+}
+
 export const workspace = async (options: WorkspaceOptions): Promise<Workspace> => {
   const root = mkdtempSync(join(tmpdir(), "pivot-oracle-"))
   const home = join(root, "home")
@@ -123,6 +144,7 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
     HTTPS_PROXY: "http://127.0.0.1:9",
     NO_PROXY: "127.0.0.1,localhost",
   }
+  pluginApiInstalled(env.XDG_CONFIG_HOME!)
   return { root, repo, env, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
 
