@@ -91,6 +91,10 @@ const { values } = parseArgs({
     plugin: { type: "string", default: "" },
     before: { type: "string", default: "" },
     "imports-only": { type: "boolean", default: false },
+    // Each run's process tree at its RSS peak (command, RSS/PSS MB).
+    verbose: { type: "boolean", default: false },
+    // A folder for each run's `--print-logs` output (OpenCode's own timeline), to see where a slower run waits.
+    logs: { type: "string" },
   },
 })
 
@@ -328,8 +332,15 @@ const report = (runs: ReadonlyArray<Run>) => {
 
 // ── --startup: the first request with and without the plugin ───────────────────────────────────────────────────
 
-/** Peak RSS (bytes) of a process and its descendants, sampled from /proc until it exits. */
-const treeRss = (pid: number): number => {
+/** One process of the tree at a sample: its command, RSS and PSS (shared pages divided among the processes that map them). */
+interface Member {
+  readonly command: string
+  readonly rss: number
+  readonly pss: number
+}
+
+/** The process and its descendants at this moment, from /proc. */
+const tree = (pid: number): ReadonlyArray<Member> => {
   const children = new Map<number, Array<number>>()
   for (const entry of Fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
@@ -343,44 +354,71 @@ const treeRss = (pid: number): number => {
       // the process ended while listed
     }
   }
-  let total = 0
+  const members: Array<Member> = []
   const visit = (p: number) => {
     try {
       const status = Fs.readFileSync(`/proc/${p}/status`, "utf8")
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+      const rollup = Fs.readFileSync(`/proc/${p}/smaps_rollup`, "utf8")
+      const command = Fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 3).join(" ")
+      members.push({
+        command: command.replace(/^.*\//, "").slice(0, 60),
+        rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024,
+        pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024,
+      })
     } catch {
       // gone
     }
     for (const c of children.get(p) ?? []) visit(c)
   }
   visit(pid)
-  return total
+  return members
 }
 
 interface Sample {
   readonly seconds: number
+  /** Peak of the tree's summed RSS (shared pages counted once per process). */
   readonly peak: number
+  /** Peak of the tree's summed PSS (shared pages divided): the tree's real footprint. */
+  readonly peakPss: number
+  /** The tree at its RSS peak. */
+  readonly atPeak: ReadonlyArray<Member>
 }
 
-const timed = (ws: Workspace, args: ReadonlyArray<string>): Promise<Sample> =>
+const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string): Promise<Sample> =>
   new Promise((resolve, reject) => {
     const began = performance.now()
-    const child = spawn(binaryPath(), args, { cwd: ws.repo, env: ws.env, stdio: ["ignore", "ignore", "pipe"] })
+    const argv = values.logs === undefined ? args : [...args, "--print-logs", "--log-level", "DEBUG"]
+    const child = spawn(binaryPath(), argv, { cwd: ws.repo, env: ws.env, stdio: ["ignore", "ignore", "pipe"] })
     let peak = 0
+    let peakPss = 0
+    let atPeak: ReadonlyArray<Member> = []
     let stderr = ""
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString("utf8")
     })
     const timer = setInterval(() => {
-      if (child.pid !== undefined) peak = Math.max(peak, treeRss(child.pid))
+      if (child.pid === undefined) return
+      const members = tree(child.pid)
+      const rss = members.reduce((n, m) => n + m.rss, 0)
+      if (rss > peak) [peak, atPeak] = [rss, members]
+      peakPss = Math.max(
+        peakPss,
+        members.reduce((n, m) => n + m.pss, 0),
+      )
     }, 50)
     child.on("error", reject)
     child.on("close", (code) => {
       clearInterval(timer)
+      if (values.logs !== undefined) {
+        Fs.mkdirSync(values.logs, { recursive: true })
+        Fs.writeFileSync(Path.join(values.logs, `${logName}.log`), stderr)
+      }
       if (code !== 0) reject(new Error(`opencode ${args[0]} exited ${code}: ${stderr.slice(-1000)}`))
-      else resolve({ seconds: (performance.now() - began) / 1000, peak })
+      else resolve({ seconds: (performance.now() - began) / 1000, peak, peakPss, atPeak })
     })
   })
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
 
 const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -465,8 +503,20 @@ const startup = async () => {
           variant.plugin === undefined ? undefined : ([pathToFileURL(variant.plugin).href, PIVOT_OPTIONS] as const)
         const ws = await setUp(model.port, plugin === undefined ? undefined : [plugin[0], plugin[1]])
         try {
-          results.get(variant.name)!.first.push(await timed(ws, ["run", "-m", MODEL, "Say hello."]))
-          results.get(variant.name)!.continue.push(await timed(ws, ["run", "--continue", "-m", MODEL, "Again."]))
+          results
+            .get(variant.name)!
+            .first.push(
+              await timed(ws, ["run", "-m", MODEL, "Say hello."], `${n + 1}-${variant.name.replace(/ /g, "-")}-first`),
+            )
+          results
+            .get(variant.name)!
+            .continue.push(
+              await timed(
+                ws,
+                ["run", "--continue", "-m", MODEL, "Again."],
+                `${n + 1}-${variant.name.replace(/ /g, "-")}-continue`,
+              ),
+            )
         } finally {
           ws.remove()
         }
@@ -474,9 +524,17 @@ const startup = async () => {
         const done = results.get(variant.name)!
         const [first, again] = [done.first.at(-1)!, done.continue.at(-1)!]
         console.log(
-          `  run ${n + 1}/${runs}: ${variant.name}: first ${first.seconds.toFixed(1)} s, ${(first.peak / 2 ** 20).toFixed(0)} MB; ` +
-            `--continue ${again.seconds.toFixed(1)} s, ${(again.peak / 2 ** 20).toFixed(0)} MB (load ${Os.loadavg()[0]!.toFixed(1)})`,
+          `  run ${n + 1}/${runs}: ${variant.name}: first ${first.seconds.toFixed(1)} s, ${mib(first.peak)} MB RSS, ${mib(first.peakPss)} MB PSS; ` +
+            `--continue ${again.seconds.toFixed(1)} s, ${mib(again.peak)} MB RSS, ${mib(again.peakPss)} MB PSS (load ${Os.loadavg()[0]!.toFixed(1)})`,
         )
+        if (values.verbose)
+          for (const [phase, sample] of [
+            ["first", first],
+            ["--continue", again],
+          ] as const)
+            console.log(
+              `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}`).join("; ")}`,
+            )
       }
   } finally {
     await model.close()
@@ -487,7 +545,7 @@ const startup = async () => {
     for (const v of variants) {
       const xs = results.get(v.name)![phase]
       console.log(
-        `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${(median(xs.map((x) => x.peak)) / 2 ** 20).toFixed(0)} MB  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}]`,
+        `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}] [${xs.map((x) => mib(x.peakPss)).join(" ")}]`,
       )
     }
   }
