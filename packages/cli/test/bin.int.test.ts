@@ -106,7 +106,7 @@ describe("bin", () => {
     const home = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-cache-"))
     try {
       const cache = path.join(home, "cache")
-      const env = { ...process.env, HOME: home, XDG_CACHE_HOME: cache }
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: cache }
       delete env.NODE_COMPILE_CACHE
       delete env.NODE_DISABLE_COMPILE_CACHE
       const result = spawnSync(process.execPath, [fromSource, src("bin.mjs"), "--version"], { encoding: "utf8", env })
@@ -126,7 +126,7 @@ describe("bin", () => {
       const blocked = path.join(home, "blocked")
       writeFileSync(blocked, "")
       const run = (cacheHome: string | undefined) => {
-        const env = { ...process.env, HOME: home, NO_COLOR: "1" }
+        const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1" }
         delete env.NODE_COMPILE_CACHE
         delete env.XDG_CACHE_HOME
         if (cacheHome !== undefined) env.XDG_CACHE_HOME = cacheHome
