@@ -5,9 +5,9 @@
 // stay outside, and so does what is optional at run time (`pg-native`). The plugin has two entries sharing their
 // chunks (one copy of zod): its tools' descriptions and argument shapes, which its lazy entry loads at OpenCode's
 // start, and its hooks. Run by scripts/build.mjs after `tsc -b` (so by `npm install`); plain JavaScript, like it.
-import { rmSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { build } from "rolldown"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -41,4 +41,9 @@ for (const bundle of bundles) {
     },
   })
 }
+// The CLI's help and version texts, printed by effect/cli now from the same compiled code and written beside the
+// bundle's entry, so `pivot --help` answers without loading effect/cli (packages/cli/src/Precomputed.ts, ADR 0037).
+const cli = join(root, "packages", "cli")
+const { precompute } = await import(pathToFileURL(join(cli, "dist", "Precompute.js")).href)
+writeFileSync(join(cli, "dist", "bundle", "precomputed.json"), JSON.stringify(await precompute(cli)))
 console.log(`bundle: ${bundles.map((b) => `packages/${b.name}/dist/bundle`).join(", ")}`)

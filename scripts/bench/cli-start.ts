@@ -9,6 +9,7 @@
 //   node scripts/bench/cli-start.ts [--runs 10] [--bin packages/cli/src/bin.mjs]
 //
 // `--bin` points at another checkout's bin.mjs to compare a change with what it replaces (that checkout built too).
+// The first row is the floor: Node itself starting and exiting on an empty script, measured the same way.
 
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -35,10 +36,13 @@ interface Sample {
   readonly maxRssMb: number
 }
 
-/** One run of `pivot <args>` in a fresh process; fails loudly when the command does. */
-const once = (args: ReadonlyArray<string>): Sample => {
+const empty = path.join(dir, "empty.mjs")
+fs.writeFileSync(empty, "")
+
+/** One run of `pivot <args>` (or of `script`) in a fresh process; fails loudly when the command does. */
+const once = (args: ReadonlyArray<string>, script = bin): Sample => {
   const started = process.hrtime.bigint()
-  const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], {
+  const result = spawnSync(process.execPath, ["--import", probe, script, ...args], {
     cwd: dir,
     stdio: ["ignore", "ignore", "pipe", "pipe"],
     encoding: "utf8",
@@ -66,14 +70,18 @@ const commands: ReadonlyArray<ReadonlyArray<string>> = [
 console.log(`${bin}; ${runs} runs each; ${os.cpus().length} CPUs, load ${load()} at the start`)
 console.log("| command | wall ms (median / fastest) | CPU ms (median / fastest) | peak RSS MB (median) |")
 console.log("|---|---:|---:|---:|")
-for (const args of commands) {
-  once(args) // warms Node's compile cache, as any earlier run of the installed command would have
-  const samples = Array.from({ length: runs }, () => once(args))
-  const shown = args.map((a) => (a === db ? "demo.db" : a)).join(" ")
+const rows: ReadonlyArray<{ readonly shown: string; readonly args: ReadonlyArray<string>; readonly script?: string }> =
+  [
+    { shown: "node empty.mjs (the floor)", args: [], script: empty },
+    ...commands.map((args) => ({ shown: `pivot ${args.map((a) => (a === db ? "demo.db" : a)).join(" ")}`, args })),
+  ]
+for (const { shown, args, script } of rows) {
+  once(args, script) // warms Node's compile cache, as any earlier run of the installed command would have
+  const samples = Array.from({ length: runs }, () => once(args, script))
   const wall = samples.map((s) => s.wallMs)
   const cpu = samples.map((s) => s.cpuMs)
   console.log(
-    `| \`pivot ${shown}\` | ${median(wall).toFixed(0)} / ${min(wall).toFixed(0)} | ${median(cpu).toFixed(0)} / ` +
+    `| \`${shown}\` | ${median(wall).toFixed(0)} / ${min(wall).toFixed(0)} | ${median(cpu).toFixed(0)} / ` +
       `${min(cpu).toFixed(0)} | ${median(samples.map((s) => s.maxRssMb)).toFixed(0)} |`,
   )
 }

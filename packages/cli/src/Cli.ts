@@ -4,7 +4,6 @@
  * line on standard error: wrong usage exits 2 with the usage line, a failure exits 1.
  */
 import * as fs from "node:fs"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import { CliConfig, CliOutput, Command, GlobalFlag, type HelpDoc } from "effect/cli"
@@ -14,6 +13,7 @@ import * as Layer from "effect/Layer"
 import { catalog, type Listing } from "./commands/Catalog.ts"
 import { CliIo, type Entry, Exit, type Io } from "./commands/Command.ts"
 import { packageFile } from "./PackageFiles.ts"
+import * as Services from "./Services.ts"
 
 export type { Io } from "./commands/Command.ts"
 
@@ -116,7 +116,7 @@ export const main = (argv: ReadonlyArray<string>, io: Io): Effect.Effect<number>
     Effect.provideService(Console.Console, consoleOf(io)),
     Effect.provide(
       Layer.mergeAll(
-        NodeServices.layer,
+        Services.layer,
         CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version, GlobalFlag.Completions] }),
       ),
     ),

@@ -2,21 +2,17 @@
 /**
  * The `pivot` command's entry. Installed, `bin.mjs` checks the Node version and loads its bundle (`dist/bundle/`); in
  * the repository, `node --conditions=@pivot/source packages/cli/src/bin.ts <command>` runs it from source (`npm start`).
- * `NodeRuntime.runMain` interrupts the command on Ctrl-C / SIGTERM (closing the database cleanly).
+ * The help and the version are answered from the texts effect/cli made at build time, beside the bundle's entry
+ * (`Precomputed.ts`, ADR 0037), without loading the command line; anything else loads it (`RunMain.ts`).
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Effect from "effect/Effect"
-import { main, processIo } from "./Cli.ts"
+import * as Precomputed from "./Precomputed.ts"
 
 // `pivot demo | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
   throw error
 })
-NodeRuntime.runMain(
-  Effect.flatMap(main(process.argv.slice(2), processIo()), (code) =>
-    Effect.sync(() => {
-      process.exitCode = code
-    }),
-  ),
-)
+const argv = process.argv.slice(2)
+const known = Precomputed.answer(Precomputed.read(new URL("./precomputed.json", import.meta.url)), argv)
+if (known !== undefined) Precomputed.print(known)
+else (await import("./RunMain.ts")).runMain(argv)

@@ -1,7 +1,7 @@
 /** The `pivot` executables as processes: the Node version guard, exit codes and the JSON-lines stream. */
 
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -99,6 +99,50 @@ describe("bin", () => {
       expect(bad.stderr.trim().split("\n")).toHaveLength(1)
     } finally {
       rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+
+  it("given a cache folder, when bin.mjs runs, then Node's compile cache is written there", () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-cache-"))
+    try {
+      const cache = path.join(home, "cache")
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: cache }
+      delete env.NODE_COMPILE_CACHE
+      delete env.NODE_DISABLE_COMPILE_CACHE
+      const result = spawnSync(process.execPath, [fromSource, src("bin.mjs"), "--version"], { encoding: "utf8", env })
+      expect(result.status).toBe(0)
+      const dir = path.join(cache, "pivot", "node-compile-cache")
+      expect(existsSync(dir)).toBe(true)
+      expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(1)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it("given a cache folder that cannot be made, when bin.mjs runs, then the command runs as without a cache", () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "pivot-bin-cache-"))
+    try {
+      // A file where the cache folder would go: mkdir fails, as in a read-only home.
+      const blocked = path.join(home, "blocked")
+      writeFileSync(blocked, "")
+      const run = (cacheHome: string | undefined) => {
+        const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1" }
+        delete env.NODE_COMPILE_CACHE
+        delete env.XDG_CACHE_HOME
+        if (cacheHome !== undefined) env.XDG_CACHE_HOME = cacheHome
+        else env.NODE_DISABLE_COMPILE_CACHE = "1"
+        return spawnSync(process.execPath, [fromSource, src("bin.mjs"), "--version"], { encoding: "utf8", env })
+      }
+      const blockedRun = run(blocked)
+      const uncached = run(undefined)
+      expect({ status: blockedRun.status, stdout: blockedRun.stdout, stderr: blockedRun.stderr }).toEqual({
+        status: 0,
+        stdout: uncached.stdout,
+        stderr: "",
+      })
+      expect(uncached.stdout).toMatch(/^pivot \d+\.\d+\.\d+\n$/)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
     }
   })
 })

@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { precompute } from "../src/Precompute.ts"
 import { realExport, realSessionId, repoRoot } from "./support/audit.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.mjs", import.meta.url))
@@ -34,24 +35,54 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("the bundled pivot", () => {
-  it("given --help and window, when bin.mjs runs, then the only files it loads are bin.mjs and the bundle's", () => {
+  /** The files, and Node's built-in modules, that `pivot <args>` loads. */
+  const loads = (args: ReadonlyArray<string>) => {
+    const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], { cwd: dir, encoding: "utf8", env })
+    expect(result.status).toBe(0)
+    const urls = result.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("loaded "))
+      .map((line) => line.slice("loaded ".length))
+    return {
+      files: urls.filter((url) => url.startsWith("file://")).map((url) => fileURLToPath(url)),
+      builtIns: urls.filter((url) => url.startsWith("node:")),
+    }
+  }
+  const bundle = path.join(repoRoot, "packages/cli/dist/bundle") + path.sep
+  const beside = [bin, path.join(path.dirname(bin), "compileCache.mjs")]
+
+  it("given --help and window, when bin.mjs runs, then the only files it loads are bin.mjs's and the bundle's", () => {
     for (const args of [["--help"], ["window", "--db", demoDb]]) {
-      const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], { cwd: dir, encoding: "utf8", env })
-      expect(result.status).toBe(0)
-      const files = result.stderr
-        .split("\n")
-        .filter((line) => line.startsWith("loaded file://"))
-        .map((line) => fileURLToPath(line.slice("loaded ".length)))
-      const bundle = path.join(repoRoot, "packages/cli/dist/bundle") + path.sep
-      expect(files.filter((file) => file !== bin && !file.startsWith(bundle))).toEqual([])
-      expect(files.filter((file) => file.startsWith(bundle)).length).toBeGreaterThan(1)
+      const { files } = loads(args)
+      expect(files.filter((file) => !beside.includes(file) && !file.startsWith(bundle))).toEqual([])
+      expect(files.filter((file) => file.startsWith(bundle)).length).toBeGreaterThan(0)
     }
   })
 
+  it("given --help, --version or a command's --help, then it loads the bundle's entry alone (ADR 0037)", () => {
+    for (const args of [["--help"], ["--version"], ["window", "--help"]])
+      expect(loads(args).files.filter((file) => file.startsWith(bundle))).toEqual([path.join(bundle, "bin.js")])
+  })
+
+  it("given window, then neither node:child_process nor node:readline is loaded (Services.ts)", () => {
+    const { builtIns } = loads(["window", "--db", demoDb])
+    expect(builtIns).not.toContain("node:child_process")
+    expect(builtIns).not.toContain("node:readline")
+  })
+
+  it("given the bundle's precomputed answers, then they are effect/cli's for the current sources", async () => {
+    const built = JSON.parse(fs.readFileSync(path.join(bundle, "precomputed.json"), "utf8"))
+    expect(built).toEqual(await precompute(path.join(repoRoot, "packages/cli")))
+  }, 120_000)
+
   const same: ReadonlyArray<ReadonlyArray<string>> = [
     ["--help"],
+    ["-h"],
+    [],
     ["--version"],
+    ["-v"],
     ["help", "window"],
+    ["serve", "-h"],
     ["nope"],
     ["window", "--db", demoDb, "--format", "json"],
     ["window", "--db", importDb, "--session", realSessionId, "--at", "40"],

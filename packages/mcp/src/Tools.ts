@@ -7,7 +7,7 @@
  * window (the text, reasoning, tool inputs and outputs of each message of a pivot's head, by part id). That is what
  * an agent whose own compaction dropped it (Claude Code, Codex CLI, imported or followed by pivot) can get back.
  */
-import { Conversation, type Events, Recall, Session, Tokens } from "@pivot/core"
+import { Conversation, type Events, Recall, Session, Text, Tokens } from "@pivot/core"
 
 /** A request of `context_recall`. */
 export interface RecallRequest {
@@ -117,7 +117,7 @@ export const usageFigures = (events: ReadonlyArray<Events.Event>): UsageFigures 
   return { calls, ...sum, lastContext, pivots: pivotCount }
 }
 
-const n = (x: number) => Math.round(x).toLocaleString("en-US")
+const n = (x: number) => Text.thousands(x)
 
 /** Answers `context_usage`: the session's calls, tokens as billed, cache hit ratio, pivots. */
 export const usage = (sessionId: string, events: ReadonlyArray<Events.Event>): string => {

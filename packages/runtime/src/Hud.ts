@@ -5,7 +5,7 @@
  * never changes, so a prompt cache loses no more than the changing numbers force. An optional cost line (`cost`)
  * adds what the session has spent, the last compaction's net saving and the cache hit ratio, from the ledger.
  */
-import { Ledger, type Pricing } from "@pivot/core"
+import { Ledger, type Pricing, Text } from "@pivot/core"
 
 /** The share of the usable window at which the level turns `high`, then `critical`. */
 export interface Levels {
@@ -87,7 +87,7 @@ export const costOf = (ledger: Ledger.State): Cost => {
   }
 }
 
-const grouped = (n: number): string => Math.max(0, Math.round(n)).toLocaleString("en-US")
+const grouped = (n: number): string => Text.thousands(Math.max(0, n))
 const signed = (n: number): string => (Math.round(n) < 0 ? `-${grouped(-n)}` : grouped(n))
 
 /** The cost line: at most about 30 tokens for any numbers. */

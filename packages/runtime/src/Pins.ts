@@ -13,6 +13,7 @@ import {
   type Message,
   type Model,
   Pins,
+  Text,
   Traced,
 } from "@pivot/core"
 import { Clock, Effect, Schema } from "effect"
@@ -261,7 +262,7 @@ export const make = (sessions: SessionsShape): Operations => {
   return { pin, unpin }
 }
 
-const grouped = (n: number): string => Math.max(0, Math.round(n)).toLocaleString("en-US")
+const grouped = (n: number): string => Text.thousands(Math.max(0, n))
 
 // ── The `context_pin` tool as the model sees it, shared by the AI SDK tool (`@pivot/ai` PinTool) and the OpenCode plugin.
 

@@ -8,6 +8,7 @@
  * for (const row of WhatIfTable.rows(comparison)) console.log(row.label.padEnd(20), row.cells.join("  "))
  * ```
  */
+import { Text } from "@pivot/core"
 import type { Comparison } from "./WhatIf.ts"
 
 /** One figure across the strategies, in the comparison's order; `detail` rows refine the row above them. */
@@ -20,7 +21,7 @@ export interface Row {
 type RunOf = Comparison["runs"][number]
 
 /** A count as text (`12,345`). */
-export const num = (n: number): string => Math.round(n).toLocaleString("en-US")
+export const num = (n: number): string => Text.thousands(n)
 
 /** `value` against `base` as a signed share (`−12%`, `±0%`, `+3%`); `–` without a base. */
 export const change = (value: number, base: number): string => {

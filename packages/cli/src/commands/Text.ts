@@ -1,8 +1,8 @@
 /** Small text helpers for the audit commands' human output: numbers, one-line excerpts, aligned columns. */
-import type { Events } from "@pivot/core"
+import { type Events, Text } from "@pivot/core"
 
 /** A count with thousands separators: `12,345`. */
-export const num = (n: number): string => Math.round(n).toLocaleString("en-US")
+export const num = (n: number): string => Text.thousands(n)
 
 /** Text on one line (whitespace runs collapsed), cut to `max` characters with an ellipsis. */
 export const excerpt = (text: string, max: number): string => {

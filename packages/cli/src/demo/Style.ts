@@ -2,6 +2,7 @@
  * Terminal styling for the demo's commentary: ANSI colours when writing to a terminal, plain text otherwise, plus the
  * small formatting helpers (numbers, the usage bar, truncation) it shares.
  */
+import { Text } from "@pivot/core"
 
 /** Text decorations; each returns its input unchanged in plain mode. */
 export interface Style {
@@ -36,7 +37,7 @@ export const forOutput = (isTTY: boolean, env: Readonly<Record<string, string | 
   isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === "") ? ansi : plain
 
 /** `12,345`. */
-export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
+export const count = (n: number): string => Text.thousands(n)
 
 /** `[#####-----]`: `used` out of `total` in `width` cells, coloured by how full it is. */
 export const bar = (style: Style, used: number, total: number, width = 20): string => {
