@@ -97,9 +97,12 @@ export const atTurnStart = (messages: ReadonlyArray<Message>): boolean => {
 }
 
 /**
- * Whether the next turn is expected to reach the trigger (`Overflow.trigger`, above the fixed prompt): the window now
- * (the fixed prompt and the messages) plus the mean size of the turns finished since the latest summary reaches it.
- * False when no turn has finished since, or automatic compaction is off.
+ * Whether compacting now, at a turn's start, is expected to spare a compaction in the middle of the turn: the window
+ * now (the fixed prompt and the messages) plus the mean size of the turns finished since the latest summary reaches
+ * the trigger (`Overflow.trigger`, above the fixed prompt), while the fixed prompt, a summary
+ * (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`) and that mean turn stay below it — a turn that would not fit after the
+ * compaction either is compacted in its middle anyway. False when no turn has finished since, or automatic compaction
+ * is off.
  */
 export const reachesThisTurn = (input: Input): boolean => {
   if (input.config.auto === false) return false
@@ -111,7 +114,10 @@ export const reachesThisTurn = (input: Input): boolean => {
   const growth = finished.reduce((n, t) => n + sizeOf(recent.slice(t.start, t.end)), 0) / finished.length
   const fixed = input.fixed ?? 0
   const at = trigger(input.config, input.limits, input.config.output_token_max, fixed)
-  return reaches(fixed + sizeOf(input.messages) + growth, at)
+  return (
+    reaches(fixed + sizeOf(input.messages) + growth, at) &&
+    !reaches(fixed + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth, at)
+  )
 }
 
 /**

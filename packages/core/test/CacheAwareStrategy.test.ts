@@ -3,7 +3,7 @@
  * trigger — and the working set: a compaction during a turn keeps the turn (its request and what it read) verbatim,
  * within `KEEP_SHARE` of the usable window, tested at that boundary; rent-or-buy waits while it cannot.
  */
-import { CacheAwareStrategy, Ids, type Message, Strategy, SummaryInput, Tail, Tokens } from "@pivot/core"
+import { CacheAwareStrategy, CacheEconomy, Ids, type Message, Strategy, SummaryInput, Tail, Tokens } from "@pivot/core"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { assistant, completed, marker, tool, user } from "./support/build.ts"
@@ -243,7 +243,8 @@ describe("cache-aware's own compactions wait for a turn's start (ADR 0034)", () 
 })
 
 describe("cache-aware compacts at the start of a turn expected to reach the threshold (ADR 0034)", () => {
-  const finished = [user("u0", "earlier work"), read("a0", "u0", 1_000, "stop")]
+  // A finished turn of ~3,000 tokens: larger than a summary, so a compaction now leaves room for the next one.
+  const finished = [user("u0", `earlier work ${"y".repeat(12_000)}`), read("a0", "u0", 1_000, "stop")]
   const window = [...finished, user("u1", "next request")]
   const growth = Tail.sizeOf(finished)
   const size = Tail.sizeOf(window)
@@ -262,6 +263,15 @@ describe("cache-aware compacts at the start of a turn expected to reach the thre
     expect(at(count + 1, 5_000)).toBe(false)
     expect(at(count, 5_000)).toBe(true)
     expect(at(count - 1, 5_000)).toBe(true)
+  })
+
+  it("given the fixed prompt, a summary and the mean turn at the trigger − 1, at it and + 1: yes, no, no", () => {
+    // After a compaction the turn would not fit either: it is compacted in its middle anyway, so not now.
+    const after = 5_000 + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth
+    expect(size).toBeGreaterThan(CacheEconomy.DEFAULT_SUMMARY_TOKENS + 1)
+    expect(at(after + 1, 5_000)).toBe(true)
+    expect(at(after, 5_000)).toBe(false)
+    expect(at(after - 1, 5_000)).toBe(false)
   })
 
   it("given no turn finished since the latest summary, then nothing is expected", () =>
