@@ -470,10 +470,11 @@ describe("createPivot: cache-aware compaction", () => {
   it("the summariser is sent the agent's system prompt, its tools (declarations) and the window as the agent sent it, then the prompt", async () => {
     const system = "You are the agent. Keep changes small."
     let calls = 0
+    // The session's first call measures the fixed prompt (ADR 0034): only the usable window (92,000) compacts after it.
     const model = new MockLanguageModelV4({
       doGenerate: async () =>
         calls++ === 0
-          ? answer([{ type: "text", text: "long answer" }], "stop", 80_000)
+          ? answer([{ type: "text", text: "long answer" }], "stop", 92_000)
           : answer([{ type: "text", text: "## Objective\nthe cache-aware summary" }], "stop"),
     })
     const pivot = await open({

@@ -79,6 +79,29 @@ describe("pivot whatif", () => {
     ).toEqual(["cache-aware", "opencode-1.17"])
   })
 
+  it("given a 32k window mostly taken by the ~20k system prompt and tools, then cache-aware does not compact over them", async () => {
+    // ADR 0034: cache-aware's threshold is a share of the room above the fixed prompt, measured from the first call.
+    // Counting the fixed prompt it compacted 13 times here where OpenCode never does, billed +32% and lost the working
+    // set on 3 of 27 calls.
+    const result = await pivot("whatif", realExport, "--context", "32000", "--output", "4000", "--format", "json")
+    expect(result.code).toBe(0)
+    const runs = JSON.parse(result.stdout).runs as ReadonlyArray<{
+      strategy: string
+      compactions: number
+      calls: number
+      workingSet: { calls: number; intact: number }
+      billing: { billed: number }
+      artifacts: { inViewWithoutFacts: number }
+    }>
+    const opencode = runs.find((r) => r.strategy === "opencode-1.17")!
+    const cacheAware = runs.find((r) => r.strategy === "cache-aware")!
+    expect(opencode.compactions).toBe(0)
+    expect(cacheAware.workingSet).toEqual({ calls: steps, intact: steps })
+    expect(cacheAware.billing.billed).toBeLessThanOrEqual(opencode.billing.billed)
+    expect(cacheAware.compactions).toBeLessThan(cacheAware.calls / 4)
+    expect(cacheAware.artifacts.inViewWithoutFacts).toBeGreaterThanOrEqual(opencode.artifacts.inViewWithoutFacts)
+  })
+
   it("given a price for the model, then the runs are billed in dollars at its rates", async () => {
     const prices = path.join(dir, "prices.json")
     fs.writeFileSync(

@@ -1,21 +1,27 @@
 /**
- * Cache-aware compaction as a strategy (ADR 0017, and ADR 0026 for the working set): compact earlier (threshold 0.75)
- * with a cache-safe summariser request and no tail of old turns; compact before a call as soon as it pays
- * (`CacheEconomy.due`, the rent-or-buy rule) on a warm cache; prune in batches on a warm cache, and down to the current
- * turn before a call on a cold one (its prefix is written again anyway). Beyond ADR 0017, it never drops the working
- * set: a compaction while a turn is in progress keeps that turn — the request that opened it and everything it read
- * since — verbatim in the kept tail; when the turn cannot be kept (it is the whole history, or larger than
- * `KEEP_SHARE` of the usable window), rent-or-buy waits for the turn's end, and only the hard limit compacts.
+ * Cache-aware compaction as a strategy (ADR 0017, ADR 0026 for the working set, ADR 0034 for the trigger): compact
+ * earlier (threshold 0.75 of the room above the fixed prompt — system prompt and tools, measured from the session's
+ * first call) with a cache-safe summariser request and no tail of old turns; compact before a call as soon as it pays
+ * (`CacheEconomy.due`, the rent-or-buy rule) on a warm cache; prune in batches on a warm cache, and down to the
+ * current turn before a call on a cold one (its prefix is written again anyway). The compactions it chooses itself
+ * (rent-or-buy, and the threshold a turn is expected to reach) wait for a turn's start, when only the new request is
+ * kept verbatim and written again after the summary. It never drops the working set: a compaction while a turn is in
+ * progress (the hard limit) keeps that turn — the request that opened it and everything it read since — verbatim in
+ * the kept tail, or its request and newest messages when the whole turn is larger than `KEEP_SHARE` of the usable
+ * window.
  */
 import * as CacheEconomy from "./CacheEconomy.ts"
 import type { CompactionConfig } from "./Config.ts"
 import { compactionPartOf, isMarker, type Message } from "./Message.ts"
-import { usable } from "./Overflow.ts"
+import { reaches, trigger, usable } from "./Overflow.ts"
 import * as Prune from "./Prune.ts"
 import { type Decision, type Input, type Keep, nothing, type Strategy } from "./Strategy.ts"
-import { sizeOf, tailBudget } from "./Tail.ts"
+import { sizeOf, tailBudget, turns } from "./Tail.ts"
 
-/** Cache-aware's default compaction threshold (share of the usable window): room for the window, prompt and summary. */
+/**
+ * Cache-aware's default compaction threshold: the share of the room above the fixed prompt (system prompt and tools)
+ * the conversation may fill, leaving room for the summariser's request and answer (ADR 0034).
+ */
 export const THRESHOLD = 0.75
 
 /** Cache-aware's default tail budget of old turns: none (the turn in progress is kept by `keep`). */
@@ -84,6 +90,36 @@ export const turnInProgress = (
 
 const UNFINISHED = new Set(["tool-calls", "tool_calls", "tool_use", "length", "max_tokens", "unknown"])
 
+/** Whether a turn has just started: the newest request has no model step after it yet. */
+export const atTurnStart = (messages: ReadonlyArray<Message>): boolean => {
+  const start = messages.findLastIndex(isRequest)
+  return start !== -1 && !messages.slice(start + 1).some((m) => m.role === "assistant")
+}
+
+/**
+ * Whether compacting now, at a turn's start, is expected to spare a compaction in the middle of the turn: the window
+ * now (the fixed prompt and the messages) plus the mean size of the turns finished since the latest summary reaches
+ * the trigger (`Overflow.trigger`, above the fixed prompt), while the fixed prompt, a summary
+ * (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`) and that mean turn stay below it — a turn that would not fit after the
+ * compaction either is compacted in its middle anyway. False when no turn has finished since, or automatic compaction
+ * is off.
+ */
+export const reachesThisTurn = (input: Input): boolean => {
+  if (input.config.auto === false) return false
+  const from = input.messages.findLastIndex((m) => m.role === "assistant" && m.summary === true) + 1
+  const recent = input.messages.slice(from)
+  const all = turns(recent)
+  const finished = atTurnStart(recent) ? all.slice(0, -1) : all
+  if (finished.length === 0) return false
+  const growth = finished.reduce((n, t) => n + sizeOf(recent.slice(t.start, t.end)), 0) / finished.length
+  const fixed = input.fixed ?? 0
+  const at = trigger(input.config, input.limits, input.config.output_token_max, fixed)
+  return (
+    reaches(fixed + sizeOf(input.messages) + growth, at) &&
+    !reaches(fixed + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth, at)
+  )
+}
+
 /**
  * What a compaction keeps of the turn in progress (see the module's summary). The whole turn — its request and every
  * message since, continue messages of earlier pivots included — when it fits `KEEP_SHARE` of the usable window and
@@ -134,13 +170,17 @@ export const pays = (settings: Settings, input: Input): boolean => {
   const rates = settings.rates ?? input.rates
   if (rates === undefined) return false
   const kept = input.config.tail_turns === 0 ? 0 : tailBudget(input.config, input.compactionLimits)
-  return CacheEconomy.due(CacheEconomy.segmentOf(input.messages, { ttl: input.cache.ttl, kept }), rates)
+  return CacheEconomy.due(
+    CacheEconomy.segmentOf(input.messages, { ttl: input.cache.ttl, kept, fixed: input.fixed }),
+    rates,
+  )
 }
 
 /** Cache-aware with these settings. */
 export const make = (settings: Settings = {}): Strategy => ({
   name: "cache-aware",
   configure,
+  thresholdOf: "conversation",
   form: "cache-safe",
   ...(settings.system === undefined ? {} : { system: settings.system }),
   ...(settings.ttl === undefined ? {} : { ttl: settings.ttl }),
@@ -148,11 +188,12 @@ export const make = (settings: Settings = {}): Strategy => ({
   beforeCall: (input) => {
     if (Prune.isEnabled(input.config) && input.cache.lastCallAt !== undefined && input.cache.cold)
       return coldPrune(settings, input)
-    if (!pays(settings, input)) return nothing
-    // The working set: while the turn in progress cannot be kept whole, wait for its end (the hard limit still
-    // compacts, keeping its request and newest messages).
-    if (turnInProgress(input.messages) !== undefined && keepOf(input)?.whole !== true) return nothing
-    return { _tag: "Compact", reason: "rent-or-buy" }
+    // During a turn, wait for the next one's start: a compaction now would keep the turn verbatim and the next call
+    // would write it again (the hard limit still compacts mid-turn, keeping the working set).
+    if (turnInProgress(input.messages) !== undefined && !atTurnStart(input.messages)) return nothing
+    if (pays(settings, input)) return { _tag: "Compact", reason: "rent-or-buy" }
+    if (input.mayCompact && reachesThisTurn(input)) return { _tag: "Compact", reason: "threshold" }
+    return nothing
   },
   afterStep: (input) => {
     if (!Prune.isEnabled(input.config)) return nothing

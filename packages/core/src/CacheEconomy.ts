@@ -33,6 +33,11 @@ export interface Segment {
    * (measured), else the session's first call's plus a summary and the kept tail.
    */
   readonly base: number
+  /**
+   * Of `base`, the fixed prompt (system prompt and tools, `FixedPrompt`): the next call reads it from the cache (a
+   * breakpoint after it), it does not write it anew. 0 when unknown.
+   */
+  readonly fixed?: number | undefined
 }
 
 /**
@@ -41,7 +46,7 @@ export interface Segment {
  */
 export const segmentOf = (
   messages: ReadonlyArray<Message>,
-  options: { readonly ttl: number; readonly kept: number },
+  options: { readonly ttl: number; readonly kept: number; readonly fixed?: number | undefined },
 ): Segment => {
   let summary: number | undefined
   let afterPivot: number | undefined
@@ -67,7 +72,10 @@ export const segmentOf = (
     if (summary !== undefined) afterPivot ??= tokens
   }
   const size = summary ?? DEFAULT_SUMMARY_TOKENS
-  return { windows, summary: size, base: afterPivot ?? (first ?? 0) + size + options.kept }
+  const base = afterPivot ?? (first ?? 0) + size + options.kept
+  return options.fixed === undefined
+    ? { windows, summary: size, base }
+    : { windows, summary: size, base, fixed: options.fixed }
 }
 
 /** The rent paid so far: every call of the segment read what a compaction would have shed (over the base), at `read`. */
@@ -79,10 +87,18 @@ export const rent = (segment: Segment, rates: Multipliers): number => {
 
 /**
  * What compacting now costs, in input-token equivalents: the summariser reads the latest window from the cache and
- * writes the summary (at the output rate), and the next call writes the base anew.
+ * writes the summary (at the output rate), and the next call writes the base anew — but for its fixed prompt, which
+ * it reads from the cache (ADR 0034).
  */
-export const buy = (segment: Segment, rates: Multipliers): number =>
-  (segment.windows.at(-1) ?? 0) * rates.read + segment.summary * rates.output + segment.base * rates.write
+export const buy = (segment: Segment, rates: Multipliers): number => {
+  const fixed = Math.min(segment.base, Math.max(0, segment.fixed ?? 0))
+  return (
+    (segment.windows.at(-1) ?? 0) * rates.read +
+    segment.summary * rates.output +
+    (segment.base - fixed) * rates.write +
+    fixed * rates.read
+  )
+}
 
 /** Whether compacting pays now: at least two calls in the segment, and the rent paid reaches the buy. */
 export const due = (segment: Segment, rates: Multipliers): boolean =>

@@ -13,6 +13,12 @@ import { TokenUsage } from "./Tokens.ts"
 
 const Millis = Schema.Finite
 
+/**
+ * The fixed prompt's tokens (system prompt and tools, `FixedPrompt`) a `threshold` is a share of the room above
+ * (`Overflow.trigger`); absent: the whole usable window.
+ */
+const Fixed = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+
 /** Open the session's stream. */
 export const StartSession = Schema.TaggedStruct("StartSession", {
   sessionId: SessionId,
@@ -32,6 +38,7 @@ export const RecordAssistantStep = Schema.TaggedStruct("RecordAssistantStep", {
   message: AssistantMessage,
   config: Schema.optionalKey(CompactionConfig),
   limits: Schema.optionalKey(ModelLimits),
+  fixed: Schema.optionalKey(Fixed),
 })
 
 /** Record the result of a tool call made in an earlier step. */
@@ -55,6 +62,7 @@ export const CheckOverflow = Schema.TaggedStruct("CheckOverflow", {
   at: Millis,
   config: CompactionConfig,
   limits: ModelLimits,
+  fixed: Schema.optionalKey(Fixed),
 })
 
 /** Ask for a compaction: adds the marker user message (spec §2.7). */

@@ -25,13 +25,20 @@ export const usable = (config: CompactionConfig, limits: ModelLimits, cap?: numb
  * The token count at which compaction triggers, or `undefined` when auto-compaction cannot trigger: disabled by
  * config, a context of 0, or (pivot's fix for OpenCode #45368) a usable window of 0, which OpenCode treats as
  * "always overflowing".
+ *
+ * A `threshold` t is a share of the room above `fixed`: the tokens every call sends besides the window (system prompt
+ * and tool schemas, measured by `FixedPrompt`), which no compaction can shed. It triggers at
+ * `fixed + ⌊t × (usable − fixed)⌋` (at least 1, at most `usable`; ADR 0034); `fixed` 0 (the default) is a
+ * share of the whole usable window, and a `fixed` at or above the usable window leaves only the usable window.
  */
-export const trigger = (config: CompactionConfig, limits: ModelLimits, cap?: number): number | undefined => {
+export const trigger = (config: CompactionConfig, limits: ModelLimits, cap?: number, fixed = 0): number | undefined => {
   if (config.auto === false) return undefined
   // A context of 0 (unknown limits) gives a usable window of 0, so it never triggers either.
   const room = usable(config, limits, cap)
   if (room <= 0) return undefined
-  return config.threshold === undefined ? room : Math.min(room, Math.max(1, Math.floor(room * config.threshold)))
+  if (config.threshold === undefined) return room
+  const base = Math.min(room, Math.max(0, fixed))
+  return Math.min(room, Math.max(1, base + Math.floor((room - base) * config.threshold)))
 }
 
 /** The overflow comparison, the one place it lives (spec §2.4): a count at the trigger already overflows. */
@@ -44,14 +51,18 @@ export interface Detected {
   readonly trigger: number
 }
 
-/** The overflow a call's usage shows, or `undefined` when the context is not full or cannot trigger (spec §2.4). */
+/**
+ * The overflow a call's usage shows, or `undefined` when the context is not full or cannot trigger (spec §2.4);
+ * `fixed` as for `trigger`.
+ */
 export const detect = (
   config: CompactionConfig,
   usage: TokenUsage,
   limits: ModelLimits,
   cap?: number,
+  fixed?: number,
 ): Detected | undefined => {
-  const at = trigger(config, limits, cap)
+  const at = trigger(config, limits, cap, fixed)
   const tokens = contextCount(usage)
   return reaches(tokens, at) ? { tokens, trigger: at } : undefined
 }

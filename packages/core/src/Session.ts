@@ -207,7 +207,10 @@ const recordAssistantStep = (state: State, command: typeof Commands.RecordAssist
   const recorded: Event = { _tag: "AssistantStepRecorded", at: step.completedAt ?? step.createdAt, message: step }
   // Rule A: checked at every finished step with the default output cap; a summary is never checked.
   const config: CompactionConfig = command.config ?? {}
-  const overflow = command.limits && !step.summary ? Overflow.detect(config, step.tokens, command.limits) : undefined
+  const overflow =
+    command.limits && !step.summary
+      ? Overflow.detect(config, step.tokens, command.limits, undefined, command.fixed)
+      : undefined
   if (overflow === undefined) return emit(recorded)
   return emit(recorded, {
     _tag: "OverflowDetected",
@@ -253,7 +256,13 @@ const checkOverflow = (state: State, command: typeof Commands.CheckOverflow.Type
   if (state.overflowReported === state.lastFinished) return none
   const last = message(state, state.lastFinished)
   if (last?.role !== "assistant" || last.summary === true) return none
-  const overflow = Overflow.detect(command.config, last.tokens, command.limits, command.config.output_token_max)
+  const overflow = Overflow.detect(
+    command.config,
+    last.tokens,
+    command.limits,
+    command.config.output_token_max,
+    command.fixed,
+  )
   if (overflow === undefined) return none
   return emit({
     _tag: "OverflowDetected",

@@ -75,6 +75,11 @@ export interface Input {
   readonly rates: Multipliers | undefined
   /** Whether an automatic compaction may start now: none is pending and the no-progress bound is not reached. */
   readonly mayCompact: boolean
+  /**
+   * The fixed prompt's tokens (system prompt and tools) once the session's first call measured them (`FixedPrompt`);
+   * undefined before, or where the runtime does not measure it.
+   */
+  readonly fixed?: number | undefined
 }
 
 /** OpenCode's prune walk (spec §2.14) with these thresholds, recorded with `rule` and `reason` when given. */
@@ -118,6 +123,12 @@ export interface Strategy {
   readonly form?: "opencode" | "cache-safe" | undefined
   /** The conversation's system prompt, which a `cache-safe` request starts with. */
   readonly system?: string | undefined
+  /**
+   * What the config's `threshold` is a share of: `usable`, the whole usable window (default), or `conversation`, the
+   * room above the fixed prompt — system prompt and tools, measured from the session's first call (`FixedPrompt`,
+   * `Overflow.trigger`; ADR 0034). Cache-aware's is `conversation`.
+   */
+  readonly thresholdOf?: "usable" | "conversation" | undefined
   /** The provider cache's time to live in ms, for `Input.cache`; default `DEFAULT_TTL`. */
   readonly ttl?: number | undefined
   /**

@@ -3,7 +3,7 @@
  * trigger — and the working set: a compaction during a turn keeps the turn (its request and what it read) verbatim,
  * within `KEEP_SHARE` of the usable window, tested at that boundary; rent-or-buy waits while it cannot.
  */
-import { CacheAwareStrategy, Ids, type Message, Strategy, SummaryInput, Tail, Tokens } from "@pivot/core"
+import { CacheAwareStrategy, CacheEconomy, Ids, type Message, Strategy, SummaryInput, Tail, Tokens } from "@pivot/core"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { assistant, completed, marker, tool, user } from "./support/build.ts"
@@ -211,5 +211,84 @@ describe("cache-aware keeps the working set", () => {
       keep: ids(["u1", "a1", "a2"]),
     })
     expect(Result.isSuccess(plan) && plan.success.tail).toEqual([])
+  })
+})
+
+describe("cache-aware's own compactions wait for a turn's start (ADR 0034)", () => {
+  const RATES = { read: 0.5, write: 1, output: 2 }
+  const strategy = CacheAwareStrategy.make({ rates: RATES })
+  const older = [user("u0", "earlier work"), read("a0", "u0", 1_000, "stop")]
+  const midTurn = [
+    ...older,
+    user("u1", "work"),
+    read("a1", "u1", 1_000),
+    read("a2", "u1", 30_000),
+    read("a3", "u1", 30_000),
+  ]
+
+  it("given rent-or-buy due in the middle of a turn that could be kept whole, then it waits; at the next turn's start it compacts", () => {
+    expect(CacheAwareStrategy.keepOf(inputOf(midTurn))?.whole).toBe(true)
+    expect(strategy.beforeCall!(inputOf(midTurn))).toEqual(Strategy.nothing)
+    const next = [...midTurn.slice(0, -1), read("a3", "u1", 30_000, "stop"), user("u2", "next")]
+    expect(CacheAwareStrategy.atTurnStart(next)).toBe(true)
+    expect(strategy.beforeCall!(inputOf(next))).toEqual({ _tag: "Compact", reason: "rent-or-buy" })
+  })
+
+  it("given a window with the request answered or steps after it, then it is not at a turn's start", () => {
+    expect(CacheAwareStrategy.atTurnStart(midTurn)).toBe(false)
+    expect(CacheAwareStrategy.atTurnStart([...older])).toBe(false)
+    expect(CacheAwareStrategy.atTurnStart([])).toBe(false)
+    expect(CacheAwareStrategy.atTurnStart([...older, user("u1", "next"), marker("m")])).toBe(true)
+  })
+})
+
+describe("cache-aware compacts at the start of a turn expected to reach the threshold (ADR 0034)", () => {
+  // A finished turn of ~3,000 tokens: larger than a summary, so a compaction now leaves room for the next one.
+  const finished = [user("u0", `earlier work ${"y".repeat(12_000)}`), read("a0", "u0", 1_000, "stop")]
+  const window = [...finished, user("u1", "next request")]
+  const growth = Tail.sizeOf(finished)
+  const size = Tail.sizeOf(window)
+  // Threshold 1 and no reserve: the trigger is the usable window (`input`) whatever the fixed prompt.
+  const at = (input: number, fixed: number, messages = window) =>
+    CacheAwareStrategy.reachesThisTurn(
+      inputOf(messages, {
+        config: { ...CacheAwareStrategy.configure({}), threshold: 1, reserved: 0 },
+        limits: { context: 1_000_000, input, output: 8_000 },
+        fixed,
+      }),
+    )
+
+  it("given the fixed prompt, the window and the mean finished turn at the trigger + 1, at it and − 1: no, yes, yes", () => {
+    const count = 5_000 + size + growth
+    expect(at(count + 1, 5_000)).toBe(false)
+    expect(at(count, 5_000)).toBe(true)
+    expect(at(count - 1, 5_000)).toBe(true)
+  })
+
+  it("given the fixed prompt, a summary and the mean turn at the trigger − 1, at it and + 1: yes, no, no", () => {
+    // After a compaction the turn would not fit either: it is compacted in its middle anyway, so not now.
+    const after = 5_000 + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth
+    expect(size).toBeGreaterThan(CacheEconomy.DEFAULT_SUMMARY_TOKENS + 1)
+    expect(at(after + 1, 5_000)).toBe(true)
+    expect(at(after, 5_000)).toBe(false)
+    expect(at(after - 1, 5_000)).toBe(false)
+  })
+
+  it("given no turn finished since the latest summary, then nothing is expected", () =>
+    expect(at(1, 5_000, [user("u1", "first request")])).toBe(false))
+
+  it("given an 80,000-token fixed prompt in a usable 100,000 at 0.75, then the trigger is 95,000: no compaction yet", () => {
+    const input = (fixed: number) =>
+      inputOf(window, {
+        config: { ...CacheAwareStrategy.configure({}), reserved: 0 },
+        limits: { context: 1_000_000, input: 100_000, output: 8_000 },
+        fixed,
+      })
+    // 80,000 + the window + a turn is far above 75,000 (0.75 of the whole usable window), below 95,000.
+    expect(CacheAwareStrategy.reachesThisTurn(input(80_000))).toBe(false)
+    expect(CacheAwareStrategy.make().beforeCall!(input(80_000))).toEqual(Strategy.nothing)
+    // A fixed prompt leaving 0.75 × the rest no more than the window and a turn: compact now, at the turn's start.
+    const close = 100_000 - Math.floor((size + growth) / 0.75)
+    expect(CacheAwareStrategy.make().beforeCall!(input(close))).toEqual({ _tag: "Compact", reason: "threshold" })
   })
 })

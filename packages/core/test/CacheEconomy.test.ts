@@ -129,3 +129,34 @@ describe("Prune turns", () => {
     expect(cleared(undefined)).toBe(cleared(2))
   })
 })
+
+describe("CacheEconomy.buy with the fixed prompt (ADR 0034)", () => {
+  // Base 3,000 of which 1,000 is the fixed prompt, read (0.5) after a compaction, not written (1): buy = 0.5 x +
+  // 2 × 2,000 + 2,000 × 1 + 1,000 × 0.5 = 0.5 x + 6,500; rent = x − 3,000. Due from x = 19,000 on (20,000 without it).
+  const segment = (x: number, fixed: number): CacheEconomy.Segment => ({
+    windows: [1_000, x, x],
+    summary: CacheEconomy.DEFAULT_SUMMARY_TOKENS,
+    base: 3_000,
+    fixed,
+  })
+
+  it.each([
+    [18_999, false],
+    [19_000, true],
+    [19_001, true],
+  ])("given windows growing to %i and a 1,000-token fixed prompt, then due is %s", (x, expected) => {
+    expect(CacheEconomy.buy(segment(x, 1_000), RATES)).toBe(0.5 * x + 6_500)
+    expect(CacheEconomy.due(segment(x, 1_000), RATES)).toBe(expected)
+  })
+
+  it("given a fixed prompt of 0, or larger than the base, then it is priced as none, or as the whole base read", () => {
+    expect(CacheEconomy.buy(segment(20_000, 0), RATES)).toBe(0.5 * 20_000 + 7_000)
+    expect(CacheEconomy.buy(segment(20_000, 5_000), RATES)).toBe(0.5 * 20_000 + 4_000 + 3_000 * 0.5)
+  })
+
+  it("given the fixed prompt to segmentOf, then the segment carries it", () => {
+    const messages = [call(1, T0, 1_000)]
+    expect(CacheEconomy.segmentOf(messages, { ttl: 300_000, kept: 0, fixed: 700 }).fixed).toBe(700)
+    expect(CacheEconomy.segmentOf(messages, { ttl: 300_000, kept: 0 }).fixed).toBeUndefined()
+  })
+})

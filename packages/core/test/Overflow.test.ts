@@ -247,3 +247,43 @@ describe("Overflow.reaches / detect — the one overflow comparison (boundary `>
     expect(Overflow.usable({}, limits(0, 50_000, 0))).toBe(0)
   })
 })
+
+describe("Overflow threshold above the fixed prompt (ADR 0034)", () => {
+  // usable 68,000; threshold 0.75. A fixed prompt f puts the trigger at f + ⌊0.75 × (68,000 − f)⌋.
+  const model = limits(100_000, undefined, 32_000)
+  const config = { threshold: 0.75 }
+
+  it("given no fixed prompt (or 0), then the threshold is a share of the whole usable window", () => {
+    expect(Overflow.trigger(config, model)).toBe(51_000)
+    expect(Overflow.trigger(config, model, undefined, 0)).toBe(51_000)
+  })
+
+  it("given a 20,000-token fixed prompt, then the trigger is 20,000 + 0.75 × 48,000", () =>
+    expect(Overflow.trigger(config, model, undefined, 20_000)).toBe(56_000))
+
+  it("given the count at that trigger − 1, at it and + 1, then no overflow, overflow, overflow", () => {
+    expect(Overflow.detect(config, tokens(55_999, 0), model, undefined, 20_000)).toBeUndefined()
+    expect(Overflow.detect(config, tokens(56_000, 0), model, undefined, 20_000)).toEqual({
+      tokens: 56_000,
+      trigger: 56_000,
+    })
+    expect(Overflow.detect(config, tokens(56_001, 0), model, undefined, 20_000)).toEqual({
+      tokens: 56_001,
+      trigger: 56_000,
+    })
+  })
+
+  it("given a fixed prompt at the usable window − 1, at it and above it, then the trigger is that, then usable", () => {
+    expect(Overflow.trigger(config, model, undefined, 67_999)).toBe(67_999)
+    expect(Overflow.trigger(config, model, undefined, 68_000)).toBe(68_000)
+    expect(Overflow.trigger(config, model, undefined, 68_001)).toBe(68_000)
+  })
+
+  it("given a fixed prompt but no threshold, then the trigger is the usable window (OpenCode's rule unchanged)", () =>
+    expect(Overflow.trigger({}, model, undefined, 20_000)).toBe(68_000))
+
+  it("given auto false or an unusable window, then a fixed prompt does not re-enable the check", () => {
+    expect(Overflow.trigger({ ...config, auto: false }, model, undefined, 20_000)).toBeUndefined()
+    expect(Overflow.trigger(config, limits(0, undefined, 32_000), undefined, 20_000)).toBeUndefined()
+  })
+})

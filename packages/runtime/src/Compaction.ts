@@ -50,6 +50,8 @@ export interface Settings {
   /** The summariser's model. */
   readonly compactionModel: ModelSpec
   readonly config: CoreConfig.CompactionConfig
+  /** The threshold is a share of the room above the fixed prompt (`Strategy.thresholdOf` `conversation`). */
+  readonly aboveFixed?: boolean | undefined
   /** The messages the strategy keeps verbatim besides the tail, asked when a compaction starts (`Strategy.keep`). */
   readonly keep?: ((state: State) => ReadonlyArray<Ids.MessageId> | undefined) | undefined
 }

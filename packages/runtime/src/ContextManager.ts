@@ -212,11 +212,12 @@ export const make = (
     const sameSettings = (a: Compaction.Settings, b: Compaction.Settings) =>
       a.model === b.model && a.compactionModel === b.compactionModel && a.config === b.config
 
-    const overflowCheck = (settings: Compaction.Settings, at: number): Commands.Command => ({
+    const overflowCheck = (settings: Compaction.Settings, at: number, state: State): Commands.Command => ({
       _tag: "CheckOverflow",
       at,
       config: settings.config,
       limits: settings.model.limits,
+      ...Status.withFixed(Status.fixedOf(state, settings)),
     })
     /**
      * Whether the overflow check would record on `state` (an overflow, a compaction to request). Usage measured before
@@ -298,7 +299,7 @@ export const make = (
       if (!transformsWindow) {
         const state = yield* sessions.load(sessionId)
         if (state.session.pending === undefined && state.runtime.awaitingContinue === undefined) {
-          const check = overflowCheck(settings, yield* Clock.currentTimeMillis)
+          const check = overflowCheck(settings, yield* Clock.currentTimeMillis, state)
           if (!overflowsIn(state, check)) {
             const visible = visibleOf(sessionId, state.session.window)
             const prepared = yield* answerOf(sessionId, settings, state, visible, visible, undefined)
@@ -322,7 +323,7 @@ export const make = (
             state = yield* sessions.load(sessionId)
           }
           const at = yield* Clock.currentTimeMillis
-          const check = overflowCheck(settings, at)
+          const check = overflowCheck(settings, at, state)
           // The pre-check on the state in hand: when it finds nothing, nothing would be recorded (the common turn).
           if (overflowsIn(state, check)) {
             const markerId = yield* ids.message

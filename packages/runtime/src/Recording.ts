@@ -32,6 +32,7 @@ import {
 import { decodeUsage } from "./internal/checkOptions.ts"
 import * as PinOps from "./Pins.ts"
 import type { Command, Event, SessionsShape, State } from "./Sessions.ts"
+import * as Status from "./Status.ts"
 import type * as StrategyRunner from "./StrategyRunner.ts"
 
 /** What recording needs from the context manager. */
@@ -177,6 +178,7 @@ export const make = ({ sessions, ids, options, settingsFor, runner }: Deps): Rec
       message,
       config: settings.config,
       ...(UsageFold.predatesPivot(current.runtime.usage, message) ? {} : { limits: settings.model.limits }),
+      ...Status.withFixed(Status.fixedOf(current, settings, message)),
     })
     const executed = yield* sessions.execute(sessionId, (current) =>
       runner.withCompaction(commandOn(current), at, markerId, partId, false)(current),

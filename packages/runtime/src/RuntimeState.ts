@@ -4,7 +4,7 @@
  * after a restart), whether a finished compaction still owes its continue step, and the latest usage for the HUD.
  * A pure fold, O(1) per event.
  */
-import { type Events, type Ids, Message, Tokens, Usage } from "@pivot/core"
+import { type Events, FixedPrompt, type Ids, Message, Tokens, Usage } from "@pivot/core"
 
 /** Any event of a session stream (core's catalog holds the runtime's events too). */
 export type Event = Events.Event
@@ -69,6 +69,8 @@ export interface State {
   readonly forgotten: number
   /** Core's usage fold: whether the last call's count still measures the window (`Usage.measured`). */
   readonly usage: Usage.State
+  /** Core's fixed-prompt fold: the system prompt's and tools' tokens, measured from the first call (`FixedPrompt`). */
+  readonly fixed: FixedPrompt.State
 }
 
 /** The state of an empty stream. */
@@ -91,16 +93,22 @@ export const initial: State = {
   hud: undefined,
   forgotten: 0,
   usage: Usage.initial,
+  fixed: FixedPrompt.initial,
 }
 
 /** The version of this state's shape in snapshots; bumped whenever a field is added or changes meaning. */
-export const FORMAT = 3
+export const FORMAT = 4
 
 /** A state read back from its JSON (the undefined fields JSON leaves out come back undefined). */
 export const decode = (raw: unknown): State => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("runtime state is not an object")
   const given = raw as Partial<State>
-  const state = { ...initial, ...given, usage: { ...Usage.initial, ...given.usage } }
+  const state = {
+    ...initial,
+    ...given,
+    usage: { ...Usage.initial, ...given.usage },
+    fixed: { ...FixedPrompt.initial, ...given.fixed },
+  }
   for (const key of ["streak", "pivots", "failures", "fallbacks", "forgotten"] as const)
     if (!Number.isSafeInteger(state[key])) throw new Error(`runtime state: ${key} is not a whole number`)
   return state
@@ -117,7 +125,8 @@ const healthy = (state: State): boolean => state.progressed || state.unconfirmed
 export const evolve = (state: State, event: Event): State => {
   const own = evolveOwn(state, event)
   const usage = Usage.evolve(state.usage, event)
-  return usage === own.usage ? own : { ...own, usage }
+  const fixed = FixedPrompt.evolve(state.fixed, event)
+  return usage === own.usage && fixed === own.fixed ? own : { ...own, usage, fixed }
 }
 
 const evolveOwn = (state: State, event: Event): State => {

@@ -49,10 +49,12 @@ export const make = (options: Options, strategy: Strategy.Strategy): Effect.Effe
     yield* checkSpec(options.model, baseConfig)
     if (options.compactionModel !== undefined) yield* checkSpec(options.compactionModel, baseConfig)
     // Without overrides every call answers these same settings (the same object, so `prepare` can compare them).
+    const aboveFixed = strategy.thresholdOf === "conversation"
     const baseSettings: Compaction.Settings = {
       model: options.model,
       compactionModel: options.compactionModel ?? options.model,
       config: baseConfig,
+      ...(aboveFixed ? { aboveFixed } : {}),
     }
     const settingsFor = (
       sessionId: string,
@@ -68,7 +70,7 @@ export const make = (options: Options, strategy: Strategy.Strategy): Effect.Effe
         const compactionModel = override.compactionModel ?? options.compactionModel ?? model
         if (override.model !== undefined || override.config !== undefined) yield* checkSpec(model, config)
         if (override.compactionModel !== undefined) yield* checkSpec(compactionModel, config)
-        return { model, compactionModel, config } satisfies Compaction.Settings
+        return { model, compactionModel, config, ...(aboveFixed ? { aboveFixed } : {}) } satisfies Compaction.Settings
       })
     return { baseConfig, settingsFor }
   })

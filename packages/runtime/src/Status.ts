@@ -2,17 +2,35 @@
  * How a session stands, as `prepare` and `usage` answer it: how full its context is, the HUD's text, what the caller
  * should do next, and whether a model's compaction request could help now. Pure functions of the state.
  */
-import { ExtractiveSummary, Message, Overflow, Pins, Usage as UsageFold, Window } from "@pivot/core"
+import { ExtractiveSummary, FixedPrompt, Message, Overflow, Pins, Usage as UsageFold, Window } from "@pivot/core"
 import type * as Compaction from "./Compaction.ts"
 import type { CompactDeclined, Prepared, Usage } from "./ContextManagerTypes.ts"
 import * as Hud from "./Hud.ts"
 import type { State } from "./Sessions.ts"
 
+/**
+ * The fixed prompt a session's threshold is measured above (`Overflow.trigger`): the measured one (`FixedPrompt`, with
+ * `step` when it is the call being recorded) when the strategy asks for it (`Settings.aboveFixed`), else none.
+ */
+export const fixedOf = (
+  state: State,
+  settings: Compaction.Settings,
+  step?: Message.AssistantMessage,
+): number | undefined => {
+  if (settings.aboveFixed !== true) return undefined
+  const fixed = step === undefined ? state.runtime.fixed : FixedPrompt.withStep(state.runtime.fixed, step)
+  return fixed.tokens
+}
+
+/** A command's `fixed` key: absent when there is no fixed prompt to measure the threshold above. */
+export const withFixed = (fixed: number | undefined): { readonly fixed?: number } =>
+  fixed === undefined ? {} : { fixed }
+
 /** How full the context is, for a HUD: the last call's count, or `estimate()` when no call measured the window. */
 export const usageOf = (state: State, settings: Compaction.Settings, warnAt: number, estimate: () => number): Usage => {
   const cap = settings.config.output_token_max
   const usable = Overflow.usable(settings.config, settings.model.limits, cap)
-  const trigger = Overflow.trigger(settings.config, settings.model.limits, cap)
+  const trigger = Overflow.trigger(settings.config, settings.model.limits, cap, fixedOf(state, settings))
   const runtime = state.runtime
   // After a pivot or a prune no call has measured the new window yet: estimate it (`Usage.measured`).
   const reported =

@@ -101,6 +101,7 @@ export const make = (options: Options): Runner => {
       prune: options.prune,
       rates: ratesOf(settings.model.ref),
       mayCompact: state.session.pending === undefined && RuntimeState.mayAutoCompact(state.runtime, options.limit),
+      fixed: state.runtime.fixed.tokens,
     }
   }
 

@@ -88,21 +88,36 @@ describe("cache-aware summariser request", () => {
 })
 
 describe("cache-aware trigger", () => {
-  // The harness model: usable 68,000; cache-aware compacts at 75 % of it (51,000) unless a threshold is set.
-  const overAt = (input: number, options: NonNullable<Setup["options"]>) =>
+  // The harness model: usable 68,000. The first call (10,000 tokens for a one-word request) measures the fixed prompt
+  // f (system prompt and tools, ADR 0034); cache-aware compacts at f + ⌊0.75 × (68,000 − f)⌋ unless a threshold is set.
+  const overAt = (input: number | ((fixed: number) => number), options: NonNullable<Setup["options"]>) =>
     Effect.gen(function* () {
-      const { cm } = yield* services
+      const { cm, sessions } = yield* services
       yield* users("work")
-      yield* step(input)
+      yield* step(10_000)
+      const fixed = (yield* sessions.load(SESSION)).runtime.fixed.tokens!
+      expect(fixed).toBeGreaterThan(9_900)
+      expect(fixed).toBeLessThan(10_000)
+      yield* step(typeof input === "number" ? input : input(fixed))
       return (yield* cm.prepare(SESSION)).compaction !== undefined
     }).pipe(Effect.provide(layer({ options })))
+  const trigger = (fixed: number) => fixed + Math.floor(0.75 * (68_000 - fixed))
+
+  it.effect("given a call at the trigger above the fixed prompt − 1, at it and + 1, then no, yes, yes", () =>
+    Effect.gen(function* () {
+      expect(yield* overAt((f) => trigger(f) - 1, { cacheAware: true })).toBe(false)
+      expect(yield* overAt(trigger, { cacheAware: true })).toBe(true)
+      expect(yield* overAt((f) => trigger(f) + 1, { cacheAware: true })).toBe(true)
+    }),
+  )
 
   it.effect("given a call at 55,000 tokens, then cache-aware compacts and OpenCode's trigger does not", () =>
     Effect.gen(function* () {
       expect(yield* overAt(55_000, { cacheAware: true })).toBe(true)
-      expect(yield* overAt(50_000, { cacheAware: true })).toBe(false)
+      // 51,000 is 0.75 of the whole usable window: counting the fixed prompt, cache-aware compacted there.
+      expect(yield* overAt(51_000, { cacheAware: true })).toBe(false)
       expect(yield* overAt(55_000, {})).toBe(false)
-      // A threshold the user set wins.
+      // A threshold the user set wins (a share of the room above the fixed prompt too: ~62,200 here).
       expect(yield* overAt(55_000, { cacheAware: true, config: { threshold: 0.9 } })).toBe(false)
     }),
   )
@@ -252,28 +267,37 @@ describe("cache-aware prune", () => {
 
 describe("cache-aware rent-or-buy", () => {
   // Rates chosen for exact arithmetic; no tail. Windows [1,000, x, x], no pivot yet: base = 1,000 + 2,000 (the default
-  // summary) = 3,000; rent = 2 × 0.5 × (x − 3,000); buy = 0.5 x + 2 × 2,000 + 3,000. Due from x = 20,000 on, far
-  // below the threshold (51,000). The turn ends and the next request arrives before the call: rent-or-buy compacts
-  // between turns, keeping the new request (in the middle of a turn it waits: see "the working set" below).
+  // summary) = 3,000, of which the fixed prompt f, measured by the first call (1,000 minus the request's estimate), is
+  // read after a compaction, not written (ADR 0034); rent = 2 × 0.5 × (x − 3,000); buy = 0.5 x + 2 × 2,000 +
+  // (3,000 − f) + 0.5 f. Due from x = 20,000 − f on, far below the threshold. The turn ends and the next request
+  // arrives before the call: rent-or-buy compacts at the turn's start, keeping the new request (in the middle of a turn
+  // it waits: see "the working set" below).
   const RATES = { read: 0.5, write: 1, output: 2 }
-  const compactsAt = (x: number, options: NonNullable<Setup["options"]>, wait?: Duration.Input) =>
+  const compactsAt = (
+    x: number | ((fixed: number) => number),
+    options: NonNullable<Setup["options"]>,
+    wait?: Duration.Input,
+  ) =>
     Effect.gen(function* () {
-      const { cm } = yield* services
+      const { cm, sessions } = yield* services
       yield* users("work")
       yield* step(1_000)
-      yield* step(x)
-      yield* step(x, "stop")
+      const fixed = (yield* sessions.load(SESSION)).runtime.fixed.tokens!
+      expect(fixed).toBeGreaterThan(900)
+      const at = typeof x === "number" ? x : x(fixed)
+      yield* step(at)
+      yield* step(at, "stop")
       if (wait !== undefined) yield* TestClock.adjust(wait)
       yield* users("next")
       return (yield* cm.prepare(SESSION)).compaction !== undefined
     }).pipe(Effect.provide(layer({ options: { config: { preserve_recent_tokens: 0 }, ...options } })))
 
-  it.effect("given the rent reaching the buy, then prepare compacts: 19,999 no, 20,000 and 20,001 yes", () =>
+  it.effect("given the rent reaching the buy, then prepare compacts: 20,000 − f − 1 no, 20,000 − f and + 1 yes", () =>
     Effect.gen(function* () {
       const options = { cacheAware: { rates: RATES } }
-      expect(yield* compactsAt(19_999, options)).toBe(false)
-      expect(yield* compactsAt(20_000, options)).toBe(true)
-      expect(yield* compactsAt(20_001, options)).toBe(true)
+      expect(yield* compactsAt((f) => 20_000 - f - 1, options)).toBe(false)
+      expect(yield* compactsAt((f) => 20_000 - f, options)).toBe(true)
+      expect(yield* compactsAt((f) => 20_000 - f + 1, options)).toBe(true)
     }),
   )
 
