@@ -6,7 +6,9 @@
  *   adds the usage HUD (the runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as
  *   `HudShown` when it changes;
  * - `experimental.chat.messages.transform` (drive mode): the messages become pivot's window (`Drive.rewrite`), the
- *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it;
+ *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it; with `driveCompaction`, OpenCode
+ *   is asked to compact when pivot's strategy says so (`DriveCompaction`), and `experimental.compaction.autocontinue`
+ *   lets the agent go on after that compaction only when the turn was in progress;
  * - `tool`: `context_recall` (the runtime's recall: exact originals of everything before a pivot, pruned
  *   outputs and summaries, search, what a pivot dropped),
  *   `context_pin` (pins a message: after OpenCode's compaction it comes back verbatim — in the messages under
