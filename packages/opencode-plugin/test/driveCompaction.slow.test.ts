@@ -13,7 +13,7 @@ import { Hud } from "@pivot/runtime"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { caughtUp, drivenVersions, storedEvents } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { conversation, isSummariser, lastUser } from "./support/Requests.ts"
 import { type Captured, type Reply, type ScriptedModel, start } from "./support/ScriptedModel.ts"
@@ -119,18 +119,10 @@ describe("compaction under drive mode in the real OpenCode", () => {
   })
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
-    const byVersion = windows(await storedEvents(db(), session), { recallIds: true, hud: true }).map(
-      ([v, items]) => [v, JSON.stringify(items)] as const,
-    )
-    let previous = 0
     const calls = agentCalls()
     expect(calls.length).toBeGreaterThan(7)
-    for (const [i, request] of calls.entries()) {
-      const sent = JSON.stringify(fromRequest(request.body.messages))
-      const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
+    for (const [i, version] of drivenVersions(await storedEvents(db(), session), calls).entries())
       expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
-      previous = version!
-    }
   })
 
   it("answered the recall of a summarised read with its exact bytes", async () => {
