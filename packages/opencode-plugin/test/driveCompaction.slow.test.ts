@@ -113,6 +113,9 @@ describe("compaction under drive mode in the real OpenCode", () => {
     const summary = model.requests.find(isSummariser)!
     expect(JSON.stringify(summary.body.messages)).toContain(JSON.stringify(Prompt.anchor()).slice(1, -1))
     expect(JSON.stringify(summary.body.messages)).not.toContain(Hud.HEADER)
+    // OpenCode compacted right after the call during which pivot asked (the turn's first), before any other call.
+    const asking = model.requests.findIndex((r) => r.kind === "agent" && lastUser(r).includes("read f2 again"))
+    expect(isSummariser(model.requests[asking + 1]!)).toBe(true)
     // The turn was in progress: the agent went on after the summary.
     expect(agentCalls().some((r) => lastUser(r).startsWith("Continue if you have next steps"))).toBe(true)
     expect(continued.code).toBe(0)
