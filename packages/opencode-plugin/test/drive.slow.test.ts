@@ -13,19 +13,13 @@ import { Hud } from "@pivot/runtime"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { caughtUp, drivenVersions, storedEvents } from "./support/Compare.ts"
 import { fileText } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
+import { conversation, lastUser } from "./support/Requests.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 
 const FILES = 6
-
-/** The conversation a request carries: its messages without drive mode's HUD (the last message, pivot's own). */
-const conversation = (request: Captured) =>
-  request.body.messages.filter((m) => !(m.role === "user" && textOf(m).startsWith(Hud.HEADER)))
-
-const lastUser = (request: Captured): string =>
-  textOf([...conversation(request)].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 const script =
   (dir: string) =>
@@ -108,17 +102,11 @@ describe("drive mode in the real OpenCode", () => {
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
     // The HUD is each request's last message (drive's default), the newest HudShown at that version.
-    const byVersion = windows(await storedEvents(db(), session), { recallIds: true, hud: true }).map(
-      ([v, items]) => [v, JSON.stringify(items)] as const,
-    )
-    let previous = 0
     const calls = agentCalls()
     expect(calls.length).toBeGreaterThan(8)
+    const versions = drivenVersions(await storedEvents(db(), session), calls)
     for (const [i, request] of calls.entries()) {
-      const sent = JSON.stringify(fromRequest(request.body.messages))
-      const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
-      expect(version, `agent call ${i}: no stored version has its window`).toBeDefined()
-      previous = version!
+      expect(versions[i], `agent call ${i}: no stored version has its window`).toBeDefined()
       // The HUD at the end, where the cached prefix survives it; none in the system prompt.
       expect(textOf(request.body.messages.at(-1)!).startsWith(Hud.HEADER), `agent call ${i}: HUD last`).toBe(true)
       const system = request.body.messages.filter((m) => m.role === "system").map(textOf)

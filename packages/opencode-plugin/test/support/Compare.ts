@@ -4,7 +4,7 @@
 import { type Events, type ModelMessage, Session, Window } from "@pivot/core"
 import { ReadModels, SessionLog } from "@pivot/store"
 import * as Effect from "effect/Effect"
-import { type ChatMessage, textOf } from "./ScriptedModel.ts"
+import { type Captured, type ChatMessage, textOf } from "./ScriptedModel.ts"
 
 /** One message as compared. */
 export type Item =
@@ -129,5 +129,25 @@ export const windows = (
     if (event._tag === "HudShown") hud = event.text
     const items = fromWindow(Window.render(state.window, options).map((r) => r.message))
     return [i + 1, options.hud === true && hud !== undefined ? [...items, { role: "user", text: hud }] : items] as const
+  })
+}
+
+/**
+ * For each request in order, the first version of the stream at or after the previous request's whose window under
+ * drive mode (recall ids, the HUD last) equals the messages it carried; undefined where none does.
+ */
+export const drivenVersions = (
+  events: ReadonlyArray<Events.Event>,
+  requests: ReadonlyArray<Captured>,
+): Array<number | undefined> => {
+  const byVersion = windows(events, { recallIds: true, hud: true }).map(
+    ([v, items]) => [v, JSON.stringify(items)] as const,
+  )
+  let previous = 0
+  return requests.map((request) => {
+    const sent = JSON.stringify(fromRequest(request.body.messages))
+    const version = byVersion.find(([v, window]) => v >= previous && window === sent)?.[0]
+    if (version !== undefined) previous = version
+    return version
   })
 }
