@@ -432,7 +432,7 @@ export const make = (
       // The two ways `prepare` compacts before a call: the strategy's own decision, else the overflow check.
       const reason =
         runner.compactsBeforeCall(sessionId, state, settings, at) ??
-        (overflowsIn(state, overflowCheck(settings, at)) ? "threshold" : undefined)
+        (overflowsIn(state, overflowCheck(settings, at, state)) ? "threshold" : undefined)
       const estimated = state.session.sessionId === undefined ? 0 : estimateWindow(sessionId, state)
       return { reason, usage: usageOf(sessionId, state, settings), estimated } satisfies CompactionDue
     })
