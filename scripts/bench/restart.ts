@@ -14,6 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { Events } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore, type NewEvent } from "@pivot/store"
 import { Effect } from "effect"
@@ -26,10 +27,16 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     // The restart without a snapshot folds the whole log: 20 s at 100k on a loaded machine, so not beyond this.
     "without-up-to": { type: "string", default: "100000" },
+    // Keep the built files in this folder and reuse them on the next run (to compare a change before and after on the
+    // same files); by default they are built in a scratch folder and deleted.
+    files: { type: "string" },
+    // Also time the restart's phases (support/restart.ts `pivot-phases`): median ms and CPU ms of each.
+    phases: { type: "boolean", default: false },
   },
 })
 const child = fileURLToPath(new URL("./support/restart.ts", import.meta.url))
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-"))
+const dir = values.files ?? fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-"))
+fs.mkdirSync(dir, { recursive: true })
 
 /** A file holding the session at `size` events, with a snapshot 100 events before the end when `snapshot`. */
 const build = (file: string, size: number, snapshot: boolean) =>
@@ -54,6 +61,12 @@ const build = (file: string, size: number, snapshot: boolean) =>
     return bulk.state.session.version
   }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })))
 
+/** The session's version in a file kept from an earlier run (`--files`). */
+const versionOf = (file: string) =>
+  Effect.gen(function* () {
+    return yield* (yield* EventStore).streamVersion(Events.streamName(SESSION))
+  }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, readonly: true })))
+
 const restart = (file: string): { readonly ms: number; readonly cpuMs: number } => {
   const out = execFileSync(process.execPath, ["--conditions=@pivot/source", child, "pivot", file], {
     encoding: "utf8",
@@ -67,13 +80,15 @@ console.log("|---:|---|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
   for (const snapshot of size <= Number(values["without-up-to"]) ? [true, false] : [true]) {
     const file = path.join(dir, `restart-${size}-${snapshot}.db`)
-    const events = await Effect.runPromise(build(file, size, snapshot))
+    const events = await Effect.runPromise(
+      values.files !== undefined && fs.existsSync(file) ? versionOf(file) : build(file, size, snapshot),
+    )
     const runs = Array.from({ length: Number(values.runs) }, () => restart(file))
     const times = runs.map((r) => r.ms)
     console.log(
       `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
     )
-    fs.rmSync(file, { force: true })
+    if (values.files === undefined) fs.rmSync(file, { force: true })
   }
 }
-fs.rmSync(dir, { recursive: true, force: true })
+if (values.files === undefined) fs.rmSync(dir, { recursive: true, force: true })
