@@ -225,14 +225,12 @@ export const make = (
 
     const columns = sql.literal(Migrations.eventColumns.join(", "))
     // The newest migration applied, one cheap read; failing (no table yet) is judged below, as before.
-    const appliedVersion = sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
-      Migrations.migrationsTable,
-    )}`
+    const appliedVersion = Migrations.newestApplied(sql, Migrations.migrationsTable)
     const seen = yield* Effect.result(appliedVersion)
     // A store already at this pivot's schema (every restart but the first) skips the migrator, whose write
     // transaction would wait for any other process's writer (issue 32): the migrations commit in one transaction,
     // so seeing the newest one applied means they all are.
-    const current = Result.isSuccess(seen) && Number(seen.success[0]?.id ?? 0) === Migrations.latestMigration
+    const current = Result.isSuccess(seen) && seen.success === Migrations.latestMigration
     if (options.readonly !== true && !current) {
       // An events table without pivot's columns is refused before any migration writes to the database.
       const probe = yield* Effect.result(sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`)
@@ -254,7 +252,7 @@ export const make = (
                 : toStoreError(error),
             ),
           )
-    const version = Number(applied[0]?.id ?? 0)
+    const version = applied
     if (version > Migrations.latestMigration) {
       return yield* corrupt(
         `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,
