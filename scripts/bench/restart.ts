@@ -3,8 +3,9 @@
  * loop's shape on a SQLite file; a new process (`support/restart.ts pivot`, as `bench:peers` starts it) opens the file
  * and answers its first `prepare`, timed from the opening (module loading excluded). Two files per size: one with a
  * session snapshot 100 events before the end (what the runtime's cadence of 200 leaves on average) and one without
- * (the whole log folded). Median of `--runs` restarts. OpenCode's first step after a restart measured 5–22 ms in
- * `bench:peers` (issue 32), the target.
+ * (the whole log folded). Median of `--runs` restarts. The target (issue 32) is OpenCode's first step after a restart
+ * (5–22 ms in `bench:peers`), measured here too on the same session's shape in OpenCode's tables, at the same load.
+ * `--phases` also times the restart's steps (see docs/benchmarks.md, "A cold restart at scale").
  *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5] [--phases]
  *                                            [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
  */
