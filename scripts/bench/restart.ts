@@ -3,22 +3,26 @@
  * loop's shape on a SQLite file; a new process (`support/restart.ts pivot`, as `bench:peers` starts it) opens the file
  * and answers its first `prepare`, timed from the opening (module loading excluded). Two files per size: one with a
  * session snapshot 100 events before the end (what the runtime's cadence of 200 leaves on average) and one without
- * (the whole log folded). Median of `--runs` restarts. OpenCode's first step after a restart measured 5–22 ms in
- * `bench:peers` (issue 32), the target.
- *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5]
- *                                                            [--without-up-to 100000]
+ * (the whole log folded). Median of `--runs` restarts. The target (issue 32) is OpenCode's first step after a restart
+ * (5–22 ms in `bench:peers`), measured here too on the same session's shape in OpenCode's tables, at the same load.
+ * `--phases` also times the restart's steps (see docs/benchmarks.md, "A cold restart at scale").
+ *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5] [--phases]
+ *                                            [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { Events } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore, type NewEvent } from "@pivot/store"
 import { Effect } from "effect"
 import { SESSION, SYNCHRONOUS } from "./support/agentLoop.ts"
 import { bulkSession } from "./support/bulkSession.ts"
+import * as OpenCode from "./support/openCode.ts"
 
 const { values } = parseArgs({
   options: {
@@ -26,10 +30,19 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     // The restart without a snapshot folds the whole log: 20 s at 100k on a loaded machine, so not beyond this.
     "without-up-to": { type: "string", default: "100000" },
+    // Keep the built files in this folder and reuse them on the next run (to compare a change before and after on the
+    // same files); by default they are built in a scratch folder and deleted.
+    files: { type: "string" },
+    // OpenCode's first step after a restart on the same session's shape, in OpenCode's tables (support/openCode.ts),
+    // up to this size: the target measured beside pivot, at the same load.
+    "opencode-up-to": { type: "string", default: "1000000" },
+    // Also time the restart's phases (support/restart.ts `pivot-phases`): median ms and CPU ms of each.
+    phases: { type: "boolean", default: false },
   },
 })
 const child = fileURLToPath(new URL("./support/restart.ts", import.meta.url))
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-"))
+const dir = values.files ?? fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-"))
+fs.mkdirSync(dir, { recursive: true })
 
 /** A file holding the session at `size` events, with a snapshot 100 events before the end when `snapshot`. */
 const build = (file: string, size: number, snapshot: boolean) =>
@@ -54,26 +67,93 @@ const build = (file: string, size: number, snapshot: boolean) =>
     return bulk.state.session.version
   }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })))
 
-const restart = (file: string): { readonly ms: number; readonly cpuMs: number } => {
-  const out = execFileSync(process.execPath, ["--conditions=@pivot/source", child, "pivot", file], {
+/** OpenCode's file: the same session's shape (a bulk session of `size` events) in OpenCode's tables. */
+const buildOpenCode = (file: string, size: number) => {
+  const db = new DatabaseSync(file)
+  const tables = new OpenCode.OnSqlite(db, SESSION)
+  db.exec("BEGIN")
+  const bulk = bulkSession(SESSION, { observe: OpenCode.mirror(SESSION, [tables]) })
+  bulk.until(size - 100)
+  bulk.until(size, { midCycle: true })
+  db.exec("COMMIT")
+  db.close()
+}
+
+/** The session's version in a file kept from an earlier run (`--files`). */
+const versionOf = (file: string) =>
+  Effect.gen(function* () {
+    return yield* (yield* EventStore).streamVersion(Events.streamName(SESSION))
+  }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, readonly: true })))
+
+interface Timed {
+  readonly ms: number
+  readonly cpuMs: number
+}
+interface Run extends Timed {
+  readonly loadMs: number
+  readonly loadCpuMs: number
+  readonly phases?: Record<string, Timed>
+}
+
+const restart = (file: string, who: "pivot" | "pivot-phases" | "opencode" = "pivot"): Run => {
+  const out = execFileSync(process.execPath, ["--conditions=@pivot/source", child, who, file], {
     encoding: "utf8",
   })
   return JSON.parse(out.trim().split("\n").at(-1)!)
 }
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
+const openCode: Array<{ readonly size: number; readonly runs: ReadonlyArray<Run> }> = []
+const phased: Array<{ readonly size: number; readonly snapshot: boolean; readonly runs: ReadonlyArray<Run> }> = []
 console.log("| events | snapshot | first `prepare` after a restart, median ms | min | max | its CPU time, median ms |")
 console.log("|---:|---|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
   for (const snapshot of size <= Number(values["without-up-to"]) ? [true, false] : [true]) {
     const file = path.join(dir, `restart-${size}-${snapshot}.db`)
-    const events = await Effect.runPromise(build(file, size, snapshot))
+    const events = await Effect.runPromise(
+      values.files !== undefined && fs.existsSync(file) ? versionOf(file) : build(file, size, snapshot),
+    )
     const runs = Array.from({ length: Number(values.runs) }, () => restart(file))
     const times = runs.map((r) => r.ms)
     console.log(
       `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
     )
-    fs.rmSync(file, { force: true })
+    if (snapshot && size <= Number(values["opencode-up-to"])) {
+      const ocFile = path.join(dir, `restart-${size}-opencode.db`)
+      if (values.files === undefined || !fs.existsSync(ocFile)) buildOpenCode(ocFile, size)
+      const oc = Array.from({ length: Number(values.runs) }, () => restart(ocFile, "opencode"))
+      openCode.push({ size, runs: oc })
+      if (values.files === undefined) fs.rmSync(ocFile, { force: true })
+    }
+    if (values.phases) phased.push({ size: events, snapshot, runs: runs.map(() => restart(file, "pivot-phases")) })
+    if (values.files === undefined) fs.rmSync(file, { force: true })
   }
 }
-fs.rmSync(dir, { recursive: true, force: true })
+if (openCode.length > 0) {
+  console.log(
+    "\nOpenCode's first step after a restart on the same session's shape in its own tables (`support/restart.ts opencode`), timed the same way:\n",
+  )
+  console.log("| events | first step, median ms | min | max | its CPU time, median ms |")
+  console.log("|---:|---:|---:|---:|---:|")
+  for (const { size, runs } of openCode) {
+    const times = runs.map((r) => r.ms)
+    console.log(
+      `| ${size.toLocaleString("en")} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
+    )
+  }
+}
+if (values.phases) {
+  const names = ["store", "runtime", "resume", "prepare"]
+  console.log(
+    "\nThe same restarts step by step (`--phases`), median CPU ms / wall ms of each step; module loading (before the opening, excluded above) beside it:\n",
+  )
+  console.log(`| events | snapshot | ${names.join(" | ")} | all | module loading |`)
+  console.log(`|---:|---|${names.map(() => "---:|").join("")}---:|---:|`)
+  const cell = (xs: ReadonlyArray<Timed>) =>
+    `${median(xs.map((x) => x.cpuMs)).toFixed(1)} / ${median(xs.map((x) => x.ms)).toFixed(1)}`
+  for (const { size, snapshot, runs } of phased)
+    console.log(
+      `| ${size.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${names.map((n) => cell(runs.map((r) => r.phases![n]!))).join(" | ")} | ${cell(runs)} | ${cell(runs.map((r) => ({ ms: r.loadMs, cpuMs: r.loadCpuMs })))} |`,
+    )
+}
+if (values.files === undefined) fs.rmSync(dir, { recursive: true, force: true })

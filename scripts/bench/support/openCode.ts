@@ -287,7 +287,9 @@ export class OnSqlite {
   private readonly first: StatementSync
   private readonly older: StatementSync
   private readonly partsOf = new Map<number, StatementSync>()
-  private sequence = 0
+  // The newest time stamp, read on the first write: the query scans every message (its index leads with the session),
+  // which a read-only first step (bench:restart, bench:peers' restart) does not do in OpenCode.
+  private sequence: number | undefined
   readonly db: DatabaseSync
   readonly sessionID: string
 
@@ -304,8 +306,6 @@ export class OnSqlite {
           time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
         CREATE INDEX IF NOT EXISTS part_message_id_id_idx ON part (message_id, id);
         CREATE INDEX IF NOT EXISTS part_session_idx ON part (session_id);`)
-    this.sequence =
-      (db.prepare("SELECT max(time_created) AS t FROM message").get() as { t: number | null }).t ?? this.sequence
     this.insertMessage = db.prepare("INSERT INTO message VALUES (?, ?, ?, ?, ?)")
     this.insertPart = db.prepare("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)")
     this.updatePartRow = db.prepare("UPDATE part SET data = ?, time_updated = ? WHERE id = ?")
@@ -315,8 +315,14 @@ export class OnSqlite {
     this.older = db.prepare(`${columns} AND (time_created < ? OR (time_created = ? AND id < ?)) ${order}`)
   }
 
+  private tick(): number {
+    this.sequence ??=
+      (this.db.prepare("SELECT max(time_created) AS t FROM message").get() as { t: number | null }).t ?? 0
+    return ++this.sequence
+  }
+
   add(m: WithParts) {
-    const t = ++this.sequence
+    const t = this.tick()
     const { id, sessionID: _, ...info } = m.info
     this.insertMessage.run(id, this.sessionID, t, t, JSON.stringify(info))
     for (const p of m.parts) {
@@ -327,7 +333,7 @@ export class OnSqlite {
 
   updatePart(_messageId: string, part: Part) {
     const { id, sessionID: _s, messageID: _m, ...data } = part
-    this.updatePartRow.run(JSON.stringify(data), ++this.sequence, id)
+    this.updatePartRow.run(JSON.stringify(data), this.tick(), id)
   }
 
   private parts(ids: ReadonlyArray<string>) {

@@ -1,7 +1,7 @@
 // The store's tables, created through effect's sql Migrator. Migrations are append-only: a released migration is
 // never edited, a change is a new numbered entry.
 import * as Effect from "effect/Effect"
-import { Migrator, SqlClient } from "effect/sql"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
 
 /** The table the Migrator records applied migrations in. */
 export const migrationsTable = "pivot_migrations"
@@ -228,3 +228,29 @@ export const run = Migrator.make({})({
     "4_commit_order": commitOrder,
   }),
 })
+
+/** The newest migration `table` records (0 for none); fails when the table does not exist yet. One read. */
+export const newestApplied = (sql: SqlClient.SqlClient, table: string) =>
+  Effect.map(sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(table)}`, (rows) =>
+    Number(rows[0]?.id ?? 0),
+  )
+
+/**
+ * Effect's migrator over `migrations` (`"<id>_<name>"` → the migration) recorded in `table`, skipped when the table
+ * already records the newest of them (issue 32): every restart but the first then costs one read instead of the
+ * migrator's write transaction, which waits for any other process's writer. The migrator commits its migrations in one
+ * transaction, so seeing the newest applied means every one is.
+ */
+export const migrateUnlessCurrent = (
+  table: string,
+  migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>,
+): Effect.Effect<void, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> => {
+  const newest = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+  const migrate = Migrator.make({})({ table, loader: Migrator.fromRecord(migrations) })
+  return Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const applied = yield* Effect.result(newestApplied(sql, table))
+    if (applied._tag === "Success" && applied.success === newest) return
+    yield* Effect.asVoid(migrate)
+  })
+}

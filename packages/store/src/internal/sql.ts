@@ -224,7 +224,14 @@ export const make = (
     const corrupt = (reason: string) => new StoreCorrupt({ ...(path === undefined ? {} : { path }), reason })
 
     const columns = sql.literal(Migrations.eventColumns.join(", "))
-    if (options.readonly !== true) {
+    // The newest migration applied, one cheap read; failing (no table yet) is judged below, as before.
+    const appliedVersion = Migrations.newestApplied(sql, Migrations.migrationsTable)
+    const seen = yield* Effect.result(appliedVersion)
+    // A store already at this pivot's schema (every restart but the first) skips the migrator, whose write
+    // transaction would wait for any other process's writer (issue 32): the migrations commit in one transaction,
+    // so seeing the newest one applied means they all are.
+    const current = Result.isSuccess(seen) && seen.success === Migrations.latestMigration
+    if (options.readonly !== true && !current) {
       // An events table without pivot's columns is refused before any migration writes to the database.
       const probe = yield* Effect.result(sql`SELECT ${columns} FROM pivot_events WHERE 1 = 0`)
       if (Result.isFailure(probe) && /no such column|column .* does not exist/i.test(probe.failure.message)) {
@@ -234,17 +241,18 @@ export const make = (
     }
 
     // A database someone else's program made, or a newer pivot's, is refused rather than written to.
-    const applied = yield* sql<{ readonly id: number | string | null }>`SELECT MAX(migration_id) AS id FROM ${sql(
-      Migrations.migrationsTable,
-    )}`.pipe(
-      // Only a missing table says "not pivot's"; a refused connection or a denied read is the store's availability.
-      Effect.mapError((error) =>
-        error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
-          ? corrupt("not a pivot event store (no migrations table)")
-          : toStoreError(error),
-      ),
-    )
-    const version = Number(applied[0]?.id ?? 0)
+    const applied =
+      current && Result.isSuccess(seen)
+        ? seen.success
+        : yield* appliedVersion.pipe(
+            // Only a missing table says "not pivot's"; a refused connection or a denied read is the store's availability.
+            Effect.mapError((error) =>
+              error.reason._tag === "SqlSyntaxError" || error.reason._tag === "UnknownError"
+                ? corrupt("not a pivot event store (no migrations table)")
+                : toStoreError(error),
+            ),
+          )
+    const version = applied
     if (version > Migrations.latestMigration) {
       return yield* corrupt(
         `the store was written by a newer pivot (schema ${version}; this one knows up to ${Migrations.latestMigration})`,

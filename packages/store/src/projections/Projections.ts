@@ -27,9 +27,10 @@ import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
+import { migrateUnlessCurrent } from "../internal/migrations.ts"
 import { classify, streamLock } from "../internal/sql.ts"
 import type { ReadError } from "../StoreError.ts"
 import * as SessionLog from "../session/SessionLog.ts"
@@ -240,11 +241,8 @@ const createTables = Effect.gen(function* () {
 )`
 })
 
-/** Creates the projections' tables (migrations in their own table, `pivot_pj_migrations`). */
-export const migrate = Migrator.make({})({
-  table: "pivot_pj_migrations",
-  loader: Migrator.fromRecord({ "1_create_projections": createTables }),
-})
+/** Creates the projections' tables (migrations in their own table, `pivot_pj_migrations`); one read when current. */
+export const migrate = migrateUnlessCurrent("pivot_pj_migrations", { "1_create_projections": createTables })
 
 type Sql = SqlClient.SqlClient
 type Num = number | string | bigint

@@ -4,8 +4,9 @@
  */
 import { Events } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
+import { migrateUnlessCurrent } from "../internal/migrations.ts"
 import * as Seal from "../internal/seal.ts"
 import { keysOf, streamLock } from "../internal/sql.ts"
 import { UndecodableEvent } from "../session/SessionError.ts"
@@ -37,14 +38,14 @@ const createTables = Effect.gen(function* () {
   yield* audit.create
 })
 
-/** Creates the read-model tables (append-only migrations in their own table, `pivot_rm_migrations`). */
-export const migrate = Migrator.make({})({
-  table: "pivot_rm_migrations",
-  loader: Migrator.fromRecord({
-    "1_create_read_models": createTables,
-    "2_recall_index": recall.create,
-    "3_recall_everything": recall.recreate,
-  }),
+/**
+ * Creates the read-model tables (append-only migrations in their own table, `pivot_rm_migrations`); one read when they
+ * are current.
+ */
+export const migrate = migrateUnlessCurrent("pivot_rm_migrations", {
+  "1_create_read_models": createTables,
+  "2_recall_index": recall.create,
+  "3_recall_everything": recall.recreate,
 })
 
 /** Where one read model of one session stands. */
