@@ -11,10 +11,12 @@
  * - a request: the summary contains at least half of its keywords (lower-cased words of 4+ characters, stop words
  *   left out, the first 12), or, with no keyword, its whole text.
  *
- * An artifact the summary names is *in view*. An artifact is *recallable* when a document `context_recall`
- * gives back for the pivot (`Recall.documentsOf` of a head message: its text, reasoning, tool inputs and results) names
- * it by the same rules — a tool input's document is its JSON, so the strings in it are read as they were written.
- * One neither in view nor recallable is lost: the model can neither see nor re-read it.
+ * An artifact is *in view* when the summary names it, or when a message of the span that the window keeps verbatim
+ * after the pivot (a pinned message, `Pins`) names it by the same rules, read as the window shows it
+ * (`Recall.shownDocumentsOf`). An artifact is *recallable* when a document `context_recall` gives back for the pivot
+ * (`Recall.documentsOf` of a head message: its text, reasoning, tool inputs and results) names it by the same rules — a
+ * tool input's document is its JSON, so the strings in it are read as they were written. One neither in view nor
+ * recallable is lost: the model can neither see nor re-read it.
  */
 import * as Schema from "effect/Schema"
 import * as Facts from "./Facts.ts"
@@ -169,50 +171,67 @@ export const textsOfAll = (documents: ReadonlyArray<Document>): ReadonlyArray<st
 export const recallableIn = (artifact: Artifact, texts: ReadonlyArray<string>): boolean =>
   texts.some((text) => names(artifact.kind, artifact.text, text))
 
-/** An artifact of a check with whether it is recallable; absent when that is unknown (counted as not recallable). */
+/**
+ * An artifact of a check with whether it is recallable (absent when that is unknown: counted as not recallable) and
+ * whether a pinned message the window kept verbatim after the pivot names it (absent when it kept none).
+ */
 export interface Checked extends Artifact {
   readonly recallable?: boolean | undefined
+  readonly pinned?: boolean | undefined
 }
 
-/** The artifacts of a check, each marked recallable when a document names it (whether the summary does or not). */
+/**
+ * The artifacts of a check, each marked recallable when a document names it (whether the summary does or not), and,
+ * when the window kept pinned messages of the span verbatim (`shown`: their documents as the window shows them), marked
+ * pinned when one of those names it.
+ */
 export const withRecall = (
   artifacts: ReadonlyArray<Artifact>,
   documents: ReadonlyArray<Document>,
+  shown: ReadonlyArray<Document> = [],
 ): ReadonlyArray<Checked> => {
   const texts = textsOfAll(documents)
-  return artifacts.map((a) => ({ ...a, recallable: recallableIn(a, texts) }))
+  const inPins = shown.length === 0 ? undefined : textsOfAll(shown)
+  return artifacts.map((a) => ({
+    ...a,
+    recallable: recallableIn(a, texts),
+    ...(inPins === undefined ? {} : { pinned: recallableIn(a, inPins) }),
+  }))
 }
 
-/** Whether an artifact is in view or recallable. */
-export const reachable = (a: Checked): boolean => a.named || a.recallable === true
+/** Whether an artifact is in view: the summary names it, or a pinned message the window kept verbatim does. */
+export const inView = (a: Checked): boolean => a.named || a.pinned === true
 
-/** The counts of one kind (or all): artifacts, in view (named), in view or recallable. */
+/** Whether an artifact is in view or recallable. */
+export const reachable = (a: Checked): boolean => inView(a) || a.recallable === true
+
+/** The counts of one kind (or all): artifacts, named by the summary, in view, in view or recallable. */
 export interface Count {
   readonly total: number
   readonly named: number
+  readonly inView: number
   readonly reachable: number
 }
 
-/** Counts of a check: artifacts, how many the summary names (in view) and how many are in view or recallable. */
+/**
+ * Counts of a check: artifacts, how many the summary names, how many are in view (the summary or a pinned message
+ * kept verbatim names them) and how many are in view or recallable.
+ */
 export interface Tally extends Count {
   readonly byKind: Readonly<Record<Kind, Count>>
 }
 
 /** Tallies a check. */
 export const tally = (artifacts: ReadonlyArray<Checked>): Tally => {
-  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, { total: 0, named: 0, reachable: 0 }])) as Record<
-    Kind,
-    { total: number; named: number; reachable: number }
-  >
-  for (const a of artifacts) {
-    byKind[a.kind].total++
-    if (a.named) byKind[a.kind].named++
-    if (reachable(a)) byKind[a.kind].reachable++
-  }
-  return {
-    total: artifacts.length,
-    named: artifacts.filter((a) => a.named).length,
-    reachable: artifacts.filter(reachable).length,
-    byKind,
-  }
+  const zero = () => ({ total: 0, named: 0, inView: 0, reachable: 0 })
+  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, zero()])) as Record<Kind, ReturnType<typeof zero>>
+  const all = zero()
+  for (const a of artifacts)
+    for (const count of [all, byKind[a.kind]]) {
+      count.total++
+      if (a.named) count.named++
+      if (inView(a)) count.inView++
+      if (reachable(a)) count.reachable++
+    }
+  return { ...all, byKind }
 }
