@@ -14,7 +14,8 @@
  *   recall model out of the store's built-in list for its run (no option of the store does that: a store without its
  *   recall index is not a configuration users have).
  * - **ledger** (`--ledger`): `Ledger.fold` of a generated session with many pivots (the viewer's and `inspect`'s fold,
- *   retention with recallability included), median of `--runs` folds after one warm-up.
+ *   retention with recallability included), median of `--runs` folds after one warm-up, wall and CPU time (the process's
+ *   user + system time: less moved by other processes on a loaded machine than the wall clock).
  *
  *   npm run bench:recall-index [-- --size 2000] [--every 30] [--rounds 3] [--edge 5] [--stores sqlite,postgres]
  *                                  [--synchronous normal|full] [--ledger --events 8400 --ledger-every 8 --runs 7]
@@ -217,16 +218,21 @@ const ledger = () => {
   const runs = Number(values.runs)
   Ledger.fold(decoded)
   const times: Array<number> = []
+  const cpu: Array<number> = []
   for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage()
     const t0 = performance.now()
     Ledger.fold(decoded)
     times.push(performance.now() - t0)
+    const c = process.cpuUsage(c0)
+    cpu.push((c.user + c.system) / 1000)
   }
   const entries = Ledger.entries(Ledger.fold(decoded)).filter((e) => e.kind === "compaction")
   const artifacts = entries.reduce((n, e) => n + (e.retention?.artifacts.length ?? 0), 0)
   console.log(
     `Ledger.fold: ${fmt(decoded.length, 0)} events, ${pivots} pivots, ${fmt(artifacts, 0)} artifacts checked; ` +
-      `median ${fmt(median(times), 1)} ms (min ${fmt(Math.min(...times), 1)}, max ${fmt(Math.max(...times), 1)}) over ${runs} folds; ` +
+      `median ${fmt(median(times), 1)} ms wall (min ${fmt(Math.min(...times), 1)}, max ${fmt(Math.max(...times), 1)}), ` +
+      `${fmt(median(cpu), 1)} ms CPU (min ${fmt(Math.min(...cpu), 1)}) over ${runs} folds; ` +
       `load ${load().join(" ")}`,
   )
 }
