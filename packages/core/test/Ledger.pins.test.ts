@@ -7,6 +7,7 @@ import { ArtifactCheck, type Commands, type Events, Ids, Ledger, Pins, Recall, S
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { assistantMessage, id, part, userMessage } from "./support/events.ts"
+import { pivotCommands } from "./support/pivot.ts"
 
 type Event = Events.Event
 
@@ -32,29 +33,7 @@ const turn = (n: number): ReadonlyArray<Commands.Command> => [
   { _tag: "RecordAssistantStep", message: assistantMessage(`t${n}a`, `t${n}`, `done ${n} ${"result ".repeat(40)}`) },
 ]
 
-const pivot = (n: number): ReadonlyArray<Commands.Command> => {
-  const markerId = id(`msg_m${n}`)
-  return [
-    { _tag: "CreateCompaction", at: 1, markerId, partId: part(`prt_m${n}`), auto: false },
-    {
-      _tag: "ProcessCompaction",
-      at: 2,
-      markerId,
-      summaryId: id(`msg_s${n}`),
-      model: { providerId: "x", modelId: "y" },
-      compactionLimits: LIMITS,
-      config: CONFIG,
-    },
-    {
-      _tag: "FinishSummary",
-      at: 3,
-      markerId,
-      partId: part(`prt_s${n}`),
-      text: `summary ${n}`,
-      tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-    },
-  ]
-}
+const pivot = (n: number) => pivotCommands(n, LIMITS, CONFIG)
 
 /** A session whose first message states the task (pinned or not), two turns, then a pivot whose summary omits it. */
 const session = (pin: boolean, extra: ReadonlyArray<Commands.Command> = []) => {
