@@ -485,8 +485,8 @@ describe("pivot inspect", () => {
     expect(json.pivots[0].ledger).toEqual(JSON.parse(JSON.stringify(entry)))
     expect(retention).toMatchObject({ recorded: false })
     // The summary does not name the file it read, but context_recall gives back the read's input: recallable.
-    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2, reachable: 3 })
-    expect(json.pivots[0].retention.byKind["file-read"]).toEqual({ total: 1, named: 0, reachable: 1 })
+    expect(json.pivots[0].retention).toMatchObject({ recorded: false, total: 3, named: 2, inView: 2, reachable: 3 })
+    expect(json.pivots[0].retention.byKind["file-read"]).toEqual({ total: 1, named: 0, inView: 0, reachable: 1 })
     expect(json.pivots[0].retention.artifacts[0]).toEqual({
       kind: "file-read",
       text: "/repo/config.json",

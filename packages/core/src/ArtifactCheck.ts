@@ -11,10 +11,12 @@
  * - a request: the summary contains at least half of its keywords (lower-cased words of 4+ characters, stop words
  *   left out, the first 12), or, with no keyword, its whole text.
  *
- * An artifact the summary names is *in view*. An artifact is *recallable* when a document `context_recall`
- * gives back for the pivot (`Recall.documentsOf` of a head message: its text, reasoning, tool inputs and results) names
- * it by the same rules — a tool input's document is its JSON, so the strings in it are read as they were written.
- * One neither in view nor recallable is lost: the model can neither see nor re-read it.
+ * An artifact is *in view* when the summary names it, or when a message of the span that the window keeps verbatim
+ * after the pivot (a pinned message, `Pins`) names it by the same rules, read as the window shows it
+ * (`Recall.shownDocumentsOf`). An artifact is *recallable* when a document `context_recall` gives back for the pivot
+ * (`Recall.documentsOf` of a head message: its text, reasoning, tool inputs and results) names it by the same rules — a
+ * tool input's document is its JSON, so the strings in it are read as they were written. One neither in view nor
+ * recallable is lost: the model can neither see nor re-read it.
  */
 import * as Schema from "effect/Schema"
 import * as Facts from "./Facts.ts"
@@ -70,46 +72,72 @@ export const requests = (span: ReadonlyArray<Message>): ReadonlyArray<string> =>
     return text === "" ? [] : [text]
   })
 
-const namesFile = (summary: string, path: string): boolean => {
-  if (summary.includes(path)) return true
+/**
+ * The rule of "names" for one artifact, prepared once (its last path segment, first line, error message or keywords),
+ * then applied to any number of texts: `lower` is the text lower-cased (only requests read it).
+ */
+type Matcher = (text: string, lower: () => string) => boolean
+
+const fileMatcher = (path: string): Matcher => {
   const last =
     path
       .split(/[\\/]/)
       .filter((s) => s !== "")
       .at(-1) ?? ""
-  return last.length >= 3 && summary.includes(last)
+  return (text) => text.includes(path) || (last.length >= 3 && text.includes(last))
 }
 
-const namesError = (summary: string, line: string): boolean => {
-  if (summary.includes(line)) return true
+const errorMatcher = (line: string): Matcher => {
   const colon = line.indexOf(": ")
   const message = (colon < 0 ? line : line.slice(colon + 2)).slice(0, 60).trim()
-  return message.length > 0 && summary.includes(message)
+  return (text) => text.includes(line) || (message.length > 0 && text.includes(message))
 }
 
-const namesRequest = (lower: string, text: string): boolean => {
-  const words = keywords(text)
-  if (words.length === 0) return lower.includes(text.toLowerCase())
-  return words.filter((w) => lower.includes(w)).length * 2 >= words.length
+const requestMatcher = (request: string): Matcher => {
+  const words = keywords(request)
+  if (words.length === 0) {
+    const whole = request.toLowerCase()
+    return (_, lower) => lower().includes(whole)
+  }
+  return (_, lower) => {
+    const text = lower()
+    let found = 0
+    for (const w of words) if (text.includes(w)) found++
+    return found * 2 >= words.length
+  }
+}
+
+/** The prepared rule of `names` for an artifact of `kind` as it appears in a check (a request: its text as given). */
+const matcher = (kind: Kind, artifact: string): Matcher => {
+  switch (kind) {
+    case "file-read":
+    case "file-edited":
+      return fileMatcher(artifact)
+    case "command": {
+      const line = Facts.firstLine(artifact, Facts.MAX_ENTRY_CHARS)
+      return (text) => text.includes(line)
+    }
+    case "error":
+      return errorMatcher(artifact)
+    case "request":
+      return requestMatcher(artifact)
+  }
+}
+
+const lowered = (text: string) => {
+  let lower: string | undefined
+  return () => {
+    lower ??= text.toLowerCase()
+    return lower
+  }
 }
 
 /**
  * Whether `text` names an artifact of `kind` given as it appears in a check (`Artifact.text`): the rules above, the one
  * home of what "names" means (the probes grade a judge's answers with it too).
  */
-export const names = (kind: Kind, artifact: string, text: string): boolean => {
-  switch (kind) {
-    case "file-read":
-    case "file-edited":
-      return namesFile(text, artifact)
-    case "command":
-      return text.includes(Facts.firstLine(artifact, Facts.MAX_ENTRY_CHARS))
-    case "error":
-      return namesError(text, artifact)
-    case "request":
-      return namesRequest(text.toLowerCase(), artifact)
-  }
-}
+export const names = (kind: Kind, artifact: string, text: string): boolean =>
+  matcher(kind, artifact)(text, lowered(text))
 
 /**
  * The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked; `tools`
@@ -121,20 +149,19 @@ export const check = (
   tools: Facts.Tools = Facts.OPENCODE_TOOLS,
 ): ReadonlyArray<Artifact> => {
   const facts = Facts.facts(span, tools, Number.POSITIVE_INFINITY)
-  const lower = summary.toLowerCase()
+  const lower = lowered(summary)
+  const checked = (kind: Kind, text: string, rule: string = text): Artifact => ({
+    kind,
+    text,
+    named: matcher(kind, rule)(summary, lower),
+  })
   return [
-    ...facts.filesRead.map((text) => ({ kind: "file-read" as const, text, named: namesFile(summary, text) })),
-    ...facts.filesEdited.map((text) => ({ kind: "file-edited" as const, text, named: namesFile(summary, text) })),
-    ...facts.commands.map(({ command }) => {
-      const line = Facts.firstLine(command, Facts.MAX_ENTRY_CHARS)
-      return { kind: "command" as const, text: command, named: summary.includes(line) }
-    }),
-    ...facts.errors.map((text) => ({ kind: "error" as const, text, named: namesError(summary, text) })),
-    ...requests(span).map((text) => ({
-      kind: "request" as const,
-      text: Facts.firstLine(text, REQUEST_CHARS),
-      named: namesRequest(lower, text),
-    })),
+    ...facts.filesRead.map((text) => checked("file-read", text)),
+    ...facts.filesEdited.map((text) => checked("file-edited", text)),
+    ...facts.commands.map(({ command }) => checked("command", command)),
+    ...facts.errors.map((text) => checked("error", text)),
+    // A request is judged on its whole text; the check keeps its first line.
+    ...requests(span).map((text) => checked("request", Facts.firstLine(text, REQUEST_CHARS), text)),
   ]
 }
 
@@ -165,54 +192,83 @@ const textsOf = (document: Document): ReadonlyArray<string> => {
 /** The texts of documents the rules are applied to (`textsOf` of each), prepared once for a whole check. */
 export const textsOfAll = (documents: ReadonlyArray<Document>): ReadonlyArray<string> => documents.flatMap(textsOf)
 
-/** Whether one of the texts (`textsOfAll`) names the artifact (`names`): the one rule of "recallable". */
-export const recallableIn = (artifact: Artifact, texts: ReadonlyArray<string>): boolean =>
-  texts.some((text) => names(artifact.kind, artifact.text, text))
+// The texts lower-cased, once per prepared list (`textsOfAll`), for the rule of requests.
+const lowerOf = new WeakMap<ReadonlyArray<string>, Array<string>>()
 
-/** An artifact of a check with whether it is recallable; absent when that is unknown (counted as not recallable). */
-export interface Checked extends Artifact {
-  readonly recallable?: boolean | undefined
+/** Whether one of the texts (`textsOfAll`) names the artifact (`names`): the one rule of "recallable". */
+export const recallableIn = (artifact: Artifact, texts: ReadonlyArray<string>): boolean => {
+  const rule = matcher(artifact.kind, artifact.text)
+  if (artifact.kind !== "request") return texts.some((text) => rule(text, lowered(text)))
+  let lower = lowerOf.get(texts)
+  if (lower === undefined) {
+    lower = texts.map((t) => t.toLowerCase())
+    lowerOf.set(texts, lower)
+  }
+  const lowers = lower
+  return texts.some((text, i) => rule(text, () => lowers[i]!))
 }
 
-/** The artifacts of a check, each marked recallable when a document names it (whether the summary does or not). */
+/**
+ * An artifact of a check with whether it is recallable (absent when that is unknown: counted as not recallable) and
+ * whether a pinned message the window kept verbatim after the pivot names it (absent when it kept none).
+ */
+export interface Checked extends Artifact {
+  readonly recallable?: boolean | undefined
+  readonly pinned?: boolean | undefined
+}
+
+/**
+ * The artifacts of a check, each marked recallable when a document names it (whether the summary does or not), and,
+ * when the window kept pinned messages of the span verbatim (`shown`: their documents as the window shows them), marked
+ * pinned when one of those names it.
+ */
 export const withRecall = (
   artifacts: ReadonlyArray<Artifact>,
   documents: ReadonlyArray<Document>,
+  shown: ReadonlyArray<Document> = [],
 ): ReadonlyArray<Checked> => {
   const texts = textsOfAll(documents)
-  return artifacts.map((a) => ({ ...a, recallable: recallableIn(a, texts) }))
+  const inPins = shown.length === 0 ? undefined : textsOfAll(shown)
+  return artifacts.map((a) => ({
+    ...a,
+    recallable: recallableIn(a, texts),
+    ...(inPins === undefined ? {} : { pinned: recallableIn(a, inPins) }),
+  }))
 }
 
-/** Whether an artifact is in view or recallable. */
-export const reachable = (a: Checked): boolean => a.named || a.recallable === true
+/** Whether an artifact is in view: the summary names it, or a pinned message the window kept verbatim does. */
+export const inView = (a: Checked): boolean => a.named || a.pinned === true
 
-/** The counts of one kind (or all): artifacts, in view (named), in view or recallable. */
+/** Whether an artifact is in view or recallable. */
+export const reachable = (a: Checked): boolean => inView(a) || a.recallable === true
+
+/** The counts of one kind (or all): artifacts, named by the summary, in view, in view or recallable. */
 export interface Count {
   readonly total: number
   readonly named: number
+  readonly inView: number
   readonly reachable: number
 }
 
-/** Counts of a check: artifacts, how many the summary names (in view) and how many are in view or recallable. */
+/**
+ * Counts of a check: artifacts, how many the summary names, how many are in view (the summary or a pinned message
+ * kept verbatim names them) and how many are in view or recallable.
+ */
 export interface Tally extends Count {
   readonly byKind: Readonly<Record<Kind, Count>>
 }
 
 /** Tallies a check. */
 export const tally = (artifacts: ReadonlyArray<Checked>): Tally => {
-  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, { total: 0, named: 0, reachable: 0 }])) as Record<
-    Kind,
-    { total: number; named: number; reachable: number }
-  >
-  for (const a of artifacts) {
-    byKind[a.kind].total++
-    if (a.named) byKind[a.kind].named++
-    if (reachable(a)) byKind[a.kind].reachable++
-  }
-  return {
-    total: artifacts.length,
-    named: artifacts.filter((a) => a.named).length,
-    reachable: artifacts.filter(reachable).length,
-    byKind,
-  }
+  const zero = () => ({ total: 0, named: 0, inView: 0, reachable: 0 })
+  const byKind = Object.fromEntries(Kind.literals.map((k) => [k, zero()])) as Record<Kind, ReturnType<typeof zero>>
+  const all = zero()
+  for (const a of artifacts)
+    for (const count of [all, byKind[a.kind]]) {
+      count.total++
+      if (a.named) count.named++
+      if (inView(a)) count.inView++
+      if (reachable(a)) count.reachable++
+    }
+  return { ...all, byKind }
 }

@@ -91,7 +91,8 @@ export interface Entry {
   /**
    * A compaction's retention check (`ArtifactCheck`): the one the log recorded (`ArtifactsChecked`), else computed from
    * the plan's head and the summary as stored (`recorded: false`); each artifact is marked recallable or not from the
-   * head's recallable documents (`ArtifactCheck.withRecall`), on read: no event carries it.
+   * head's recallable documents, and pinned or not from the head's pinned messages the window kept verbatim
+   * (`ArtifactCheck.withRecall`), on read: no event carries either.
    */
   readonly retention?: Retention | undefined
   /** A compaction's probes, when a judge answered them (`ProbesAnswered`; optional, never computed). */
@@ -112,18 +113,33 @@ export interface Retention {
 }
 
 /**
- * A recorded check's artifacts marked recallable as the computed check (`computed`, from the same head) marked the same
- * artifact (same kind and text); one the computed check lacks (other tool names) stays unknown.
+ * A recorded check's artifacts marked recallable (and pinned) as the computed check (`computed`, from the same head)
+ * marked the same artifact (same kind and text); one the computed check lacks (other tool names) stays unknown.
  */
 const recallOfRecorded = (
   recorded: ReadonlyArray<ArtifactCheck.Artifact>,
   computed: ReadonlyArray<ArtifactCheck.Checked>,
 ): ReadonlyArray<ArtifactCheck.Checked> => {
-  const recallable = new Map(computed.map((a) => [`${a.kind}\u0000${a.text}`, a.recallable]))
+  const byKey = new Map(computed.map((a) => [`${a.kind}\u0000${a.text}`, a]))
   return recorded.map((a) => {
-    const known = recallable.get(`${a.kind}\u0000${a.text}`)
-    return known === undefined ? a : { ...a, recallable: known }
+    const known = byKey.get(`${a.kind}\u0000${a.text}`)
+    if (known?.recallable === undefined) return a
+    return { ...a, recallable: known.recallable, ...(known.pinned === undefined ? {} : { pinned: known.pinned }) }
   })
+}
+
+/** The head's pinned messages that the window after the pivot (`after`) kept verbatim (`Window`'s pivot rule decides). */
+const keptPinned = (
+  head: ReadonlyArray<Message>,
+  before: Window.State,
+  after: Window.State,
+): ReadonlyArray<Message> => {
+  if (before.pins.length === 0) return []
+  const pinned = new Set(before.pins.map((p) => p.messageId))
+  const candidates = head.filter((m) => pinned.has(m.id))
+  if (candidates.length === 0) return []
+  const visible = new Set(Seq.toArray(after.visible))
+  return candidates.filter((m) => visible.has(m.id))
 }
 
 /** Sums over the session. */
@@ -444,6 +460,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
           artifacts: ArtifactCheck.withRecall(
             ArtifactCheck.check(head, summaryText(summary) ?? ""),
             head.flatMap((m) => Recall.documentsOf(m, summary.id)),
+            keptPinned(head, settled.window, window).flatMap(Recall.shownDocumentsOf),
           ),
         },
       }
@@ -496,7 +513,14 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         if (e.retention.recorded)
           return {
             ...e,
-            retention: { ...e.retention, artifacts: e.retention.artifacts.map((a) => ({ ...a, recallable: false })) },
+            retention: {
+              ...e.retention,
+              artifacts: e.retention.artifacts.map((a) => ({
+                ...a,
+                recallable: false,
+                ...(a.pinned === undefined ? {} : { pinned: false }),
+              })),
+            },
           }
         const { retention: _dropped, ...rest } = e
         return rest

@@ -144,6 +144,23 @@ export const documentsOf = (message: Message, pivot?: string | undefined): Array
   return out
 }
 
+/**
+ * A message's documents as the window shows it (a pinned message kept after a pivot): its text, reasoning, tool inputs
+ * and results as `documentsOf` gives them behind a pivot, less a tool input or output that was cleared (the window
+ * shows a placeholder in its place; `context_recall` still gives it back).
+ */
+export const shownDocumentsOf = (message: Message): Array<Document> => {
+  const cleared = new Set<string>()
+  for (const part of message.parts) {
+    if (part.type !== "tool") continue
+    const state = part.state
+    if ((state.status === "completed" || state.status === "error") && state.inputClearedAt !== undefined)
+      cleared.add(inputRecallId(part.id))
+    if (state.status === "completed" && state.compactedAt !== undefined) cleared.add(part.id)
+  }
+  return partDocuments(message, "").flatMap(({ pivot: _pivot, ...doc }) => (cleared.has(doc.id) ? [] : [doc]))
+}
+
 /** The recallable document with this id in a message, if there is one. */
 export const documentIn = (message: Message, id: string, pivot?: string | undefined): Document | undefined =>
   documentsOf(message, pivot).find((d) => d.id === id)

@@ -58,7 +58,7 @@ describe("ArtifactCheck.check", () => {
     expect(named["error bash: Expected ';' at 3:14"]).toBe(false)
     expect(named["request The parser test fails on nested arrays, please fix the tokenizer"]).toBe(false)
     const tally = ArtifactCheck.tally(checked)
-    expect(tally.byKind.command).toEqual({ total: 2, named: 1, reachable: 1 })
+    expect(tally.byKind.command).toEqual({ total: 2, named: 1, inView: 1, reachable: 1 })
     expect(tally.named).toBe(1)
   })
 
@@ -122,7 +122,7 @@ describe("ArtifactCheck.withRecall (in view or recallable)", () => {
       ["request", false, true],
     ])
     expect(ArtifactCheck.tally(all)).toMatchObject({ total: 5, named: 0, reachable: 5 })
-    expect(ArtifactCheck.tally(all).byKind.command).toEqual({ total: 2, named: 0, reachable: 2 })
+    expect(ArtifactCheck.tally(all).byKind.command).toEqual({ total: 2, named: 0, inView: 0, reachable: 2 })
   })
 
   it("given a command with quotes, then it is recallable from the strings of its input, not only the escaped JSON", () => {
@@ -166,6 +166,35 @@ describe("ArtifactCheck.withRecall (in view or recallable)", () => {
       { kind: "command", text: "e", named: true, recallable: false },
     ]
     expect(artifacts.map(ArtifactCheck.reachable)).toEqual([true, false, true, false, true])
-    expect(ArtifactCheck.tally(artifacts)).toMatchObject({ total: 5, named: 2, reachable: 3 })
+    expect(ArtifactCheck.tally(artifacts)).toMatchObject({ total: 5, named: 2, inView: 2, reachable: 3 })
+  })
+
+  it("given pinned messages kept verbatim, then what they name is in view (named or not by the summary), else not", () => {
+    // The same span's first message kept by a pin: its request and nothing else.
+    const kept = ArtifactCheck.withRecall(
+      ArtifactCheck.check(span, "Work continues."),
+      documents,
+      Recall.shownDocumentsOf(span[0]!),
+    )
+    expect(kept.map((a) => [a.kind, a.named, a.pinned, ArtifactCheck.inView(a)])).toEqual([
+      ["file-read", false, false, false],
+      ["command", false, false, false],
+      ["command", false, false, false],
+      ["error", false, false, false],
+      ["request", false, true, true],
+    ])
+    expect(ArtifactCheck.tally(kept)).toMatchObject({ total: 5, named: 0, inView: 1, reachable: 5 })
+    expect(ArtifactCheck.tally(kept).byKind.request).toEqual({ total: 1, named: 0, inView: 1, reachable: 1 })
+    // No pinned message kept: no pinned mark at all (absent, not false).
+    expect(checked("Work continues.").every((a) => !("pinned" in a))).toBe(true)
+    // Named and pinned counts once; pinned alone without recall is still reachable.
+    const marks: ReadonlyArray<ArtifactCheck.Checked> = [
+      { kind: "command", text: "a", named: true, pinned: true },
+      { kind: "command", text: "b", named: false, pinned: true, recallable: false },
+      { kind: "command", text: "c", named: false, pinned: false, recallable: false },
+    ]
+    expect(marks.map(ArtifactCheck.inView)).toEqual([true, true, false])
+    expect(marks.map(ArtifactCheck.reachable)).toEqual([true, true, false])
+    expect(ArtifactCheck.tally(marks)).toMatchObject({ total: 3, named: 1, inView: 2, reachable: 2 })
   })
 })

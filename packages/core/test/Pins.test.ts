@@ -16,6 +16,7 @@ import {
   userMessage,
 } from "./support/events.ts"
 import { given } from "./support/given.ts"
+import { pivotCommands } from "./support/pivot.ts"
 
 type Event = Events.Event
 const pinOf = (messageId: string, tokens: number, partId?: string): Pins.Pin => ({
@@ -211,31 +212,7 @@ const turn = (state: Session.State, n: number): Session.State => {
   const a = assistantMessage(`t${n}a`, `t${n}`, `done ${n} ${"result ".repeat(40)}`)
   return run(state, { _tag: "AddUserMessage", message: u }, { _tag: "RecordAssistantStep", message: a })
 }
-const pivot = (state: Session.State, n: number): Session.State => {
-  const markerId = id(`msg_m${n}`)
-  const summaryId = id(`msg_s${n}`)
-  return run(
-    state,
-    { _tag: "CreateCompaction", at: 1, markerId, partId: part(`prt_m${n}`), auto: false },
-    {
-      _tag: "ProcessCompaction",
-      at: 2,
-      markerId,
-      summaryId,
-      model: { providerId: "x", modelId: "y" },
-      compactionLimits: LIMITS,
-      config: CONFIG,
-    },
-    {
-      _tag: "FinishSummary",
-      at: 3,
-      markerId,
-      partId: part(`prt_s${n}`),
-      text: `summary ${n}`,
-      tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-    },
-  )
-}
+const pivot = (state: Session.State, n: number): Session.State => run(state, ...pivotCommands(n, LIMITS, CONFIG))
 
 /** Six pivots over a session whose first message states the task; `pinned` decides whether it is pinned. */
 const sixPivots = (pinned: boolean): ReadonlyArray<Session.State> => {

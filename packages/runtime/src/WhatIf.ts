@@ -30,6 +30,8 @@ import {
   type Model,
   Pricing,
   PromptCache,
+  Recall,
+  Session,
   Tokens,
   Window,
 } from "@pivot/core"
@@ -241,9 +243,16 @@ export interface Run {
   readonly billing: Billing
   /**
    * The session's artifacts (files read and edited, commands, errors, requests: `ArtifactCheck`) the last call's
-   * window names, with summaries as written and with their facts block left out (the same rule for every strategy).
+   * window names, with summaries as written and with their facts block left out (the same rule for every strategy);
+   * and those in view or recallable: named there or by a document `context_recall` gives back at the end of the run
+   * (a part of a message behind a pivot, a pruned output, an earlier summary: `ArtifactCheck.withRecall`).
    */
-  readonly artifacts: { readonly total: number; readonly inView: number; readonly inViewWithoutFacts: number }
+  readonly artifacts: {
+    readonly total: number
+    readonly inView: number
+    readonly inViewWithoutFacts: number
+    readonly inViewOrRecallable: number
+  }
   /** Each call's window as sent (serialised model messages), in order. */
   readonly windows: ReadonlyArray<string>
 }
@@ -477,8 +486,8 @@ export const replay = (
     Effect.provideService(Clock.Clock, settableClock(clock)),
     Effect.map(({ events, overWindow, workingSet }) => {
       const totals = Ledger.totals(Ledger.fold(events))
-      let conversation = Conversation.initial
-      for (const event of events) conversation = Conversation.evolve(conversation, event)
+      const session = Session.fold(events)
+      const conversation = session.window.conversation
       const all = Conversation.messages(conversation).filter(
         (m) => !(m.role === "assistant" && m.summary === true) && !Message.isMarker(m),
       )
@@ -487,6 +496,10 @@ export const replay = (
       const withoutFacts = JSON.stringify(last.map(stripFacts))
       const artifacts = ArtifactCheck.check(all, lastText)
       const stripped = ArtifactCheck.check(all, withoutFacts)
+      const recallable = ArtifactCheck.withRecall(
+        artifacts,
+        Recall.documents(Conversation.messages(conversation), Recall.behindMap(Recall.sessionPivots(session))),
+      )
       return {
         strategy: name,
         calls: windows.length,
@@ -502,6 +515,7 @@ export const replay = (
           total: artifacts.length,
           inView: artifacts.filter((a) => a.named).length,
           inViewWithoutFacts: stripped.filter((a) => a.named).length,
+          inViewOrRecallable: recallable.filter(ArtifactCheck.reachable).length,
         },
         windows,
       } satisfies Run

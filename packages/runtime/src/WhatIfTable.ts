@@ -63,6 +63,7 @@ export const rows = (comparison: Comparison): ReadonlyArray<Row> => {
     row("working set kept", (r) => share(r.workingSet.intact, r.workingSet.calls)),
     row("artifacts in view", (r) => share(r.artifacts.inView, r.artifacts.total)),
     row("without facts", (r) => share(r.artifacts.inViewWithoutFacts, r.artifacts.total), true),
+    row("or recallable", (r) => share(r.artifacts.inViewOrRecallable, r.artifacts.total), true),
   ]
 }
 
@@ -70,6 +71,7 @@ export const rows = (comparison: Comparison): ReadonlyArray<Row> => {
 export const legend: ReadonlyArray<string> = [
   "(eq) = input-token equivalents. A compaction reuses the recorded summary where the strategy summarised the same",
   "messages; elsewhere pivot's deterministic summary, billed as 2,000 output tokens. Artifacts: the session's files,",
-  "commands, errors and requests named by the last call's window (\"without facts\": summaries' facts blocks left out).",
+  "commands, errors and requests named by the last call's window (\"without facts\": summaries' facts blocks left out;",
+  '"or recallable": or by what context_recall gives back at the end: parts behind a pivot, pruned outputs, summaries).',
   "Working set kept: calls whose window held the current turn's request and every output the turn had read, verbatim.",
 ]

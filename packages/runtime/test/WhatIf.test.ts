@@ -128,6 +128,54 @@ describe("the working set", () => {
   it("is lost at the call after a compaction in the middle of the turn that keeps no tail (cache-aware)", async () => {
     expect(await working(16_000, "cache-aware")).toEqual({ calls: 2, intact: 1 })
   })
+
+  // The same turn recorded with a compaction of its request and read, whose summary names neither: a strategy that
+  // compacts the same head reuses that summary, so both artifacts leave the window but stay recallable.
+  const recordedCompaction = [
+    {
+      _tag: "CompactionStarted" as const,
+      at: at + 2,
+      markerId: Ids.unsafe.message("msg_m1"),
+      summaryId: Ids.unsafe.message("msg_s1"),
+      model: { providerId: "test", modelId: "unknown" },
+      plan: { head: [Ids.unsafe.message("msg_u1"), Ids.unsafe.message("msg_a1")], tail: [] },
+      prompt: "summarise",
+    },
+    {
+      _tag: "SummaryFinished" as const,
+      at: at + 3,
+      markerId: Ids.unsafe.message("msg_m1"),
+      summary: {
+        ...step("msg_s1", "msg_m1", 0).message,
+        summary: true,
+        parts: [{ type: "text" as const, id: Ids.unsafe.part("prt_s1"), text: "Nothing to report." }],
+      },
+    },
+  ]
+  const artifactsOf = async (input: number, strategy: Strategies.Name) => {
+    const comparison = await Effect.runPromise(
+      WhatIf.session("ses_a", [...turn(input), ...recordedCompaction], {
+        context: 20_000,
+        output: 4_000,
+        strategies: [strategy],
+      }),
+    )
+    return { artifacts: comparison.runs[0]!.artifacts, summaries: comparison.runs[0]!.summaries }
+  }
+
+  it("counts artifacts out of view that context_recall gives back as in view or recallable", async () => {
+    // OpenCode 1.17's overflow compacts the request and the read: the recorded summary stands for them.
+    const { artifacts, summaries } = await artifactsOf(16_000, "opencode-1.17")
+    expect(summaries).toEqual({ recorded: 1, extractive: 0 })
+    // The file read and the request: neither in the last window, both in the pivot's head.
+    expect(artifacts).toMatchObject({ total: 2, inView: 0, inViewOrRecallable: 2 })
+  })
+
+  it("counts what the window still holds as in view, and so in view or recallable (no compaction)", async () => {
+    const { artifacts, summaries } = await artifactsOf(100, "opencode-1.17")
+    expect(summaries).toEqual({ recorded: 0, extractive: 0 })
+    expect(artifacts).toEqual({ total: 2, inView: 2, inViewWithoutFacts: 2, inViewOrRecallable: 2 })
+  })
 })
 
 describe("strategies and billing", () => {

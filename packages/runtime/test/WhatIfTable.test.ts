@@ -19,7 +19,7 @@ const run = (strategy: string, billed: number, dollars?: number): Run =>
     prunes: 3,
     prunedParts: 7,
     billing: { input: 10, cacheRead: 20, cacheWrite: 30, output: 40, billed, cost: billed + 200, dollars },
-    artifacts: { total: 8, inView: 6, inViewWithoutFacts: 5 },
+    artifacts: { total: 8, inView: 6, inViewWithoutFacts: 5, inViewOrRecallable: 7 },
   }) as Run
 
 const comparison = (runs: ReadonlyArray<Run>, priced: boolean) => ({ runs, priced }) as unknown as WhatIf.Comparison
@@ -45,18 +45,22 @@ describe("WhatIfTable", () => {
       "working set kept",
       "artifacts in view",
       "without facts",
+      "or recallable",
     ])
     expect(rows.filter((r) => r.detail).map((r) => r.label)).toEqual([
       "vs opencode-1.17",
       "recorded summary",
       "pivot's summary",
       "without facts",
+      "or recallable",
     ])
     const cells = Object.fromEntries(rows.map((r) => [r.label, r.cells]))
     expect(cells["model calls"]).toEqual(["1,234", "1,234"])
     expect(cells["vs opencode-1.17"]).toEqual(["±0%", "−12%"])
     expect(cells["prunes (outputs)"]).toEqual(["3 (7)", "3 (7)"])
     expect(cells["working set kept"]).toEqual(["3/4 (75%)", "3/4 (75%)"])
+    expect(cells["artifacts in view"]).toEqual(["6/8 (75%)", "6/8 (75%)"])
+    expect(cells["or recallable"]).toEqual(["7/8 (88%)", "7/8 (88%)"])
   })
 
   it("given a priced comparison, then a USD row, with – for a strategy without dollars; unpriced, none", () => {

@@ -482,15 +482,17 @@
     return ` · probes: the judge named ${num(expected.filter((x) => x.found).length)}/${num(expected.length)} from the summary`
   }
 
-  /** Whether an artifact of a retention check is in view (the summary names it) or recallable (`ArtifactCheck.reachable`). */
-  const reachable = (a) => a.named || a.recallable === true
+  /** Whether an artifact of a retention check is in view: the summary or a kept pinned message names it (`ArtifactCheck.inView`). */
+  const inView = (a) => a.named || a.pinned === true
+  /** Whether an artifact of a retention check is in view or recallable (`ArtifactCheck.reachable`). */
+  const reachable = (a) => inView(a) || a.recallable === true
 
   /** A compaction's ledger line: what it shed, cost, invalidated and saved, and what its summary kept. */
   const ledgerLine = (e) => {
     const kept =
       e.retention === undefined
         ? ""
-        : ` · kept ${num(e.retention.artifacts.filter((a) => a.named).length)}/${num(e.retention.artifacts.length)} artifacts in view, ${num(e.retention.artifacts.filter(reachable).length)} in view or recallable${e.retention.recorded ? "" : " (checked now)"}`
+        : ` · kept ${num(e.retention.artifacts.filter(inView).length)}/${num(e.retention.artifacts.length)} artifacts in view, ${num(e.retention.artifacts.filter(reachable).length)} in view or recallable${e.retention.recorded ? "" : " (checked now)"}`
     return (
       `shed ~${num(e.shed)} · summary call ${num(e.summaryCost)} eq · cache ~${num(e.invalidated)} invalidated, ` +
       `~${num(e.rewritten)} re-written · net saving ${num(e.net)} eq over ${num(e.calls)} calls${kept}${probesText(e)}`
@@ -972,7 +974,7 @@
             el(
               "p",
               { id: "retention-counts" },
-              `${num(entry.retention.artifacts.filter((a) => a.named).length)} of ${num(entry.retention.artifacts.length)} in view (the summary names them), ` +
+              `${num(entry.retention.artifacts.filter(inView).length)} of ${num(entry.retention.artifacts.length)} in view (the summary or a pinned message kept verbatim names them), ` +
                 `${num(entry.retention.artifacts.filter(reachable).length)} in view or recallable (context_recall gives back a part that names them); ✓ in view · ↺ recallable · ✗ lost`,
             ),
             el(
@@ -981,8 +983,8 @@
               entry.retention.artifacts.map((a) =>
                 el(
                   "li",
-                  { dataset: { kind: a.kind, named: a.named, reachable: reachable(a) } },
-                  `${a.named ? "✓" : reachable(a) ? "↺" : "✗"} ${a.kind}: ${a.text}`,
+                  { dataset: { kind: a.kind, named: a.named, inView: inView(a), reachable: reachable(a) } },
+                  `${inView(a) ? "✓" : reachable(a) ? "↺" : "✗"} ${a.kind}: ${a.text}${a.named || !inView(a) ? "" : " (pinned)"}`,
                 ),
               ),
             ),

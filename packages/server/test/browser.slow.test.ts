@@ -115,7 +115,7 @@ describe("the viewer in Chromium", () => {
     // The first pivot has no ArtifactsChecked: its check is computed from its plan and summary.
     const first = Ledger.entries(Ledger.fold(events)).find((e) => e.kind === "compaction")!.retention!.artifacts
     expect(await lines.first().textContent()).toMatch(
-      `kept ${first.filter((a) => a.named).length}/${first.length} artifacts in view, ${first.filter(ArtifactCheck.reachable).length} in view or recallable (checked now)`,
+      `kept ${first.filter(ArtifactCheck.inView).length}/${first.length} artifacts in view, ${first.filter(ArtifactCheck.reachable).length} in view or recallable (checked now)`,
     )
     // The others show the check and the probes the log recorded for them, counted here from the events.
     const checks = events.filter((e) => e._tag === "ArtifactsChecked")
@@ -124,13 +124,13 @@ describe("the viewer in Chromium", () => {
     const second = checks[0]!._tag === "ArtifactsChecked" ? checks[0]!.artifacts : []
     const answered = probes[0]!._tag === "ProbesAnswered" ? probes[0]!.probes.flatMap((p) => p.expected) : []
     // In view or recallable: computed on read from the pivot's head (the ledger's fold), not recorded.
-    const reachableOf = (check: Events.Event) =>
+    const countOf = (check: Events.Event, rule: (a: ArtifactCheck.Checked) => boolean) =>
       Ledger.entries(Ledger.fold(events))
         .find((e) => check._tag === "ArtifactsChecked" && e.markerId === check.markerId)!
-        .retention!.artifacts.filter(ArtifactCheck.reachable).length
+        .retention!.artifacts.filter(rule).length
     expect(await lines.nth(1).textContent()).toMatch(
       new RegExp(
-        ` · kept ${second.filter((a) => a.named).length}/${second.length} artifacts in view, ${reachableOf(checks[0]!)} in view or recallable · probes: the judge named ` +
+        ` · kept ${countOf(checks[0]!, ArtifactCheck.inView)}/${second.length} artifacts in view, ${countOf(checks[0]!, ArtifactCheck.reachable)} in view or recallable · probes: the judge named ` +
           `${answered.filter((x) => x.found).length}/${answered.length} from the summary$`,
       ),
     )

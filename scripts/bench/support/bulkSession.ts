@@ -1,6 +1,6 @@
 // A long session made quickly, for benchmarks that need up to a million events: the agent loop's shape (a request,
 // a tool step with a ~600-character output, a closing step; a prune every 8 turns; a manual compaction every 30
-// turns, so the window stays bounded) decided by core's Decider directly and appended in batches, without running
+// turns by default (`compactEvery`), so the window stays bounded) decided by core's Decider directly and appended in batches, without running
 // the runtime for every event.
 import { Conversation, Events, Ids, Session, Tokens } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
@@ -16,8 +16,13 @@ const LIMITS = { context: 24_000, output: 4_000 }
  */
 export const bulkSession = (
   sessionId: string,
-  options: { readonly observe?: ((event: Events.Event) => void) | undefined } = {},
+  options: {
+    readonly observe?: ((event: Events.Event) => void) | undefined
+    /** Turns between two compactions (default 30). */
+    readonly compactEvery?: number | undefined
+  } = {},
 ) => {
+  const every = options.compactEvery ?? 30
   let state = Sessions.initialState
   let turn = 0
   let messages = 0
@@ -103,7 +108,7 @@ export const bulkSession = (
       limits: LIMITS,
     })
     if (t % 8 === 0) apply({ _tag: "Prune", at: at + 5, protect: 2_000, minimum: 0 })
-    if (t % 30 === 0) {
+    if (t % every === 0) {
       const markerId = Ids.unsafe.message(id("msg"))
       apply({ _tag: "CreateCompaction", at: at + 6, markerId, partId: Ids.unsafe.part(id("prt")), auto: false })
       apply({
@@ -134,10 +139,10 @@ export const bulkSession = (
       // `midCycle`: stop halfway between two compactions, so that sessions of any size are compared at the same
       // point of their cycle (the window's size depends on it, not on the history); `afterPivot`: just after one.
       // `messages`: `size` counts stored messages instead of events.
-      const phase = options.midCycle === true ? 15 : options.afterPivot === true ? 0 : undefined
+      const phase = options.midCycle === true ? Math.floor(every / 2) : options.afterPivot === true ? 0 : undefined
       while (
         (options.messages === true ? messages : state.session.version) < size ||
-        (phase !== undefined && turn % 30 !== phase)
+        (phase !== undefined && turn % every !== phase)
       )
         oneTurn()
       return out.splice(0, out.length)

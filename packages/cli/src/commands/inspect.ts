@@ -99,8 +99,10 @@ export interface RetentionView {
   /** Whether the log recorded the check (false: computed now from the plan's head and the summary). */
   readonly recorded: boolean
   readonly total: number
-  /** In view: the summary names them. */
+  /** The summary names them. */
   readonly named: number
+  /** In view: the summary or a pinned message the window kept verbatim names them (`ArtifactCheck.inView`). */
+  readonly inView: number
   /** In view or recallable (`ArtifactCheck.reachable`). */
   readonly reachable: number
   readonly byKind: ArtifactCheck.Tally["byKind"]
@@ -113,6 +115,7 @@ const retentionView = (artifacts: ReadonlyArray<ArtifactCheck.Checked>, recorded
     recorded,
     total: tally.total,
     named: tally.named,
+    inView: tally.inView,
     reachable: tally.reachable,
     byKind: tally.byKind,
     artifacts,
@@ -380,8 +383,9 @@ const KIND_NAMES: ReadonlyArray<readonly [ArtifactCheck.Kind, string]> = [
 ]
 
 /**
- * A pivot's retention lines: how many artifacts of its span the summary names (in view), by kind, how many are in view
- * or recallable, the first it does not name and the first lost (neither).
+ * A pivot's retention lines: how many artifacts of its span the summary names, by kind, how many are in view with the
+ * pinned messages the window kept (when they add any), how many are in view or recallable, the first the summary does
+ * not name and the first lost (neither in view nor recallable).
  */
 const retentionLines = (r: RetentionView): Array<string> => {
   if (r.total === 0) return [`     kept: the span had no artifacts${r.recorded ? "" : " (checked now)"}`]
@@ -389,7 +393,7 @@ const retentionLines = (r: RetentionView): Array<string> => {
     .map(([k, name]) => `${name} ${r.byKind[k].named}/${r.byKind[k].total}`)
     .join(", ")
   const lines = [
-    `     kept: the summary names ${r.named} of ${plural(r.total, "artifact")} of its span (${kinds}); ${r.reachable} of ${r.total} in view or recallable${r.recorded ? "" : " · checked now, not recorded"}`,
+    `     kept: the summary names ${r.named} of ${plural(r.total, "artifact")} of its span (${kinds}); ${r.inView > r.named ? `${r.inView} of ${r.total} in view with the pinned messages; ` : ""}${r.reachable} of ${r.total} in view or recallable${r.recorded ? "" : " · checked now, not recorded"}`,
   ]
   const listed = (label: string, artifacts: ReadonlyArray<ArtifactCheck.Checked>) => {
     if (artifacts.length > 0)

@@ -12,7 +12,7 @@ import * as Projections from "../projections/Projections.ts"
 export const NAME = "ledger"
 
 /** The ledger state's version: bump it whenever `Ledger.evolve` or `Ledger.Encoded` changes. */
-export const VERSION = 1
+export const VERSION = 2
 
 /** What is stored per session: the stream version covered and the unpriced ledger. */
 export interface Encoded {

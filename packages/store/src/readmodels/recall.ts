@@ -6,7 +6,7 @@
 import { Conversation, Recall } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
-import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
+import { CHUNK, clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import { type States, touchedIds } from "./States.ts"
 
 /**
@@ -102,6 +102,19 @@ const storedPivot = (sql: Sql, sessionId: string, messageId: string) =>
     (rows) => rows[0]?.pivot ?? undefined,
   )
 
+/** Which of `ids` already fell behind a pivot, as their rows say (one query per `CHUNK` ids). */
+const storedPivots = (sql: Sql, sessionId: string, ids: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const out = new Set<string>()
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const rows = yield* sql<{
+        readonly message_id: string
+      }>`SELECT DISTINCT message_id FROM pivot_rm_recall WHERE session_id = ${sessionId} AND pivot IS NOT NULL AND ${sql.in("message_id", ids.slice(i, i + CHUNK))}`
+      for (const row of rows) out.add(row.message_id)
+    }
+    return out
+  })
+
 /** The pivot whose head holds a message, among the compaction entries held (first wins, as `Recall.behindMap`). */
 const heldPivot = (states: States, messageId: string): string | undefined => {
   for (const p of Recall.pivotsOf(states.history.entries.filter((e) => e.status !== undefined)))
@@ -123,16 +136,34 @@ export const model: ReadModel = readModel({
     apply: (sql, sessionId, prev, next, event) =>
       Effect.gen(function* () {
         const formed = event._tag === "SummaryFinished" ? formedPivot(prev, next, event.markerId) : undefined
-        if (formed !== undefined)
-          for (const id of formed.head) {
+        if (formed !== undefined) {
+          const head = formed.head.flatMap((id) => {
             const message = Conversation.get(next.window.conversation, id)
-            // Behind an earlier pivot already (a pinned message summarised again): the first pivot stands.
-            if (message === undefined || (yield* storedPivot(sql, sessionId, id)) !== undefined) continue
+            return message === undefined ? [] : [message]
+          })
+          // Behind an earlier pivot already (a pinned message summarised again): the first pivot stands. One query and
+          // one delete for the whole head: the table's message column is not indexed (FTS5), so each is a scan.
+          const behind = yield* storedPivots(
+            sql,
+            sessionId,
+            head.map((m) => m.id),
+          )
+          const rewritten = head.flatMap((message) => {
+            if (behind.has(message.id)) return []
             const now = Recall.documentsOf(message, formed.summaryId)
-            if (now.length === 0) continue
-            yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND message_id = ${id}`
-            yield* insertAll(sql, "pivot_rm_recall", recallRows(sessionId, now))
-          }
+            return now.length === 0 ? [] : [{ id: message.id, now }]
+          })
+          for (let i = 0; i < rewritten.length; i += CHUNK)
+            yield* sql`DELETE FROM pivot_rm_recall WHERE session_id = ${sessionId} AND ${sql.in(
+              "message_id",
+              rewritten.slice(i, i + CHUNK).map((r) => r.id),
+            )}`
+          yield* insertAll(
+            sql,
+            "pivot_rm_recall",
+            rewritten.flatMap((r) => recallRows(sessionId, r.now)),
+          )
+        }
         const added = Conversation.addedMessage(event)?.id
         for (const id of new Set(touchedIds(event))) {
           const before = Conversation.get(prev.window.conversation, id)
