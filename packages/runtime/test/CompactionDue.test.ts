@@ -42,7 +42,9 @@ const due = Effect.gen(function* () {
 const firstCall = Effect.gen(function* () {
   yield* users("start")
   yield* imported(1_000)
-  return (yield* due).usage.trigger
+  const trigger = (yield* due).usage.trigger
+  expect(trigger).toBeDefined()
+  return trigger ?? 0
 })
 
 describe("ContextManager.compactionDue", () => {
