@@ -37,7 +37,7 @@ describe("runnable docs: what the commands print (the rules of docs/README.md)",
   const consoleDocs = [...new Set(blocks.filter((b) => b.lang === "console").map((b) => b.file))]
   it.each(consoleDocs.map((file) => [relative(ROOT, file), file]))(
     "%s: its console commands print what it shows, run in order in a scratch folder",
-    { timeout: 300_000 },
+    { timeout: 600_000 },
     (_, file) => {
       const dir = scratch()
       try {
@@ -91,26 +91,34 @@ describe("runnable docs: what the commands print (the rules of docs/README.md)",
     printed.set(command, lines)
     return lines
   }
-  it.each(outputs.map((b) => [where(b), b]))("%s: the output block is what its command prints", (_, block) => {
-    const actual = outputOf(block.marker!.value)
-    const expected = ["…", ...block.text.split("\n"), "…"]
-    expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
-  })
+  it.each(outputs.map((b) => [where(b), b]))(
+    "%s: the output block is what its command prints",
+    { timeout: 300_000 },
+    (_, block) => {
+      const actual = outputOf(block.marker!.value)
+      const expected = ["…", ...block.text.split("\n"), "…"]
+      expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
+    },
+  )
 })
 
 describe("the examples (examples/*.ts) run, and run again", () => {
   const files = readdirSync(EXAMPLES).filter((name) => name.endsWith(".ts"))
   // An example that leaves files behind runs again in the same folder, as a user would: the second run finds what the
   // first wrote and must neither fail (a duplicate event id) nor print anything else (a session that accumulates).
-  it.each(files)("examples/%s exits 0, warns of nothing, and prints the same when run again", (name) => {
-    const { dir, run: first } = firstRun(name)
-    expect(first.stderr).toBe("")
-    expect(first.status).toBe(0)
-    const written = readdirSync(dir).filter((entry) => entry !== "packages" && entry !== "examples")
-    if (written.length === 0) return // nothing was written: a second run starts as the first did
-    const second = runExample(name, dir)
-    expect(second.stderr).toBe("")
-    expect(second.status).toBe(0)
-    expect(second.stdout).toBe(first.stdout)
-  })
+  it.each(files)(
+    "examples/%s exits 0, warns of nothing, and prints the same when run again",
+    { timeout: 300_000 },
+    (name) => {
+      const { dir, run: first } = firstRun(name)
+      expect(first.stderr).toBe("")
+      expect(first.status).toBe(0)
+      const written = readdirSync(dir).filter((entry) => entry !== "packages" && entry !== "examples")
+      if (written.length === 0) return // nothing was written: a second run starts as the first did
+      const second = runExample(name, dir)
+      expect(second.stderr).toBe("")
+      expect(second.status).toBe(0)
+      expect(second.stdout).toBe(first.stdout)
+    },
+  )
 })
