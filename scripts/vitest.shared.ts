@@ -19,15 +19,6 @@ export const SLOW_TESTS = "**/*.slow.test.ts"
 /** `fast` (what `npm test` sets) leaves the slow lane out; anything else, or unset, runs every test file. */
 export const lane: "fast" | "all" = process.env.PIVOT_TEST_LANE === "fast" ? "fast" : "all"
 
-/**
- * How many test files run at once, for the whole run (a root option: vitest.workspace.ts). Vitest's default for
- * `vitest run` is one fewer than the machine's cores, so on a 2-core machine one file at a time and one core idle but
- * for the main process's transforms. The fast lane uses every core (`"100%"`: as many workers as
- * `os.availableParallelism()`); the full run keeps Vitest's default, as CI has run it so far (its slow files kill
- * processes and wait on timeouts, and were not re-checked with more at once).
- */
-export const maxWorkers: string | undefined = lane === "fast" ? "100%" : undefined
-
 /** A project's test files in the current lane, and the setup every project loads (the property seed). */
 export const testFiles = {
   include: ["test/**/*.test.ts"],
