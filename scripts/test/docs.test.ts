@@ -1,14 +1,13 @@
 // Runnable docs: every fenced block of README.md, docs/**/*.md and packages/*/README.md follows one of the rules of
-// docs/README.md — a TypeScript block is a file (or a marked region of one) under examples/, which `tsc -b` checks
-// and this test runs; a console block's `npx pivot` commands are run in a scratch folder and their output compared;
-// a shell block names only commands that exist; an output block is what its command prints. Any other block fails.
-import { spawnSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { join, relative } from "node:path"
+// docs/README.md — a TypeScript block is a file (or a marked region of one) under examples/, which `tsc -b` checks; a
+// console or shell block names only commands that exist. These structural checks are cheap and run in both lanes;
+// running the commands and the examples (a fresh Node process each) and comparing what they print is
+// docs.run.slow.test.ts, in the slow lane (docs/testing.md, "The fast lane's time").
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import {
   blocksOf,
-  EXAMPLES,
   exampleText,
   isGenerated,
   markdownFiles,
@@ -16,8 +15,6 @@ import {
   pivotSubcommands,
   ROOT,
   ruleViolation,
-  run,
-  scratch,
   unknownCommand,
   where,
 } from "../docs/Docs.ts"
@@ -62,90 +59,6 @@ describe("runnable docs (the rules of docs/README.md)", () => {
     for (const file of markdownFiles()) {
       const generated = isGenerated(file)
       if (generated !== null) expect(existsSync(join(ROOT, generated[1]!)), generated[1]).toBe(true)
-    }
-  })
-
-  const consoleDocs = [...new Set(blocks.filter((b) => b.lang === "console").map((b) => b.file))]
-  it.each(consoleDocs.map((file) => [relative(ROOT, file), file]))(
-    "%s: its console commands print what it shows, run in order in a scratch folder",
-    { timeout: 300_000 },
-    (_, file) => {
-      const dir = scratch()
-      try {
-        const wrong: Array<string> = []
-        for (const block of blocks.filter((b) => b.file === file && b.lang === "console")) {
-          const lines = block.text.split("\n")
-          for (let i = 0; i < lines.length; i++) {
-            if (!lines[i]!.startsWith("$ ")) continue
-            const command = lines[i]!.slice(2).replace(/\s+#.*$/, "")
-            let next = i + 1
-            while (next < lines.length && !lines[next]!.startsWith("$ ")) next++
-            const expected = lines.slice(i + 1, next)
-            while (expected.length > 0 && expected[expected.length - 1]!.trim() === "") expected.pop()
-            // Only pivot's commands and examples run here (npm and cd are checked to exist, not run).
-            if (!/^(npx pivot|node) /.test(command)) continue
-            const actual = run(command, dir)
-            // A command with nothing under it is shown for what it does, not for what it prints.
-            if (expected.length > 0 && !outputMatches(expected, actual))
-              wrong.push(
-                `${where(block)}: $ ${command}\n--- documented\n${expected.join("\n")}\n--- printed\n${actual.join("\n")}`,
-              )
-          }
-        }
-        expect(wrong).toEqual([])
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
-    },
-  )
-
-  const outputs = blocks.filter((b) => b.marker?.kind === "output")
-  // Each command runs once, in its own scratch folder, however many blocks show its output.
-  const printed = new Map<string, Array<string>>()
-  const outputOf = (command: string) => {
-    const known = printed.get(command)
-    if (known !== undefined) return known
-    const dir = scratch()
-    try {
-      const lines = run(command, dir)
-      printed.set(command, lines)
-      return lines
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
-  it.each(outputs.map((b) => [where(b), b]))("%s: the output block is what its command prints", (_, block) => {
-    const actual = outputOf(block.marker!.value)
-    const expected = ["…", ...block.text.split("\n"), "…"]
-    expect(outputMatches(expected, actual), `documented:\n${block.text}\nprinted:\n${actual.join("\n")}`).toBe(true)
-  })
-})
-
-describe("the examples (examples/*.ts) run, and run again", () => {
-  const files = readdirSync(EXAMPLES).filter((name) => name.endsWith(".ts"))
-  // An example that leaves files behind runs again in the same folder, as a user would: the second run finds what the
-  // first wrote and must neither fail (a duplicate event id) nor print anything else (a session that accumulates).
-  it.each(files)("examples/%s exits 0, warns of nothing, and prints the same when run again", (name) => {
-    const dir = scratch()
-    const once = () =>
-      spawnSync(process.execPath, [join(EXAMPLES, name)], {
-        cwd: dir,
-        encoding: "utf8",
-        env: { ...process.env, NO_COLOR: "1" },
-        timeout: 120_000,
-      })
-    try {
-      const first = once()
-      expect(first.stderr).toBe("")
-      expect(first.status).toBe(0)
-      const written = readdirSync(dir).filter((entry) => entry !== "packages" && entry !== "examples")
-      if (written.length === 0) return // nothing was written: a second run starts as the first did
-      const second = once()
-      expect(second.stderr).toBe("")
-      expect(second.status).toBe(0)
-      expect(second.stdout).toBe(first.stdout)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -10,6 +10,7 @@ import { type EventStore, ReadModels, SessionLog } from "@pivot/store"
 import { Effect, type Layer } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
+import { runs } from "../../core/test/support/runs.ts"
 import { generatedArb } from "../../core/test/support/sessions.ts"
 import { layer } from "./support/harness.ts"
 import { check, expected, marked } from "./support/recallEverything.ts"
@@ -29,6 +30,9 @@ const stores: ReadonlyArray<
 const sessions = generatedArb(40)
   .map((g) => marked(g.events, "ses_recall_all"))
   .filter((events) => expected(events).length > 0)
+
+// 15 sessions in the full run, 2 in the fast lane: each case replays a whole session through a store, recalls it all.
+const cases = runs(15)
 
 describe.each(stores)("recall of everything before a pivot on %s", (_, makeStore) => {
   it("property: every part of every message before every pivot comes back byte for byte, and its own word finds it", async () => {
@@ -51,8 +55,8 @@ describe.each(stores)("recall of everything before a pivot on %s", (_, makeStore
           ) as Effect.Effect<number, never>,
         )
       }),
-      { numRuns: 15 },
+      cases,
     )
-    expect(checked).toBeGreaterThan(15)
+    expect(checked).toBeGreaterThan(cases.numRuns)
   }, 300_000)
 })

@@ -8,6 +8,7 @@ import type { Events } from "@pivot/core"
 import { Effect, Logger, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { runs } from "../../../core/test/support/runs.ts"
 import { EventStore, Projections, ReadModels, SessionLog } from "../../src/index.ts"
 import { appendBatches, openSqlite, reference, tally } from "../projections/support.ts"
 import { expectReadModelsEqualFold, type GeneratedSession, sessionArb } from "../session/support.ts"
@@ -200,7 +201,7 @@ describe("property: any restart cadence and any built-in's version bump → ever
     fc.record({ kind: fc.constant("bump" as const), model: fc.integer({ min: 0, max: ReadModels.names.length - 1 }) }),
     fc.record({ kind: fc.constant("read" as const), session: fc.integer({ min: 0, max: 1 }) }),
   )
-  it("15 runs: two sessions appended batch by batch, interrupted anywhere", async () => {
+  it("15 runs (2 in the fast lane): two sessions appended batch by batch, interrupted anywhere", async () => {
     // Two sessions long enough that a bump finds rows in every table (pivots and prunes come after a few turns).
     const sessions = fc
       .sample(sessionArb(30), { numRuns: 200, seed: 23 })
@@ -272,7 +273,7 @@ describe("property: any restart cadence and any built-in's version bump → ever
           }
         },
       ),
-      { numRuns: 15 },
+      runs(15),
     )
   }, 300_000)
 })

@@ -80,19 +80,19 @@ describe("Replay", () => {
     expect(skipped).toBeGreaterThan(1000)
   }, 120_000)
 
-  it("property: with SQL read models, windowAt every version renders exactly the window recorded then (80 runs)", async () => {
+  it("property: with SQL read models, windowAt every version renders exactly the window recorded then (80 runs; 8 in the fast lane)", async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb(25), (session) =>
         sqlite.runPromise(replayEqualsRecorded(session) as Effect.Effect<void, unknown, EventStore>),
       ),
-      { numRuns: 80 },
+      runs(80),
     )
   }, 120_000)
 
-  it("property: on a store without read models, windowAt every version renders the window recorded then (80 runs)", async () => {
+  it("property: on a store without read models, windowAt every version renders the window recorded then (80 runs; 8 in the fast lane)", async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb(25), (session) => memory.runPromise(replayEqualsRecorded(session))),
-      { numRuns: 80 },
+      runs(80),
     )
   }, 120_000)
 
