@@ -45,6 +45,7 @@
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -62,9 +63,40 @@ type Oracle = typeof import("../../packages/opencode/test/oracle/opencode.ts")
 type Workspace = import("../../packages/opencode/test/oracle/opencode.ts").Workspace
 const ROOT = Path.resolve(import.meta.dirname, "../..")
 const { start } = (await import(Path.join(ROOT, "packages/opencode/test/oracle/model-server.ts"))) as Model
-const { binaryPath, createSession, MODEL, prompt, serve, workspace } = (await import(
+const { binaryPath, createSession, MODEL, serve, workspace } = (await import(
   Path.join(ROOT, "packages/opencode/test/oracle/opencode.ts")
 )) as Oracle
+
+/**
+ * One user turn (`POST /session/:id/message`), answered when OpenCode's loop for it has finished: the oracle's
+ * `prompt`, over node:http without a deadline. fetch gives up on a response whose headers take more than 300 s
+ * (undici's `headersTimeout`), and on the shared machine a turn of a drive contender took longer than that.
+ */
+const prompt = (server: { readonly url: string }, sessionId: string, text: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const [providerID, modelID] = MODEL.split("/")
+    const body = JSON.stringify({ model: { providerID, modelID }, parts: [{ type: "text", text }] })
+    const request = Http.request(
+      `${server.url}/session/${sessionId}/message`,
+      { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        let answer = ""
+        response.on("data", (chunk: Buffer) => {
+          answer += chunk.toString("utf8")
+        })
+        response.on("end", () =>
+          response.statusCode === 200
+            ? resolve()
+            : reject(
+                new Error(`POST /session/${sessionId}/message: HTTP ${response.statusCode} ${answer.slice(0, 500)}`),
+              ),
+        )
+        response.on("error", reject)
+      },
+    )
+    request.on("error", reject)
+    request.end(body)
+  })
 
 /** The DCP release this bench installs (`npm view @tarquinen/opencode-dcp version` on 2026-12-01). */
 export const DCP_VERSION = "3.1.14"
