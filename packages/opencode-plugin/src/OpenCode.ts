@@ -24,7 +24,7 @@ export interface Client {
     }) => Promise<Answer<ReadonlyArray<MessageWithParts>>>
     readonly summarize: (options: {
       readonly path: { readonly id: string }
-      readonly body: { readonly providerID: string; readonly modelID: string }
+      readonly body: { readonly providerID: string; readonly modelID: string; readonly auto?: boolean }
     }) => Promise<Answer<unknown>>
   }
   readonly app?:
@@ -107,6 +107,11 @@ export interface Hooks {
   readonly "experimental.session.compacting": (
     input: { readonly sessionID: string },
     output: { context: Array<string>; prompt?: string | undefined },
+  ) => Promise<void>
+  /** After a compaction whose marker is automatic: whether OpenCode adds its continue message (default enabled). */
+  readonly "experimental.compaction.autocontinue": (
+    input: { readonly sessionID: string },
+    output: { enabled: boolean },
   ) => Promise<void>
   readonly dispose: () => Promise<void>
 }

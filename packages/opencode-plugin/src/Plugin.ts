@@ -39,6 +39,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
 import * as Drive from "./Drive.ts"
+import * as DriveCompaction from "./DriveCompaction.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
 import * as FirstPin from "./FirstPin.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
@@ -100,6 +101,12 @@ export interface Options {
   readonly strategy?: Strategy.Strategy | string | undefined
   /** Zero-cost prune rules by name (`DriveStrategy.RULES`: `duplicate-calls`), added to the strategy. */
   readonly rules?: ReadonlyArray<string> | undefined
+  /**
+   * With `drive` and a `strategy`: ask OpenCode to compact when the strategy says so (its trigger, e.g. cache-aware's
+   * 75% of the usable window, or its rent-or-buy rule), before OpenCode's own limit (`DriveCompaction`, ADR 0035).
+   * Default false: OpenCode's summariser request is not the cache-safe form the strategy's economics assume.
+   */
+  readonly driveCompaction?: boolean | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -256,6 +263,7 @@ export const make = async (
   const chosen = DriveStrategy.resolve(options)
   const strategy = chosen._tag === "Strategy" ? chosen.strategy : undefined
   const pinFirstOn = FirstPin.enabled(options)
+  const driveCompactionOn = driveOn && strategy !== undefined && options.driveCompaction === true
 
   // Stores that could not be opened, already reported: every hook would hit the same failure again.
   const unavailable = new Set<string>()
@@ -288,6 +296,18 @@ export const make = async (
   // Each session's model as OpenCode last named it (the HUD's limits).
   const models = new Map<string, ReturnType<typeof modelSpec>>()
   const recorder = Recorder.make()
+
+  /** Asks OpenCode for a compaction of a session with its model, without waiting (it runs once the step has ended). */
+  const summarize = (what: string, sessionId: string, model: ReturnType<typeof modelSpec>, auto?: boolean) =>
+    void client.session
+      .summarize({
+        path: { id: sessionId },
+        body: { providerID: model.ref.providerId, modelID: model.ref.modelId, ...(auto === undefined ? {} : { auto }) },
+      })
+      .then(
+        (answer) => (answer.error === undefined ? undefined : report(what, answer.error, sessionId)),
+        (error) => report(what, error, sessionId),
+      )
 
   let runtime:
     | ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels, unknown>
@@ -437,6 +457,12 @@ export const make = async (
   const systems = new Map<string, ReadonlyArray<string>>()
   // Sessions whose next messages transform is OpenCode's summariser history (no HUD there).
   const compacting = new Set<string>()
+  // Drive mode's compaction requests (option `driveCompaction`): the strategy's decision read before each agent call.
+  const asker = DriveCompaction.make({
+    due: (sessionId) => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.compactionDue(sessionId)))),
+    limits: (sessionId) => models.get(sessionId)?.limits,
+    ask: (sessionId) => summarize("driveCompaction", sessionId, models.get(sessionId)!, true),
+  })
 
   /**
    * The HUD for a session, recorded as `HudShown` when its text changed. `overhead`: what the request carries besides
@@ -500,6 +526,7 @@ export const make = async (
           // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
           else if (event.type === "session.compacted") {
             pendingFacts.delete(sessionId)
+            asker.compacted(sessionId)
             await sync(sessionId, "step")
           } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
           else if (event.type === "message.part.updated" && prunedPart(event)) schedulePruned(sessionId)
@@ -571,6 +598,10 @@ export const make = async (
               () => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
               undefined,
             )
+          const overhead = requestOverhead(systems.get(sessionId) ?? [], toolTokens.values())
+          // pivot's strategy says compact: OpenCode is asked, and compacts once this call has ended.
+          if (driveCompactionOn && !forSummary)
+            await guard("driveCompaction", sessionId, () => asker.beforeCall(sessionId, overhead), undefined)
           const window = await queued(sessionId, () =>
             run(
               Effect.gen(function* () {
@@ -582,7 +613,6 @@ export const make = async (
           if (window.length === 0) return
           const driven = Drive.rewrite(output.messages, window)
           // An agent call gets the HUD last, where the cached prefix survives it.
-          const overhead = requestOverhead(systems.get(sessionId) ?? [], toolTokens.values())
           const hud =
             !hudOn || forSummary
               ? undefined
@@ -681,6 +711,22 @@ export const make = async (
         undefined,
       ),
 
+    // After a compaction pivot asked for, the agent goes on only if the turn was in progress (no unprompted work).
+    "experimental.compaction.autocontinue": (input, output) =>
+      guard(
+        "compaction.autocontinue",
+        input.sessionID,
+        async () => {
+          if (!asker.asked(input.sessionID)) return
+          await sync(input.sessionID, "call")
+          const transcript = await queued(input.sessionID, () =>
+            run(Effect.flatMap(ContextManager, (m) => m.transcript(input.sessionID))),
+          )
+          if (!DriveCompaction.goesOn(transcript)) output.enabled = false
+        },
+        undefined,
+      ),
+
     tool: {
       context_recall: {
         description: RECALL_DESCRIPTION,
@@ -744,16 +790,7 @@ export const make = async (
               const model = models.get(context.sessionID)
               if (model === undefined) return "No model is known for this session yet; compaction was not requested."
               // OpenCode compacts once this step ends; the summary replaces the history before the next call.
-              void client.session
-                .summarize({
-                  path: { id: context.sessionID },
-                  body: { providerID: model.ref.providerId, modelID: model.ref.modelId },
-                })
-                .then(
-                  (answer) =>
-                    answer.error === undefined ? undefined : report("context_compact", answer.error, context.sessionID),
-                  (error) => report("context_compact", error, context.sessionID),
-                )
+              summarize("context_compact", context.sessionID, model)
               return "Compaction requested: OpenCode summarises the conversation when this step ends."
             },
             "context_compact is unavailable right now; go on, OpenCode still compacts on its own when the context fills.",

@@ -31,6 +31,7 @@ const FORWARDED: { readonly [K in Forwarded]: true } = {
   "tool.execute.after": true,
   "experimental.chat.system.transform": true,
   "experimental.session.compacting": true,
+  "experimental.compaction.autocontinue": true,
   // Forwarded like the rest: the first time OpenCode asks for a tool's definition, the hooks load.
   "tool.definition": true,
   "experimental.chat.messages.transform": true,

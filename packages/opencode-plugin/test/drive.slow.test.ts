@@ -16,16 +16,10 @@ import * as Recorder from "../src/Recorder.ts"
 import { caughtUp, fromRequest, storedEvents, windows } from "./support/Compare.ts"
 import { fileText } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
+import { conversation, lastUser } from "./support/Requests.ts"
 import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
 
 const FILES = 6
-
-/** The conversation a request carries: its messages without drive mode's HUD (the last message, pivot's own). */
-const conversation = (request: Captured) =>
-  request.body.messages.filter((m) => !(m.role === "user" && textOf(m).startsWith(Hud.HEADER)))
-
-const lastUser = (request: Captured): string =>
-  textOf([...conversation(request)].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 const script =
   (dir: string) =>

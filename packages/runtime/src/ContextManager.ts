@@ -60,6 +60,7 @@ export * from "./ContextManagerTypes.ts"
 
 import type {
   Compacted,
+  CompactionDue,
   CompactRequest,
   ContextManagerShape,
   InvalidOption,
@@ -423,6 +424,18 @@ export const make = (
       return (yield* runner.afterStep(sessionId, settings)) satisfies Pruned
     })
 
+    const compactionDue = Traced.fn("ContextManager.compactionDue")(function* (sessionId: string) {
+      const settings = yield* settingsFor(sessionId)
+      const at = yield* Clock.currentTimeMillis
+      const state = yield* sessions.load(sessionId)
+      // The two ways `prepare` compacts before a call: the strategy's own decision, else the overflow check.
+      const reason =
+        runner.compactsBeforeCall(sessionId, state, settings, at) ??
+        (overflowsIn(state, overflowCheck(settings, at)) ? "threshold" : undefined)
+      const estimated = state.session.sessionId === undefined ? 0 : estimateWindow(sessionId, state)
+      return { reason, usage: usageOf(sessionId, state, settings), estimated } satisfies CompactionDue
+    })
+
     const fork = Traced.fn("ContextManager.fork")(function* (
       sessionId: string,
       forkOptions: { readonly into: string; readonly at?: number | undefined },
@@ -484,6 +497,7 @@ export const make = (
       prepare,
       compact,
       prune,
+      compactionDue,
       usage,
       transcript,
       fork,

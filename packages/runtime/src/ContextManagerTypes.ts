@@ -270,6 +270,19 @@ export interface Usage {
   readonly suspended: boolean
 }
 
+/** Whether the strategy would compact before the next call (`ContextManagerShape.compactionDue`). */
+export interface CompactionDue {
+  /**
+   * `threshold`: the last call's usage reached the strategy's trigger (`usage.trigger`; the overflow check `prepare`
+   * runs); `rent-or-buy`: the strategy's rule before a call says compacting pays; undefined: neither.
+   */
+  readonly reason: "threshold" | "rent-or-buy" | undefined
+  /** The usage now, as the HUD reads it. */
+  readonly usage: Usage
+  /** The window as it stands, estimated in tokens as rendered for the next call (no system prompt nor tools). */
+  readonly estimated: number
+}
+
 /** The model input for the next call. */
 export interface Prepared {
   /** The window rendered, each message with the id of the stored message it came from. */
@@ -399,6 +412,11 @@ export interface ContextManagerShape {
   readonly compact: (sessionId: string, request?: CompactRequest) => Effect.Effect<Compacted, ContextManagerError>
   /** Clears old tool outputs from the model input when pruning is enabled (spec §2.14). */
   readonly prune: (sessionId: string) => Effect.Effect<Pruned, ContextManagerError>
+  /**
+   * Whether the session's strategy would start a compaction before the next call, and why: read, not executed
+   * (nothing is recorded). For a host that compacts on its own (OpenCode's drive mode asks OpenCode then).
+   */
+  readonly compactionDue: (sessionId: string) => Effect.Effect<CompactionDue, ContextManagerError>
   /** How full the context is, for a HUD. */
   readonly usage: (sessionId: string) => Effect.Effect<Usage, ContextManagerError>
   /**

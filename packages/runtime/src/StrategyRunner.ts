@@ -46,6 +46,13 @@ export interface Pruned {
 export interface Runner {
   /** What the strategy sees of a session's state at `now`. */
   readonly inputOf: (sessionId: string, state: State, settings: Compaction.Settings, now: number) => Strategy.Input
+  /** Before a model call: why the strategy would compact, when its decision is to compact (read, not executed). */
+  readonly compactsBeforeCall: (
+    sessionId: string,
+    state: State,
+    settings: Compaction.Settings,
+    now: number,
+  ) => "threshold" | "rent-or-buy" | undefined
   /** Before a model call: the strategy's decision, executed. */
   readonly beforeCall: (sessionId: string, settings: Compaction.Settings) => Effect.Effect<void, ExecuteError>
   /** After a step: the strategy's decision, executed; the outputs it cleared. */
@@ -233,6 +240,12 @@ export const make = (options: Options): Runner => {
     })
   }
 
+  const compactsBeforeCall = (sessionId: string, state: State, settings: Compaction.Settings, now: number) => {
+    if (state.session.sessionId === undefined) return undefined
+    const decision = strategy.beforeCall?.(inputOf(sessionId, state, settings, now))
+    return decision?._tag === "Compact" ? decision.reason : undefined
+  }
+
   // Each session's prune walk kept up to date (issue 23): a turn reads only the messages it added.
   const scanners = new Map<string, PruneScan.Scanner>()
   const scannerOf = (sessionId: string) => {
@@ -282,5 +295,5 @@ export const make = (options: Options): Runner => {
     )
   }
 
-  return { inputOf, beforeCall, afterStep, forCompaction, withCompaction }
+  return { inputOf, compactsBeforeCall, beforeCall, afterStep, forCompaction, withCompaction }
 }
