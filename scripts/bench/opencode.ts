@@ -13,6 +13,7 @@
  *   cache-aware's prune and the zero-cost rules, the HUD as each request's last message. pivot's prune waits for a
  *   cold cache, which only real time makes: before each turn after a pause longer than the cache's TTL the driver
  *   really waits the TTL and `COLD_MARGIN` (not the whole pause: only "longer than the TTL" decides anything);
+ * - `pivot-compacts`: the same with `driveCompaction: true`: pivot asks OpenCode to compact when its strategy says so;
  * - `pivot-nohud`: the same with the plugin's `hud: false` (what the HUD costs);
  * - `pivot-record`: record mode with its defaults (no HUD): the plugin changes nothing OpenCode sends.
  *
@@ -40,7 +41,8 @@
  * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
  * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-nohud]`, or
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-compacts] [--session compacting] [--no-pauses]
+ * [--save FILE]`, `npm run bench:opencode -- --merge FILE,FILE` (bill saved runs side by side), or
  * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only]`.
  */
 import { execFileSync, spawn } from "node:child_process"
@@ -203,6 +205,14 @@ const contenders = (): ReadonlyArray<Contender> => {
       key: "pivot",
       name: `opencode + ${pivotLabel}`,
       plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS],
+      realPauses: PIVOT_OPTIONS.strategy !== undefined,
+    },
+    // The same, and pivot asks OpenCode to compact when its strategy says so (option `driveCompaction`), before
+    // OpenCode's own limit.
+    {
+      key: "pivot-compacts",
+      name: `opencode + ${pivotLabel.slice(0, -1)}, pivot compacts)`,
+      plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, driveCompaction: true }],
       realPauses: PIVOT_OPTIONS.strategy !== undefined,
     },
     // The same without the usage HUD: what the HUD costs.
