@@ -347,43 +347,34 @@ const reportSession = (session: string, runs: ReadonlyArray<Run>) => {
     console.log(
       `\n${provider === "anthropic" ? "Anthropic (OpenCode's breakpoints, write 1.25×, read 0.1×, output 5×)" : "OpenAI (automatic, read 0.5×, output 4×: GPT-4o; GPT-5 read 0.1×, output 8×)"}`,
     )
-    console.log(
-      `${"contender".padEnd(36)}${pad("req", 5)}${pad("summ", 5)}${pad("billed", 10)}${pad("vs alone", 9)}${pad("vs dcp", 8)}${pad("input", 9)}${pad("read", 9)}${pad("write", 9)}${pad("breaks", 7)}${pad("cold", 5)}${pad("hit", 5)}${pad("out", 8)}${pad("total", 10)}${pad("vs alone", 9)}${pad("vs dcp", 8)}${provider === "openai" ? `${pad("GPT-5", 10)}${pad("vs alone", 9)}${pad("vs dcp", 8)}` : ""}${pad("chars", 10)}`,
-    )
     const bills = new Map(runs.map((run) => [run, bill(run.requests, provider)]))
     const gpt5 = (b: Bill) => b.input + b.cacheRead * GPT5.read + b.output * GPT5.output
-    const ref = (run: Run | undefined, f: (b: Bill) => number) => (run === undefined ? undefined : f(bills.get(run)!))
-    for (const run of runs) {
-      const b = bills.get(run)!
-      const summaries = run.requests.filter((r) => r.kind === "summary").length
+    // A figure and its change against OpenCode alone and against DCP (the same session's runs).
+    const compared = (name: string, width: number, f: (b: Bill) => number) => [
+      { name, width, cell: (b: Bill) => k(f(b)) },
+      { name: "vs alone", width: 9, cell: (b: Bill) => versus(f(b), alone && f(bills.get(alone)!)) },
+      { name: "vs dcp", width: 8, cell: (b: Bill) => versus(f(b), dcp && f(bills.get(dcp)!)) },
+    ]
+    const columns: ReadonlyArray<{ name: string; width: number; cell: (b: Bill, run: Run) => string }> = [
+      { name: "req", width: 5, cell: (_, run) => String(run.requests.length) },
+      { name: "summ", width: 5, cell: (_, run) => String(run.requests.filter((r) => r.kind === "summary").length) },
+      ...compared("billed", 10, (b) => b.billed),
+      { name: "input", width: 9, cell: (b) => k(b.input) },
+      { name: "read", width: 9, cell: (b) => k(b.cacheRead) },
+      { name: "write", width: 9, cell: (b) => k(b.cacheWrite) },
+      { name: "breaks", width: 7, cell: (b) => String(b.breaks) },
+      { name: "cold", width: 5, cell: (b) => String(b.colds) },
+      { name: "hit", width: 5, cell: (b) => pct(b.hitRate) },
+      { name: "out", width: 8, cell: (b) => k(b.output) },
+      ...compared("total", 10, (b) => b.total),
+      ...(provider === "openai" ? compared("GPT-5", 10, gpt5) : []),
+      { name: "chars", width: 10, cell: (b) => k(b.characters) },
+    ]
+    console.log(`${"contender".padEnd(36)}${columns.map((c) => pad(c.name, c.width)).join("")}`)
+    for (const run of runs)
       console.log(
-        `${run.contender.padEnd(36)}${pad(String(run.requests.length), 5)}${pad(String(summaries), 5)}${pad(k(b.billed), 10)}${pad(
-          versus(
-            b.billed,
-            ref(alone, (x) => x.billed),
-          ),
-          9,
-        )}${pad(
-          versus(
-            b.billed,
-            ref(dcp, (x) => x.billed),
-          ),
-          8,
-        )}${pad(k(b.input), 9)}${pad(k(b.cacheRead), 9)}${pad(k(b.cacheWrite), 9)}${pad(String(b.breaks), 7)}${pad(String(b.colds), 5)}${pad(pct(b.hitRate), 5)}${pad(k(b.output), 8)}${pad(k(b.total), 10)}${pad(
-          versus(
-            b.total,
-            ref(alone, (x) => x.total),
-          ),
-          9,
-        )}${pad(
-          versus(
-            b.total,
-            ref(dcp, (x) => x.total),
-          ),
-          8,
-        )}${provider === "openai" ? `${pad(k(gpt5(b)), 10)}${pad(versus(gpt5(b), ref(alone, gpt5)), 9)}${pad(versus(gpt5(b), ref(dcp, gpt5)), 8)}` : ""}${pad(k(b.characters), 10)}`,
+        `${run.contender.padEnd(36)}${columns.map((c) => pad(c.cell(bills.get(run)!, run), c.width)).join("")}`,
       )
-    }
   }
   console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
   console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender.slice(0, 34), 36)).join("")}`)
