@@ -13,6 +13,7 @@
  *   cache-aware's prune and the zero-cost rules, the HUD as each request's last message. pivot's prune waits for a
  *   cold cache, which only real time makes: before each turn after a pause longer than the cache's TTL the driver
  *   really waits the TTL and `COLD_MARGIN` (not the whole pause: only "longer than the TTL" decides anything);
+ * - `pivot-compacts`: the same with `driveCompaction: true`: pivot asks OpenCode to compact when its strategy says so;
  * - `pivot-nohud`: the same with the plugin's `hud: false` (what the HUD costs);
  * - `pivot-record`: record mode with its defaults (no HUD): the plugin changes nothing OpenCode sends.
  *
@@ -40,19 +41,22 @@
  * `--plugin FILE` measures another build of the plugin; `--before FILE` adds a build to compare with, interleaved
  * (e.g. an earlier commit's packages/opencode-plugin/dist/index.js).
  *
- * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-nohud]`, or
+ * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-compacts] [--session compacting] [--no-pauses]
+ * [--save FILE]`, `npm run bench:opencode -- --merge FILE,FILE` (bill saved runs side by side), or
  * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only]`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
+import { Pricing } from "@pivot/core"
+import { Config } from "@pivot/runtime"
 import { type Bill, bill, promptOf, type Timed } from "./support/opencodeBill.ts"
-import { Agent, ARTIFACTS, FILES, TURNS } from "./support/opencodeSession.ts"
-import type { Provider } from "./support/providerCache.ts"
+import { Agent, ARTIFACTS, FILES, SHAPES, withoutPauses } from "./support/opencodeSession.ts"
 
 // The harnesses the OpenCode tests use (loaded by path: they belong to those packages' tests): the scripted model on
 // loopback (model-server.ts) and the oracle's offline OpenCode (scratch project and home, `opencode serve`, its HTTP API).
@@ -61,9 +65,40 @@ type Oracle = typeof import("../../packages/opencode/test/oracle/opencode.ts")
 type Workspace = import("../../packages/opencode/test/oracle/opencode.ts").Workspace
 const ROOT = Path.resolve(import.meta.dirname, "../..")
 const { start } = (await import(Path.join(ROOT, "packages/opencode/test/oracle/model-server.ts"))) as Model
-const { binaryPath, createSession, MODEL, prompt, serve, workspace } = (await import(
+const { binaryPath, createSession, MODEL, serve, workspace } = (await import(
   Path.join(ROOT, "packages/opencode/test/oracle/opencode.ts")
 )) as Oracle
+
+/**
+ * One user turn (`POST /session/:id/message`), answered when OpenCode's loop for it has finished: the oracle's
+ * `prompt`, over node:http without a deadline. fetch gives up on a response whose headers take more than 300 s
+ * (undici's `headersTimeout`), and on the shared machine a turn of a drive contender took longer than that.
+ */
+const prompt = (server: { readonly url: string }, sessionId: string, text: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const [providerID, modelID] = MODEL.split("/")
+    const body = JSON.stringify({ model: { providerID, modelID }, parts: [{ type: "text", text }] })
+    const request = Http.request(
+      `${server.url}/session/${sessionId}/message`,
+      { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        let answer = ""
+        response.on("data", (chunk: Buffer) => {
+          answer += chunk.toString("utf8")
+        })
+        response.on("end", () =>
+          response.statusCode === 200
+            ? resolve()
+            : reject(
+                new Error(`POST /session/${sessionId}/message: HTTP ${response.statusCode} ${answer.slice(0, 500)}`),
+              ),
+        )
+        response.on("error", reject)
+      },
+    )
+    request.on("error", reject)
+    request.end(body)
+  })
 
 /** The DCP release this bench installs (`npm view @tarquinen/opencode-dcp version` on 2026-12-01). */
 export const DCP_VERSION = "3.1.14"
@@ -76,13 +111,21 @@ const PLUGIN_API = "@opencode-ai/plugin@1.18.33"
 export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {
   drive: true,
   strategy: "cache-aware",
-  // The zero-cost prune rules, by name (the plugin's DriveStrategy.RULES): a new rule is one more name here.
-  rules: ["duplicate-calls"],
+  // The zero-cost prune rules, by name (the plugin's DriveStrategy.RULES): every one of them.
+  rules: ["duplicate-calls", "superseded-writes", "errored-inputs"],
 }
 
 const { values } = parseArgs({
   options: {
     only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud,pivot-record" },
+    /** The session's shape (support/opencodeSession.ts SHAPES): `base` (160k context) or `compacting` (48k). */
+    session: { type: "string", default: "base" },
+    /** Every pause longer than the TTL shortened to a turn's gap: the same session on a warm cache throughout. */
+    "no-pauses": { type: "boolean", default: false },
+    /** Writes the runs (every captured request, what each contender could see and recall) to this JSON file. */
+    save: { type: "string", default: "" },
+    /** Bills runs saved with --save (comma-separated files) side by side, without driving OpenCode. */
+    merge: { type: "string", default: "" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
@@ -108,6 +151,13 @@ const SETTLE = 5_000
 const GAP = 60_000
 
 const pivotLabel = PIVOT_OPTIONS.drive === true ? "pivot (drive)" : "pivot (record)"
+
+const SHAPE = SHAPES[values.session]
+if (SHAPE === undefined) throw new Error(`--session must be one of ${Object.keys(SHAPES).join(", ")}`)
+/** The session's turns as this run drives them (with or without its pauses longer than the TTL). */
+const TURNS = values["no-pauses"] ? withoutPauses(SHAPE.turns) : SHAPE.turns
+/** The session as the report names it. */
+const SESSION = `${values.session}${values["no-pauses"] ? ", no pauses" : ""}`
 
 /** Installs DCP into scripts/bench/.dcp once; its entry as a file:// URL. */
 const dcpEntry = (): string => {
@@ -161,6 +211,14 @@ const contenders = (): ReadonlyArray<Contender> => {
       plugin: [pathToFileURL(PLUGIN).href, PIVOT_OPTIONS],
       realPauses: PIVOT_OPTIONS.strategy !== undefined,
     },
+    // The same, and pivot asks OpenCode to compact when its strategy says so (option `driveCompaction`), before
+    // OpenCode's own limit.
+    {
+      key: "pivot-compacts",
+      name: `opencode + ${pivotLabel.slice(0, -1)}, pivot compacts)`,
+      plugin: [pathToFileURL(PLUGIN).href, { ...PIVOT_OPTIONS, driveCompaction: true }],
+      realPauses: PIVOT_OPTIONS.strategy !== undefined,
+    },
     // The same without the usage HUD: what the HUD costs.
     {
       key: "pivot-nohud",
@@ -176,7 +234,7 @@ const contenders = (): ReadonlyArray<Contender> => {
 
 /** The scratch project: the session's files committed, and the contender's plugin in opencode.json. */
 const setUp = async (port: number, plugin: Contender["plugin"]): Promise<Workspace> => {
-  const ws = await workspace({ baseURL: `http://127.0.0.1:${port}/v1`, context: 160_000, output: 8_000 })
+  const ws = await workspace({ baseURL: `http://127.0.0.1:${port}/v1`, context: SHAPE.context, output: SHAPE.output })
   for (const [name, text] of Object.entries(FILES)) {
     Fs.mkdirSync(Path.dirname(Path.join(ws.repo, name)), { recursive: true })
     Fs.writeFileSync(Path.join(ws.repo, name), text)
@@ -195,6 +253,8 @@ const setUp = async (port: number, plugin: Contender["plugin"]): Promise<Workspa
 
 interface Run {
   readonly contender: string
+  /** The session it drove (`SESSION`). */
+  readonly session: string
   readonly requests: ReadonlyArray<Timed & { readonly kind: string }>
   readonly lastAgent: string
   readonly store?: string
@@ -238,7 +298,7 @@ const drive = async (contender: Contender): Promise<Run> => {
       clock += t === 0 ? 0 : Math.max(GAP, TURNS[t]!.pauseBefore)
       turn = t
     } else clock += STEP
-    requests.push({ body: request.body, at: clock, kind: request.kind })
+    requests.push({ body: request.body, at: clock, kind: request.kind, output: Math.round(request.output / 4) })
   }
   const agents = requests.filter((r) => r.kind === "agent")
   const compress = new Set<string>()
@@ -259,6 +319,7 @@ const drive = async (contender: Contender): Promise<Run> => {
   else console.log(`  kept ${ws.root}`)
   return {
     contender: contender.name,
+    session: SESSION,
     requests,
     lastAgent: agents.length === 0 ? "" : promptOf(agents.at(-1)!.body).text,
     ...(store === undefined ? {} : { store }),
@@ -271,31 +332,86 @@ const pad = (s: string, n: number) => s.padStart(n)
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`
 const pct = (n: number) => `${(100 * n).toFixed(0)}%`
 
-const report = (runs: ReadonlyArray<Run>) => {
-  const base = new Map<Provider, number>()
+/** GPT-5's multipliers (its price in the runtime's catalog): read 0.1×, output 8×. */
+const GPT5 = Pricing.ratesOf(Config.DEFAULT_PRICES["openai/gpt-5"]!)!
+
+/** A change against a reference, as a signed percentage ("—" without one). */
+const versus = (n: number, ref: number | undefined) => {
+  if (ref === undefined) return "—"
+  const v = n / ref - 1
+  return `${v >= 0 ? "+" : ""}${pct(v)}`
+}
+
+/** One session's runs side by side: each provider's bill, the output, the calls by kind. */
+const reportSession = (session: string, runs: ReadonlyArray<Run>) => {
+  const alone = runs.find((r) => r.contender === "opencode")
+  const dcp = runs.find((r) => r.contender === "opencode + dcp")
+  console.log(`\n═══ session: ${session} ═══`)
   for (const provider of ["anthropic", "openai"] as const) {
     console.log(
-      `\n${provider === "anthropic" ? "Anthropic (OpenCode's breakpoints, write 1.25×, read 0.1×)" : "OpenAI (automatic, read 0.5× GPT-4o; GPT-5 read 0.1×)"}`,
+      `\n${provider === "anthropic" ? "Anthropic (OpenCode's breakpoints, write 1.25×, read 0.1×, output 5×)" : "OpenAI (automatic, read 0.5×, output 4×: GPT-4o; GPT-5 read 0.1×, output 8×)"}`,
     )
-    console.log(
-      `${"contender".padEnd(26)}${pad("requests", 9)}${pad("billed", 10)}${pad("vs alone", 9)}${provider === "openai" ? pad("GPT-5", 10) : ""}${pad("input", 9)}${pad("read", 9)}${pad("write", 9)}${pad("breaks", 7)}${pad("cold", 6)}${pad("hit", 6)}${pad("chars", 10)}`,
-    )
-    for (const run of runs) {
-      const b: Bill = bill(run.requests, provider)
-      if (!base.has(provider)) base.set(provider, b.billed)
-      const gpt5 = b.input + b.cacheRead * 0.1
-      const vs = b.billed / base.get(provider)! - 1
+    const bills = new Map(runs.map((run) => [run, bill(run.requests, provider)]))
+    const gpt5 = (b: Bill) => b.input + b.cacheRead * GPT5.read + b.output * GPT5.output
+    // A figure and its change against OpenCode alone and against DCP (the same session's runs).
+    const compared = (name: string, width: number, f: (b: Bill) => number) => [
+      { name, width, cell: (b: Bill) => k(f(b)) },
+      { name: "vs alone", width: 9, cell: (b: Bill) => versus(f(b), alone && f(bills.get(alone)!)) },
+      { name: "vs dcp", width: 8, cell: (b: Bill) => versus(f(b), dcp && f(bills.get(dcp)!)) },
+    ]
+    const columns: ReadonlyArray<{ name: string; width: number; cell: (b: Bill, run: Run) => string }> = [
+      { name: "req", width: 5, cell: (_, run) => String(run.requests.length) },
+      { name: "summ", width: 5, cell: (_, run) => String(run.requests.filter((r) => r.kind === "summary").length) },
+      ...compared("billed", 10, (b) => b.billed),
+      { name: "input", width: 9, cell: (b) => k(b.input) },
+      { name: "read", width: 9, cell: (b) => k(b.cacheRead) },
+      { name: "write", width: 9, cell: (b) => k(b.cacheWrite) },
+      { name: "breaks", width: 7, cell: (b) => String(b.breaks) },
+      { name: "cold", width: 5, cell: (b) => String(b.colds) },
+      { name: "hit", width: 5, cell: (b) => pct(b.hitRate) },
+      { name: "out", width: 8, cell: (b) => k(b.output) },
+      ...compared("total", 10, (b) => b.total),
+      ...(provider === "openai" ? compared("GPT-5", 10, gpt5) : []),
+      { name: "chars", width: 10, cell: (b) => k(b.characters) },
+    ]
+    console.log(`${"contender".padEnd(36)}${columns.map((c) => pad(c.name, c.width)).join("")}`)
+    for (const run of runs)
       console.log(
-        `${run.contender.padEnd(26)}${pad(String(run.requests.length), 9)}${pad(k(b.billed), 10)}${pad(`${vs >= 0 ? "+" : ""}${pct(vs)}`, 9)}${provider === "openai" ? pad(k(gpt5), 10) : ""}${pad(k(b.input), 9)}${pad(k(b.cacheRead), 9)}${pad(k(b.cacheWrite), 9)}${pad(String(b.breaks), 7)}${pad(String(b.colds), 6)}${pad(pct(b.hitRate), 6)}${pad(k(b.characters), 10)}`,
+        `${run.contender.padEnd(36)}${columns.map((c) => pad(c.cell(bills.get(run)!, run), c.width)).join("")}`,
       )
-    }
   }
+  console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
+  console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender.slice(0, 34), 36)).join("")}`)
+  for (const a of ARTIFACTS) {
+    const cells = runs.map((r) => {
+      const seen = r.lastAgent.includes(a.marker) ? "seen" : "gone"
+      const recall = r.store === undefined ? "" : r.store.includes(a.marker) ? " / recallable" : " / not stored"
+      return pad(`${seen}${recall}`, 36)
+    })
+    console.log(`${`${a.kind} ${a.name}`.padEnd(34)}${cells.join("")}`)
+  }
+  for (const run of runs) {
+    const of = (kind: string) => run.requests.filter((r) => r.kind === kind)
+    console.log(
+      `${run.contender}: ${of("agent").length} agent, ${of("summary").length} summariser (output ${k(of("summary").reduce((n, r) => n + (r.output ?? 0), 0))} tokens), ${of("title").length} title requests; ${run.compressChars > 0 ? `compress arguments ${run.compressChars} chars (model output); ` : ""}driven in ${run.seconds.toFixed(0)} s`,
+    )
+  }
+}
+
+const report = (runs: ReadonlyArray<Run>) => {
+  const sessions = [...new Set(runs.map((r) => r.session))]
+  for (const session of sessions)
+    reportSession(
+      session,
+      runs.filter((r) => r.session === session),
+    )
   if (values.lines !== "")
     Fs.writeFileSync(
       values.lines,
       JSON.stringify(
         runs.map((run) => ({
           contender: run.contender,
+          session: run.session,
           bills: (["anthropic", "openai"] as const).map((provider) => ({
             provider,
             lines: bill(run.requests, provider).lines.map((line, i) => ({
@@ -305,6 +421,7 @@ const report = (runs: ReadonlyArray<Run>) => {
               input: line.input,
               read: line.cacheRead,
               write: line.cacheWrite,
+              output: line.output,
               broke: line.broke,
               cold: line.cold,
             })),
@@ -313,20 +430,6 @@ const report = (runs: ReadonlyArray<Run>) => {
         null,
         1,
       ),
-    )
-  console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
-  console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender, 28)).join("")}`)
-  for (const a of ARTIFACTS) {
-    const cells = runs.map((r) => {
-      const seen = r.lastAgent.includes(a.marker) ? "seen" : "gone"
-      const recall = r.store === undefined ? "" : r.store.includes(a.marker) ? " / recallable" : " / not stored"
-      return pad(`${seen}${recall}`, 28)
-    })
-    console.log(`${`${a.kind} ${a.name}`.padEnd(34)}${cells.join("")}`)
-  }
-  for (const run of runs)
-    console.log(
-      `${run.contender}: ${run.requests.filter((r) => r.kind === "agent").length} agent, ${run.requests.filter((r) => r.kind === "summary").length} summariser, ${run.requests.filter((r) => r.kind === "title").length} title requests; ${run.compressChars > 0 ? `compress arguments ${run.compressChars} chars (model output); ` : ""}driven in ${run.seconds.toFixed(0)} s`,
     )
 }
 
@@ -564,10 +667,18 @@ if (values.startup) {
   await startup()
 } else {
   console.log(
-    `pivot runs as "${pivotLabel}" (PIVOT_OPTIONS = ${JSON.stringify(PIVOT_OPTIONS)} in scripts/bench/opencode.ts)`,
+    `session: ${SESSION} (context ${SHAPE.context}); pivot runs as "${pivotLabel}" (PIVOT_OPTIONS = ${JSON.stringify(PIVOT_OPTIONS)} in scripts/bench/opencode.ts)`,
   )
   const runs: Array<Run> = []
-  for (const c of contenders()) runs.push(await drive(c))
+  if (values.merge !== "")
+    for (const file of values.merge.split(","))
+      runs.push(...(JSON.parse(Fs.readFileSync(file, "utf8")) as ReadonlyArray<Run>))
+  else
+    for (const c of contenders()) {
+      runs.push(await drive(c))
+      // Saved after each contender, so a run cut short keeps what it measured.
+      if (values.save !== "") Fs.writeFileSync(values.save, JSON.stringify(runs))
+    }
   report(runs)
   console.log(
     `\nload after: ${Os.loadavg()

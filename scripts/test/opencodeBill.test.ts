@@ -100,3 +100,32 @@ describe("bill: four requests computed by hand", () => {
     expect([b.breaks, b.colds]).toEqual([1, 1])
   })
 })
+
+describe("bill: the model's output, at the provider's output rate", () => {
+  // The same two requests, the second answered with a 2,000-token summary and the first with 20 tokens.
+  const requests = [
+    { at: 0, body: { tools, messages: [sys1, sys2, user1] }, output: 20 },
+    { at: 60_000, body: { tools, messages: [sys1, sys2, user1, assistant1, tool1] }, output: 2_000 },
+  ]
+
+  it("adds output × 5 under Anthropic's rules and × 4 under OpenAI's to the billed input", () => {
+    const anthropic = bill(requests, "anthropic")
+    expect(anthropic.lines.map((l) => l.output)).toEqual([20, 2_000])
+    expect(anthropic.output).toBe(2_020)
+    // Input: 1,800 written, then 1,800 read and 1,300 written: 3,100 × 1.25 + 1,800 × 0.1 = 4,055; output 2,020 × 5.
+    expect(anthropic.billed).toBeCloseTo(4_055, 9)
+    expect(anthropic.total).toBeCloseTo(4_055 + 10_100, 9)
+    const openai = bill(requests, "openai")
+    // Input: 1,800, then 1,308 uncached and 1,792 read at 0.5× = 4,004; output 2,020 × 4.
+    expect(openai.billed).toBeCloseTo(4_004, 9)
+    expect(openai.total).toBeCloseTo(4_004 + 8_080, 9)
+  })
+
+  it("bills no output for a request that carries none (the input-only bill of earlier runs)", () => {
+    const b = bill(
+      requests.map(({ at, body }) => ({ at, body })),
+      "anthropic",
+    )
+    expect([b.output, b.total]).toEqual([0, b.billed])
+  })
+})

@@ -3,7 +3,7 @@
  *
  * - `event`: on each finished message, prune and compaction the session is synced into the store (`Recorder`);
  * - `experimental.chat.system.transform`: syncs what the coming model call answers, then (record mode, option `hud`)
- *   adds the usage HUD (the runtime's `Hud.render` of `ContextManager.usage`) to the system prompt, recorded as
+ *   adds the usage HUD (the runtime's `Status.hudOf` of `ContextManager.usage`) to the system prompt, recorded as
  *   `HudShown` when it changes;
  * - `experimental.chat.messages.transform` (drive mode): the messages become pivot's window (`Drive.rewrite`), the
  *   HUD their last message (`Drive.withHud`), so OpenCode's cached prefix survives it; with `driveCompaction`, OpenCode
@@ -32,6 +32,7 @@ import {
   LiveLedger,
   Pins as PinOps,
   Sessions,
+  Status,
 } from "@pivot/runtime"
 import { type EventStore, ReadModels } from "@pivot/store"
 import * as Effect from "effect/Effect"
@@ -480,21 +481,7 @@ export const make = async (
         const usage = yield* manager.usage(sessionId)
         if (hudCost && ledgerAt === undefined) ledgerAt = LiveLedger.make(sessions, (ref) => Config.priceOf(ref))
         const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
-        const text = Hud.render(
-          {
-            tokens: usage.source === "estimated" ? usage.tokens + overhead : usage.tokens,
-            usable: usage.usable,
-            pivots: usage.pivots,
-            prunedParts: state.runtime.pruned.parts,
-            prunedTokens: state.runtime.pruned.tokens,
-            pinned: {
-              messages: Pins.messageIds(state.session.window.pins).length,
-              tokens: Pins.pinnedTokens(state.session.window.pins),
-            },
-            ...(cost === undefined ? {} : { cost }),
-          },
-          { recall: true },
-        )
+        const text = Status.hudOf(state, usage, { recall: true }, cost, overhead)
         if (text !== state.runtime.hud) {
           const at = Date.now()
           yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text }] })

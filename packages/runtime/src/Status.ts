@@ -57,11 +57,15 @@ export const usageOf = (state: State, settings: Compaction.Settings, warnAt: num
   }
 }
 
-/** The HUD's text for `usage`. */
-export const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined): string =>
+/**
+ * The HUD's text for `usage`: the one place its inputs are read from a session's state (the AI SDK's `prepare` and
+ * OpenCode's plugin both call it). `overhead`: tokens the request carries besides the window (system prompt, tool
+ * schemas), added when `usage` is an estimate (no call measured the window yet); a reported usage counted them.
+ */
+export const hudOf = (state: State, usage: Usage, hud: Hud.Options, cost: Hud.Cost | undefined, overhead = 0): string =>
   Hud.render(
     {
-      tokens: usage.tokens,
+      tokens: usage.source === "estimated" ? usage.tokens + overhead : usage.tokens,
       usable: usage.usable,
       pivots: usage.pivots,
       prunedParts: state.runtime.pruned.parts,

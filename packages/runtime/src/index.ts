@@ -26,6 +26,8 @@ export * as RuntimeEvents from "./RuntimeEvents.ts"
 export * as RuntimeState from "./RuntimeState.ts"
 /** The command handler over the event store. */
 export * as Sessions from "./Sessions.ts"
+/** How a session stands: its usage, the HUD's text, what to do next. */
+export * as Status from "./Status.ts"
 /** The built-in context strategies by name, and the options that select each. */
 export * as Strategies from "./Strategies.ts"
 /** The Summarizer port. */

@@ -7,7 +7,7 @@
 // provider's prefix order is tools, system, messages, so the first breakpoint also covers the tool schemas. The
 // captured bodies are in OpenAI's chat format (one `tool` message per tool result): with one tool call per step, as
 // the bench's script makes them, its messages are the AI SDK's one for one.
-import { Tokens } from "@pivot/core"
+import { Pricing, Tokens } from "@pivot/core"
 import { type Billed, equivalents, type Provider, ProviderCache, TTL } from "./providerCache.ts"
 
 /** A request body as the scripted model received it (only what the bill reads). */
@@ -20,6 +20,8 @@ export interface Body {
 export interface Timed {
   readonly body: Body
   readonly at: number
+  /** The model's answer in tokens (its text and tool-call arguments), billed at the provider's output rate. */
+  readonly output?: number | undefined
 }
 
 /** A request as the provider's cache sees it: the serialised prompt and OpenCode's Anthropic breakpoints in it. */
@@ -59,6 +61,8 @@ export interface Line extends Billed {
   readonly broke: boolean
   /** More than the TTL since the previous request: the cache was cold. */
   readonly cold: boolean
+  /** The model's answer, in tokens. */
+  readonly output: number
 }
 
 /** A session's bill under one provider's rules. */
@@ -69,6 +73,10 @@ export interface Bill {
   readonly cacheWrite: number
   /** Billed input in input-token equivalents (uncached input + reads and writes at the provider's multipliers). */
   readonly billed: number
+  /** The model's answers, in tokens. */
+  readonly output: number
+  /** `billed` and the output at the provider's output rate (core `Pricing.PROVIDER_RATES`), in input-token equivalents. */
+  readonly total: number
   readonly breaks: number
   readonly colds: number
   readonly characters: number
@@ -96,6 +104,7 @@ export const bill = (requests: ReadonlyArray<Timed>, provider: Provider, ttl: nu
       characters: prompt.text.length,
       broke,
       cold,
+      output: request.output ?? 0,
     })
     previous = { prefix: prompt.text.slice(0, prompt.lastStart), at: request.at }
   }
@@ -104,12 +113,16 @@ export const bill = (requests: ReadonlyArray<Timed>, provider: Provider, ttl: nu
   const cacheRead = sum((l) => l.cacheRead)
   const cacheWrite = sum((l) => l.cacheWrite)
   const all = input + cacheRead + cacheWrite
+  const billed = equivalents({ input, cacheRead, cacheWrite }, provider)
+  const output = sum((l) => l.output)
   return {
     lines,
     input,
     cacheRead,
     cacheWrite,
-    billed: equivalents({ input, cacheRead, cacheWrite }, provider),
+    billed,
+    output,
+    total: billed + output * Pricing.PROVIDER_RATES[provider]!.output,
     breaks: lines.filter((l) => l.broke).length,
     colds: lines.filter((l) => l.cold).length,
     characters: sum((l) => l.characters),

@@ -17,10 +17,12 @@ type ToolCall = import("../../../packages/opencode/test/oracle/model-server.ts")
 /** What a request is: OpenCode's title call, its summariser (no tools), or an agent step. */
 export type Kind = "title" | "summary" | "agent"
 
-/** A request the scripted model received. */
+/** A request the scripted model received, and the size of its answer (the model's output, in characters). */
 export interface Captured {
   readonly body: ChatRequest
   readonly kind: Kind
+  /** Characters the model answered: its text and its tool calls' arguments. */
+  readonly output: number
 }
 
 /** A message's text (its string content, or its text parts joined). */
@@ -154,6 +156,28 @@ export const TURNS: ReadonlyArray<Turn> = [
   },
 ]
 
+/**
+ * A session shape: its turns and the model's limits in the scratch project's opencode.json. `base` never reaches
+ * OpenCode's compaction (160k context); `compacting` runs the same turns against a 48k context (8k output: OpenCode
+ * overflows from 40,000 tokens on), so OpenCode compacts in every contender and the bill holds its summariser calls
+ * and what follows them.
+ */
+export interface Shape {
+  readonly turns: ReadonlyArray<Turn>
+  readonly context: number
+  readonly output: number
+}
+
+/** The session shapes, by name. */
+export const SHAPES: Readonly<Record<string, Shape>> = {
+  base: { turns: TURNS, context: 160_000, output: 8_000 },
+  compacting: { turns: TURNS, context: 48_000, output: 8_000 },
+}
+
+/** `turns` with every pause longer than a turn's gap shortened to the gap: the same session, never a cold cache. */
+export const withoutPauses = (turns: ReadonlyArray<Turn>): ReadonlyArray<Turn> =>
+  turns.map((turn) => (turn.pauseBefore > GAP ? { ...turn, pauseBefore: GAP } : turn))
+
 /** What the session produced, each with a string only it contains (a JSON-safe marker). */
 export const ARTIFACTS: ReadonlyArray<Artifact> = [
   ...MODULES.map((m) => ({ kind: "file" as const, name: `src/${m}.ts`, marker: `${m.toUpperCase()}-TAIL-32000` })),
@@ -167,6 +191,40 @@ export const ARTIFACTS: ReadonlyArray<Artifact> = [
 
 /** The closing text of a turn. */
 export const doneText = (turn: number): string => `Done with step ${turn + 1}: ${TURNS[turn]!.prompt}`
+
+/** A summary's size in output tokens, as bench:cost bills one (`--summary-tokens`' default): a model's real summary. */
+export const SUMMARY_TOKENS = 2_000
+
+/**
+ * The summariser's answer: OpenCode's sections (goal, instructions, discoveries, accomplished, relevant files), naming
+ * the files and commands the history it was given touched, and as long as a real summary (`SUMMARY_TOKENS`, at 4
+ * characters a token). It quotes no file's contents, so no artifact's marker is in it: what the summary keeps of a
+ * file is that it was read.
+ */
+export const summaryText = (body: ChatRequest): string => {
+  const touched = new Set<string>()
+  for (const m of body.messages)
+    for (const call of m.tool_calls ?? []) {
+      const args = JSON.parse(call.function.arguments) as { filePath?: string; command?: string }
+      touched.add(`${call.function.name} ${args.filePath === undefined ? args.command : Path.basename(args.filePath)}`)
+    }
+  const head = [
+    "## Goal",
+    "The user is working on the parser, router, limiter and scheduler modules under src/ and a new metrics module.",
+    "## Instructions",
+    "Read files before editing them, read them back after an edit, keep each export's signature.",
+    "## Accomplished",
+    ...[...touched].map((t) => `- ${t}`),
+    "## Discoveries",
+  ].join("\n")
+  const lines = [head]
+  for (let n = 0; lines.join("\n").length < SUMMARY_TOKENS * 4 - 200; n++)
+    lines.push(
+      `- ${MODULES[n % MODULES.length]}Step${n}: takes a number and returns it scaled by ${n + 3} plus ${(n * 7) % 11}; no caller changed it.`,
+    )
+  lines.push("## Relevant files", ...MODULES.map((m) => `- src/${m}.ts`))
+  return lines.join("\n")
+}
 
 /** The kind of a request: the title call starts with OpenCode's title prompt; the summariser is sent without tools. */
 export const kindOf = (body: ChatRequest): Kind => {
@@ -187,7 +245,7 @@ const idsOf = (message: ChatMessage): ReadonlyArray<string> => {
  * carries a DCP id) summarised as a model would, naming what was read, run and changed. Undefined when there is
  * nothing closed to compress.
  */
-export const compressCall = (request: Captured): ReadonlyArray<ToolCall> | undefined => {
+export const compressCall = (request: Pick<Captured, "body">): ReadonlyArray<ToolCall> | undefined => {
   const messages = request.body.messages
   const current = messages.findLastIndex((m) => m.role === "user")
   const ids = messages.slice(0, Math.max(0, current)).flatMap(idsOf)
@@ -236,16 +294,21 @@ export class Agent {
 
   /** Answers a request: a title, a summary, or the turn's next step (or DCP's `compress` first, when it asks). */
   answer(body: ChatRequest): Reply {
-    const request: Captured = { body, kind: kindOf(body) }
-    this.log.push({ turn: this.turn, request })
+    const kind = kindOf(body)
     const tokens = Math.round(JSON.stringify(body).length / 4)
-    const reply = (fields: { text?: string; toolCalls?: ReadonlyArray<ToolCall> }): Reply => ({
-      _tag: "answer",
-      ...fields,
-      usage: { prompt_tokens: tokens, completion_tokens: 20 },
-    })
-    if (request.kind === "summary")
-      return reply({ text: "## Summary\nThe user is fixing the parser and router modules under src/." })
+    const reply = (fields: { text?: string; toolCalls?: ReadonlyArray<ToolCall> }): Reply => {
+      const output =
+        (fields.text ?? "").length +
+        (fields.toolCalls ?? []).reduce((n, c) => n + JSON.stringify(c.arguments).length, 0)
+      this.log.push({ turn: this.turn, request: { body, kind, output } })
+      return {
+        _tag: "answer",
+        ...fields,
+        usage: { prompt_tokens: tokens, completion_tokens: Math.max(1, Math.round(output / 4)) },
+      }
+    }
+    const request = { body, kind }
+    if (request.kind === "summary") return reply({ text: summaryText(body) })
     if (request.kind === "title") return reply({ text: "Scripted coding session" })
     const tools = (body.tools ?? []).map((t) => t.function.name)
     const asked = body.messages.some((m) => m.role !== "system" && textOf(m).includes("<dcp-system-reminder>"))
