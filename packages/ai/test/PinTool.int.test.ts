@@ -4,11 +4,10 @@
 import * as Path from "node:path"
 import { EventStore } from "@pivot/store"
 import { stepCountIs, ToolLoopAgent } from "ai"
-import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { createPivot, PinTool } from "../src/index.ts"
-import { answer, toolCall as call, tempDirs } from "./support/Mock.ts"
+import { answer, toolCall as call, scriptedAgent, tempDirs } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const DECISION = "Decision: fan-out uses pg_notify, never polling."
@@ -17,26 +16,15 @@ const tempDir = tempDirs("pivot-pin-tool-")
 const tempFile = () => Path.join(tempDir(), "pivot.db")
 
 /** Pins on "pin it", compacts on "compact", answers otherwise; keeps every prompt and tool result it got. */
-const agentModel = () => {
-  const prompts: Array<string> = []
-  let calls = 0
-  const model = new MockLanguageModelV4({
-    provider: "test",
-    modelId: "scripted",
-    doGenerate: async (options) => {
-      calls++
-      const text = JSON.stringify(options.prompt)
-      prompts.push(text)
-      const last = options.prompt.at(-1)
-      const asked = last?.role === "user" ? JSON.stringify(last) : ""
-      if (asked.includes("pin it")) return call(`p${calls}`, "context_pin", { quote: "pg_notify, never polling" })
-      if (asked.includes("pin nothing")) return call(`n${calls}`, "context_pin", { quote: "no such words anywhere" })
-      if (asked.includes("compact")) return call(`c${calls}`, "context_compact", {})
-      return answer([{ type: "text", text: `answer ${calls}` }], "stop")
-    },
+const agentModel = () =>
+  scriptedAgent((prompt, calls) => {
+    const last = prompt.at(-1)
+    const asked = last?.role === "user" ? JSON.stringify(last) : ""
+    if (asked.includes("pin it")) return call(`p${calls}`, "context_pin", { quote: "pg_notify, never polling" })
+    if (asked.includes("pin nothing")) return call(`n${calls}`, "context_pin", { quote: "no such words anywhere" })
+    if (asked.includes("compact")) return call(`c${calls}`, "context_compact", {})
+    return answer([{ type: "text", text: `answer ${calls}` }], "stop")
   })
-  return { model, prompts }
-}
 
 describe("context_pin through createPivot and a ToolLoopAgent", () => {
   it("the model pins a decision by quoting it, and every prompt after two pivots carries it verbatim", async () => {
@@ -69,7 +57,7 @@ describe("context_pin through createPivot and a ToolLoopAgent", () => {
     expect(answers[0]).toMatch(/^Pinned: it stays verbatim in your context after every compaction/)
     expect(answers[1]).toBe('Not pinned: no message of this session contains "no such words anywhere"')
     // The last prompt comes after two pivots (two summaries were made), and still carries the decision verbatim.
-    const last = prompts.at(-1)!
+    const last = JSON.stringify(prompts.at(-1)!)
     expect(last).toContain(JSON.stringify(DECISION).slice(1, -1))
     expect(last).not.toContain('"text":"turn a"')
     const events = await Effect.runPromise(

@@ -10,7 +10,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { createPivot, Pivot, RecallTool } from "../src/index.ts"
-import { answer, tempDirs, toolCall } from "./support/Mock.ts"
+import { answer, scriptedAgent, tempDirs, toolCall } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const ORIGINAL = `export const answer = 41\r\n\t// trailing  \n😀 é\n${"const filler = 0\n".repeat(120)}`
@@ -38,27 +38,17 @@ const toolResults = (prompt: unknown): Array<{ readonly toolName: string; readon
  * A model that reads a file on the first turn, chats on the next ones, and on the turn asked "recall" calls
  * `context_recall` with the id it finds in the placeholder it was sent. It keeps every prompt it got.
  */
-const agentModel = () => {
-  const prompts: Array<unknown> = []
-  let calls = 0
-  const model = new MockLanguageModelV4({
-    provider: "test",
-    modelId: "scripted",
-    doGenerate: async (options) => {
-      prompts.push(options.prompt)
-      calls++
-      const results = toolResults(options.prompt)
-      const asked = JSON.stringify(options.prompt.at(-1))
-      if (calls === 1) return toolCall("c1", "read", { path: "src/a.ts" })
-      if (asked.includes("recall it") && results.at(-1)?.toolName !== "context_recall") {
-        const id = /recall id: (prt_[0-9A-Za-z_-]+)\]/.exec(JSON.stringify(options.prompt))?.[1]
-        return toolCall("c2", "context_recall", { id: id ?? "none" })
-      }
-      return answer([{ type: "text", text: `answer ${calls}` }], "stop")
-    },
+const agentModel = () =>
+  scriptedAgent((prompt, calls) => {
+    const results = toolResults(prompt)
+    const asked = JSON.stringify(prompt.at(-1))
+    if (calls === 1) return toolCall("c1", "read", { path: "src/a.ts" })
+    if (asked.includes("recall it") && results.at(-1)?.toolName !== "context_recall") {
+      const id = /recall id: (prt_[0-9A-Za-z_-]+)\]/.exec(JSON.stringify(prompt))?.[1]
+      return toolCall("c2", "context_recall", { id: id ?? "none" })
+    }
+    return answer([{ type: "text", text: `answer ${calls}` }], "stop")
   })
-  return { model, prompts }
-}
 
 describe("context_recall through createPivot and a ToolLoopAgent", () => {
   it("works until a prune, calls context_recall with the placeholder's id, and receives the exact original bytes", async () => {

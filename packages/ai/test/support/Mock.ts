@@ -148,3 +148,20 @@ export const tempDirs = (prefix: string): (() => string) => {
     return dir
   }
 }
+
+/**
+ * A scripted agent model (`test/scripted`): `script` answers each call from its prompt and its number (1 for the
+ * first); every prompt it was called with is kept, in order.
+ */
+export const scriptedAgent = (script: (prompt: CallOptions["prompt"], call: number) => GenerateResult) => {
+  const prompts: Array<CallOptions["prompt"]> = []
+  const model = new MockLanguageModelV4({
+    provider: "test",
+    modelId: "scripted",
+    doGenerate: async (options) => {
+      prompts.push(options.prompt)
+      return script(options.prompt, prompts.length)
+    },
+  })
+  return { model, prompts }
+}
