@@ -65,9 +65,9 @@ export interface Server {
   readonly kill: () => void
 }
 
-/** Starts `opencode serve` on a free loopback port. */
+/** Starts `opencode serve` on a free loopback port (waiting up to 300 s for it: the slow lane's machine is loaded). */
 export const serve = async (p: Project): Promise<Server> => {
-  const server = await Oracle.serve(p)
+  const server = await Oracle.serve(p, 300_000)
   return { url: server.url, stop: server.close, kill: server.kill }
 }
 
