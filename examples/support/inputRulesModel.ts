@@ -3,6 +3,7 @@
 // again, it answers at once. Its tools keep the files in memory. Use a real provider's model in your program.
 import { jsonSchema, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
+import { lastToolResult, type Prompt, text, toolCall } from "./answers.ts"
 
 /** What the model writes: long enough that clearing it pays. */
 export const NOTES = "## Release notes\n- the parser keeps its public API\n".repeat(12)
@@ -48,28 +49,10 @@ export const tools = {
   }),
 }
 
-type Prompt = ReadonlyArray<{ readonly role: string; readonly content: unknown }>
-type Settings = NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>
-type Generated = Awaited<ReturnType<Extract<Settings["doGenerate"], (...args: never) => unknown>>>
+/** Every call reports a prompt of 3,000 tokens. */
+const INPUT = 3_000
 
-const reply = (content: Generated["content"], unified: "stop" | "tool-calls"): Generated => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: 3_000, noCache: 3_000, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 20, text: 20, reasoning: 0 },
-  },
-  warnings: [],
-})
-
-const call = (toolName: string, input: unknown): Generated =>
-  reply([{ type: "tool-call", toolCallId: `call_${toolName}`, toolName, input: JSON.stringify(input) }], "tool-calls")
-
-const lastTool = (prompt: Prompt): string | undefined => {
-  const last = prompt.at(-1)
-  if (last?.role !== "tool") return undefined
-  return (last.content as ReadonlyArray<{ toolName: string }>)[0]?.toolName
-}
+const call = (toolName: string, args: unknown) => toolCall(`call_${toolName}`, toolName, args, INPUT)
 
 /** The scripted session model (known to pivot's catalog as openai/gpt-5). */
 export const makeInputRulesModel = (): MockLanguageModelV4 =>
@@ -77,15 +60,14 @@ export const makeInputRulesModel = (): MockLanguageModelV4 =>
     provider: "openai.responses",
     modelId: "gpt-5",
     doGenerate: async ({ prompt }) => {
-      const after = lastTool(prompt as Prompt)
+      const after = lastToolResult(prompt as Prompt)?.tool
       const asked = JSON.stringify(prompt.at(-1))
       if (after === undefined && asked.includes("Write the release notes"))
         return call("write", { filePath: "NOTES.md", content: NOTES })
       if (after === "write") return call("read", { filePath: "NOTES.md" })
       if (after === "read")
         return call("edit", { filePath: "NOTES.md", oldString: "## Relase notes (draft)\n".repeat(10), newString: "" })
-      if (after === "edit")
-        return reply([{ type: "text", text: "Written and read back; the edit did not apply." }], "stop")
-      return reply([{ type: "text", text: "Nothing else." }], "stop")
+      if (after === "edit") return text("Written and read back; the edit did not apply.", INPUT)
+      return text("Nothing else.", INPUT)
     },
   })

@@ -2,37 +2,21 @@
 // runs offline, in CI, with no key. In your program, use a real provider's model instead, e.g. `openai("gpt-5")`.
 import { jsonSchema, tool } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
+import { text, toolCall } from "./answers.ts"
 
 type Settings = NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>
-type Generated = Awaited<ReturnType<Extract<Settings["doGenerate"], (...args: never) => unknown>>>
 type Streamed = Awaited<ReturnType<Extract<Settings["doStream"], (...args: never) => unknown>>>
 type StreamPart = Streamed["stream"] extends ReadableStream<infer P> ? P : never
-
-const usage = (input: number) => ({
-  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
-  outputTokens: { total: 20, text: 20, reasoning: 0 },
-})
-
-const text = (answer: string, input: number): Generated => ({
-  content: [{ type: "text", text: answer }],
-  finishReason: { unified: "stop", raw: "stop" },
-  usage: usage(input),
-  warnings: [],
-})
-
-const readCall = (id: string, path: string, input: number): Generated => ({
-  content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: JSON.stringify({ path }) }],
-  finishReason: { unified: "tool-calls", raw: "tool-calls" },
-  usage: usage(input),
-  warnings: [],
-})
 
 /**
  * A coding model known to pivot's catalog (`openai/gpt-5`, 400k context): it reads a file, then answers. Its calls
  * report usage as the provider would. Each call takes the next step of the script, in a loop.
  */
 export const makeModel = (options: { readonly callIds?: "same" | "numbered" } = {}): MockLanguageModelV4 => {
-  const script = [readCall("call_1", "src/answer.ts", 1_200), text("src/answer.ts exports answer = 41.", 1_400)]
+  const script = [
+    toolCall("call_1", "read", { path: "src/answer.ts" }, 1_200),
+    text("src/answer.ts exports answer = 41.", 1_400),
+  ]
   let index = 0
   // `numbered`: each read has an id of its own (call_1, call_3, …), as a provider gives them, for sessions of turns.
   const next = () => {

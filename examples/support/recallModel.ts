@@ -3,6 +3,7 @@
 // the id the placeholder names, then answers from what came back. Use a real provider's model in your program.
 import { jsonSchema, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
+import { lastToolResult, type Prompt, text, toolCall } from "./answers.ts"
 
 /** The build log the `read` tool returns: long enough that pivot prunes it a few turns later. */
 export const BUILD_LOG = [
@@ -20,26 +21,8 @@ export const tools = {
   }),
 }
 
-type Prompt = ReadonlyArray<{ readonly role: string; readonly content: unknown }>
-type Settings = NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>
-type Generated = Awaited<ReturnType<Extract<Settings["doGenerate"], (...args: never) => unknown>>>
-
-const reply = (content: Generated["content"], unified: "stop" | "tool-calls"): Generated => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: 6_000, noCache: 6_000, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 20, text: 20, reasoning: 0 },
-  },
-  warnings: [],
-})
-
-const lastToolResult = (prompt: Prompt) => {
-  const last = prompt.at(-1)
-  if (last?.role !== "tool") return undefined
-  const part = (last.content as ReadonlyArray<{ toolName: string; output: { value: unknown } }>)[0]
-  return part === undefined ? undefined : { tool: part.toolName, text: String(part.output.value) }
-}
+/** Every call reports a prompt of 6,000 tokens. */
+const INPUT = 6_000
 
 /** The scripted session model (known to pivot's catalog as openai/gpt-5). */
 export const makeRecallModel = (): MockLanguageModelV4 =>
@@ -48,23 +31,15 @@ export const makeRecallModel = (): MockLanguageModelV4 =>
     modelId: "gpt-5",
     doGenerate: async ({ prompt }) => {
       const result = lastToolResult(prompt as Prompt)
-      if (result?.tool === "read") return reply([{ type: "text", text: "The build ran; one test failed." }], "stop")
+      if (result?.tool === "read") return text("The build ran; one test failed.", INPUT)
       if (result?.tool === "context_recall") {
         const failing = result.text.split("\n").find((line) => line.startsWith("FAIL")) ?? "(not found)"
-        return reply([{ type: "text", text: `The failing test printed: ${failing}` }], "stop")
+        return text(`The failing test printed: ${failing}`, INPUT)
       }
       const asked = JSON.stringify(prompt.at(-1))
-      if (asked.includes("Read the build log"))
-        return reply(
-          [{ type: "tool-call", toolCallId: "call_read", toolName: "read", input: '{"path":"build.log"}' }],
-          "tool-calls",
-        )
+      if (asked.includes("Read the build log")) return toolCall("call_read", "read", { path: "build.log" }, INPUT)
       const id = /recall id: (prt_[0-9A-Za-z_-]+)\]/.exec(JSON.stringify(prompt))?.[1]
-      if (asked.includes("exactly") && id !== undefined)
-        return reply(
-          [{ type: "tool-call", toolCallId: "call_recall", toolName: "context_recall", input: JSON.stringify({ id }) }],
-          "tool-calls",
-        )
-      return reply([{ type: "text", text: "Noted." }], "stop")
+      if (asked.includes("exactly") && id !== undefined) return toolCall("call_recall", "context_recall", { id }, INPUT)
+      return text("Noted.", INPUT)
     },
   })

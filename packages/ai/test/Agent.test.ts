@@ -6,7 +6,15 @@ import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as AiAgent from "../src/Agent.ts"
 import * as AiSummarizer from "../src/Summarizer.ts"
-import { type CallOptions, finish, type GenerateResult, type StreamPart, textParts } from "./support/Mock.ts"
+import {
+  answer,
+  type CallOptions,
+  finish,
+  type GenerateResult,
+  readTool,
+  type StreamPart,
+  textParts,
+} from "./support/Mock.ts"
 import { COMPACTION_MODEL, runtime, SESSION } from "./support/Runtime.ts"
 
 type Runtime = ReturnType<typeof runtime>
@@ -20,18 +28,6 @@ const start = (...args: Parameters<typeof runtime>) => {
   return current
 }
 
-const usage = (input: number): GenerateResult["usage"] => ({
-  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-})
-
-const answer = (content: GenerateResult["content"], unified: "stop" | "tool-calls", input = 1_000): GenerateResult => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: usage(input),
-  warnings: [],
-})
-
 /** A scripted session model: one answer per call, in order. */
 const scripted = (...steps: ReadonlyArray<GenerateResult | Error>) => {
   let index = 0
@@ -44,16 +40,6 @@ const scripted = (...steps: ReadonlyArray<GenerateResult | Error>) => {
     },
   })
 }
-
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ path: string }>({
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"],
-  }),
-  execute: async ({ path }) => `contents of ${path}: export const answer = 41`,
-})
 
 const manager = <A, E>(rt: Runtime, use: (cm: ContextManager["Service"]) => Effect.Effect<A, E>) =>
   rt.runPromise(

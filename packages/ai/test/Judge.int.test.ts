@@ -1,8 +1,6 @@
 // A compaction's probes through the AI SDK (issue 20 item 5): `createPivot({ probes: { judge } })` with a judge
 // `MockLanguageModelV4` that answers from the prompt it receives (the summary and the numbered questions), on a real
 // SQLite file; `AiJudge` on its own (what it sends, its usage, its failures).
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { Events, Ledger, Probe } from "@pivot/core"
 import { JudgeError } from "@pivot/runtime"
@@ -10,15 +8,12 @@ import { EventStore } from "@pivot/store"
 import { generateText, jsonSchema, stepCountIs, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Cause, Effect, Exit } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { answerFromPrompt } from "../../runtime/test/support/judge.ts"
 import { AiJudge, createPivot } from "../src/index.ts"
-import { answer, type CallOptions, type GenerateResult } from "./support/Mock.ts"
+import { answer, type CallOptions, type GenerateResult, tempDirs } from "./support/Mock.ts"
 
-const dirs: Array<string> = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) Fs.rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirs("pivot-judge-")
 
 const textOf = (content: unknown): string =>
   typeof content === "string"
@@ -57,9 +52,7 @@ const readTool = tool({
 
 describe("createPivot with probes", () => {
   it("after a compaction, the judge model answers the probes from the summary it is sent; the graded answers are recorded beside the pivot", async () => {
-    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-judge-"))
-    dirs.push(dir)
-    const file = Path.join(dir, "pivot.db")
+    const file = Path.join(tempDir(), "pivot.db")
     let step = 0
     const model = new MockLanguageModelV4({
       doGenerate: async () =>

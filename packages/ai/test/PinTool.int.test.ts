@@ -1,64 +1,30 @@
 // The `context_pin` tool end to end with a scripted model on a real SQLite file: the model pins a decision by quoting
 // it, compacts twice with `context_compact`, and every prompt after the pivots still carries the decision verbatim;
 // the pin is a `ContextPinned` event by the model. Refusals are answers the model reads, not failures.
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { EventStore } from "@pivot/store"
 import { stepCountIs, ToolLoopAgent } from "ai"
-import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createPivot, PinTool } from "../src/index.ts"
-import type { GenerateResult } from "./support/Mock.ts"
+import { answer, toolCall as call, scriptedAgent, tempDirs } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const DECISION = "Decision: fan-out uses pg_notify, never polling."
 
-const dirs: Array<string> = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) Fs.rmSync(dir, { recursive: true, force: true })
-})
-const tempFile = () => {
-  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-pin-tool-"))
-  dirs.push(dir)
-  return Path.join(dir, "pivot.db")
-}
-
-const result = (content: GenerateResult["content"], unified: "stop" | "tool-calls"): GenerateResult => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: 1_000, noCache: 1_000, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 10, text: 10, reasoning: 0 },
-  },
-  warnings: [],
-})
-
-const call = (id: string, toolName: string, input: unknown): GenerateResult =>
-  result([{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }], "tool-calls")
+const tempDir = tempDirs("pivot-pin-tool-")
+const tempFile = () => Path.join(tempDir(), "pivot.db")
 
 /** Pins on "pin it", compacts on "compact", answers otherwise; keeps every prompt and tool result it got. */
-const agentModel = () => {
-  const prompts: Array<string> = []
-  let calls = 0
-  const model = new MockLanguageModelV4({
-    provider: "test",
-    modelId: "scripted",
-    doGenerate: async (options) => {
-      calls++
-      const text = JSON.stringify(options.prompt)
-      prompts.push(text)
-      const last = options.prompt.at(-1)
-      const asked = last?.role === "user" ? JSON.stringify(last) : ""
-      if (asked.includes("pin it")) return call(`p${calls}`, "context_pin", { quote: "pg_notify, never polling" })
-      if (asked.includes("pin nothing")) return call(`n${calls}`, "context_pin", { quote: "no such words anywhere" })
-      if (asked.includes("compact")) return call(`c${calls}`, "context_compact", {})
-      return result([{ type: "text", text: `answer ${calls}` }], "stop")
-    },
+const agentModel = () =>
+  scriptedAgent((prompt, calls) => {
+    const last = prompt.at(-1)
+    const asked = last?.role === "user" ? JSON.stringify(last) : ""
+    if (asked.includes("pin it")) return call(`p${calls}`, "context_pin", { quote: "pg_notify, never polling" })
+    if (asked.includes("pin nothing")) return call(`n${calls}`, "context_pin", { quote: "no such words anywhere" })
+    if (asked.includes("compact")) return call(`c${calls}`, "context_compact", {})
+    return answer([{ type: "text", text: `answer ${calls}` }], "stop")
   })
-  return { model, prompts }
-}
 
 describe("context_pin through createPivot and a ToolLoopAgent", () => {
   it("the model pins a decision by quoting it, and every prompt after two pivots carries it verbatim", async () => {
@@ -91,7 +57,7 @@ describe("context_pin through createPivot and a ToolLoopAgent", () => {
     expect(answers[0]).toMatch(/^Pinned: it stays verbatim in your context after every compaction/)
     expect(answers[1]).toBe('Not pinned: no message of this session contains "no such words anywhere"')
     // The last prompt comes after two pivots (two summaries were made), and still carries the decision verbatim.
-    const last = prompts.at(-1)!
+    const last = JSON.stringify(prompts.at(-1)!)
     expect(last).toContain(JSON.stringify(DECISION).slice(1, -1))
     expect(last).not.toContain('"text":"turn a"')
     const events = await Effect.runPromise(

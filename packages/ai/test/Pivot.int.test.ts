@@ -10,7 +10,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createPivot, Pivot } from "../src/index.ts"
-import { answer, finish, type GenerateResult, streamModel, textParts } from "./support/Mock.ts"
+import { answer, finish, type GenerateResult, readTool, streamModel, textParts } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const dirs: Array<string> = []
@@ -44,16 +44,6 @@ const scripted = (...steps: ReadonlyArray<GenerateResult>) => {
   })
   return { model, seen }
 }
-
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ path: string }>({
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"],
-  }),
-  execute: async ({ path }) => `contents of ${path}: export const answer = 41`,
-})
 
 const toolThenText = () =>
   scripted(

@@ -1,8 +1,6 @@
 // The `context_recall` tool end to end with a scripted model on a real SQLite file: the agent works until a prune,
 // reads the recall id from the placeholder it is sent, calls the tool, and receives the exact original bytes; the same
 // tool from an Effect program (`RecallTool.make`).
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { Tokens } from "@pivot/core"
 import { ContextManager } from "@pivot/runtime"
@@ -10,32 +8,15 @@ import { EventStore } from "@pivot/store"
 import { jsonSchema, stepCountIs, ToolLoopAgent, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createPivot, Pivot, RecallTool } from "../src/index.ts"
-import type { GenerateResult } from "./support/Mock.ts"
+import { answer, scriptedAgent, tempDirs, toolCall } from "./support/Mock.ts"
 
 const LIMITS = { context: 100_000, output: 8_000 }
 const ORIGINAL = `export const answer = 41\r\n\t// trailing  \n😀 é\n${"const filler = 0\n".repeat(120)}`
 
-const dirs: Array<string> = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) Fs.rmSync(dir, { recursive: true, force: true })
-})
-const tempFile = () => {
-  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-recall-tool-"))
-  dirs.push(dir)
-  return Path.join(dir, "pivot.db")
-}
-
-const result = (content: GenerateResult["content"], unified: "stop" | "tool-calls"): GenerateResult => ({
-  content,
-  finishReason: { unified, raw: unified },
-  usage: {
-    inputTokens: { total: 1_000, noCache: 1_000, cacheRead: 0, cacheWrite: undefined },
-    outputTokens: { total: 10, text: 10, reasoning: 0 },
-  },
-  warnings: [],
-})
+const tempDir = tempDirs("pivot-recall-tool-")
+const tempFile = () => Path.join(tempDir(), "pivot.db")
 
 const readTool = tool({
   description: "Read a file",
@@ -57,41 +38,17 @@ const toolResults = (prompt: unknown): Array<{ readonly toolName: string; readon
  * A model that reads a file on the first turn, chats on the next ones, and on the turn asked "recall" calls
  * `context_recall` with the id it finds in the placeholder it was sent. It keeps every prompt it got.
  */
-const agentModel = () => {
-  const prompts: Array<unknown> = []
-  let calls = 0
-  const model = new MockLanguageModelV4({
-    provider: "test",
-    modelId: "scripted",
-    doGenerate: async (options) => {
-      prompts.push(options.prompt)
-      calls++
-      const results = toolResults(options.prompt)
-      const asked = JSON.stringify(options.prompt.at(-1))
-      if (calls === 1)
-        return result(
-          [{ type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"src/a.ts"}' }],
-          "tool-calls",
-        )
-      if (asked.includes("recall it") && results.at(-1)?.toolName !== "context_recall") {
-        const id = /recall id: (prt_[0-9A-Za-z_-]+)\]/.exec(JSON.stringify(options.prompt))?.[1]
-        return result(
-          [
-            {
-              type: "tool-call",
-              toolCallId: "c2",
-              toolName: "context_recall",
-              input: JSON.stringify({ id: id ?? "none" }),
-            },
-          ],
-          "tool-calls",
-        )
-      }
-      return result([{ type: "text", text: `answer ${calls}` }], "stop")
-    },
+const agentModel = () =>
+  scriptedAgent((prompt, calls) => {
+    const results = toolResults(prompt)
+    const asked = JSON.stringify(prompt.at(-1))
+    if (calls === 1) return toolCall("c1", "read", { path: "src/a.ts" })
+    if (asked.includes("recall it") && results.at(-1)?.toolName !== "context_recall") {
+      const id = /recall id: (prt_[0-9A-Za-z_-]+)\]/.exec(JSON.stringify(prompt))?.[1]
+      return toolCall("c2", "context_recall", { id: id ?? "none" })
+    }
+    return answer([{ type: "text", text: `answer ${calls}` }], "stop")
   })
-  return { model, prompts }
-}
 
 describe("context_recall through createPivot and a ToolLoopAgent", () => {
   it("works until a prune, calls context_recall with the placeholder's id, and receives the exact original bytes", async () => {

@@ -1,51 +1,26 @@
 // The plugin's HUD cost line (issue 20, option hudCost): off by default; on, the HUD's last line is the ledger of the
 // session as recorded from OpenCode (anthropic/claude-sonnet-4: the catalog's prices), equal to the ledger folded
 // from the stored log, and every call's spend in it counted by hand from the fixture.
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Ledger } from "@pivot/core"
 import { Config, Hud } from "@pivot/runtime"
-import { afterEach, describe, expect, it } from "vitest"
-import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
-import * as Plugin from "../src/Plugin.ts"
+import { describe, expect, it } from "vitest"
+import type * as Plugin from "../src/Plugin.ts"
 import { storedEvents } from "./support/Compare.ts"
+import { plugged } from "./support/Plugged.ts"
 
 const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
 const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
 
-interface Session {
-  info: { id: string }
-  messages: Array<MessageWithParts>
-}
-
-const client = (data: Session): Client => ({
-  session: {
-    get: async () => ({ data: data.info }),
-    messages: async () => ({ data: data.messages }),
-    summarize: async () => ({ data: true }),
-  },
-  app: { log: async () => {} },
-})
-
-const folders: Array<string> = []
-const opened: Array<Hooks> = []
-afterEach(async () => {
-  for (const hooks of opened.splice(0)) await hooks.dispose()
-  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
-})
+const plug = plugged("pivot-plugin-cost-")
 
 const hudOf = async (options: Plugin.Options) => {
-  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-cost-"))
-  folders.push(directory)
-  const data = JSON.parse(Fs.readFileSync(fixture, "utf8")) as Session
   // Record mode, the HUD asked for: it is in the system prompt.
-  const hooks = await Plugin.make({ client: client(data), directory }, { hud: true, ...options }, {})
-  opened.push(hooks)
+  const { hooks, data, db } = await plug(fixture, { hud: true, ...options })
   const output = { system: ["You are opencode."] }
   await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
-  return { hud: output.system[1], events: await storedEvents(Path.join(directory, ".pivot/opencode.db"), data.info.id) }
+  return { hud: output.system[1], events: await storedEvents(db, data.info.id) }
 }
 
 const costLineOf = (hud: string | undefined) => hud?.split("\n").find((line) => line.startsWith("cost: "))

@@ -1,48 +1,20 @@
 // `context_pin` in the OpenCode plugin: the model pins a message by quoting it; after a pivot OpenCode's own
 // compaction has dropped it, so it comes back verbatim in the system prompt; OpenCode's summariser is told.
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Recall } from "@pivot/core"
 import { Pins } from "@pivot/runtime"
-import { afterEach, describe, expect, it } from "vitest"
-import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
-import * as Plugin from "../src/Plugin.ts"
+import { describe, expect, it } from "vitest"
 import { PIN_DESCRIPTION, RECALL_DESCRIPTION, recallArgs } from "../src/Tools.ts"
 import { storedEvents } from "./support/Compare.ts"
+import { plugged, type Session } from "./support/Plugged.ts"
 
 const fixtures = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures")
 const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 200_000, output: 4_000 } }
 
-interface Session {
-  info: { id: string }
-  messages: Array<MessageWithParts>
-}
-const client = (data: Session): Client => ({
-  session: {
-    get: async () => ({ data: data.info }),
-    messages: async () => ({ data: data.messages }),
-    summarize: async () => ({ data: true }),
-  },
-  app: { log: async () => {} },
-})
+const plug = plugged("pivot-plugin-pins-")
 
-const folders: Array<string> = []
-const opened: Array<Hooks> = []
-afterEach(async () => {
-  for (const hooks of opened.splice(0)) await hooks.dispose()
-  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
-})
-
-const setup = async (fixture: string) => {
-  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-pins-"))
-  folders.push(directory)
-  const data = JSON.parse(Fs.readFileSync(Path.join(fixtures, fixture), "utf8")) as Session
-  const hooks = await Plugin.make({ client: client(data), directory }, {}, {})
-  opened.push(hooks)
-  return { hooks, data, db: Path.join(directory, ".pivot/opencode.db") }
-}
+const setup = (fixture: string) => plug(Path.join(fixtures, fixture))
 
 /** The first user text of a fixture (what the model quotes). */
 const firstUserText = (data: Session): string => {

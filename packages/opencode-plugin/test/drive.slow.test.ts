@@ -5,19 +5,16 @@
 // pivot's window at some version of the store (rendered with the recall ids drive mode sends), in order; the pruned
 // outputs reached the model as pivot's placeholders; the recall by id gave the exact bytes back; OpenCode's own storage
 // was not changed (the store is exactly the import of `opencode export`).
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Render } from "@pivot/core"
-import { Import } from "@pivot/opencode"
 import { Hud } from "@pivot/runtime"
-import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, drivenVersions, storedEvents } from "./support/Compare.ts"
-import { fileText } from "./support/Files.ts"
+import { drivenVersions, storedEvents } from "./support/Compare.ts"
+import { comparable, recorded, storeOf } from "./support/Exported.ts"
+import { files } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { conversation, lastUser } from "./support/Requests.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, type Reply, type ScriptedModel, textOf } from "./support/ScriptedModel.ts"
 
 const FILES = 6
 
@@ -56,48 +53,44 @@ const script =
   }
 
 describe("drive mode in the real OpenCode", () => {
+  let oc: OpenCode.Running
   let model: ScriptedModel
   let project: OpenCode.Project
   let session: string
-  let server: OpenCode.Server
 
   beforeAll(async () => {
-    OpenCode.build()
-    let dir = ""
-    model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, { compaction: { prune: true } }, { drive: true })
-    dir = project.dir
-    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(dir, `f${n}.txt`), fileText(n))
-    server = await OpenCode.serve(project)
-    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    oc = await OpenCode.running({
+      script: (request, { dir }) => script(dir)(request),
+      config: { compaction: { prune: true } },
+      plugin: { drive: true },
+      files: files(FILES),
+    })
+    ;({ model, project } = oc)
+    const turn = oc.turn
     session = OpenCode.sessionOf(await turn("Please read the six files."))
     await turn("Second turn, nothing to do.", session)
     await turn("Third turn, nothing to do.", session)
     await turn("Please recall one of the cleared files by its id.", session)
     await turn("Now fill the context.", session)
     // Killed while the call after the tool's output is on the wire.
-    const dying = server
+    const dying = oc.server
     model.onRequest = (request) => {
       if (request.kind === "agent" && conversation(request).at(-1)!.role === "tool" && lastUser(request).includes("f2"))
         dying.kill()
     }
-    await OpenCode.opencode(project, [
-      ...["run", "Please read f2 again.", "-m", "scripted/model", "--session", session, "--attach", server.url],
-    ])
+    await OpenCode.opencode(project, OpenCode.turnArgs("Please read f2 again.", { session, attach: dying.url }))
     await dying.stop()
     model.onRequest = undefined
-    server = await OpenCode.serve(project)
-    await OpenCode.opencode(project, [
-      ...["run", "The last turn, nothing to do.", "-m", "scripted/model", "--continue", "--attach", server.url],
-    ])
+    const server = await oc.restart()
+    await OpenCode.opencode(
+      project,
+      OpenCode.turnArgs("The last turn, nothing to do.", { continue: true, attach: server.url }),
+    )
   }, 1_500_000)
 
-  afterAll(async () => {
-    await server?.stop()
-    await model?.close()
-  })
+  afterAll(() => oc?.stop())
 
-  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const db = () => storeOf(project)
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {
@@ -140,16 +133,9 @@ describe("drive mode in the real OpenCode", () => {
   })
 
   it("left OpenCode's storage alone: the store is exactly the import of its export", async () => {
-    const imported = Import.importSession(await OpenCode.exportSession(project, session))
-    if (Result.isFailure(imported)) throw imported.failure
-    const isImported = Recorder.isImported
-    const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
-    const encode = (e: Events.Event) => {
-      const { title: _, ...rest } = e as Events.Event & { title?: string }
-      return JSON.stringify(Events.encode(rest as Events.Event))
-    }
-    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
+    const { imported, stored } = await recorded(project, session)
+    expect(stored.map(comparable)).toEqual(imported.map(comparable))
     // OpenCode's own records keep the outputs and its own prune marks: nothing of pivot's placeholders in them.
-    expect(JSON.stringify(imported.success.events.map((e) => Events.encode(e)))).not.toContain("recall id: prt_")
+    expect(JSON.stringify(imported.map((e) => Events.encode(e)))).not.toContain("recall id: prt_")
   })
 })

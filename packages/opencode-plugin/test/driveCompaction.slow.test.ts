@@ -85,9 +85,10 @@ describe("compaction under drive mode in the real OpenCode", () => {
     await turn(`Please recall ${first!.id} word for word.`, session)
     await server.stop()
     server = await OpenCode.serve(project)
-    continued = await OpenCode.opencode(project, [
-      ...["run", "The last turn, nothing to do.", "-m", "scripted/model", "--continue", "--attach", server.url],
-    ])
+    continued = await OpenCode.opencode(
+      project,
+      OpenCode.turnArgs("The last turn, nothing to do.", { continue: true, attach: server.url }),
+    )
   }, 1_500_000)
 
   afterAll(async () => {
@@ -118,7 +119,7 @@ describe("compaction under drive mode in the real OpenCode", () => {
     expect(isSummariser(model.requests[asking + 1]!)).toBe(true)
     // The turn was in progress: the agent went on after the summary.
     expect(agentCalls().some((r) => lastUser(r).startsWith("Continue if you have next steps"))).toBe(true)
-    expect(continued.code).toBe(0)
+    expect(continued.status).toBe(0)
   })
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {

@@ -9,22 +9,17 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Ids, PruneRules, Render, Strategy } from "@pivot/core"
-import { Import } from "@pivot/opencode"
 import { ContextManager } from "@pivot/runtime"
 import { ReadModels } from "@pivot/store"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { comparable, recorded, storeOf } from "./support/Exported.ts"
 import * as OpenCode from "./support/OpenCode.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, lastUserText, type Reply, type ScriptedModel } from "./support/ScriptedModel.ts"
 
 const CONTENT = "export const answer = 42 // the notes the agent wrote\n".repeat(30)
 const MISSING = "this text is not in the file\n".repeat(12)
-
-const lastUser = (request: Captured): string =>
-  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 // The tool results since the request's last user message: which step of the turn this is.
 const stepOf = (request: Captured): number => {
@@ -40,7 +35,7 @@ const script =
   (file: () => string) =>
   (request: Captured): Reply => {
     if (request.kind !== "agent") return { text: "Notes" }
-    const prompt = lastUser(request)
+    const prompt = lastUserText(request)
     const step = stepOf(request)
     if (prompt.includes("write the notes")) {
       if (step === 0) return { toolCalls: [{ name: "write", args: { filePath: file(), content: CONTENT } }] }
@@ -64,7 +59,7 @@ const applyRules = async (file: string, sessionId: string) => {
   const strategy = Strategy.withRules({ name: "zero-cost" }, PruneRules.supersededWrites, PruneRules.erroredInputs(0))
   const runtime = ManagedRuntime.make(
     ContextManager.layer({
-      model: { ref: { providerId: "scripted", modelId: "model" }, limits: { context: 200_000, output: 4_000 } },
+      model: { ref: { providerId: "scripted", modelId: "scripted" }, limits: { context: 200_000, output: 4_000 } },
       strategy,
     }).pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(ReadModels.layerSqlite({ filename: file }))),
   )
@@ -76,22 +71,20 @@ const applyRules = async (file: string, sessionId: string) => {
 }
 
 describe("drive mode in the real OpenCode, with tool inputs pivot cleared", () => {
+  let oc: OpenCode.Running
   let model: ScriptedModel
   let project: OpenCode.Project
   let session: string
-  let server: OpenCode.Server
   let pruned: { readonly parts: number; readonly tokens: number }
   let afterRules = 0
 
-  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const db = () => storeOf(project)
   const notes = () => Path.join(project.dir, "notes.txt")
 
   beforeAll(async () => {
-    OpenCode.build()
-    model = await start((request) => script(notes)(request), process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, {}, { drive: true, hud: false })
-    server = await OpenCode.serve(project)
-    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    oc = await OpenCode.running({ script: (request) => script(notes)(request), plugin: { drive: true, hud: false } })
+    ;({ model, project } = oc)
+    const turn = oc.turn
     session = OpenCode.sessionOf(await turn("Please write the notes and read them back."))
     // The store holds the turn once the plugin synced it: its last step, the answer after the failed edit.
     for (let tries = 0; tries < 120; tries++) {
@@ -105,10 +98,7 @@ describe("drive mode in the real OpenCode, with tool inputs pivot cleared", () =
     await turn("Please recall the notes you wrote by the id of their placeholder.", session)
   }, 900_000)
 
-  afterAll(async () => {
-    await server?.stop()
-    await model?.close()
-  })
+  afterAll(() => oc?.stop())
 
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
 
@@ -163,17 +153,9 @@ describe("drive mode in the real OpenCode, with tool inputs pivot cleared", () =
   })
 
   it("left OpenCode's storage alone: the imported events are exactly the import of its export", async () => {
-    const imported = Import.importSession(await OpenCode.exportSession(project, session))
-    if (Result.isFailure(imported)) throw imported.failure
-    const stored = (await caughtUp(db(), session, Recorder.isImported, imported.success.events.length)).filter(
-      Recorder.isImported,
-    )
-    const encode = (e: Events.Event) => {
-      const { title: _, ...rest } = e as Events.Event & { title?: string }
-      return JSON.stringify(Events.encode(rest as Events.Event))
-    }
-    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
-    expect(JSON.stringify(imported.success.events.map((e) => Events.encode(e)))).not.toContain("tool input cleared")
+    const { imported, stored } = await recorded(project, session)
+    expect(stored.map(comparable)).toEqual(imported.map(comparable))
+    expect(JSON.stringify(imported.map((e) => Events.encode(e)))).not.toContain("tool input cleared")
     expect(Fs.readFileSync(notes(), "utf8")).toBe(CONTENT)
   })
 })

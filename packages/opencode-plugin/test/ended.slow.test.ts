@@ -4,35 +4,30 @@
 // everything `opencode export` shows: the prune (as `PartCompacted`) and the generated title (the session's title as
 // pivot folds it), exactly as `pivot import` of the export has them. And the HUD's estimate on the first call, before
 // any usage came back, counts what OpenCode sends besides the messages: its system prompt and tool schemas.
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Tokens } from "@pivot/core"
-import { Import } from "@pivot/opencode"
-import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Recorder from "../src/Recorder.ts"
-import { caughtUp } from "./support/Compare.ts"
-import { fileText } from "./support/Files.ts"
+import { comparable, importerKinds, recorded } from "./support/Exported.ts"
+import { files } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, lastUserText, type Reply, type ScriptedModel, textOf } from "./support/ScriptedModel.ts"
 
 const FILES = 6
 const TITLE = "Reading six scripted files"
 
 describe("a session that is not continued, in the real OpenCode", () => {
+  let oc: OpenCode.Running
   let model: ScriptedModel
-  let server: OpenCode.Server
   let project: OpenCode.Project
   let session: string
   let imported: ReadonlyArray<Events.Event>
   let stored: ReadonlyArray<Events.Event>
+  let all: ReadonlyArray<Events.Event>
 
   beforeAll(async () => {
-    OpenCode.build()
-    let dir = ""
-    model = await start((request: Captured): Reply => {
+    const script = (request: Captured, { dir }: OpenCode.Project): Reply => {
       if (request.kind === "other") return { text: TITLE }
-      const prompt = textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
+      const prompt = lastUserText(request)
       if (prompt.includes("read the six files") && request.body.messages.at(-1)!.role === "user")
         return {
           toolCalls: Array.from({ length: FILES }, (_, i) => ({
@@ -41,18 +36,21 @@ describe("a session that is not continued, in the real OpenCode", () => {
           })),
         }
       return { text: "Noted.", promptTokens: 70_000 }
-    })
+    }
     // The HUD asked for (record mode has it off by default): its first estimate is checked below.
-    project = OpenCode.project(model.port, { compaction: { prune: true } }, { hud: true })
-    dir = project.dir
-    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(dir, `f${n}.txt`), fileText(n))
-    server = await OpenCode.serve(project)
+    oc = await OpenCode.running({
+      script,
+      config: { compaction: { prune: true } },
+      plugin: { hud: true },
+      files: files(FILES),
+    })
+    ;({ model, project } = oc)
+    const server = oc.server
     // No --title on the first turn: OpenCode generates one from the first message.
-    const first = await OpenCode.opencode(project, [
-      "run",
-      "Please read the six files.",
-      ...["-m", "scripted/model", "--format", "json", "--attach", server.url],
-    ])
+    const first = await OpenCode.opencode(
+      project,
+      OpenCode.turnArgs("Please read the six files.", { attach: server.url, args: ["--format", "json"] }),
+    )
     session = OpenCode.sessionOf(first)
     await OpenCode.run(project, "Second turn, nothing to do.", session, server.url)
     await OpenCode.run(project, "Third turn, nothing to do.", session, server.url)
@@ -64,34 +62,23 @@ describe("a session that is not continued, in the real OpenCode", () => {
       if (JSON.stringify(exported).includes('"compacted"') || Date.now() > until) break
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
-    const result = Import.importSession(exported)
-    if (Result.isFailure(result)) throw result.failure
-    imported = result.success.events
-    const db = Path.join(dir, ".pivot/opencode.db")
-    stored = await caughtUp(db, session, (e) => Recorder.IMPORTED.has(e._tag), imported.length)
+    ;({ imported, stored, all } = await recorded(project, session, { exported, kept: importerKinds }))
   }, 600_000)
 
-  afterAll(async () => {
-    await server?.stop()
-    await model?.close()
-  })
+  afterAll(() => oc?.stop())
 
   it("records the prune OpenCode runs after the last turn, though the session is never continued", () => {
     const prunes = (events: ReadonlyArray<Events.Event>) =>
       events.filter((e) => e._tag === "PartCompacted").map((e) => JSON.stringify(Events.encode(e)))
     expect(prunes(imported).length).toBeGreaterThan(0)
-    expect(prunes(stored)).toEqual(prunes(imported))
-    const encode = (e: Events.Event) => {
-      const { title: _, ...rest } = e as Events.Event & { title?: string }
-      return JSON.stringify(Events.encode(rest as Events.Event))
-    }
-    expect(stored.filter((e) => Recorder.IMPORTED.has(e._tag)).map(encode)).toEqual(imported.map(encode))
+    expect(prunes(all)).toEqual(prunes(imported))
+    expect(stored.map(comparable)).toEqual(imported.map(comparable))
   })
 
   it("records the title OpenCode generates, so the live session's title is the import's", () => {
     const titleOf = (events: ReadonlyArray<Events.Event>) => events.reduce(Events.title, undefined)
     expect(titleOf(imported)).toBe(TITLE)
-    expect(titleOf(stored)).toBe(TITLE)
+    expect(titleOf(all)).toBe(TITLE)
   })
   it("estimates the first call's context with OpenCode's system prompt and tool schemas in it", () => {
     const request = model.requests.find((r) => r.kind === "agent")!

@@ -9,22 +9,17 @@ import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, type ModelMessage } from "@pivot/core"
-import { Import } from "@pivot/opencode"
-import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
-import { fileText } from "./support/Files.ts"
+import { fromRequest, fromWindow, storedEvents, windows } from "./support/Compare.ts"
+import { comparable, importerKinds, recorded, storeOf } from "./support/Exported.ts"
+import { files } from "./support/Files.ts"
 import * as OpenCode from "./support/OpenCode.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, lastUserText, type Reply, type ScriptedModel, textOf } from "./support/ScriptedModel.ts"
 import * as Viewer from "./support/Viewer.ts"
 
 const WORD = "zanzibarquux"
 const SECRET = "sk-proj-Q7x9VbT2mK4pL8nR3sW6yZ1aC5dF0gH2jK7"
 const FILES = 6
-
-const lastUser = (request: Captured): string =>
-  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
 
 const last = (request: Captured) => request.body.messages.at(-1)!
 
@@ -34,7 +29,7 @@ const script =
   (request: Captured): Reply => {
     if (request.kind === "summary")
       return { text: "## Goal\nRead six files and recall one.\n\n## Progress\nAll read.", promptTokens: 5_000 }
-    const prompt = lastUser(request)
+    const prompt = lastUserText(request)
     const after = last(request)
     if (prompt.includes("read the six files"))
       return after.role === "user"
@@ -63,23 +58,23 @@ const script =
   }
 
 describe("the plugin in the real OpenCode", () => {
+  let oc: OpenCode.Running
   let model: ScriptedModel
   let project: OpenCode.Project
   let session: string
-  let server: OpenCode.Server
   let viewer: Viewer.Viewer | undefined
   const heads: Array<number> = []
 
   beforeAll(async () => {
-    OpenCode.build()
-    let dir = ""
-    model = await start((request) => script(dir)(request), process.env.PIVOT_DUMP_REQUESTS)
     // The HUD asked for (record mode has it off by default): it is checked in every agent call.
-    project = OpenCode.project(model.port, { compaction: { prune: true } }, { redactOnRecord: true, hud: true })
-    dir = project.dir
-    for (let n = 1; n <= FILES; n++) Fs.writeFileSync(Path.join(project.dir, `f${n}.txt`), fileText(n, WORD))
-    server = await OpenCode.serve(project)
-    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    oc = await OpenCode.running({
+      script: (request, { dir }) => script(dir)(request),
+      config: { compaction: { prune: true } },
+      plugin: { redactOnRecord: true, hud: true },
+      files: files(FILES, WORD),
+    })
+    ;({ model, project } = oc)
+    const turn = oc.turn
     session = OpenCode.sessionOf(await turn(`Please read the six files. My key is ${SECRET}, keep it safe.`))
     await turn("Second turn, nothing to do.", session)
     await turn("Third turn, nothing to do.", session)
@@ -101,11 +96,10 @@ describe("the plugin in the real OpenCode", () => {
 
   afterAll(async () => {
     await viewer?.close()
-    await server?.stop()
-    await model?.close()
+    await oc?.stop()
   })
 
-  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const db = () => storeOf(project)
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
 
   it("loads from a file:// URL, records into .pivot/opencode.db and logs no failure", async () => {
@@ -254,14 +248,7 @@ describe("the plugin in the real OpenCode", () => {
   })
 
   it("stored exactly the import of OpenCode's export: nothing lost, nothing twice", async () => {
-    const imported = Import.importSession(await OpenCode.exportSession(project, session))
-    if (Result.isFailure(imported)) throw imported.failure
-    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
-    const stored = (await caughtUp(db(), session, isImported, imported.success.events.length)).filter(isImported)
-    const encode = (e: Events.Event) => {
-      const { title: _, ...rest } = e as Events.Event & { title?: string }
-      return JSON.stringify(Events.encode(rest as Events.Event))
-    }
-    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
+    const { imported, stored } = await recorded(project, session, { kept: importerKinds })
+    expect(stored.map(comparable)).toEqual(imported.map(comparable))
   })
 })

@@ -5,12 +5,12 @@
 // holds the first message verbatim, and the pinned decision from the moment it was pinned, though OpenCode's own
 // window had dropped them (the store's window without the pins lacks them); every agent request equals pivot's window
 // at some version of the store, in order.
-import * as Path from "node:path"
 import type { Events } from "@pivot/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fromRequest, storedEvents, windows } from "./support/Compare.ts"
+import { storeOf } from "./support/Exported.ts"
 import * as OpenCode from "./support/OpenCode.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, lastUserText, type Reply, type ScriptedModel } from "./support/ScriptedModel.ts"
 
 const TASK =
   "Task: port the billing service from callbacks to async/await. Constraints: never change the public API of " +
@@ -18,13 +18,10 @@ const TASK =
 const DECISION = "Decision: invoices keep their integer cents; the port must not introduce floating point."
 const PIVOTS = 6
 
-const lastUser = (request: Captured): string =>
-  textOf([...request.body.messages].reverse().find((m) => m.role === "user") ?? { role: "user" })
-
 const script = (request: Captured): Reply => {
   if (request.kind === "summary") return { text: "## Goal\nPort billing.\n\n## Progress\nGoing.", promptTokens: 5_000 }
   if (request.kind === "other") return { text: "Billing port" }
-  const prompt = lastUser(request)
+  const prompt = lastUserText(request)
   const after = request.body.messages.at(-1)!
   if (prompt.includes("Pin the decision"))
     return after.role === "user"
@@ -36,29 +33,24 @@ const script = (request: Captured): Reply => {
 }
 
 describe("pins under drive mode in the real OpenCode", () => {
+  let oc: OpenCode.Running
   let model: ScriptedModel
   let project: OpenCode.Project
   let session: string
-  let server: OpenCode.Server
 
   beforeAll(async () => {
-    OpenCode.build()
-    model = await start(script, process.env.PIVOT_DUMP_REQUESTS)
-    project = OpenCode.project(model.port, {}, { drive: true, hud: false })
-    server = await OpenCode.serve(project)
-    const turn = (message: string, id?: string) => OpenCode.run(project, message, id, server.url)
+    oc = await OpenCode.running({ script, plugin: { drive: true, hud: false } })
+    ;({ model, project } = oc)
+    const turn = oc.turn
     session = OpenCode.sessionOf(await turn(TASK))
     await turn(`${DECISION} Pin the decision so that it survives.`, session)
     for (let n = 1; n <= PIVOTS; n++) await turn(`Round ${n}: now fill the context.`, session)
     await turn("The last turn, nothing to do.", session)
   }, 1_800_000)
 
-  afterAll(async () => {
-    await server?.stop()
-    await model?.close()
-  })
+  afterAll(() => oc?.stop())
 
-  const db = () => Path.join(project.dir, ".pivot/opencode.db")
+  const db = () => storeOf(project)
   const agentCalls = () => model.requests.filter((r) => r.kind === "agent")
   const userTexts = (request: Captured) =>
     fromRequest(request.body.messages).flatMap((m) => (m.role === "user" ? [m.text] : []))

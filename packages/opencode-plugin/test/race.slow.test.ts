@@ -5,15 +5,12 @@
 // recording never stopped), and the plugin logged no failure.
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Events } from "@pivot/core"
-import { Import } from "@pivot/opencode"
-import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createSession, prompt } from "../../opencode/test/oracle/opencode.ts"
 import { LOG_FILE } from "../src/Plugin.ts"
-import * as Recorder from "../src/Recorder.ts"
-import { caughtUp } from "./support/Compare.ts"
+import { comparable, importerKinds, recorded } from "./support/Exported.ts"
 import * as OpenCode from "./support/OpenCode.ts"
-import { type Captured, type Reply, type ScriptedModel, start, textOf } from "./support/ScriptedModel.ts"
+import { type Captured, type Reply, textOf } from "./support/ScriptedModel.ts"
 
 const TURNS = 4
 
@@ -26,52 +23,24 @@ const script = (request: Captured): Reply => {
     : { text: "Done.", promptTokens: 2_000 }
 }
 
-const post = async (url: string, path: string, body: unknown): Promise<unknown> => {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
-  return response.json()
-}
-
 describe("turns posted back to back in the real OpenCode", () => {
-  let model: ScriptedModel
+  let oc: OpenCode.Running
   let project: OpenCode.Project
   let session: string
-  let server: OpenCode.Server
 
   beforeAll(async () => {
-    OpenCode.build()
-    model = await start(script)
-    project = OpenCode.project(model.port)
-    server = await OpenCode.serve(project)
-    session = ((await post(server.url, "/session", {})) as { id: string }).id
-    for (let n = 1; n <= TURNS; n++)
-      await post(server.url, `/session/${session}/message`, {
-        model: { providerID: "scripted", modelID: "model" },
-        parts: [{ type: "text", text: `Turn ${n}: answer at once.` }],
-      })
+    oc = await OpenCode.running({ script })
+    project = oc.project
+    session = await createSession(oc.server)
+    for (let n = 1; n <= TURNS; n++) await prompt(oc.server, session, `Turn ${n}: answer at once.`)
   }, 900_000)
 
-  afterAll(async () => {
-    await server?.stop()
-    await model?.close()
-  })
+  afterAll(() => oc?.stop())
 
   it("recorded exactly the import of OpenCode's export, and logged no failure", async () => {
-    const imported = Import.importSession(await OpenCode.exportSession(project, session))
-    if (Result.isFailure(imported)) throw imported.failure
-    const isImported = (e: Events.Event) => Recorder.IMPORTED.has(e._tag)
-    const db = Path.join(project.dir, ".pivot/opencode.db")
-    const stored = (await caughtUp(db, session, isImported, imported.success.events.length)).filter(isImported)
-    const encode = (e: Events.Event) => {
-      const { title: _, ...rest } = e as Events.Event & { title?: string }
-      return JSON.stringify(Events.encode(rest as Events.Event))
-    }
-    expect(imported.success.events.filter((e) => e._tag === "AssistantStepRecorded").length).toBe(TURNS)
-    expect(stored.map(encode)).toEqual(imported.success.events.map(encode))
+    const { imported, stored } = await recorded(project, session, { kept: importerKinds })
+    expect(imported.filter((e) => e._tag === "AssistantStepRecorded").length).toBe(TURNS)
+    expect(stored.map(comparable)).toEqual(imported.map(comparable))
     const log = Path.join(project.dir, ".pivot", LOG_FILE)
     expect(Fs.existsSync(log) ? Fs.readFileSync(log, "utf8") : "").toBe("")
   }, 300_000)

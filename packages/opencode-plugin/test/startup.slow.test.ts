@@ -7,9 +7,8 @@
 // bench's own setting, through OpenCode's log: which steps it took, not how long they lasted.
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { binaryPath, run, type Workspace, workspace } from "../../opencode/test/oracle/opencode.ts"
+import { binaryPath, MODEL, run, type Workspace, workspace } from "../../opencode/test/oracle/opencode.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { type ScriptedModel, start } from "./support/ScriptedModel.ts"
 
@@ -21,17 +20,14 @@ describe("a first `opencode run` with the plugin, offline as the bench runs it, 
   beforeAll(async () => {
     OpenCode.build()
     model = await start(() => ({ text: "Hello." }))
-    ws = await workspace({ baseURL: `http://127.0.0.1:${model.port}/v1`, context: 160_000, output: 8_000 })
-    const file = Path.join(ws.repo, "opencode.json")
-    const config = JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, unknown>
-    config.plugin = [[pathToFileURL(OpenCode.PLUGIN).href, { drive: true }]]
-    Fs.writeFileSync(file, JSON.stringify(config))
-    // OPENCODE_PURE would keep OpenCode from loading any plugin but its own.
-    const { OPENCODE_PURE: _, ...env } = ws.env
-    ran = await run(binaryPath(), ["run", "--print-logs", "-m", "scripted/scripted", "Say hello."], {
-      cwd: ws.repo,
-      env,
+    // With a plugin, the workspace leaves out OPENCODE_PURE (it would keep OpenCode from loading any plugin but its own).
+    ws = workspace({
+      baseURL: `http://127.0.0.1:${model.port}/v1`,
+      context: 160_000,
+      output: 8_000,
+      plugins: [OpenCode.pluginEntry({ drive: true })],
     })
+    ran = await run(binaryPath(), ["run", "--print-logs", "-m", MODEL, "Say hello."], { cwd: ws.repo, env: ws.env })
   }, 300_000)
 
   afterAll(async () => {

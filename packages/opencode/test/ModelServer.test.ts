@@ -77,4 +77,22 @@ describe("the scripted model server", () => {
     expect(response.status).toBe(500)
     expect(JSON.stringify(await response.json())).toContain("no answer scripted")
   })
+
+  it("given an answer with delayMs, then it is sent after an answer asked later without one (a slow provider)", async () => {
+    server = await start((request) =>
+      request.model === "slow" ? answer({ text: "slow", delayMs: 2_000 }) : answer({ text: "fast" }),
+    )
+    const arrived: Array<string> = []
+    const ask = async (model: string) => {
+      const json = (await (await chat(server!.baseURL, { model, messages: [] })).json()) as any
+      arrived.push(json.choices[0].message.content)
+    }
+    const slow = ask("slow")
+    // The slow request is in (recorded, its answer pending) before the fast one is sent.
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await ask("fast")
+    await slow
+    expect(arrived).toEqual(["fast", "slow"])
+    expect(server.requests.map((r) => r.body.model)).toEqual(["slow", "fast"])
+  })
 })

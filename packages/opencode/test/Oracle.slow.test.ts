@@ -50,7 +50,7 @@ describe("the real OpenCode 1.18.33, live", () => {
     const scenario = { ...autoCompaction, files: { "a.txt": bigFile("a.txt", 8_000) }, turns: [] }
     const model: { respond: ModelServer.Responder } = { respond: () => ModelServer.answer({}) }
     const server = await ModelServer.start((request, index) => model.respond(request, index))
-    const ws = await OpenCode.workspace({
+    const ws = OpenCode.workspace({
       baseURL: server.baseURL,
       context: 20_000,
       output: 4_000,

@@ -1,8 +1,13 @@
 // Mock AI SDK models and summary requests for the tests.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { Message, Render } from "@pivot/core"
 import type * as Runtime from "@pivot/runtime"
+import { jsonSchema, tool } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
 import { Schema } from "effect"
+import { afterEach } from "vitest"
 
 type Settings = NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>
 type DoStream = Extract<Settings["doStream"], (...args: never) => unknown>
@@ -112,3 +117,51 @@ export const answer = (
   },
   warnings: [],
 })
+
+/** A generated step calling one tool: `toolName` with `input`, as call `id`. */
+export const toolCall = (id: string, toolName: string, input: unknown, tokens = 1_000): GenerateResult =>
+  answer([{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }], "tool-calls", tokens)
+
+/** The agents' file reader: answers `contents of PATH: export const answer = 41`. */
+export const readTool = tool({
+  description: "Read a file",
+  inputSchema: jsonSchema<{ path: string }>({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+  }),
+  execute: async ({ path }) => `contents of ${path}: export const answer = 41`,
+})
+
+/**
+ * Temporary folders for a test file's stores, each removed after the test that made it: call once at the file's top
+ * level (it registers the `afterEach`), then `() => folder` in each test.
+ */
+export const tempDirs = (prefix: string): (() => string) => {
+  const dirs: Array<string> = []
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) Fs.rmSync(dir, { recursive: true, force: true })
+  })
+  return () => {
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))
+    dirs.push(dir)
+    return dir
+  }
+}
+
+/**
+ * A scripted agent model (`test/scripted`): `script` answers each call from its prompt and its number (1 for the
+ * first); every prompt it was called with is kept, in order.
+ */
+export const scriptedAgent = (script: (prompt: CallOptions["prompt"], call: number) => GenerateResult) => {
+  const prompts: Array<CallOptions["prompt"]> = []
+  const model = new MockLanguageModelV4({
+    provider: "test",
+    modelId: "scripted",
+    doGenerate: async (options) => {
+      prompts.push(options.prompt)
+      return script(options.prompt, prompts.length)
+    },
+  })
+  return { model, prompts }
+}

@@ -15,3 +15,7 @@ export const fileText = (n: number, word?: string): string => {
   }
   return `${lines.join("\n")}\n`
 }
+
+/** `count` such files by name, `f1.txt` … (`word` in f1.txt). */
+export const files = (count: number, word?: string): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i + 1}.txt`, fileText(i + 1, word)]))

@@ -1,13 +1,13 @@
-// The real OpenCode (npm `opencode-ai`, its linux binary) run headless and offline: a scratch git repository, HOME and
-// XDG_* in a temporary folder, an opencode.json whose only provider is the scripted model, and this package's built
-// plugin loaded from a file:// URL.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+// The real OpenCode (npm `opencode-ai`, its linux binary) run headless and offline with this package's built plugin
+// loaded from a file:// URL: the oracle's harness (packages/opencode/test/oracle/opencode.ts, the one harness of every
+// test that runs the binary: scratch git repository, HOME and XDG_* in a temporary folder, an opencode.json whose only
+// provider is the scripted model) with the plugin added, in the calls these tests make.
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
-import { createRequire } from "node:module"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { pluginApiInstalled } from "../../../opencode/test/oracle/opencode.ts"
+import * as Oracle from "../../../opencode/test/oracle/opencode.ts"
+import { type Captured, type Reply, type ScriptedModel, start } from "./ScriptedModel.ts"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 /** The repository root. */
@@ -15,99 +15,46 @@ export const ROOT = Path.resolve(here, "../../../..")
 /** The built plugin OpenCode loads. */
 export const PLUGIN = Path.join(ROOT, "packages/opencode-plugin/dist/index.js")
 
-/** The OpenCode binary of the `opencode-ai` devDependency (its platform package). */
-export const binary = (): string => {
-  const require = createRequire(import.meta.url)
-  const pkg = `opencode-${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
-  return Path.join(Path.dirname(require.resolve(`${pkg}/package.json`)), "bin", "opencode")
-}
-
 /** Builds the packages' dist/ (the plugin is loaded from there, as a user's OpenCode would). */
 export const build = () => execFileSync(process.execPath, [Path.join(ROOT, "scripts/build.mjs")], { stdio: "pipe" })
 
-/** A scratch project with its own OpenCode home. */
-export interface Project {
+/** A scratch project with its own OpenCode home; `dir` is the project (the oracle's `repo`). */
+export interface Project extends Oracle.Workspace {
   readonly dir: string
-  readonly home: string
-  readonly env: NodeJS.ProcessEnv
 }
 
-/** A scratch git repository configured for the scripted model at `port`, with the plugin (and its options) and `config`. */
+/** The plugin's entry in `opencode.json`, with its options when given. */
+export const pluginEntry = (options?: Record<string, unknown>): Oracle.PluginEntry =>
+  options === undefined ? pathToFileURL(PLUGIN).href : [pathToFileURL(PLUGIN).href, options]
+
+/**
+ * A scratch project configured for the scripted model at `port` (a 200,000-token context, 4,000 of output), with the
+ * plugin (and its options) and `config`'s further keys of `opencode.json`.
+ */
 export const project = (
   port: number,
   config: Record<string, unknown> = {},
   pluginOptions?: Record<string, unknown>,
-  options: { readonly pluginApi?: boolean } = {},
 ): Project => {
-  const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-opencode-"))
-  const dir = Path.join(root, "project")
-  const home = Path.join(root, "home")
-  Fs.mkdirSync(dir, { recursive: true })
-  Fs.mkdirSync(home, { recursive: true })
-  execFileSync("git", ["init", "-q"], { cwd: dir })
-  Fs.writeFileSync(
-    Path.join(dir, "opencode.json"),
-    JSON.stringify(
-      {
-        $schema: "https://opencode.ai/config.json",
-        provider: {
-          scripted: {
-            npm: "@ai-sdk/openai-compatible",
-            options: { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "x" },
-            models: { model: { limit: { context: 200_000, output: 4_000 } } },
-          },
-        },
-        plugin: [
-          pluginOptions === undefined ? pathToFileURL(PLUGIN).href : [pathToFileURL(PLUGIN).href, pluginOptions],
-        ],
-        ...config,
-      },
-      null,
-      2,
-    ),
-  )
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: Path.join(home, ".config"),
-    XDG_DATA_HOME: Path.join(home, ".local/share"),
-    XDG_CACHE_HOME: Path.join(home, ".cache"),
-    XDG_STATE_HOME: Path.join(home, ".local/state"),
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-  }
-  // What OpenCode installs on its first start with network: without it, each run waits ~70 s for a failing install.
-  if (options.pluginApi !== false) pluginApiInstalled(env.XDG_CONFIG_HOME!)
-  return { dir, home, env }
-}
-
-/** What a run printed. */
-export interface Ran {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `opencode ARGS` in the project; `started` receives the child (to kill it). */
-export const opencode = (
-  p: Project,
-  args: ReadonlyArray<string>,
-  started?: (child: ChildProcess) => void,
-): Promise<Ran> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(binary(), args, { cwd: p.dir, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString("utf8")
-    })
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString("utf8")
-    })
-    child.on("error", reject)
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
-    started?.(child)
+  const ws = Oracle.workspace({
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    context: 200_000,
+    output: 4_000,
+    plugins: [pluginEntry(pluginOptions)],
+    config,
   })
+  return { ...ws, dir: ws.repo }
+}
+
+/** What a run printed, and how it ended. */
+export type Ran = Oracle.Ran
+
+/** How long one `opencode` command may take here (the slow lane runs on a loaded machine); then it is killed. */
+const TIMEOUT_MS = 900_000
+
+/** Runs `opencode ARGS` in the project, to its end, whatever its exit (a run whose server is killed exits non-zero). */
+export const opencode = (p: Project, args: ReadonlyArray<string>): Promise<Ran> =>
+  Oracle.spawned(Oracle.binaryPath(), args, { cwd: p.dir, env: p.env, timeoutMs: TIMEOUT_MS })
 
 /** A running `opencode serve` (the plugin lives in it; runs attach to it, so its background work, e.g. prune, ends). */
 export interface Server {
@@ -118,55 +65,26 @@ export interface Server {
   readonly kill: () => void
 }
 
-/** Starts `opencode serve` on a free loopback port. */
-export const serve = (p: Project): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(binary(), ["serve", "--port", "0", "--hostname", "127.0.0.1"], {
-      cwd: p.dir,
-      env: p.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    let out = ""
-    const exited = new Promise<void>((done) => child.on("close", () => done()))
-    const timer = setTimeout(() => reject(new Error(`opencode serve did not start: ${out}`)), 120_000)
-    child.on("error", reject)
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString("utf8")
-      const url = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1]
-      if (url !== undefined) {
-        clearTimeout(timer)
-        resolve({
-          url,
-          stop: async () => {
-            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-            await exited
-          },
-          kill: () => {
-            child.kill("SIGKILL")
-          },
-        })
-      }
-    })
-    child.stderr.resume()
+/** Starts `opencode serve` on a free loopback port (waiting up to 300 s for it: the slow lane's machine is loaded). */
+export const serve = async (p: Project): Promise<Server> => {
+  const server = await Oracle.serve(p, 300_000)
+  return { url: server.url, stop: server.close, kill: server.kill }
+}
+
+/**
+ * `opencode run MESSAGE` with the scripted model and `--format json`, in session `session` when given, attached to
+ * `attach` when given; fails on a non-zero exit.
+ */
+export const run = (p: Project, message: string, session?: string, attach?: string): Promise<Ran> =>
+  Oracle.turn(p, message, {
+    args: ["--title", "scripted", "--format", "json"],
+    timeoutMs: TIMEOUT_MS,
+    ...(session === undefined ? {} : { session }),
+    ...(attach === undefined ? {} : { attach }),
   })
 
-/** `opencode run MESSAGE` with the scripted model, in session `session` when given; fails on a non-zero exit. */
-export const run = async (p: Project, message: string, session?: string, attach?: string): Promise<Ran> => {
-  const ran = await opencode(p, [
-    "run",
-    message,
-    "-m",
-    "scripted/model",
-    "--title",
-    "scripted",
-    "--format",
-    "json",
-    ...(session === undefined ? [] : ["--session", session]),
-    ...(attach === undefined ? [] : ["--attach", attach]),
-  ])
-  if (ran.code !== 0) throw new Error(`opencode run exited ${ran.code}: ${ran.stderr.slice(-2000)}`)
-  return ran
-}
+/** The arguments of `opencode run MESSAGE` with the scripted model (in a session, attached to a server…). */
+export const turnArgs = Oracle.turnArgs
 
 /** The session id a `--format json` run printed. */
 export const sessionOf = (ran: Ran): string => {
@@ -175,20 +93,66 @@ export const sessionOf = (ran: Ran): string => {
   return found[1]!
 }
 
-/** `opencode export SESSION`, parsed. Written to a file: through a pipe, the binary's exit cuts long output short. */
+/** `opencode export SESSION`, parsed (from its first `{`: OpenCode may print a line before the JSON). */
 export const exportSession = async (p: Project, session: string): Promise<unknown> => {
-  const file = Path.join(p.home, `export-${session}.json`)
-  const out = Fs.openSync(file, "w")
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(binary(), ["export", session], { cwd: p.dir, env: p.env, stdio: ["ignore", out, "ignore"] })
-      child.on("error", reject)
-      child.on("close", resolve)
-    })
-    if (code !== 0) throw new Error(`opencode export exited ${code}`)
-  } finally {
-    Fs.closeSync(out)
-  }
-  const text = Fs.readFileSync(file, "utf8")
+  const text = await Oracle.exportSession(p, session)
   return JSON.parse(text.slice(text.indexOf("{")))
+}
+
+/** What a real-OpenCode test runs: the scripted model, a scratch project with the plugin, `opencode serve` in it. */
+export interface Running {
+  readonly model: ScriptedModel
+  readonly project: Project
+  /** The running `opencode serve` (a new one after `restart`). */
+  readonly server: Server
+  /** `run` attached to the server: one turn, in `session` when given (a new session otherwise). */
+  readonly turn: (message: string, session?: string) => Promise<Ran>
+  /** Starts `opencode serve` again (after `server.kill()`, say); it becomes `server`. */
+  readonly restart: () => Promise<Server>
+  /** Stops the server, then the model. */
+  readonly stop: () => Promise<void>
+}
+
+/** What to run: the model's script (it is handed the project, whose folder holds `files`), the config, the plugin's options. */
+export interface RunningOptions {
+  readonly script: (request: Captured, project: Project) => Reply
+  /** Further keys of `opencode.json`. */
+  readonly config?: Record<string, unknown>
+  /** The plugin's options (none: its defaults). */
+  readonly plugin?: Record<string, unknown>
+  /** Files written into the project before OpenCode starts, by name. */
+  readonly files?: Readonly<Record<string, string>>
+}
+
+/**
+ * Builds the packages (the plugin is loaded from its dist/), starts the scripted model (every request appended to
+ * `$PIVOT_DUMP_REQUESTS` when set), makes the project and starts `opencode serve` in it.
+ */
+export const running = async (options: RunningOptions): Promise<Running> => {
+  build()
+  let scratch: Project | undefined
+  const model = await start((request) => {
+    if (scratch === undefined) throw new Error("a request before the project was made")
+    return options.script(request, scratch)
+  }, process.env.PIVOT_DUMP_REQUESTS)
+  const made = project(model.port, options.config, options.plugin)
+  scratch = made
+  for (const [name, text] of Object.entries(options.files ?? {})) Fs.writeFileSync(Path.join(made.dir, name), text)
+  let server = await serve(made)
+  return {
+    model,
+    project: made,
+    get server() {
+      return server
+    },
+    turn: (message, session) => run(made, message, session, server.url),
+    restart: async () => {
+      server = await serve(made)
+      return server
+    },
+    stop: async () => {
+      await server.stop()
+      await model.close()
+    },
+  }
 }

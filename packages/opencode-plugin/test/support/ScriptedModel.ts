@@ -1,27 +1,26 @@
-// A scripted OpenAI-compatible chat-completions server on loopback, for driving the real OpenCode: every request body is
-// kept, and each answer (text or tool calls, with usage) is streamed back as server-sent events, as a provider would.
+// The scripted model the plugin's real-OpenCode tests drive OpenCode with: the oracle's loopback chat-completions
+// server (packages/opencode/test/oracle/model-server.ts, the one scripted model of every test that runs the binary),
+// seen through what these tests need: each request kept with its kind, a hook called before it is answered (to kill
+// OpenCode mid-call), and answers written as text or tool calls with the prompt tokens to report.
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
+import {
+  answer,
+  type ChatMessage,
+  type ChatRequest,
+  contentText,
+  start as startServer,
+} from "../../../opencode/test/oracle/model-server.ts"
+import { kindOf } from "../../../opencode/test/oracle/scenarios.ts"
 
-/** One chat-completions message as OpenCode sends it. */
-export interface ChatMessage {
-  readonly role: "system" | "user" | "assistant" | "tool"
-  readonly content?: string | null | ReadonlyArray<{ readonly type: string; readonly text?: string }>
-  readonly tool_calls?: ReadonlyArray<{
-    readonly id: string
-    readonly function: { readonly name: string; readonly arguments: string }
-  }>
-  readonly tool_call_id?: string
-}
+export type { ChatMessage } from "../../../opencode/test/oracle/model-server.ts"
 
 /** A request OpenCode sent. */
 export interface Captured {
-  readonly body: {
-    readonly messages: ReadonlyArray<ChatMessage>
-    readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
-  }
-  /** `summary`: OpenCode's summariser (the history serialised in `<conversation>`); `agent`: a call with tools. */
+  readonly body: ChatRequest
+  /**
+   * `summary`: OpenCode's summariser (no tools offered); `agent`: a call with tools; `other`: OpenCode's title call.
+   * The oracle's `kindOf` decides.
+   */
   readonly kind: "agent" | "summary" | "other"
 }
 
@@ -36,17 +35,11 @@ export interface Reply {
 }
 
 /** The text of a message's content. */
-export const textOf = (message: ChatMessage): string =>
-  typeof message.content === "string"
-    ? message.content
-    : Array.isArray(message.content)
-      ? message.content.map((p) => p.text ?? "").join("")
-      : ""
+export const textOf = (message: ChatMessage): string => contentText(message)
 
-const kindOf = (body: Captured["body"]): Captured["kind"] => {
-  if (body.messages.some((m) => m.role === "user" && textOf(m).includes("<conversation>"))) return "summary"
-  return (body.tools?.length ?? 0) > 0 ? "agent" : "other"
-}
+/** The text of the request's last user message ("" when there is none): the prompt of the turn it belongs to. */
+export const lastUserText = (request: Captured): string =>
+  textOf(request.body.messages.findLast((m) => m.role === "user") ?? { role: "user" })
 
 /** A running scripted model. */
 export interface ScriptedModel {
@@ -57,75 +50,27 @@ export interface ScriptedModel {
   readonly close: () => Promise<void>
 }
 
-let calls = 0
-
-/** Starts the server; `script` answers each request; each request is also appended to `dump` when given. */
+/**
+ * Starts the server; `script` answers each request (a throw answers HTTP 500); each request is also appended to
+ * `dump` when given (one JSON line each).
+ */
 export const start = async (script: (request: Captured) => Reply, dump?: string): Promise<ScriptedModel> => {
   const requests: Array<Captured> = []
   const model: ScriptedModel = { port: 0, requests, onRequest: undefined, close: async () => {} }
-  const server = Http.createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      if (!(req.url ?? "").endsWith("/chat/completions")) {
-        res.writeHead(404).end()
-        return
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Captured["body"]
-      const captured: Captured = { body, kind: kindOf(body) }
-      requests.push(captured)
-      if (dump !== undefined) Fs.appendFileSync(dump, `${JSON.stringify(captured)}\n`)
-      model.onRequest?.(captured)
-      let reply: Reply
-      try {
-        reply = script(captured)
-      } catch (error) {
-        res.writeHead(500, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { message: String(error) } }))
-        return
-      }
-      setTimeout(() => answer(res, reply), reply.delayMs ?? 0)
+  const server = await startServer((body) => {
+    const kind = kindOf(body)
+    const captured: Captured = { body, kind: kind === "title" ? "other" : kind }
+    requests.push(captured)
+    if (dump !== undefined) Fs.appendFileSync(dump, `${JSON.stringify(captured)}\n`)
+    model.onRequest?.(captured)
+    const reply = script(captured)
+    const prompt = reply.promptTokens ?? 1_000
+    return answer({
+      ...(reply.text === undefined ? {} : { text: reply.text }),
+      toolCalls: (reply.toolCalls ?? []).map((call) => ({ name: call.name, arguments: call.args })),
+      usage: { prompt_tokens: prompt, completion_tokens: 10 },
+      ...(reply.delayMs === undefined ? {} : { delayMs: reply.delayMs }),
     })
   })
-  const answer = (res: Http.ServerResponse, reply: Reply) => {
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-    const id = `chatcmpl-${++calls}`
-    const send = (choice: unknown, usage?: unknown) =>
-      res.write(
-        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1, model: "scripted", choices: [choice], ...(usage === undefined ? {} : { usage }) })}\n\n`,
-      )
-    if (reply.text !== undefined)
-      send({ index: 0, delta: { role: "assistant", content: reply.text }, finish_reason: null })
-    for (const [index, call] of (reply.toolCalls ?? []).entries())
-      send({
-        index: 0,
-        delta: {
-          role: "assistant",
-          tool_calls: [
-            {
-              index,
-              id: `call_${calls}_${index}`,
-              type: "function",
-              function: { name: call.name, arguments: JSON.stringify(call.args) },
-            },
-          ],
-        },
-        finish_reason: null,
-      })
-    const prompt = reply.promptTokens ?? 1_000
-    send(
-      { index: 0, delta: {}, finish_reason: (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop" },
-      { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 },
-    )
-    res.end("data: [DONE]\n\n")
-  }
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return Object.assign(model, {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  })
+  return Object.assign(model, { port: server.port, close: server.close })
 }

@@ -57,7 +57,7 @@ export const capture = async (scenario: Scenario, log: (line: string) => void = 
     },
   }
   const server = await ModelServer.start((request) => model.respond(request))
-  const ws = await OpenCode.workspace({
+  const ws = OpenCode.workspace({
     baseURL: server.baseURL,
     context: scenario.context,
     output: scenario.output,

@@ -54,6 +54,8 @@ export type Reply =
       readonly usage?: Usage
       /** Defaults to `tool_calls` when there are tool calls, `stop` otherwise. */
       readonly finish?: string
+      /** Milliseconds to wait before answering (a slow provider: the client's step stays running meanwhile). */
+      readonly delayMs?: number
     }
   | { readonly _tag: "error"; readonly status: number; readonly body: unknown }
 
@@ -179,7 +181,9 @@ export const start = (respond: Responder, options: { readonly port?: number } = 
         }
         requests.push({ index, path, body, reply })
         if (reply._tag === "error") return json(response, reply.status, reply.body)
-        send(response, reply, index, body.stream === true)
+        if ((reply.delayMs ?? 0) > 0)
+          setTimeout(() => send(response, reply, index, body.stream === true), reply.delayMs)
+        else send(response, reply, index, body.stream === true)
       },
       (cause) => json(response, 400, { error: { message: String(cause) } }),
     )

@@ -2,8 +2,12 @@
  * Runs the real OpenCode binary (npm `opencode-ai`, a root devDependency) headless and offline: a scratch git
  * repository, `HOME` and `XDG_*` in a temporary folder, one OpenAI-compatible provider pointing at a loopback
  * scripted model (`model-server.ts`), and OpenCode's network features switched off by its own environment toggles.
+ *
+ * The one harness of every test and script that runs the binary: the oracle (`capture.ts`), the OpenCode plugin's
+ * slow tests (`packages/opencode-plugin/test/support/OpenCode.ts`, which adds its built plugin) and
+ * `npm run bench:opencode`.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -54,9 +58,14 @@ export interface Workspace {
   readonly root: string
   /** The project (a git repository with one commit). */
   readonly repo: string
+  /** OpenCode's scratch home (`HOME`; the `XDG_*` folders are inside it). */
+  readonly home: string
   readonly env: Record<string, string>
   readonly remove: () => void
 }
+
+/** A plugin in `opencode.json`: its specifier (a `file://` URL or a package), alone or with its options. */
+export type PluginEntry = string | readonly [string, Readonly<Record<string, unknown>>]
 
 /** What the scratch project holds besides `opencode.json`. */
 export interface WorkspaceOptions {
@@ -67,12 +76,15 @@ export interface WorkspaceOptions {
   readonly files?: Readonly<Record<string, string | Uint8Array>>
   /** The model's input media types besides text (OpenCode replaces the others by an error text). */
   readonly inputs?: ReadonlyArray<"image" | "pdf" | "audio" | "video">
+  /**
+   * The plugins OpenCode loads. Given (even empty), `OPENCODE_PURE` is left out of the environment: it keeps OpenCode
+   * from loading any plugin but its own.
+   */
+  readonly plugins?: ReadonlyArray<PluginEntry>
+  /** Further top-level keys of `opencode.json`. */
+  readonly config?: Readonly<Record<string, unknown>>
 }
 
-const git = (cwd: string, args: ReadonlyArray<string>) =>
-  run("git", args, { cwd, env: { PATH: process.env.PATH ?? "" } })
-
-/** Creates the scratch project and home; `remove()` deletes both. */
 /** The version of `@opencode-ai/plugin` OpenCode 1.18.33 installs into each of its config folders. */
 export const PLUGIN_API_VERSION = "1.18.33"
 
@@ -94,7 +106,11 @@ export const pluginApiInstalled = (xdgConfigHome: string): void => {
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`)
 }
 
-export const workspace = async (options: WorkspaceOptions): Promise<Workspace> => {
+/**
+ * Creates the scratch project and home; `remove()` deletes both. Synchronous (git runs before any OpenCode request
+ * reaches the scripted model, so blocking the event loop for it costs nothing).
+ */
+export const workspace = (options: WorkspaceOptions): Workspace => {
   const root = mkdtempSync(join(tmpdir(), "pivot-oracle-"))
   const home = join(root, "home")
   const repo = join(root, "repo")
@@ -115,13 +131,20 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
       },
     },
     ...(options.compaction ? { compaction: options.compaction } : {}),
+    ...(options.plugins === undefined ? {} : { plugin: options.plugins }),
+    ...options.config,
   }
   writeFileSync(join(repo, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`)
-  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(repo, name), text)
-  const identity = ["-c", "user.name=oracle", "-c", "user.email=oracle@example.invalid"]
-  await git(repo, ["init", "-q"])
-  await git(repo, ["add", "-A"])
-  await git(repo, [...identity, "commit", "-qm", "scenario"])
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(repo, name)), { recursive: true })
+    writeFileSync(join(repo, name), text)
+  }
+  const git = (args: ReadonlyArray<string>) =>
+    execFileSync("git", args, { cwd: repo, env: { PATH: process.env.PATH ?? "" }, stdio: "pipe" })
+  git(["init", "-q"])
+  git(["add", "-A"])
+  git(["-c", "user.name=oracle", "-c", "user.email=oracle@example.invalid", "commit", "-qm", "scenario"])
+  const pure: Record<string, string> = options.plugins === undefined ? { OPENCODE_PURE: "1" } : {}
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: home,
@@ -133,7 +156,7 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
     // nothing read from ~/.claude or external skill folders.
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_PURE: "1",
+    ...pure,
     OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
     OPENCODE_DISABLE_SHARE: "1",
@@ -145,31 +168,31 @@ export const workspace = async (options: WorkspaceOptions): Promise<Workspace> =
     NO_PROXY: "127.0.0.1,localhost",
   }
   pluginApiInstalled(env.XDG_CONFIG_HOME!)
-  return { root, repo, env, remove: () => rmSync(root, { recursive: true, force: true }) }
+  return { root, repo, home, env, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
 
-/** The output of a finished process. */
+/** The output of a finished process; `signal` names the one that ended it, if any. */
 export interface Ran {
   readonly status: number | null
+  readonly signal: NodeJS.Signals | null
   readonly stdout: string
   readonly stderr: string
 }
 
+/** How a process is run: its folder and environment, its time limit (then SIGKILL; default 300 s), its stdout. */
+export interface RunOptions {
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly timeoutMs?: number
+  /** Send stdout to this file instead of collecting it. */
+  readonly stdoutFile?: string
+}
+
 /**
- * Runs a process without blocking the event loop (the scripted model answers from this process). stdin is closed:
- * `opencode run` reads a piped stdin to the end before it starts.
+ * Runs a process to its end, whatever its exit, without blocking the event loop (the scripted model answers from
+ * this process). stdin is closed: `opencode run` reads a piped stdin to the end before it starts.
  */
-export const run = (
-  command: string,
-  args: ReadonlyArray<string>,
-  options: {
-    readonly cwd: string
-    readonly env: Record<string, string>
-    readonly timeoutMs?: number
-    /** Send stdout to this file instead of collecting it. */
-    readonly stdoutFile?: string
-  },
-): Promise<Ran> =>
+export const spawned = (command: string, args: ReadonlyArray<string>, options: RunOptions): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const out = options.stdoutFile === undefined ? "pipe" : openSync(options.stdoutFile, "w")
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", out, "pipe"] })
@@ -184,18 +207,49 @@ export const run = (
     })
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000)
     child.on("error", reject)
-    child.on("close", (status) => {
+    child.on("close", (status, signal) => {
       clearTimeout(timer)
-      if (status === 0) resolve({ status, stdout, stderr })
-      else reject(new Error(`${command} ${args.join(" ")} exited ${status}: ${stderr.slice(-2000)}`))
+      resolve({ status, signal, stdout, stderr })
     })
   })
 
+/** Runs a process as `spawned` does; fails when it exits other than with 0. */
+export const run = async (command: string, args: ReadonlyArray<string>, options: RunOptions): Promise<Ran> => {
+  const ran = await spawned(command, args, options)
+  if (ran.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} exited ${ran.status ?? ran.signal}: ${ran.stderr.slice(-2000)}`)
+  return ran
+}
+
+/** How a turn runs: in the last session (`continue`) or a given one, attached to a running `opencode serve`. */
+export interface TurnOptions {
+  readonly continue?: boolean
+  readonly session?: string
+  /** The URL of an `opencode serve` to run the turn in (`--attach`). */
+  readonly attach?: string
+  /** Further arguments of `opencode run` (`--format json`, `--title …`). */
+  readonly args?: ReadonlyArray<string>
+  readonly timeoutMs?: number
+}
+
+/** The arguments of one `opencode run` turn with the scripted model. */
+export const turnArgs = (message: string, options: TurnOptions = {}): Array<string> => [
+  "run",
+  message,
+  "-m",
+  MODEL,
+  ...(options.continue ? ["--continue"] : []),
+  ...(options.session === undefined ? [] : ["--session", options.session]),
+  ...(options.attach === undefined ? [] : ["--attach", options.attach]),
+  ...(options.args ?? []),
+]
+
 /** One `opencode run` turn; `continue` adds the message to the last session instead of a new one. */
-export const turn = (ws: Workspace, message: string, options: { readonly continue?: boolean } = {}): Promise<Ran> =>
-  run(binaryPath(), ["run", ...(options.continue ? ["--continue"] : []), "-m", MODEL, message], {
+export const turn = (ws: Workspace, message: string, options: TurnOptions = {}): Promise<Ran> =>
+  run(binaryPath(), turnArgs(message, options), {
     cwd: ws.repo,
     env: ws.env,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   })
 
 /** The id of the newest session (`opencode session list --format json`). */
@@ -223,7 +277,10 @@ export const readProjectFile = (ws: Workspace, name: string): string => readFile
 /** A running `opencode serve` (one OpenCode instance for a whole scenario: each turn skips OpenCode's start-up). */
 export interface Server {
   readonly url: string
+  /** SIGTERM, then waits for the exit (SIGKILL after 5 s). */
   readonly close: () => Promise<void>
+  /** SIGKILL: OpenCode dies on the spot, as in a crash (`close` then waits for the exit). */
+  readonly kill: () => void
 }
 
 /** Starts `opencode serve` on a free loopback port and waits until it listens. */
@@ -250,10 +307,13 @@ export const serve = (ws: Workspace, timeoutMs = 120_000): Promise<Server> =>
         url: found[1]!,
         // OpenCode 1.18.33's server does not always stop on SIGTERM: give it a few seconds, then kill it.
         close: async () => {
-          child.kill("SIGTERM")
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
           const forced = setTimeout(() => child.kill("SIGKILL"), 5_000)
           await exited
           clearTimeout(forced)
+        },
+        kill: () => {
+          child.kill("SIGKILL")
         },
       })
     }
@@ -264,7 +324,10 @@ export const serve = (ws: Workspace, timeoutMs = 120_000): Promise<Server> =>
     child.on("error", reject)
   })
 
-const post = async (server: Server, path: string, body: unknown): Promise<unknown> => {
+/** Only the URL of a running server is needed to talk to it. */
+type At = Pick<Server, "url">
+
+const post = async (server: At, path: string, body: unknown): Promise<unknown> => {
   const response = await fetch(`${server.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -279,7 +342,7 @@ const post = async (server: Server, path: string, body: unknown): Promise<unknow
 const [providerID, modelID] = MODEL.split("/") as [string, string]
 
 /** Creates a session (`POST /session`); its id. */
-export const createSession = async (server: Server): Promise<string> =>
+export const createSession = async (server: At): Promise<string> =>
   ((await post(server, "/session", {})) as { id: string }).id
 
 /** A file attached to a message: a path in the project and its media type. */
@@ -290,7 +353,7 @@ export interface Attachment {
 
 /** One user turn (`POST /session/:id/message`), answered when OpenCode's loop for it has finished. */
 export const prompt = (
-  server: Server,
+  server: At,
   sessionId: string,
   text: string,
   attachments: ReadonlyArray<Attachment> = [],
@@ -309,9 +372,9 @@ export const prompt = (
   })
 
 /** Interrupts the session's running turn (`POST /session/:id/abort`, what Esc does in the TUI). */
-export const abort = (server: Server, sessionId: string): Promise<unknown> =>
+export const abort = (server: At, sessionId: string): Promise<unknown> =>
   post(server, `/session/${sessionId}/abort`, {})
 
 /** A compaction asked by the user (`POST /session/:id/summarize`, what the TUI's /compact sends). */
-export const summarize = (server: Server, sessionId: string): Promise<unknown> =>
+export const summarize = (server: At, sessionId: string): Promise<unknown> =>
   post(server, `/session/${sessionId}/summarize`, { providerID, modelID, auto: false })

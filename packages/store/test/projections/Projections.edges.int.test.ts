@@ -1,31 +1,16 @@
 // The projector at its edges (issue 18, mutation run): a layer opened with no options, a state that encodes to
 // nothing, inline rows kept current by appends alone, stored events that do not decode, streams that are no session,
 // and a status row nothing has leased yet.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import type { Projection } from "@pivot/core"
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
 import fc from "fast-check"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { EventStore, Projections } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
-import { appendBatches, openSqlite, reference, tally } from "./support.ts"
+import { appendBatches, openSqlite, reference, scratch, tally } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-edges-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-let files = 0
-const fresh = () => path.join(dir, `e${++files}.db`)
-
-const opened: Array<{ dispose: () => Promise<void> }> = []
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.dispose()
-})
-const keep = <R extends { dispose: () => Promise<void> }>(runtime: R): R => {
-  opened.push(runtime)
-  return runtime
-}
+const { fresh, keep, disposeLast } = scratch("pivot-projection-edges-")
 
 /** A fresh file holding session `ses_bad` with one event no read model can decode (the store alone does not fold events). */
 const withUndecodable = async (): Promise<string> => {
@@ -144,7 +129,7 @@ describe("the projector at its edges", () => {
     const file = fresh()
     const writer = keep(openSqlite(file, []))
     await writer.runPromise(appendBatches("ses_a", first!.batches.slice(0, 1)))
-    await opened.pop()!.dispose()
+    await disposeLast()
     const db = new DatabaseSync(file)
     db.exec(`INSERT INTO pivot_pj_status (name, version, mode, scope, checkpoint, ready, failures)
 VALUES ('handmade', 1, 'other', 'other', 0, 0, 0)`)

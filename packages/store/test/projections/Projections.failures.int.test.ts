@@ -1,26 +1,16 @@
 // The projector's reads when SQLite itself fails (issue 18, mutation run): a table another tool dropped or replaced
 // under a reader. Each read answers the store's typed one-line error (`StoreUnavailable` naming SQLite's reason),
 // never the SQL client's raw error, which callers do not handle.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import type { Events } from "@pivot/core"
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
 import fc from "fast-check"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Projections } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
-import { appendBatches, openSqlite, reference, tally } from "./support.ts"
+import { appendBatches, openSqlite, reference, scratch, tally } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-failures-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-let files = 0
-
-const opened: Array<{ dispose: () => Promise<void> }> = []
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.dispose()
-})
+const { fresh, keep } = scratch("pivot-projection-failures-")
 
 const perSession = Projections.inline(tally("per-session"))
 const overall = Projections.async(tally("overall"))
@@ -29,7 +19,7 @@ const [session] = fc.sample(sessionArb(8), { numRuns: 1, seed: 7 })
 
 /** A database with both projections caught up, then `damage` run on it with no pivot process open. */
 const damaged = async (damage: string): Promise<string> => {
-  const file = path.join(dir, `f${++files}.db`)
+  const file = fresh()
   const writer = openSqlite(file, definitions)
   await writer.runPromise(
     Effect.gen(function* () {
@@ -49,7 +39,7 @@ const reader = (file: string) => {
   const runtime = ManagedRuntime.make(
     Projections.layerSqlite({ filename: file, readonly: true, projections: definitions }),
   )
-  opened.push(runtime)
+  keep(runtime)
   return runtime
 }
 
@@ -101,7 +91,7 @@ describe("the projector's reads over a failing database", () => {
 
 /** A database with `batches` of one session appended by a process that has none of the projections. */
 const unprojected = async (batches: ReadonlyArray<ReadonlyArray<Events.Event>>): Promise<string> => {
-  const file = path.join(dir, `f${++files}.db`)
+  const file = fresh()
   const writer = openSqlite(file, [])
   await writer.runPromise(appendBatches("ses_a", batches))
   await writer.dispose()
@@ -131,7 +121,7 @@ describe("a reader that runs no background work", () => {
   })
 
   it("an inline row behind its session is caught up in the answer and left as it is in the file", async () => {
-    const file = path.join(dir, `f${++files}.db`)
+    const file = fresh()
     const writer = openSqlite(file, definitions)
     const version = await writer.runPromise(
       Effect.gen(function* () {
@@ -152,7 +142,7 @@ describe("a reader that runs no background work", () => {
     const file = await unprojected(session!.batches)
     const waiting = run(file, (p) => p.awaitCaughtUp)
     const writer = openSqlite(file, definitions)
-    opened.push(writer)
+    keep(writer)
     await writer.runPromise(Effect.flatMap(Projections.Projections, (p) => p.awaitCaughtUp))
     await waiting
     expect((await run(file, (p) => p.get(overall))).count).toBe(events.length)
@@ -163,9 +153,9 @@ describe("a writer's reads", () => {
   const events = session!.batches.flat()
 
   it("an inline row behind its session is caught up once and written: stored shows it, a second get adds nothing", async () => {
-    const file = path.join(dir, `f${++files}.db`)
+    const file = fresh()
     const writer = openSqlite(file, definitions)
-    opened.push(writer)
+    keep(writer)
     const version = await writer.runPromise(
       Effect.gen(function* () {
         const version = yield* appendBatches("ses_a", session!.batches.slice(0, 1))
@@ -192,9 +182,9 @@ describe("a writer's reads", () => {
   })
 
   it("a status table dropped under an open writer is reported, not shown as no projections", async () => {
-    const file = path.join(dir, `f${++files}.db`)
+    const file = fresh()
     const writer = openSqlite(file, [])
-    opened.push(writer)
+    keep(writer)
     await writer.runPromise(appendBatches("ses_a", session!.batches.slice(0, 1)))
     const db = new DatabaseSync(file)
     db.exec("DROP TABLE pivot_pj_status")
@@ -204,9 +194,9 @@ describe("a writer's reads", () => {
   })
 
   it("status counts each version's keys apart: a row an older version left behind is not counted", async () => {
-    const file = path.join(dir, `f${++files}.db`)
+    const file = fresh()
     const writer = openSqlite(file, [Projections.inline(tally("per-session", 2))])
-    opened.push(writer)
+    keep(writer)
     await writer.runPromise(
       Effect.gen(function* () {
         yield* appendBatches("ses_a", session!.batches)
@@ -223,8 +213,8 @@ VALUES ('per-session', 1, 'ses_old', '{}', 1)`)
   })
 
   it("rebuild of a name no projection has resets nothing", async () => {
-    const writer = openSqlite(path.join(dir, `f${++files}.db`), definitions)
-    opened.push(writer)
+    const writer = openSqlite(fresh(), definitions)
+    keep(writer)
     expect(await writer.runPromise(Effect.flatMap(Projections.Projections, (p) => p.rebuild("nothing")))).toBe(0)
   })
 })

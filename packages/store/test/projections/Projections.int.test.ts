@@ -1,30 +1,14 @@
 // Projection plugins on SQLite: inline (read-your-writes) and async (checkpointed, once per event), rebuilt on a
 // version bump and swapped in, isolated when they throw, and equal to the reference tally after any restart cadence.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import type { Events } from "@pivot/core"
 import { Cause, Effect, Exit } from "effect"
 import fc from "fast-check"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Projections } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
-import { appendBatches, openSqlite, reference, tally, throwingOn } from "./support.ts"
+import { appendBatches, openSqlite, reference, scratch, tally, throwingOn } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projections-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-let files = 0
-const fresh = () => path.join(dir, `p${++files}.db`)
-
-const opened: Array<{ dispose: () => Promise<void> }> = []
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.dispose()
-})
-const open = (filename: string, definitions: ReadonlyArray<Projections.AnyDefinition>, owner?: string) => {
-  const runtime = openSqlite(filename, definitions, owner)
-  opened.push(runtime)
-  return runtime
-}
+const { fresh, open, keep, disposeLast } = scratch("pivot-projections-")
 
 const perSession = Projections.inline(tally("per-session"))
 const overall = Projections.async(tally("overall"))
@@ -80,7 +64,7 @@ describe("projections on SQLite", () => {
     const [session] = fc.sample(sessionArb(10), { numRuns: 1, seed: 3 })
     await writer.runPromise(appendBatches("ses_w", session!.batches))
     const slow = openSqlite(file, [overall])
-    opened.push(slow)
+    keep(slow)
     const exit = await slow.runPromise(
       Effect.exit(
         Effect.gen(function* () {
@@ -104,7 +88,7 @@ describe("projections on SQLite", () => {
         yield* (yield* Projections.Projections).awaitCaughtUp
       }),
     )
-    await opened.pop()!.dispose()
+    await disposeLast()
     const bumpedAsync = Projections.async(tally("bumped", 2, 3))
     const bumpedInline = Projections.inline(tally("inline-bumped", 2, 3))
     const v2 = open(file, [bumpedAsync, bumpedInline])

@@ -1,30 +1,14 @@
 // The projector's rules at their edges (issue 18, mutation run): which definitions are refused and with what line,
 // what `status` reports field by field (lag, keys, lease), what the viewer's `stored` answers, that `get` refuses a
 // projection not registered (or of another version), and that forgetting a session deletes its rows only.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Cause, Effect, Exit, ManagedRuntime, Result } from "effect"
 import fc from "fast-check"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { EventStore, Projections } from "../../src/index.ts"
 import { sessionArb } from "../session/support.ts"
-import { appendBatches, openSqlite, reference, tally } from "./support.ts"
+import { appendBatches, reference, scratch, tally } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-projection-rules-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-let files = 0
-const fresh = () => path.join(dir, `r${++files}.db`)
-
-const opened: Array<{ dispose: () => Promise<void> }> = []
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.dispose()
-})
-const open = (filename: string, definitions: ReadonlyArray<Projections.AnyDefinition>, owner?: string) => {
-  const runtime = openSqlite(filename, definitions, owner)
-  opened.push(runtime)
-  return runtime
-}
+const { fresh, open, keep, disposeLast } = scratch("pivot-projection-rules-")
 /** A reader that runs no background work: what `pivot projections status` opens. */
 const openReadonly = (filename: string, definitions: ReadonlyArray<Projections.AnyDefinition>) => {
   const runtime = ManagedRuntime.make(
@@ -35,7 +19,7 @@ const openReadonly = (filename: string, definitions: ReadonlyArray<Projections.A
       projector: { pollInterval: "5 millis" },
     }),
   )
-  opened.push(runtime)
+  keep(runtime)
   return runtime
 }
 
@@ -166,11 +150,11 @@ describe("status, stored, get and forget on SQLite", () => {
         yield* (yield* Projections.Projections).awaitCaughtUp
       }),
     )
-    await opened.pop()!.dispose()
+    await disposeLast()
     // More events, written by a process without the projections: nothing moves their checkpoints.
     const plain = open(file, [])
     await plain.runPromise(appendBatches("ses_b", second!.batches))
-    await opened.pop()!.dispose()
+    await disposeLast()
     const reader = openReadonly(file, [perSession, overall])
     await reader.runPromise(
       Effect.gen(function* () {

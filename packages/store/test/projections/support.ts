@@ -1,7 +1,11 @@
 // Projections for the tests, and the reference they are checked against: a tally computed from the generated
 // events themselves (never through a projection's evolve or the store).
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { Events, Projection } from "@pivot/core"
 import { Effect, ManagedRuntime } from "effect"
+import { afterAll, afterEach } from "vitest"
 import { Projections, SessionLog } from "../../src/index.ts"
 
 /** Events of each type, and how many in all: one state per session or across sessions. */
@@ -67,3 +71,31 @@ export const appendBatches = (sessionId: string, batches: ReadonlyArray<Readonly
     }
     return version
   })
+
+/**
+ * A test file's scratch, set up at its top level: its SQLite files in one temporary folder named `prefix…` (removed
+ * after the file), and the runtimes it keeps (disposed after each test).
+ */
+export const scratch = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+  let files = 0
+  const opened: Array<{ dispose: () => Promise<void> }> = []
+  afterEach(async () => {
+    for (const runtime of opened.splice(0)) await runtime.dispose()
+  })
+  const keep = <R extends { dispose: () => Promise<void> }>(runtime: R): R => {
+    opened.push(runtime)
+    return runtime
+  }
+  return {
+    /** A new file name in the folder. */
+    fresh: () => path.join(dir, `f${++files}.db`),
+    keep,
+    /** `openSqlite`, kept. */
+    open: (filename: string, definitions: ReadonlyArray<Projections.AnyDefinition>, owner?: string) =>
+      keep(openSqlite(filename, definitions, owner)),
+    /** Disposes the runtime kept last, now. */
+    disposeLast: () => opened.pop()!.dispose(),
+  }
+}

@@ -1,11 +1,8 @@
 // `ReadModels.bulk`: appends in one transaction with the read models folded in memory and written once at the end
 // (how `pivot import` stores a big export). Same tables as inline and rebuilt; all or nothing.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { runs } from "../../../core/test/support/runs.ts"
 import { ReadModels, SessionLog } from "../../src/index.ts"
 import {
@@ -13,16 +10,12 @@ import {
   expectReadModelsEqualFold,
   freshSession,
   type GeneratedSession,
-  open,
+  openSqliteOnce,
   type Stores,
   sessionArb,
 } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-read-models-bulk-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-const runtime = open(ReadModels.layerSqlite({ filename: path.join(dir, "bulk.db"), synchronous: "normal" }))
-afterAll(() => runtime.dispose())
+const runtime = openSqliteOnce("pivot-read-models-bulk-")
 
 const run = <A>(effect: Effect.Effect<A, unknown, Stores>) => runtime.runPromise(effect)
 

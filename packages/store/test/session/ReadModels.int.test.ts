@@ -1,11 +1,8 @@
 // The SQL read models on SQLite: kept inline in the append transaction, checkpointed, rebuildable; and the property
 // that matters: rebuilt == inline == the pure fold, for generated sessions.
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { runs } from "../../../core/test/support/runs.ts"
 import { ReadModels } from "../../src/index.ts"
 import {
@@ -13,17 +10,12 @@ import {
   expectReadModelsEqualFold,
   freshSession,
   type GeneratedSession,
-  open,
+  openSqliteOnce,
   type Stores,
   sessionArb,
 } from "./support.ts"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-read-models-"))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-// `synchronous: "normal"`: the property is about what the tables hold, not about surviving a power cut.
-const runtime = open(ReadModels.layerSqlite({ filename: path.join(dir, "property.db"), synchronous: "normal" }))
-afterAll(() => runtime.dispose())
+const runtime = openSqliteOnce("pivot-read-models-")
 
 /** Appends a generated session inline, checks it against the fold, rebuilds it, and checks the tables are equal. */
 const inlineRebuiltFold = (generated: GeneratedSession) =>

@@ -1,8 +1,11 @@
 // Helpers for the session tests: generated sessions appended step by step, and a store kept open across runs.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { Audit, Conversation, type Events, Recall, Usage, Window } from "@pivot/core"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
+import { afterAll, expect } from "vitest"
 import * as Reference from "../../../core/test/support/readModels.ts"
 import { type Generated, generatedArb } from "../../../core/test/support/sessions.ts"
 import { type EventStore, ReadModels, SessionLog } from "../../src/index.ts"
@@ -37,6 +40,21 @@ export const appendGenerated = (sessionId: string, session: GeneratedSession) =>
 
 /** A store (and read models) opened once for many property runs. */
 export const open = <R>(layer: Layer.Layer<R, unknown>) => ManagedRuntime.make(layer)
+
+/**
+ * A SQLite store with its read models, in a temporary folder named `prefix…`, opened once for a test file's property
+ * runs and closed and removed after the file. `synchronous: "normal"`: the properties are about what the tables hold,
+ * not about surviving a power cut.
+ */
+export const openSqliteOnce = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const runtime = open(ReadModels.layerSqlite({ filename: path.join(dir, "store.db"), synchronous: "normal" }))
+  afterAll(async () => {
+    await runtime.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  return runtime
+}
 
 let sessions = 0
 /** A session id no earlier run used (runs share one store). */
