@@ -100,11 +100,22 @@ const call = (cm: ContextManager["Service"], SESSION: string, a: Action) => {
       })
 }
 
-/** Runs `effect` on the test clock, moving it on while the effect waits (a conflict's backoff sleeps on it). */
+/** A few milliseconds of real time: a store's I/O (PostgreSQL's round trips) goes on while the test clock stands. */
+const ioTurn = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
+
+/**
+ * Runs `effect` on the test clock, moving it on while the effect waits (a conflict's backoff sleeps on it). Between two
+ * moves the store's real I/O gets a turn: moving the clock in a tight loop ran the test clock past the runtime's
+ * 2-minute conflict budget while PostgreSQL was still answering, and a retried conflict reached the caller (the flaky
+ * `Idempotence.pg.slow.test.ts`, 2 of 3 runs on 0860426).
+ */
 const settled = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.gen(function* () {
     const fiber = yield* Effect.forkChild(Effect.result(effect))
-    while (fiber.pollUnsafe() === undefined) yield* TestClock.adjust("1 second")
+    while (fiber.pollUnsafe() === undefined) {
+      yield* ioTurn
+      if (fiber.pollUnsafe() === undefined) yield* TestClock.adjust("1 second")
+    }
     return yield* Fiber.join(fiber)
   })
 
