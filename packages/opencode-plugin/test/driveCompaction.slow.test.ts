@@ -18,7 +18,10 @@ import * as OpenCode from "./support/OpenCode.ts"
 import { conversation, isSummariser, lastUser } from "./support/Requests.ts"
 import { type Captured, type Reply, type ScriptedModel, start } from "./support/ScriptedModel.ts"
 
-/** OpenCode's own limit for the scripted model (context 200,000, output 4,000) and cache-aware's trigger (75%). */
+/**
+ * OpenCode's own limit for the scripted model (context 200,000, output 4,000) and 75% of it: cache-aware's trigger is
+ * 75% of the room above the fixed prompt (ADR 0034), so at or above this.
+ */
 const USABLE = 196_000
 const TRIGGER = 147_000
 
