@@ -31,9 +31,13 @@ import * as WindowText from "./WindowText.ts"
  * stream's newest version when read: if a writer appended since the head was read, that is a later window, so the
  * version asked for is replayed instead (issue 32, defect 2).
  */
-export const windowAt = (opened: Opened, version: number) => {
-  const replayed = Effect.map(orCliError(Replay.windowAt(opened.sessionId, version)), Window.messages)
+export const windowAt = (opened: Opened, version: number, log?: ReadonlyArray<SessionLog.Logged>) => {
   const readModels = opened.readModels
+  // The log already read and decoded (the text format reads it for the prune marks): folded here, not read again.
+  const replayed =
+    log !== undefined && readModels === undefined
+      ? Effect.succeed(Window.messages(Replay.windowOf(log, version)))
+      : Effect.map(orCliError(Replay.windowAt(opened.sessionId, version)), Window.messages)
   if (readModels === undefined || version !== opened.head) return replayed
   return Effect.gen(function* () {
     const messages = yield* orCliError(readModels.window(opened.sessionId))
@@ -44,12 +48,12 @@ export const windowAt = (opened: Opened, version: number) => {
 }
 
 /** Tokens cleared per pruned part, as the prune index records them (up to `version`). */
-export const prunedTokens = (opened: Opened, version: number) =>
+export const prunedTokens = (opened: Opened, version: number, log?: ReadonlyArray<SessionLog.Logged>) =>
   Effect.gen(function* () {
     const entries =
       opened.readModels !== undefined && version === opened.head
         ? (yield* orCliError(opened.readModels.pruned(opened.sessionId))).entries
-        : foldPruned((yield* opened.log).filter((l) => l.meta.version <= version)).entries
+        : foldPruned((log ?? (yield* opened.log)).filter((l) => l.meta.version <= version)).entries
     return new Map(entries.map((e) => [e.partId as string, e.tokens]))
   })
 
@@ -60,14 +64,14 @@ const foldPruned = (log: ReadonlyArray<SessionLog.Logged>) => {
 }
 
 /** The ids of the events each window message came from (the audit view), up to `version`. */
-export const sourcesAt = (opened: Opened, version: number) =>
+export const sourcesAt = (opened: Opened, version: number, log?: ReadonlyArray<SessionLog.Logged>) =>
   Effect.gen(function* () {
     if (opened.readModels !== undefined && version === opened.head) {
       const entries = yield* orCliError(opened.readModels.audit(opened.sessionId))
       return new Map(entries.map((e) => [e.message.id as string, e.eventIds]))
     }
     let state = Audit.projection.initial
-    for (const { event, meta } of yield* opened.log)
+    for (const { event, meta } of log ?? (yield* opened.log))
       if (meta.version <= version) state = Audit.projection.evolve(state, event, meta)
     return new Map(Audit.entries(state).map((e) => [e.message.id as string, e.eventIds]))
   })
@@ -107,7 +111,11 @@ export const window: Entry = {
           yield* withSession(source, (opened) =>
             Effect.gen(function* () {
               const version = yield* versionOf(opened, at)
-              const messages = yield* windowAt(opened, version)
+              // Without current read models the text format folds the prune marks (and the sources) from the whole
+              // log: read and decoded once here, and the window folded from it too (it was read twice, issue 32).
+              // The JSON format reads only up to `version`, as before.
+              const log = opened.readModels === undefined && options.format === "text" ? yield* opened.log : undefined
+              const messages = yield* windowAt(opened, version, log)
               const rendered = ValidWindow.render(messages)
               const numbers = select(
                 rendered.map((_, i) => i + 1),
@@ -123,8 +131,8 @@ export const window: Entry = {
                 `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +
                 `~${num(estimateTokens(rendered))} tokens`
               const width = Math.max(80, Math.min(io.columns ?? 120, 200))
-              const pruned = yield* prunedTokens(opened, version)
-              const sources = options.sources ? yield* sourcesAt(opened, version) : undefined
+              const pruned = yield* prunedTokens(opened, version, log)
+              const sources = options.sources ? yield* sourcesAt(opened, version, log) : undefined
               const range = isLimited(limits)
                 ? { first: numbers[0] ?? 0, last: numbers[numbers.length - 1] ?? -1 }
                 : undefined
