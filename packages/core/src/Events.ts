@@ -9,7 +9,7 @@
 import * as Schema from "effect/Schema"
 import { Artifact } from "./ArtifactCheck.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
-import { encodeMessageEvent } from "./internal/fastEncode.ts"
+import { decodeMessageEvent, encodeMessageEvent } from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
 import { PinnedBy, UnpinReason } from "./Pins.ts"
@@ -521,6 +521,17 @@ export const catalogFingerprint = (catalog: { readonly [type: string]: number } 
   let h = 0x811c9dc5
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
   return (h >>> 0).toString(16).padStart(8, "0")
+}
+
+/**
+ * Hand-written decoders of the current version's data, for the types that have one (the message events, nearly all
+ * of a session): each answers the value its type's schema decodes the data to, or `undefined` when the schema must
+ * judge it (another type, anything unexpected), so a caller runs the schema then. What the store's upcasting decoder
+ * takes as `fast` (`Upcast.EventSchema`); internal/fastEncode.ts, checked against the schemas by a property.
+ */
+export const fastDecoders: { readonly [K in Type]?: (data: unknown) => unknown } = {
+  UserMessageAdded: decodeMessageEvent("UserMessageAdded"),
+  AssistantStepRecorded: decodeMessageEvent("AssistantStepRecorded"),
 }
 
 /** Decodes an encoded event (from JSON), failing with a `SchemaError` that names the bad path. */

@@ -2,7 +2,9 @@
 // (`Schema.encodeSync(Events.Event)`): whenever it answers, the schema encodes the same event to the same value, keys
 // in the same order; on valid message events it always answers. Generated events reach every part type and tool
 // state, optional keys present and absent, extra keys, edge numbers; corrupted ones add `undefined` values, wrong
-// types and class instances.
+// types and class instances. The same walk as a decoder (`decodeMessageEvent`, what a restart decodes the events after
+// its snapshot with) against the schema's decoder of each event type: the same values on stored (JSON) data, and
+// every datum the schema refuses refused (left to the schema, which names what is wrong).
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Events } from "@pivot/core"
@@ -233,6 +235,99 @@ describe("the fast message-event encoder", () => {
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
       const event = Events.decode(JSON.parse(readFileSync(join(dir, file), "utf8")))
       expect(agrees(event)).toBe(event._tag === "UserMessageAdded" || event._tag === "AssistantStepRecorded")
+    }
+  })
+})
+
+type MessageTag = "UserMessageAdded" | "AssistantStepRecorded"
+const TAGS: ReadonlyArray<MessageTag> = ["UserMessageAdded", "AssistantStepRecorded"]
+const schemaDecoders = Object.fromEntries(
+  TAGS.map((tag) => [tag, Schema.decodeUnknownExit(Events.schemas[tag] as Schema.Codec<unknown, unknown>)]),
+) as Record<MessageTag, (data: unknown) => import("effect").Exit.Exit<unknown, unknown>>
+
+/**
+ * Compares `Events.fastDecoders[tag]` (the decoder the store's `Upcast` tries first) with the schema's decoder of `tag`
+ * on `data`: when the fast one answers, the schema decodes `data` to the same value (keys in the same order); when the
+ * schema refuses `data`, the fast one does not answer. Answers whether the fast one answered.
+ */
+const decodesAlike = (tag: MessageTag, data: unknown): boolean => {
+  const fast = Events.fastDecoders[tag]!(data)
+  const reference = schemaDecoders[tag](data)
+  if (fast === undefined) return false
+  if (reference._tag === "Failure")
+    throw new Error(`the fast decoder accepted what the schema refuses: ${JSON.stringify(reference.cause)}`)
+  expect(fast).toStrictEqual(reference.value)
+  expect(JSON.stringify(fast)).toBe(JSON.stringify(reference.value))
+  return true
+}
+
+describe("the fast message-event decoder", () => {
+  it("is the walk Events.fastDecoders gives the two message events, and only them", () => {
+    expect(Object.keys(Events.fastDecoders).sort()).toEqual([...TAGS].sort())
+  })
+
+  it("property: on every valid message event as stored (JSON), it answers what the schema's decoder answers", () => {
+    fc.assert(
+      fc.property(messageEvent, (event) => {
+        const data = JSON.parse(JSON.stringify(event))
+        expect(decodesAlike(data._tag, data)).toBe(true)
+      }),
+      runs(500),
+    )
+  })
+
+  it("property: on data broken in one place, it answers only what the schema decodes, to the same value", () => {
+    const cases = runs(1000)
+    let refused = 0
+    fc.assert(
+      fc.property(corrupted, fc.boolean(), (data, asStored) => {
+        // As stored: what JSON keeps of the break (an `undefined` value or an instance becomes absent or `{}`).
+        const input = asStored ? JSON.parse(JSON.stringify(data)) : data
+        for (const tag of TAGS) if (!decodesAlike(tag, input) && tag === input?._tag) refused++
+      }),
+      cases,
+    )
+    // More than a tenth of the cases are refused (the schema decodes or rejects them).
+    expect(refused).toBeGreaterThan(cases.numRuns / 10)
+  })
+
+  it("property: one message event's data is refused by the other's decoder, as the other's schema refuses it", () => {
+    fc.assert(
+      fc.property(messageEvent, (event) => {
+        const data = JSON.parse(JSON.stringify(event))
+        const other = TAGS.find((tag) => tag !== data._tag)!
+        expect(Events.fastDecoders[other]!(data)).toBeUndefined()
+        expect(schemaDecoders[other](data)._tag).toBe("Failure")
+      }),
+      runs(200),
+    )
+  })
+
+  it("given data that is not an object, or another event type's, then it leaves it to the schema", () => {
+    for (const data of [undefined, null, 1, "x", [], [{ _tag: "UserMessageAdded" }], { _tag: "SessionTitled" }])
+      for (const tag of TAGS) expect(decodesAlike(tag, data)).toBe(false)
+  })
+
+  it("property: on the events of generated sessions, as the store holds them, it decodes every message event", () => {
+    fc.assert(
+      fc.property(generatedArb(30), (generated) => {
+        for (const event of generated.events) {
+          const data = JSON.parse(JSON.stringify(Events.encode(event)))
+          if (event._tag === "UserMessageAdded" || event._tag === "AssistantStepRecorded") {
+            expect(decodesAlike(event._tag, data)).toBe(true)
+            expect(Events.fastDecoders[event._tag]!(data)).toStrictEqual(event)
+          } else expect(Events.fastDecoders[event._tag as MessageTag]).toBeUndefined()
+        }
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it("given the golden fixtures as stored, it decodes the two message events as the schema does", () => {
+    const dir = join(import.meta.dirname, "fixtures/events")
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const data = JSON.parse(readFileSync(join(dir, file), "utf8"))
+      for (const tag of TAGS) expect(decodesAlike(tag, data)).toBe(data._tag === tag)
     }
   })
 })

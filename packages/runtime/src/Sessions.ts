@@ -317,10 +317,8 @@ export interface ExecuteOptions {
   readonly basis?: State | undefined
 }
 
-/** Core's event schemas, by type, for the store's upcasting decoder. */
-export const schemas: Upcast.Schemas = Object.fromEntries(
-  Events.types.map((type) => [type, { version: Events.versions[type], schema: Events.schemas[type] }]),
-)
+/** Core's event schemas, by type, for the store's upcasting decoder (the store's `SessionLog.coreSchemas`). */
+export const schemas: Upcast.Schemas = SessionLog.coreSchemas
 
 const decodeRecorded = Upcast.makeDecoder({ schemas })
 

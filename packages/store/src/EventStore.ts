@@ -226,9 +226,11 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
       Effect.gen(function* () {
         const { pageSize, pollInterval, integrityCheck, synchronous, onOpen, onAppend, onForget, ...client } = options
         const classify = Sql.classify(options.filename)
-        yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
+        const left = yield* SqliteFile.inspect(options.filename, integrityCheck ?? false)
         // WAL is switched on only once the schema is verified: switching rewrites the header of a file we may refuse.
         const sql = yield* Effect.mapError(Sqlite.make({ ...client, disableWAL: true }), classify)
+        // The file's tables checked on this connection, before anything here may write (see internal/sqliteFile.ts).
+        if (left === "tables") yield* SqliteFile.checkOn(sql, options.filename, integrityCheck ?? false, classify)
         // A new file gets 16 KiB pages instead of SQLite's 4 KiB: events and window rows are JSON of a few KiB, which
         // at 4 KiB mostly spill into chains of overflow pages (a 20,000-message import: 95 MB of pages and ~0.25 s
         // more of SQLite, against 79 MB). Only a database without tables takes it; an existing one keeps its size.

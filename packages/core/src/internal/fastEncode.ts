@@ -5,6 +5,12 @@
  * declared keys in the schema's order, records copied, unknown values shared); anything it is unsure of (another
  * event type, a key present with `undefined`, a class instance, a bad value) answers `undefined`, and the schema
  * encodes it or names what is wrong. `test/FastEncode.property.test.ts` checks it against the schema.
+ *
+ * The same walk decodes them (`decodeMessageEvent`): the two events' schemas transform nothing (their encoded and
+ * decoded forms are the same shape: literals, strings, finite numbers, ids checked by pattern, records), so decoding
+ * checks and copies exactly what encoding does. A restart decodes the events after its snapshot this way instead of
+ * building the schema's parsers on their first use (issue 32); `test/FastEncode.property.test.ts` checks it against
+ * the schema's decoder, rejects included.
  */
 
 type Obj = Record<string, unknown>
@@ -282,3 +288,13 @@ export const encodeMessageEvent = (event: unknown): unknown => {
     throw error
   }
 }
+
+/**
+ * The decoded form of a stored `tag` event's data (`UserMessageAdded` or `AssistantStepRecorded`), as
+ * `Schema.decodeUnknown` of that event's schema gives it; `undefined` for data of any other type (even the other
+ * message event: the schema of `tag` refuses it), or when the schema must judge it (and name what is wrong).
+ */
+export const decodeMessageEvent =
+  (tag: "UserMessageAdded" | "AssistantStepRecorded") =>
+  (data: unknown): unknown =>
+    isPlainObject(data) && data._tag === tag ? encodeMessageEvent(data) : undefined

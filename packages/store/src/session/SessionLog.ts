@@ -41,7 +41,10 @@ export const sessionIdOf = (stream: string): string | undefined =>
 
 /** Core's schemas by event type, with their current versions: what the store's upcasting decoder needs. */
 export const coreSchemas: Upcast.Schemas = Object.fromEntries(
-  Events.types.map((type) => [type, { version: Events.versions[type], schema: Events.schemas[type] }]),
+  Events.types.map((type) => [
+    type,
+    { version: Events.versions[type], schema: Events.schemas[type], fast: Events.fastDecoders[type] },
+  ]),
 )
 
 /** How to read stored events. */
