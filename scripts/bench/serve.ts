@@ -8,14 +8,23 @@
 //     log once) and warm (caught up: one stream-version query);
 //   - ledger: the whole ledger (/ledger) first and again compressed (brotli, gzip), and what the session page asks of
 //     it (/ledger/chart), bytes as sent;
+//   - a fresh server's first page: a new server is started on the file and the session page opened in Chromium right
+//     away (three times, a new server each time): its first render (`data-drawn`: figures, timeline, marks and the
+//     pivot list), the page complete (`data-ready`: the ledger's chart and lines filled in too), the renderer's
+//     main-thread time, and the CPU time of this process (the server; the browser is another process) from the
+//     server's start to the page complete;
 //   - pages: headless Chromium (Debian's, as the browser tests) opens the session page and the newest pivot's report
-//     five times each in a fresh tab with the HTTP cache off, and waits until the page is drawn (its `data-ready`:
-//     charts and marks placed); first render is measured in the page from navigation start, the main-thread time is
-//     CDP's TaskDuration, the bytes are every response's encoded length as Chromium received it (headers included);
+//     five times each in a fresh tab with the HTTP cache off, and waits until the page is complete (its `data-ready`:
+//     charts and marks placed); first render and complete are measured in the page from navigation start, the
+//     main-thread time is CDP's TaskDuration, the bytes are every response's encoded length as Chromium received it
+//     (headers included);
 //   - window: GET /api/sessions/:id/window/:v (entries, sources, pruned originals) and …/raw (the CLI's bytes) at 40
 //     versions spread over the session plus the head, on a warm server.
 //
-//   node scripts/bench/serve.ts [--events 100000] [--no-browser]
+//   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE]
+//
+// `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does (the
+// session takes minutes to write on a loaded machine; the file is not removed at the end).
 
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -31,7 +40,11 @@ import { chromium } from "playwright-core"
 type Play = typeof import("../../packages/server/test/support/play.ts")
 
 const { values } = parseArgs({
-  options: { events: { type: "string", default: "100000" }, "no-browser": { type: "boolean", default: false } },
+  options: {
+    events: { type: "string", default: "100000" },
+    "no-browser": { type: "boolean", default: false },
+    db: { type: "string" },
+  },
 })
 const TARGET_EVENTS = Number(values.events)
 const SESSION = "ses_bench_serve"
@@ -65,12 +78,84 @@ const events = play({
   outputChars: 500,
 })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
-const db = path.join(dir, "serve.db")
+const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
+const launch = () =>
+  chromium.launchPersistentContext(path.join(dir, "profile"), {
+    executablePath: execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim(),
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 860 },
+  })
 try {
-  const writeStart = performance.now()
-  await writeSqlite(db, SESSION, events)
-  console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
+  if (fs.existsSync(db)) console.error(`using ${db} as it is`)
+  else {
+    const writeStart = performance.now()
+    await writeSqlite(db, SESSION, events)
+    console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
+  }
+  if (!values["no-browser"]) {
+    // A fresh server's first page: the server starts, and the session page is asked for at once.
+    const context = await launch()
+    try {
+      const drawn: Array<number> = []
+      const ready: Array<number> = []
+      const mainThread: Array<number> = []
+      const serverCpu: Array<number> = []
+      for (let i = 0; i < 3; i++) {
+        const page = await context.newPage()
+        const cdp = await context.newCDPSession(page)
+        await cdp.send("Performance.enable")
+        await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
+        const cpuBefore = process.cpuUsage()
+        const fresh = await Serve.start({ source: db, port: 0 })
+        try {
+          await page.goto(`http://127.0.0.1:${fresh.port}/sessions/${SESSION}`)
+          await page.waitForSelector("body[data-ready='true'], #error", { timeout: 300_000 })
+          const cpu = process.cpuUsage(cpuBefore)
+          if ((await page.locator("#error").count()) > 0)
+            throw new Error(`fresh server: ${await page.locator("#error").textContent()}`)
+          ready.push(Number(await page.getAttribute("body", "data-ready-ms")))
+          // A page that fills nothing in later (or a viewer from before data-drawn) is drawn when it is ready.
+          drawn.push(Number((await page.getAttribute("body", "data-drawn-ms")) ?? ready[ready.length - 1]))
+          const { metrics } = await cdp.send("Performance.getMetrics")
+          mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
+          serverCpu.push((cpu.user + cpu.system) / 1000)
+        } finally {
+          await page.close()
+          await fresh.close()
+        }
+      }
+      const [d, r, c, s] = [stats(drawn), stats(ready), stats(mainThread), stats(serverCpu)]
+      rows.push([
+        "fresh server, session page: first render (data-drawn), wall from navigation (median / max of 3)",
+        `${ms(d.median)} / ${ms(d.max)} ms`,
+      ])
+      rows.push([
+        "fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of 3)",
+        `${ms(r.median)} / ${ms(r.max)} ms`,
+      ])
+      rows.push([
+        "fresh server, session page: renderer main-thread busy time to complete (median / max of 3)",
+        `${ms(c.median)} / ${ms(c.max)} ms`,
+      ])
+      rows.push([
+        "fresh server: CPU of the server's process from its start to the page complete (median / max of 3)",
+        `${ms(s.median)} / ${ms(s.max)} ms`,
+      ])
+    } finally {
+      await context.close()
+    }
+  }
   const server = await Serve.start({ source: db, port: 0 })
   const base = `http://127.0.0.1:${server.port}`
   try {
@@ -139,26 +224,12 @@ try {
     rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
 
     if (!values["no-browser"]) {
-      const executablePath = execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim()
-      const context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
-        executablePath,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-        viewport: { width: 1280, height: 860 },
-      })
+      const context = await launch()
       try {
         // Each page five times, a fresh tab each time (its counters start at zero; the HTTP cache is off, so every
         // load transfers everything it needs, assets included).
         const load = async (url: string) => {
+          const drawn: Array<number> = []
           const interactive: Array<number> = []
           const mainThread: Array<number> = []
           const transferred: Array<number> = []
@@ -180,21 +251,33 @@ try {
               .catch(() => null)
             if (error !== null) throw new Error(`${url} failed: ${error}`)
             interactive.push(Number(await page.getAttribute("body", "data-ready-ms")))
+            drawn.push(
+              Number((await page.getAttribute("body", "data-drawn-ms")) ?? interactive[interactive.length - 1]),
+            )
             const { metrics } = await cdp.send("Performance.getMetrics")
             mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
             transferred.push(bytes)
             await page.close()
           }
-          return { interactive: stats(interactive), mainThread: stats(mainThread), transferred: stats(transferred) }
+          return {
+            drawn: stats(drawn),
+            interactive: stats(interactive),
+            mainThread: stats(mainThread),
+            transferred: stats(transferred),
+          }
         }
         const pivots = events.filter((e) => e._tag === "SummaryFinished").length
         for (const [name, url] of [
           ["session page", `/sessions/${SESSION}`],
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
         ] as const) {
-          const { interactive: p, mainThread: c, transferred: t } = await load(url)
+          const { drawn: d, interactive: p, mainThread: c, transferred: t } = await load(url)
           rows.push([
-            `${name} in Chromium, first render: wall time from navigation to the page drawn (median / max of 5)`,
+            `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
+            `${ms(d.median)} / ${ms(d.max)} ms`,
+          ])
+          rows.push([
+            `the same, complete: to everything in place (data-ready, what "first render" measured before; median / max of 5)`,
             `${ms(p.median)} / ${ms(p.max)} ms`,
           ])
           rows.push([
@@ -214,6 +297,7 @@ try {
     await server.close()
   }
 } finally {
+  // The temporary folder (and the session's file, unless --db named where to keep it).
   fs.rmSync(dir, { recursive: true, force: true })
 }
 

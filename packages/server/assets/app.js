@@ -575,25 +575,29 @@
 
   const sessionPage = async () => {
     crumbs(sessionId)
-    // What the page draws, not the whole ledger: the cost chart, and the ledger lines of the pivots it lists.
-    const [session, timeline, ledger] = await Promise.all([
+    // What the page draws, not the whole ledger: the cost chart, and the ledger lines of the pivots it lists. The page
+    // is drawn from the session and its timeline; the ledger (which a fresh server may still be folding: seconds at
+    // 100k events) is filled in when it arrives.
+    const ledgerAsked = getJson(api(`/${enc(sessionId)}/ledger/chart`))
+    // Its failure is the page's, when it is awaited; not an unhandled rejection before that.
+    ledgerAsked.catch(() => undefined)
+    const [session, timeline] = await Promise.all([
       getJson(api(`/${enc(sessionId)}`)),
       getJson(api(`/${enc(sessionId)}/timeline`)),
-      getJson(api(`/${enc(sessionId)}/ledger/chart`)),
     ])
     const SHOWN = 100
     const listed = session.pivots.slice(-SHOWN)
-    const listedEntries =
+    const entriesAsked =
       listed.length === 0
-        ? []
-        : (
-            await getJson(
-              api(
-                `/${enc(sessionId)}/ledger/entries?kind=compaction&from=${listed[0].version}&to=${session.head}&limit=200`,
-              ),
-            )
-          ).entries
-    const byMarker = new Map(listedEntries.map((e) => [e.markerId, e]))
+        ? Promise.resolve([])
+        : getJson(
+            api(
+              `/${enc(sessionId)}/ledger/entries?kind=compaction&from=${listed[0].version}&to=${session.head}&limit=200`,
+            ),
+          ).then((answer) => answer.entries)
+    entriesAsked.catch(() => undefined)
+    // Each listed pivot's item, by marker: its ledger line is added when the ledger arrives.
+    const items = new Map()
     const tooltip = el(
       "div",
       { id: "tooltip", class: "tooltip" },
@@ -610,8 +614,8 @@
     const pivots = el(
       "ol",
       { id: "pivots", start: listed[0]?.number ?? 1 },
-      listed.map((p) =>
-        el(
+      listed.map((p) => {
+        const item = el(
           "li",
           { dataset: { version: p.version } },
           el("a", { href: sessionHref(`/pivots/${p.number}`) }, `pivot #${p.number}`),
@@ -621,14 +625,13 @@
           el("a", { href: sessionHref(`/versions/${p.version}`) }, "window after"),
           " · ",
           el("a", { href: sessionHref(`/diff?from=${p.requestedVersion - 1}&to=${p.version}`) }, "diff"),
-          byMarker.has(p.markerId)
-            ? el("span", { class: "ledger" }, ` · ${ledgerLine(byMarker.get(p.markerId))}`)
-            : null,
-        ),
-      ),
+        )
+        items.set(p.markerId, item)
+        return item
+      }),
     )
     const costBox = el("div", { id: "cost", class: "chart" })
-    const costFigures = el("p", { id: "cost-figures" })
+    const costFigures = el("p", { id: "cost-figures" }, "reading the ledger…")
     const costTooltip = el("div", { id: "cost-tooltip", class: "tooltip" }, "hover a pivot's line for its ledger")
     const showCost = (l) => {
       const t = l.totals
@@ -638,7 +641,6 @@
           `${num(t.compactions)} compactions, ${num(t.prunes)} prune${t.prunes === 1 ? "" : "s"} (each clearing one or more tool outputs): net saving ${num(t.net)} eq`,
       )
     }
-    showCost(ledger)
     const pivotNumbers = (s) => new Map(s.pivots.map((p) => [p.markerId, p.number]))
     const legend = el(
       "p",
@@ -703,12 +705,20 @@
         : "",
     )
     let view = timelineChart(chartBox, timeline, tooltip)
-    let cost = costChart(costBox, ledger, pivotNumbers(session), costTooltip)
+    let cost
+    const ledgerFilled = Promise.all([ledgerAsked, entriesAsked]).then(([ledger, listedEntries]) => {
+      showCost(ledger)
+      cost = costChart(costBox, ledger, pivotNumbers(session), costTooltip)
+      for (const entry of listedEntries)
+        items.get(entry.markerId)?.append(el("span", { class: "ledger" }, ` · ${ledgerLine(entry)}`))
+    })
     // Live: the store's subscription pushes the new head; the page refetches what it shows, at most once a second.
     const live = document.getElementById("live")
     let pending = false
     let shown = session.head
     const refresh = async () => {
+      // The first ledger drawn before any redraw of it.
+      await ledgerFilled
       pending = false
       const [s, t, l] = await Promise.all([
         getJson(api(`/${enc(sessionId)}`)),
@@ -741,6 +751,7 @@
         setTimeout(refresh, 300)
       }
     })
+    return { complete: ledgerFilled }
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -1189,11 +1200,18 @@
     events: eventsPage,
   }
   const run = pages[page]
+  // `data-drawn`: the page is drawn (its first render); `data-ready`: and what it fills in later (the session page's
+  // ledger) is in place too. Each with its time from navigation start (`data-drawn-ms`, `data-ready-ms`).
+  const mark = (name) => {
+    body.dataset[`${name}Ms`] = String(Math.round(performance.now()))
+    body.setAttribute(`data-${name}`, "true")
+  }
   if (run !== undefined)
     run()
-      .then(() => {
-        body.dataset.readyMs = String(Math.round(performance.now()))
-        body.setAttribute("data-ready", "true")
+      .then((drawn) => {
+        mark("drawn")
+        return drawn?.complete
       })
+      .then(() => mark("ready"))
       .catch(fail)
 })()

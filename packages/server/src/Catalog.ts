@@ -68,6 +68,9 @@ export type ProjectionSource = Pick<Projections.ProjectionsShape, "status" | "st
 
 const noProjections: ProjectionSource = { status: Effect.succeed([]), stored: () => Effect.succeed(undefined) }
 
+/** Sessions whose logs the catalog keeps (the most recently used), unless told otherwise. */
+export const CACHE_SIZE = 8
+
 /** The sessions the viewer serves. */
 export class Catalog extends Context.Service<Catalog, CatalogShape>()("@pivot/server/Catalog") {}
 
@@ -89,7 +92,7 @@ export const make = (
   options: { readonly cacheSize?: number | undefined; readonly projections?: ProjectionSource | undefined } = {},
 ): Effect.Effect<CatalogShape> =>
   Effect.gen(function* () {
-    const cacheSize = Math.max(1, options.cacheSize ?? 8)
+    const cacheSize = Math.max(1, options.cacheSize ?? CACHE_SIZE)
     const lock = yield* Semaphore.make(1)
     const entries = new Map<string, Entry>()
     const recent: Array<string> = []

@@ -4,15 +4,15 @@
  * an access token guards every route when one is set, and every answer carries a strict content security policy.
  */
 import { timingSafeEqual } from "node:crypto"
-import { type Events, Ledger } from "@pivot/core"
+import type { Events, Ledger } from "@pivot/core"
 import { WhatIf, WhatIfTable } from "@pivot/runtime"
-import { ReadModels } from "@pivot/store"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Assets from "./Assets.ts"
 import type { CatalogShape } from "./Catalog.ts"
 import * as Compress from "./Compress.ts"
 import * as HostCheck from "./HostCheck.ts"
+import * as Ledgers from "./Ledgers.ts"
 import * as LedgerView from "./LedgerView.ts"
 import * as Pages from "./Pages.ts"
 import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
@@ -39,6 +39,8 @@ export interface AppOptions {
    * token guards every request.
    */
   readonly loopback?: HostCheck.Bound | undefined
+  /** The sessions' ledgers (`Ledgers.make` over the catalog at `priceOf` when not given, e.g. to warm them). */
+  readonly ledgers?: Ledgers.LedgersShape | undefined
 }
 
 /** Points of the timeline per answer, at most (a chart is ~1,000 pixels wide; zooming asks for a range). */
@@ -148,37 +150,10 @@ const whatIf = (
     ).pipe(Effect.mapError((error) => new BadRequest({ message: describe(error) })))
   })
 
-/** The ledger of a loaded log (`Ledger.evolve` at each event's stream version), with per-session totals. */
-export const ledgerOf = (
-  log: ReadonlyArray<{ readonly event: Events.Event; readonly meta: { readonly version: number } }>,
-  priceOf: Ledger.PriceOf = () => undefined,
-) => {
-  let state = Ledger.initial
-  for (const { event, meta } of log) state = Ledger.evolve(state, event, meta.version, priceOf)
-  return viewOf(Ledger.settle(state))
-}
-
-const viewOf = (state: Ledger.State) => ({
-  totals: Ledger.totals(state),
-  entries: Ledger.entries(state),
-  calls: Ledger.calls(state),
-})
-
-/** Each session's ledger, kept until the session moves on, with the JSON answers made of it (by route). */
-type LedgerCache = WeakMap<
-  SessionView.State,
-  {
-    readonly version: number
-    readonly source: "projection" | "log"
-    readonly view: LedgerView.View
-    readonly bodies: Map<string, string>
-  }
->
-
 const route = (
   options: AppOptions & {
     readonly timelines: TimelineCache
-    readonly ledgers: LedgerCache
+    readonly ledgers: Ledgers.LedgersShape
     readonly whatifs: WhatIfCache
   },
   segments: ReadonlyArray<string>,
@@ -280,24 +255,10 @@ const route = (
       return HttpServerResponse.text(body, { contentType: "application/json" })
     }
     if (sub === "ledger" && tail === undefined && (arg === undefined || arg === "chart" || arg === "entries")) {
-      let ledger = options.ledgers.get(view)
-      if (ledger === undefined || ledger.version !== head) {
-        // The ledger projection's state when it covers the head (priced here), else the fold of the log.
-        const stored = yield* catalog.projection(ReadModels.ledger.NAME, sessionId).pipe(Effect.option)
-        const projected = ReadModels.ledger.priced(
-          Option.getOrUndefined(stored),
-          head,
-          options.priceOf ?? (() => undefined),
-        )
-        ledger = {
-          version: head,
-          source: projected === undefined ? "log" : "projection",
-          view: projected === undefined ? ledgerOf(loaded.log, options.priceOf) : viewOf(projected),
-          bodies: new Map(),
-        }
-        options.ledgers.set(view, ledger)
-      }
-      const { source, view: ledgerView, bodies } = ledger
+      // Folded without holding the server up, once, caught up as the session moves on (`Ledgers`).
+      const ledger = yield* options.ledgers.of(loaded)
+      // The head it was folded to: the session may have moved on while it was folded.
+      const { version: at, source, view: ledgerView, bodies } = ledger
       const cachedBody = (key: string, make: () => unknown) => {
         let body = bodies.get(key)
         if (body === undefined) {
@@ -306,13 +267,13 @@ const route = (
         }
         return HttpServerResponse.text(body, { contentType: "application/json" })
       }
-      if (arg === undefined) return cachedBody("all", () => ({ sessionId, head, source, ...ledgerView }))
+      if (arg === undefined) return cachedBody("all", () => ({ sessionId, head: at, source, ...ledgerView }))
       const ranged = query.has("from") || query.has("to")
       const from = ranged ? yield* versionOf(query.get("from") ?? "0", "from") : 0
-      const to = ranged ? yield* versionOf(query.get("to") ?? String(head), "to") : head
+      const to = ranged ? yield* versionOf(query.get("to") ?? String(at), "to") : at
       if (from > to) return yield* new BadRequest({ message: `from (${from}) must be at most to (${to})` })
       if (arg === "chart") {
-        const make = () => ({ sessionId, head, source, from, to, ...LedgerView.chart(ledgerView, from, to) })
+        const make = () => ({ sessionId, head: at, source, from, to, ...LedgerView.chart(ledgerView, from, to) })
         return ranged ? json(make()) : cachedBody("chart", make)
       }
       const kind = query.get("kind") ?? undefined
@@ -325,7 +286,7 @@ const route = (
       const limit = Math.min(LedgerView.MAX_ENTRIES, yield* countOf(query.get("limit"), 50, "limit"))
       return json({
         sessionId,
-        head,
+        head: at,
         source,
         from,
         to,
@@ -416,7 +377,7 @@ const errorResponse = (isApi: boolean, status: number, message: string) =>
 /** The viewer as one `effect/http` handler. */
 export const app = (options: AppOptions) => {
   const timelines: TimelineCache = new WeakMap()
-  const ledgers: LedgerCache = new WeakMap()
+  const ledgers = options.ledgers ?? Ledgers.make(options.catalog, options.priceOf)
   const whatifs: WhatIfCache = new WeakMap()
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest

@@ -16,8 +16,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { Ledger } from "@pivot/core"
 import { Cause, Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import * as Catalog from "./Catalog.ts"
 import * as HostCheck from "./HostCheck.ts"
 import { app } from "./Http.ts"
+import * as Ledgers from "./Ledgers.ts"
 import { describe, StartupError } from "./ServeError.ts"
 import * as Source from "./Source.ts"
 
@@ -77,6 +79,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
     )
     const server = Context.get(services, HttpServer.HttpServer)
     const closing = yield* Deferred.make<void>()
+    const ledgers = Ledgers.make(catalog, options.priceOf)
     const address = server.address
     const bound = address._tag === "UnixPathAddress" ? port : address.port
     yield* server.serve(
@@ -86,13 +89,23 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
         usable: options.usable,
         priceOf: options.priceOf,
         closing: Deferred.await(closing),
+        ledgers,
         // A loopback server answers only requests that name it (DNS rebinding); beyond loopback the token guards.
         loopback: isLoopback(host) ? { host, port: bound } : undefined,
       }),
     )
     // Finalizers run last-added first: the live streams end before the server waits for its connections to close.
     yield* Effect.addFinalizer(() => Deferred.succeed(closing, undefined))
-    yield* Effect.forkScoped(catalog.warm)
+    // Ahead of the first page: the sessions' logs, then the ledgers of those the catalog keeps (newest first).
+    yield* Effect.forkScoped(
+      Effect.andThen(
+        catalog.warm,
+        Effect.flatMap(
+          Effect.orElseSucceed(catalog.ids, () => []),
+          (ids) => ledgers.warm(ids.slice(-Catalog.CACHE_SIZE).reverse()),
+        ),
+      ),
+    )
     const shown = host.includes(":") ? `[${host}]` : host
     return {
       url: `http://${shown}:${bound}/${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`,

@@ -8,6 +8,8 @@ export * as Compress from "./Compress.ts"
 export * as HostCheck from "./HostCheck.ts"
 /** The HTTP application (pages, JSON API, server-sent events, assets). */
 export * as Http from "./Http.ts"
+/** Each session's ledger, folded without holding the server up, once, and caught up as the session moves on. */
+export * as Ledgers from "./Ledgers.ts"
 /** What the pages ask of a session's ledger: the cost chart and entries by range or pivot. */
 export * as LedgerView from "./LedgerView.ts"
 /** The HTML of the pages and error pages, and the escaping they use. */
