@@ -406,7 +406,8 @@ const runPivot = (
         // the context after that is sent, billed, and counted over the window.
         if (refuse && Tokens.estimate(prompt) > model.limits.context) {
           refused++
-          if (trace !== undefined) trace(`  refused: prompt ${Tokens.estimate(prompt)} tokens > ${model.limits.context}`)
+          if (trace !== undefined)
+            trace(`  refused: prompt ${Tokens.estimate(prompt)} tokens > ${model.limits.context}`)
           yield* cm.reportProviderError(SESSION, {
             error: new Error(`prompt is too long: ${Tokens.estimate(prompt)} tokens > ${model.limits.context} maximum`),
           })

@@ -308,13 +308,15 @@ describe("cache-aware compacts at the start of a turn expected to force a compac
     // second-to-last call does not, and its last prompt fits.
     const input = FIXED + 2 * (size + Tail.sizeOf(finished) - 1)
     expect(at(input, 0.5)).toBe(false)
-    expect(CacheAwareStrategy.make().beforeCall!(
-      inputOf(window, {
-        config: { ...CacheAwareStrategy.configure({}), threshold: 0.5, reserved: 0 },
-        limits: { context: 1_000_000, input, output: 8_000 },
-        fixed: FIXED,
-      }),
-    )).toEqual(Strategy.nothing)
+    expect(
+      CacheAwareStrategy.make().beforeCall!(
+        inputOf(window, {
+          config: { ...CacheAwareStrategy.configure({}), threshold: 0.5, reserved: 0 },
+          limits: { context: 1_000_000, input, output: 8_000 },
+          fixed: FIXED,
+        }),
+      ),
+    ).toEqual(Strategy.nothing)
   })
 
   it("given two finished turns, then the larger one's reach decides, not their mean", () => {
