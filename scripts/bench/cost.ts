@@ -75,6 +75,16 @@ const { values } = parseArgs({
     system: { type: "string" },
     "summary-tokens": { type: "string", default: String(CacheEconomy.DEFAULT_SUMMARY_TOKENS) },
     breaks: { type: "string", default: "0" },
+    // Which sets to run (`generated`, `real`, or both), whether to print the sensitivity table, and a real capture
+    // whose compactions to trace (each with the call it came before, the window, and why: the Decider's hard limit
+    // or the strategy's own reason).
+    only: { type: "string" },
+    "no-sensitivity": { type: "boolean", default: false },
+    // Only none (for the floor), opencode and cache-aware.
+    quick: { type: "boolean", default: false },
+    // Bill a prompt over the context as if sent (the earlier rule) instead of refusing it.
+    "send-over-window": { type: "boolean", default: false },
+    trace: { type: "string" },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -265,6 +275,11 @@ interface Rules {
   readonly anthropicWrite: number
   /** Cache-aware's verbatim tail budget; undefined: its default (none). */
   readonly cacheAwareTail: number | undefined
+  /**
+   * Whether a prompt over the context is refused (unbilled) and answered by a compaction, as a provider and OpenCode
+   * do; false: billed as if sent (the bench's rule before 2 Dec 2026, which flatters a strategy that overflows).
+   */
+  readonly refuse: boolean
 }
 
 const REALISTIC: Rules = {
@@ -274,6 +289,7 @@ const REALISTIC: Rules = {
   ttl: TTL,
   anthropicWrite: RATES.anthropic.write,
   cacheAwareTail: undefined,
+  refuse: !values["send-over-window"],
 }
 
 // ── Running a strategy ───────────────────────────────────────────────────────────────────────────────────────────
@@ -297,6 +313,8 @@ interface Run {
   /** Calls, and those whose prompt held the turn's request and every output read earlier in the turn. */
   readonly workingSet: { readonly calls: number; readonly intact: number }
   readonly rereads: number
+  /** Calls a provider refused (the prompt over the context), each answered by a compaction and asked again. */
+  readonly refused: number
 }
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
@@ -354,6 +372,7 @@ const runPivot = (
   pruneAfterTurn: boolean,
   rules: Rules,
   view: (messages: Array<ModelMessage>) => ReadonlyArray<ModelMessage> = (m) => m,
+  trace?: (line: string) => void,
 ) => {
   const clock = { now: 0 }
   const system = systemOf(rules.overhead)
@@ -362,6 +381,11 @@ const runPivot = (
   let lastMessages: ReadonlyArray<ModelMessage> = []
   const workingSet = { calls: 0, intact: 0 }
   let rereads = 0
+  let traced = 0
+  let lastTokens = 0
+  let refused = 0
+  // Only a strategy that compacts can answer a refusal; the others send what they send.
+  const refuse = rules.refuse && options("").config?.auto !== false
   const program = Effect.gen(function* () {
     const cm = yield* ContextManager
     const sessions = yield* Sessions.Sessions
@@ -374,9 +398,36 @@ const runPivot = (
       const main = turn.steps[0]?.tools[0]
       for (const [s, step] of turn.steps.entries()) {
         clock.now = step.at
-        const prepared = yield* cm.prepare(SESSION)
-        const messages = view(prepared.modelMessages as Array<ModelMessage>)
-        const prompt = serialise(system, messages)
+        let prepared = yield* cm.prepare(SESSION)
+        let messages = view(prepared.modelMessages as Array<ModelMessage>)
+        let prompt = serialise(system, messages)
+        // A provider refuses a prompt over the context and bills nothing: the agent reports the overflow, pivot
+        // compacts (OpenCode's overflow compaction, spec §2.5) and the step is asked again. Once: a prompt still over
+        // the context after that is sent, billed, and counted over the window.
+        if (refuse && Tokens.estimate(prompt) > model.limits.context) {
+          refused++
+          if (trace !== undefined)
+            trace(`  refused: prompt ${Tokens.estimate(prompt)} tokens > ${model.limits.context}`)
+          yield* cm.reportProviderError(SESSION, {
+            error: new Error(`prompt is too long: ${Tokens.estimate(prompt)} tokens > ${model.limits.context} maximum`),
+          })
+          prepared = yield* cm.prepare(SESSION)
+          messages = view(prepared.modelMessages as Array<ModelMessage>)
+          prompt = serialise(system, messages)
+        }
+        if (trace !== undefined) {
+          const events = yield* sessions.events(SESSION)
+          for (const e of events.slice(traced)) {
+            if (e._tag === "OverflowDetected")
+              trace(`  overflow (${e.source}): ${e.tokens} tokens ≥ trigger ${e.trigger ?? "–"}`)
+            if (e._tag === "CompactionRequested")
+              trace(
+                `  compaction before turn ${turns.indexOf(turn) + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"}): ${e.reason ?? "–"}, last prompt ${lastTokens} tokens`,
+              )
+          }
+          traced = events.length
+          trace(`turn ${turns.indexOf(turn) + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
+        }
         workingSet.calls++
         if (inPrompt(prompt, turn.request) && reads.every((r) => inPrompt(prompt, r))) workingSet.intact++
         // The scripted model needs the turn's file at every step: it reads it again when it no longer sees it.
@@ -384,6 +435,7 @@ const runPivot = (
         if (lost) rereads++
         const tools = lost ? [main, ...step.tools] : step.tools
         const tokens = Tokens.estimate(prompt)
+        lastTokens = tokens
         if (tokens > model.limits.context) overWindow++
         const output = Tokens.estimate(step.text) + 40 * tools.length
         requests.push({
@@ -449,6 +501,7 @@ const runPivot = (
     retainedBare: ArtifactCheck.tally(ArtifactCheck.check(all, bare)),
     workingSet,
     rereads,
+    refused,
   } satisfies Run
 }
 
@@ -463,15 +516,16 @@ const aiSdkPrune = (messages: Array<ModelMessage>) =>
 type Window = typeof MODEL
 interface Strategy {
   readonly name: string
-  readonly run: (turns: ReadonlyArray<Turn>, model: Window, rules: Rules) => Run
+  readonly run: (turns: ReadonlyArray<Turn>, model: Window, rules: Rules, trace?: (line: string) => void) => Run
 }
 const OPENCODE: Strategy = {
   name: "opencode",
-  run: (t, m, r) => runPivot(t, m, () => ({ config: { prune: true }, factsBlock: false }), true, r),
+  run: (t, m, r, trace) =>
+    runPivot(t, m, () => ({ config: { prune: true }, factsBlock: false }), true, r, undefined, trace),
 }
 const CACHE_AWARE: Strategy = {
   name: "pivot cache-aware",
-  run: (t, m, r) =>
+  run: (t, m, r, trace) =>
     runPivot(
       t,
       m,
@@ -484,6 +538,8 @@ const CACHE_AWARE: Strategy = {
       }),
       true,
       r,
+      undefined,
+      trace,
     ),
 }
 const STRATEGIES: ReadonlyArray<Strategy> = [
@@ -515,13 +571,14 @@ interface Totals {
   summaries: number
   overWindow: number
   rereads: number
+  refused: number
   billed: Record<Provider, number>
   /** Of `billed`: the summariser calls (input and output), the cache writes of conversation calls, the outputs. */
   summary: Record<Provider, number>
   writes: Record<Provider, number>
   outputs: Record<Provider, number>
-  /** Of `writes` (Anthropic): what extended the previous call's prompt (new content), and the rest (re-written). */
-  fresh: number
+  /** Of `writes`: what extended the previous call's prompt (new content), and the rest (re-written). */
+  fresh: Record<Provider, number>
   read: Record<Provider, number>
   total: number
   named: number
@@ -560,7 +617,8 @@ const bill = (requests: ReadonlyArray<Request>, provider: Provider, rules: Rules
         previous !== undefined && r.text.startsWith(previous.text)
           ? Tokens.estimate(r.text) - Tokens.estimate(previous.text)
           : 0
-      fresh += Math.min(added, b.cacheWrite) * write
+      // Anthropic writes what it caches (at `write`); OpenAI bills what it did not read as plain input.
+      fresh += provider === "anthropic" ? Math.min(added, b.cacheWrite) * write : Math.min(added, b.input)
       previous = r
     }
   }
@@ -600,11 +658,12 @@ const runAll = (
         summaries: 0,
         overWindow: 0,
         rereads: 0,
+        refused: 0,
         billed: { anthropic: 0, openai: 0 },
         summary: { anthropic: 0, openai: 0 },
         writes: { anthropic: 0, openai: 0 },
         outputs: { anthropic: 0, openai: 0 },
-        fresh: 0,
+        fresh: { anthropic: 0, openai: 0 },
         read: { anthropic: 0, openai: 0 },
         total: 0,
         named: 0,
@@ -617,6 +676,7 @@ const runAll = (
       t.summaries += run.requests.filter((r) => r.kind === "summary").length
       t.overWindow += run.overWindow
       t.rereads += run.rereads
+      t.refused += run.refused
       t.total += run.requests.reduce((n, r) => n + Tokens.estimate(r.text), 0)
       for (const provider of PROVIDERS) {
         const b = bill(run.requests, provider, rules)
@@ -625,7 +685,7 @@ const runAll = (
         t.writes[provider] += b.writes
         t.outputs[provider] += b.outputs
         t.read[provider] += b.read
-        if (provider === "anthropic") t.fresh += b.fresh
+        t.fresh[provider] += b.fresh
       }
       if (strategy.name === "none")
         for (const provider of PROVIDERS) {
@@ -654,19 +714,22 @@ const change = (a: number, b: number) => {
 
 /** Runs every strategy on `sessions` in `model`'s window and prints the tables. */
 const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, model: Window, rules: Rules) => {
-  const { totals, floor, fixedFloor } = runAll(sessions, model, rules, STRATEGIES)
+  const strategies = values.quick
+    ? STRATEGIES.filter((s) => ["none", OPENCODE.name, CACHE_AWARE.name].includes(s.name))
+    : STRATEGIES
+  const { totals, floor, fixedFloor } = runAll(sessions, model, rules, strategies)
   const base = totals.get("opencode")!
   const usable = model.limits.context - model.limits.output
   console.log(
     `bench:cost · ${label} · window ${model.limits.context.toLocaleString("en-US")} (usable ${usable.toLocaleString("en-US")}) · system prompt and tools ~${rules.overhead.toLocaleString("en-US")} tokens · summaries billed as ${rules.summaryTokens === undefined ? "the stand-in's own size" : `${rules.summaryTokens.toLocaleString("en-US")} output tokens`} · ${pct(rules.breaks, 1)} of turns after an 8-minute break\n`,
   )
   console.log(
-    "| strategy | calls | summary calls | over window | re-reads | input tokens sent | Anthropic billed (eq) | vs opencode | hit ratio | OpenAI billed (eq) | vs opencode | hit ratio | working set intact | artifacts named | without facts blocks |",
+    "| strategy | calls | summary calls | refused | over window | re-reads | input tokens sent | Anthropic billed (eq) | vs opencode | hit ratio | OpenAI billed (eq) | vs opencode | hit ratio | working set intact | artifacts named | without facts blocks |",
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const [name, t] of totals)
     console.log(
-      `| ${name} | ${t.calls} | ${t.summaries} | ${t.overWindow} | ${t.rereads} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${change(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${change(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.workingIntact}/${t.workingCalls} (${pct(t.workingIntact, t.workingCalls)}) | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) | ${t.namedBare}/${t.artifacts} (${pct(t.namedBare, t.artifacts)}) |`,
+      `| ${name} | ${t.calls} | ${t.summaries} | ${t.refused} | ${t.overWindow} | ${t.rereads} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${change(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${change(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.workingIntact}/${t.workingCalls} (${pct(t.workingIntact, t.workingCalls)}) | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) | ${t.namedBare}/${t.artifacts} (${pct(t.namedBare, t.artifacts)}) |`,
     )
   console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
   console.log(
@@ -676,7 +739,23 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
   for (const [name, t] of totals) {
     const reads = t.billed.anthropic - t.summary.anthropic - t.writes.anthropic - t.outputs.anthropic
     console.log(
-      `| ${name} | ${k(t.outputs.anthropic)} | ${k(t.summary.anthropic)} | ${k(t.fresh)} | ${k(t.writes.anthropic - t.fresh)} | ${k(reads)} |`,
+      `| ${name} | ${k(t.outputs.anthropic)} | ${k(t.summary.anthropic)} | ${k(t.fresh.anthropic)} | ${k(t.writes.anthropic - t.fresh.anthropic)} | ${k(reads)} |`,
+    )
+  }
+  // How far each strategy is above the floor with the fixed prompt, and where the difference is.
+  console.log(
+    "\nAbove the floor (the content written once, the conversation's output, the system prompt and tools read by every call), Anthropic / OpenAI, input-token equivalents:\n",
+  )
+  console.log(
+    "| strategy | billed | above the floor | conversation reads (beyond the fixed prompt's) | summariser calls | prefixes re-written | new content and output against the floor's |",
+  )
+  console.log("|---|---:|---:|---:|---:|---:|---:|")
+  for (const [name, t] of totals) {
+    const cell = (f: (p: Provider) => number) => PROVIDERS.map((p) => k(f(p))).join(" / ")
+    const fixedReads = (p: Provider) => t.calls * rules.overhead * RATES[p].read
+    const reads = (p: Provider) => t.billed[p] - t.summary[p] - t.writes[p] - t.outputs[p] - fixedReads(p)
+    console.log(
+      `| ${name} | ${cell((p) => t.billed[p])} | ${cell((p) => t.billed[p] - fixedFloor[p])} | ${cell(reads)} | ${cell((p) => t.summary[p])} | ${cell((p) => t.writes[p] - t.fresh[p])} | ${cell((p) => t.fresh[p] + t.outputs[p] - floor[p])} |`,
     )
   }
   // The best of the strategies that compact (none and the AI SDK's prune are not strategies a long session can use).
@@ -732,19 +811,34 @@ const ORACLE_WINDOW: Window = {
 }
 
 const seeds = Array.from({ length: SESSIONS }, (_, s) => SEED * 1_000 + s)
-compare(
-  `${SESSIONS} generated sessions × ${TURNS} turns (seed ${SEED})`,
-  seeds.map((seed) => generate(seed)),
-  MODEL,
-  REALISTIC,
-)
-sensitivity(seeds, MODEL)
-const real = realSessions()
-// The oracle's captures ran OpenCode with a ~0.5k system prompt and no tools in a 20k window: a 20k overhead would
-// not fit, so they keep theirs (what they sent).
-compare(
-  `${real.length} real OpenCode sessions (${real.map((r) => r.name).join(", ")}; the oracle's captures, their own ~0.5k system prompt)`,
-  real.map((r) => r.turns),
-  ORACLE_WINDOW,
-  { ...REALISTIC, overhead: ORACLE_SYSTEM },
-)
+const REAL_RULES: Rules = { ...REALISTIC, overhead: ORACLE_SYSTEM }
+if (values.trace !== undefined) {
+  // One real capture's decisions, call by call, under OpenCode and cache-aware.
+  const session = realSessions().find((r) => r.name === values.trace)
+  if (session === undefined) throw new Error(`no capture named ${values.trace}`)
+  for (const strategy of [OPENCODE, CACHE_AWARE]) {
+    console.log(`\n${strategy.name} on ${session.name}:`)
+    strategy.run(session.turns, ORACLE_WINDOW, REAL_RULES, (line) => console.log(line))
+  }
+} else {
+  if (values.only !== "real") {
+    compare(
+      `${SESSIONS} generated sessions × ${TURNS} turns (seed ${SEED})`,
+      seeds.map((seed) => generate(seed)),
+      MODEL,
+      REALISTIC,
+    )
+    if (!values["no-sensitivity"]) sensitivity(seeds, MODEL)
+  }
+  if (values.only !== "generated") {
+    const real = realSessions()
+    // The oracle's captures ran OpenCode with a ~0.5k system prompt and no tools in a 20k window: a 20k overhead would
+    // not fit, so they keep theirs (what they sent).
+    compare(
+      `${real.length} real OpenCode sessions (${real.map((r) => r.name).join(", ")}; the oracle's captures, their own ~0.5k system prompt)`,
+      real.map((r) => r.turns),
+      ORACLE_WINDOW,
+      REAL_RULES,
+    )
+  }
+}

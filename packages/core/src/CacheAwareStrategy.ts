@@ -97,27 +97,49 @@ export const atTurnStart = (messages: ReadonlyArray<Message>): boolean => {
 }
 
 /**
- * Whether compacting now, at a turn's start, is expected to spare a compaction in the middle of the turn: the window
- * now (the fixed prompt and the messages) plus the mean size of the turns finished since the latest summary reaches
- * the trigger (`Overflow.trigger`, above the fixed prompt), while the fixed prompt, a summary
- * (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`) and that mean turn stay below it — a turn that would not fit after the
- * compaction either is compacted in its middle anyway. False when no turn has finished since, or automatic compaction
- * is off.
+ * How far a finished turn took the window, in the two places where it would force a compaction that a compaction at
+ * its start spares (ADR 0041). `checked`: what it added before its second-to-last call — the last call whose usage
+ * the hard limit checks within the turn (before the next call); what the last call reports is checked at the next
+ * turn's start, where a compaction keeps only the new request anyway. 0 for a turn of one call: no check falls inside
+ * it. `sent`: what it added before its last call — that call's prompt, which must fit the usable window (a provider
+ * refuses a prompt that leaves the call less than its output allowance).
+ */
+export const reachOf = (turn: ReadonlyArray<Message>): { readonly checked: number; readonly sent: number } => {
+  const calls = turn.flatMap((m, i) => (m.role === "assistant" && m.summary !== true ? [i] : []))
+  const last = calls.at(-1)
+  if (last === undefined) return { checked: 0, sent: sizeOf(turn) }
+  const before = calls.at(-2)
+  return { checked: before === undefined ? 0 : sizeOf(turn.slice(0, before)), sent: sizeOf(turn.slice(0, last)) }
+}
+
+/**
+ * Whether compacting now, at a turn's start, is expected to spare a compaction in the middle of the turn (which keeps
+ * the turn verbatim, so the next call writes it again: ADR 0034) — the one reason besides rent-or-buy to compact
+ * before the hard limit (ADR 0041). With the largest `reachOf` the turns finished since the latest summary: the window
+ * now (the fixed prompt and the messages) plus the largest `checked` reaches the trigger (`Overflow.trigger`, above
+ * the fixed prompt), or plus the largest `sent` goes over the usable window — and after a compaction (the fixed prompt
+ * and a summary, `CacheEconomy.DEFAULT_SUMMARY_TOKENS`) the same turn would not: a turn that forces one in its middle
+ * either way is compacted there anyway, so compacting at its start too would only add one. A turn that reaches the
+ * trigger only with its last call forces nothing in its middle: the hard limit compacts at the next turn's start, at
+ * the same cost, having shed more. The largest turn, not the mean: a compaction one turn early costs the room a
+ * turn would have used, one in the middle of a turn re-writes the turn. False when no turn has finished since, or
+ * automatic compaction is off.
  */
 export const reachesThisTurn = (input: Input): boolean => {
-  if (input.config.auto === false) return false
   const from = input.messages.findLastIndex((m) => m.role === "assistant" && m.summary === true) + 1
   const recent = input.messages.slice(from)
   const all = turns(recent)
   const finished = atTurnStart(recent) ? all.slice(0, -1) : all
   if (finished.length === 0) return false
-  const growth = finished.reduce((n, t) => n + sizeOf(recent.slice(t.start, t.end)), 0) / finished.length
+  const reach = finished.map((t) => reachOf(recent.slice(t.start, t.end)))
+  const checked = Math.max(...reach.map((r) => r.checked))
+  const sent = Math.max(...reach.map((r) => r.sent))
   const fixed = input.fixed ?? 0
   const at = trigger(input.config, input.limits, input.config.output_token_max, fixed)
-  return (
-    reaches(fixed + sizeOf(input.messages) + growth, at) &&
-    !reaches(fixed + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth, at)
-  )
+  const room = usable(input.config, input.limits, input.config.output_token_max)
+  if (at === undefined) return false
+  const forces = (window: number) => reaches(window + checked, at) || window + sent > room
+  return forces(fixed + sizeOf(input.messages)) && !forces(fixed + CacheEconomy.DEFAULT_SUMMARY_TOKENS)
 }
 
 /**

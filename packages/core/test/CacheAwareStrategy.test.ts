@@ -242,40 +242,95 @@ describe("cache-aware's own compactions wait for a turn's start (ADR 0034)", () 
   })
 })
 
-describe("cache-aware compacts at the start of a turn expected to reach the threshold (ADR 0034)", () => {
-  // A finished turn of ~3,000 tokens: larger than a summary, so a compaction now leaves room for the next one.
-  const finished = [user("u0", `earlier work ${"y".repeat(12_000)}`), read("a0", "u0", 1_000, "stop")]
+describe("cache-aware compacts at the start of a turn expected to force a compaction in its middle (ADR 0034, 0041)", () => {
+  // A finished turn of three calls (~3,000 tokens): its request, a read that asked for more, a read, the answer.
+  const finished = [
+    user("u0", `earlier work ${"y".repeat(12_000)}`),
+    read("a0", "u0", 1_000),
+    read("b0", "u0", 2_000),
+    read("c0", "u0", 3_000, "stop"),
+  ]
   const window = [...finished, user("u1", "next request")]
-  const growth = Tail.sizeOf(finished)
   const size = Tail.sizeOf(window)
-  // Threshold 1 and no reserve: the trigger is the usable window (`input`) whatever the fixed prompt.
-  const at = (input: number, fixed: number, messages = window) =>
+  // Before its second-to-last call (the last usage checked inside the turn) and before its last call.
+  const checked = Tail.sizeOf(finished.slice(0, 2))
+  const sent = Tail.sizeOf(finished.slice(0, 3))
+  const FIXED = 5_000
+  // No reserve: the usable window is `input`; the trigger is FIXED + ⌊threshold × (input − FIXED)⌋.
+  const at = (input: number, threshold: number, messages = window) =>
     CacheAwareStrategy.reachesThisTurn(
       inputOf(messages, {
-        config: { ...CacheAwareStrategy.configure({}), threshold: 1, reserved: 0 },
+        config: { ...CacheAwareStrategy.configure({}), threshold, reserved: 0 },
         limits: { context: 1_000_000, input, output: 8_000 },
-        fixed,
+        fixed: FIXED,
       }),
     )
 
-  it("given the fixed prompt, the window and the mean finished turn at the trigger + 1, at it and − 1: no, yes, yes", () => {
-    const count = 5_000 + size + growth
-    expect(at(count + 1, 5_000)).toBe(false)
-    expect(at(count, 5_000)).toBe(true)
-    expect(at(count - 1, 5_000)).toBe(true)
+  it("measures a finished turn up to its second-to-last call (checked) and its last call (sent)", () => {
+    expect(CacheAwareStrategy.reachOf(finished)).toEqual({ checked, sent })
+    expect(checked).toBe(Tail.sizeOf([finished[0]!, finished[1]!]))
+    // One call: no usage is checked inside the turn; its prompt is the request.
+    expect(CacheAwareStrategy.reachOf([finished[0]!, read("x0", "u0", 1_000, "stop")])).toEqual({
+      checked: 0,
+      sent: Tail.sizeOf([finished[0]!]),
+    })
   })
 
-  it("given the fixed prompt, a summary and the mean turn at the trigger − 1, at it and + 1: yes, no, no", () => {
-    // After a compaction the turn would not fit either: it is compacted in its middle anyway, so not now.
-    const after = 5_000 + CacheEconomy.DEFAULT_SUMMARY_TOKENS + growth
+  it("given the window and the largest checked reach at the trigger − 1, at it and + 1: yes, yes, no", () => {
+    // threshold 0.5: the trigger is FIXED + ⌊(input − FIXED) / 2⌋; the usable window stays far above the sent reach.
+    const reach = FIXED + size + checked
+    const input = FIXED + 2 * (reach - FIXED)
+    expect(FIXED + size + sent).toBeLessThanOrEqual(input - 2)
+    expect(at(input - 2, 0.5)).toBe(true)
+    expect(at(input, 0.5)).toBe(true)
+    expect(at(input + 2, 0.5)).toBe(false)
+  })
+
+  it("given the window and the largest sent reach at the usable window − 1, at it and + 1: over it yes, at or below no", () => {
+    // threshold 1: the trigger is the usable window, which the checked reach stays below.
+    const reach = FIXED + size + sent
+    expect(at(reach - 1, 1)).toBe(true)
+    expect(at(reach, 1)).toBe(false)
+    expect(at(reach + 1, 1)).toBe(false)
+  })
+
+  it("given the fixed prompt, a summary and the largest sent reach at the usable window − 1, at it and + 1: no, yes, yes", () => {
+    // After a compaction the turn would force one in its middle too: it is compacted there anyway, so not now.
+    const after = FIXED + CacheEconomy.DEFAULT_SUMMARY_TOKENS + sent
     expect(size).toBeGreaterThan(CacheEconomy.DEFAULT_SUMMARY_TOKENS + 1)
-    expect(at(after + 1, 5_000)).toBe(true)
-    expect(at(after, 5_000)).toBe(false)
-    expect(at(after - 1, 5_000)).toBe(false)
+    expect(at(after - 1, 1)).toBe(false)
+    expect(at(after, 1)).toBe(true)
+    expect(at(after + 1, 1)).toBe(true)
+  })
+
+  it("given turns that reach the trigger only with their last call, then nothing: the hard limit compacts at the next turn's start", () => {
+    // The whole finished turn would reach the trigger (ADR 0034's rule compacted here); what it added before its
+    // second-to-last call does not, and its last prompt fits.
+    const input = FIXED + 2 * (size + Tail.sizeOf(finished) - 1)
+    expect(at(input, 0.5)).toBe(false)
+    expect(
+      CacheAwareStrategy.make().beforeCall!(
+        inputOf(window, {
+          config: { ...CacheAwareStrategy.configure({}), threshold: 0.5, reserved: 0 },
+          limits: { context: 1_000_000, input, output: 8_000 },
+          fixed: FIXED,
+        }),
+      ),
+    ).toEqual(Strategy.nothing)
+  })
+
+  it("given two finished turns, then the larger one's reach decides, not their mean", () => {
+    const small = [user("u2", "small"), read("a2", "u2", 1_000), read("b2", "u2", 1_000, "stop")]
+    const two = [...finished, ...small, user("u3", "next request")]
+    const reach = FIXED + Tail.sizeOf(two) + checked
+    const input = FIXED + 2 * (reach - FIXED)
+    expect(CacheAwareStrategy.reachOf(small).checked).toBeLessThan(checked)
+    expect(at(input, 0.5, two)).toBe(true)
+    expect(at(input + 2, 0.5, two)).toBe(false)
   })
 
   it("given no turn finished since the latest summary, then nothing is expected", () =>
-    expect(at(1, 5_000, [user("u1", "first request")])).toBe(false))
+    expect(at(1, 1, [user("u1", "first request")])).toBe(false))
 
   it("given an 80,000-token fixed prompt in a usable 100,000 at 0.75, then the trigger is 95,000: no compaction yet", () => {
     const input = (fixed: number) =>
@@ -284,11 +339,11 @@ describe("cache-aware compacts at the start of a turn expected to reach the thre
         limits: { context: 1_000_000, input: 100_000, output: 8_000 },
         fixed,
       })
-    // 80,000 + the window + a turn is far above 75,000 (0.75 of the whole usable window), below 95,000.
+    // 80,000 + the window + the checked reach is far above 75,000 (0.75 of the whole usable window), below 95,000.
     expect(CacheAwareStrategy.reachesThisTurn(input(80_000))).toBe(false)
     expect(CacheAwareStrategy.make().beforeCall!(input(80_000))).toEqual(Strategy.nothing)
-    // A fixed prompt leaving 0.75 × the rest no more than the window and a turn: compact now, at the turn's start.
-    const close = 100_000 - Math.floor((size + growth) / 0.75)
+    // A fixed prompt leaving 0.75 × the rest no more than the window and the checked reach: compact now.
+    const close = 100_000 - Math.floor((size + checked) / 0.75)
     expect(CacheAwareStrategy.make().beforeCall!(input(close))).toEqual({ _tag: "Compact", reason: "threshold" })
   })
 })
