@@ -117,3 +117,51 @@ export const withHud = (messages: ReadonlyArray<MessageWithParts>, hud: string):
   }
   return [...messages, { info, parts: [part] }]
 }
+
+/**
+ * The longest tool input value OpenCode's summariser reads whole: OpenCode 1.18.33 cuts every tool *output* in its
+ * summariser's history to 2,000 characters (`toolOutputMaxChars` of its compaction), and pivot cuts the inputs the
+ * same way (`forSummariser`).
+ */
+export const SUMMARY_INPUT_MAX_CHARS = 2_000
+
+/** A string input value longer than the cap, cut to it with a note of what was left out and where it is. */
+const cut = (value: string, recallId: string): string =>
+  `${value.slice(0, SUMMARY_INPUT_MAX_CHARS)}\n[Tool input truncated for compaction: omitted ${value.length - SUMMARY_INPUT_MAX_CHARS} chars — recall id: ${recallId}]`
+
+const longValue = (value: unknown): value is string =>
+  typeof value === "string" && value.length > SUMMARY_INPUT_MAX_CHARS
+
+/** Whether a part is a tool call with an input value the summariser would not read whole. */
+const longInput = (part: MessageWithParts["parts"][number]): boolean =>
+  part.type === "tool" &&
+  isRecord(part.state) &&
+  isRecord(part.state.input) &&
+  Object.values(part.state.input).some(longValue)
+
+/**
+ * The history OpenCode's summariser reads under drive (pivot's window, `rewrite`), with every tool input's string
+ * values cut to `SUMMARY_INPUT_MAX_CHARS` — what OpenCode itself does to the outputs there, done to the inputs it
+ * leaves whole (a file `write`'s content, an `edit`'s strings). The summariser writes a summary, not the file: the
+ * first 2,000 characters and the recall id (`context_recall` gives the whole input back, byte for byte) are what its
+ * summary can use, as for an output. A new array; messages without a long input are passed as they are. Only the
+ * summariser's history: an agent request is pivot's window, unchanged.
+ */
+export const forSummariser = (messages: ReadonlyArray<MessageWithParts>): Array<MessageWithParts> =>
+  messages.map((message) =>
+    !message.parts.some(longInput)
+      ? message
+      : {
+          ...message,
+          parts: message.parts.map((part) => {
+            if (!longInput(part)) return part
+            const state = part.state as Record<string, unknown>
+            const input = state.input as Record<string, unknown>
+            const recallId = Render.inputRecallId(String(part.id))
+            const clipped = Object.fromEntries(
+              Object.entries(input).map(([key, value]) => [key, longValue(value) ? cut(value, recallId) : value]),
+            )
+            return { ...part, state: { ...state, input: clipped } }
+          }),
+        },
+  )

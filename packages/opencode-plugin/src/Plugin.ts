@@ -613,7 +613,9 @@ export const make = async (
             ),
           )
           if (window.length === 0) return
-          const driven = Drive.rewrite(output.messages, window)
+          const rewritten = Drive.rewrite(output.messages, window)
+          // The summariser's history: tool inputs cut as OpenCode cuts the outputs there.
+          const driven = forSummary ? Drive.forSummariser(rewritten) : rewritten
           // An agent call gets the HUD last, where the cached prefix survives it.
           const hud =
             !hudOn || forSummary

@@ -59,6 +59,41 @@ describe("Drive.withHud", () => {
   })
 })
 
+describe("Drive.forSummariser", () => {
+  const tool = (id: string, input: Record<string, unknown>) =>
+    ({ id, type: "tool", tool: "write", state: { status: "completed", input, output: "ok" } }) as never
+  const withInput = (input: Record<string, unknown>): MessageWithParts => ({
+    info: { id: "msg_1", sessionID: "ses_1", role: "assistant" },
+    parts: [{ id: "prt_0", type: "text", text: "x".repeat(5_000) } as never, tool("prt_1", input)],
+  })
+  const inputOf = (messages: ReadonlyArray<MessageWithParts>) =>
+    (messages[0]!.parts[1] as unknown as { state: { input: Record<string, unknown> } }).state.input
+
+  it("cuts a tool input's string values longer than OpenCode's 2,000-character cap, with the recall id, and no other", () => {
+    const at = (length: number) =>
+      inputOf(Drive.forSummariser([withInput({ filePath: "a.ts", content: "y".repeat(length) })]))
+    // 1,999 and 2,000 characters are read whole, as OpenCode reads an output of that length.
+    expect(at(1_999)).toEqual({ filePath: "a.ts", content: "y".repeat(1_999) })
+    expect(at(2_000)).toEqual({ filePath: "a.ts", content: "y".repeat(2_000) })
+    expect(at(2_001)).toEqual({
+      filePath: "a.ts",
+      content: `${"y".repeat(2_000)}\n[Tool input truncated for compaction: omitted 1 chars — recall id: ${Render.inputRecallId("prt_1")}]`,
+    })
+  })
+
+  it("leaves the messages it is given unchanged, text parts whole, and a message without a long input the same object", () => {
+    const long = withInput({ content: "z".repeat(10_000), n: 3 })
+    const short = withInput({ content: "short" })
+    const before = JSON.stringify([long, short])
+    const out = Drive.forSummariser([long, short])
+    expect(JSON.stringify([long, short])).toBe(before)
+    expect(out[1]).toBe(short)
+    expect(out[0]!.parts[0]).toBe(long.parts[0])
+    expect(inputOf(out).n).toBe(3)
+    expect((inputOf(out).content as string).length).toBeLessThan(2_200)
+  })
+})
+
 describe("Drive.rewrite", () => {
   it("gives OpenCode's pruned outputs pivot's placeholder with the recall id: the model sees pivot's window", () => {
     const exported = load()
@@ -232,6 +267,35 @@ describe("the messages transform", () => {
     const next = { messages: structuredClone(data.messages) }
     await hooks["experimental.chat.messages.transform"]({}, next)
     expect(next.messages).toHaveLength(data.messages.length + 1)
+  })
+
+  it("with drive on, cuts the long tool inputs of the summariser's history only, not of an agent call", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true, hud: false })
+    const long = "w".repeat(3_000)
+    const withLong = () => {
+      const messages = structuredClone(data.messages)
+      const part = messages.flatMap((m) => m.parts).find((p) => p.type === "tool") as unknown as {
+        state: { input: Record<string, unknown> }
+      }
+      part.state.input = { ...part.state.input, content: long }
+      return messages
+    }
+    const contents = (messages: ReadonlyArray<MessageWithParts>) =>
+      messages
+        .flatMap((m) => m.parts)
+        .flatMap((p) =>
+          p.type === "tool" ? [(p as unknown as { state: { input: { content?: unknown } } }).state.input.content] : [],
+        )
+        .filter((c) => c !== undefined)
+    const agent = { messages: withLong() }
+    await hooks["experimental.chat.messages.transform"]({}, agent)
+    expect(contents(agent.messages)).toEqual([long])
+    await hooks["experimental.session.compacting"]({ sessionID: data.info.id }, { context: [] })
+    const history = { messages: withLong() }
+    await hooks["experimental.chat.messages.transform"]({}, history)
+    const [cut] = contents(history.messages) as Array<string>
+    expect(cut!.startsWith(`${"w".repeat(2_000)}\n[Tool input truncated for compaction: omitted 1000 chars`)).toBe(true)
   })
 
   it("with drive on and hud off, adds no message", async () => {
