@@ -435,24 +435,38 @@ const report = (runs: ReadonlyArray<Run>) => {
 
 // ── --startup: the first request with and without the plugin ───────────────────────────────────────────────────
 
-/** One process of the tree at a sample: its command, RSS and PSS (shared pages divided among the processes that map them). */
+/** The kernel's clock ticks per second, the unit of the CPU times in /proc. */
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+
+/** The fields of a /proc/PID/stat line after the command (the first is the state, field 3 of proc(5)). */
+const statFields = (stat: string): ReadonlyArray<string> => stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+
+/**
+ * One process of the tree at a sample: its command, RSS and PSS (shared pages divided among the processes that map
+ * them), and the CPU time it has used so far (user + system, ms).
+ */
 interface Member {
+  readonly pid: number
   readonly command: string
   readonly rss: number
   readonly pss: number
+  readonly cpuMs: number
 }
 
 /** The process and its descendants at this moment, from /proc. */
 const tree = (pid: number): ReadonlyArray<Member> => {
   const children = new Map<number, Array<number>>()
+  const cpu = new Map<number, number>()
   for (const entry of Fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      const stat = Fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      const fields = statFields(Fs.readFileSync(`/proc/${entry}/stat`, "utf8"))
+      const ppid = Number(fields[1])
       const list = children.get(ppid) ?? []
       list.push(Number(entry))
       children.set(ppid, list)
+      // utime and stime (fields 14 and 15).
+      cpu.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS)
     } catch {
       // the process ended while listed
     }
@@ -464,9 +478,11 @@ const tree = (pid: number): ReadonlyArray<Member> => {
       const rollup = Fs.readFileSync(`/proc/${p}/smaps_rollup`, "utf8")
       const command = Fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 3).join(" ")
       members.push({
+        pid: p,
         command: command.replace(/^.*\//, "").slice(0, 60),
         rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024,
         pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024,
+        cpuMs: cpu.get(p) ?? 0,
       })
     } catch {
       // gone
@@ -477,6 +493,67 @@ const tree = (pid: number): ReadonlyArray<Member> => {
   return members
 }
 
+/**
+ * The CPU time (user + system, ms) of this process's children that have ended and been waited for, each with its own
+ * waited-for descendants: the kernel adds a child's times and its children's to its parent's `cutime`/`cstime` when
+ * the parent waits for it (/proc/self/stat, fields 16 and 17). Across one `opencode` run (nothing else of this process
+ * runs as a child meanwhile), its growth is the CPU of that run's whole process tree.
+ */
+const reapedCpuMs = (): number => {
+  const fields = statFields(Fs.readFileSync("/proc/self/stat", "utf8"))
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS
+}
+
+/** One hook call as the timing wrapper saw it: when it began (epoch ms), how long OpenCode waited, the process's CPU meanwhile. */
+interface HookCall {
+  readonly name: string
+  readonly at: number
+  readonly ms: number
+  readonly cpuMs: number
+}
+
+/**
+ * The plugin as the with-plugin runs load it: a wrapper around its entry that times the entry's import and the
+ * plugin's set-up (`load`) and every hook call (the wall time from the call to its answer, and the CPU time the whole
+ * process used meanwhile), kept in memory and written as JSON at the process's exit to the file `PIVOT_BENCH_HOOKS`
+ * names. It adds two clock reads and an array push to each call.
+ */
+const hookTimer = (entry: string): string => {
+  const file = Path.join(Os.tmpdir(), `pivot-bench-hooks-${Buffer.from(entry).toString("base64url").slice(-40)}.mjs`)
+  Fs.writeFileSync(
+    file,
+    [
+      'import * as Fs from "node:fs"',
+      "const now = () => performance.timeOrigin + performance.now()",
+      "const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }",
+      "const calls = []",
+      "const out = process.env.PIVOT_BENCH_HOOKS",
+      "const save = () => { if (out) Fs.writeFileSync(out, JSON.stringify(calls)) }",
+      'process.on("exit", save)',
+      "const timed = (name, fn) => async (...args) => {",
+      "  const at = now(), c = cpu()",
+      "  try { return await fn(...args) } finally { calls.push({ name, at, ms: now() - at, cpuMs: cpu() - c }) }",
+      "}",
+      "export default async (input, options) => {",
+      "  const at = now(), c = cpu()",
+      `  const plugin = (await import(${JSON.stringify(pathToFileURL(entry).href)})).default`,
+      "  const hooks = await plugin(input, options)",
+      '  calls.push({ name: "load", at, ms: now() - at, cpuMs: cpu() - c })',
+      "  const wrapped = {}",
+      "  for (const [name, value] of Object.entries(hooks))",
+      '    if (name === "tool")',
+      '      wrapped.tool = Object.fromEntries(Object.entries(value).map(([t, d]) => [t, { ...d, execute: timed("tool " + t, d.execute) }]))',
+      '    else wrapped[name] = typeof value === "function" ? timed(name, value) : value',
+      "  const dispose = wrapped.dispose",
+      "  wrapped.dispose = async () => { try { await dispose?.() } finally { save() } }",
+      "  return wrapped",
+      "}",
+      "",
+    ].join("\n"),
+  )
+  return file
+}
+
 interface Sample {
   readonly seconds: number
   /** Peak of the tree's summed RSS (shared pages counted once per process). */
@@ -485,16 +562,38 @@ interface Sample {
   readonly peakPss: number
   /** The tree at its RSS peak. */
   readonly atPeak: ReadonlyArray<Member>
+  /** CPU time of the whole process tree (user + system of every process, waited for), s: `reapedCpuMs`. */
+  readonly cpu: number
+  /** The same summed from the 50 ms samples (each process's last sample: a lower bound, a check on `cpu`). */
+  readonly sampledCpu: number
+  /** From the spawn to the first agent request (one with tools) the scripted model received, s. */
+  readonly firstAgent: number | undefined
+  /** When it was spawned (epoch ms). */
+  readonly spawnedAt: number
+  /** The hook calls of the plugin (its timing wrapper), empty without it. */
+  readonly hooks: ReadonlyArray<HookCall>
 }
 
-const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string): Promise<Sample> =>
+/** When each request reached the scripted model (epoch ms), and whether it was the agent's (it carries tools). */
+type Arrivals = Array<{ readonly at: number; readonly agent: boolean }>
+
+const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arrivals: Arrivals): Promise<Sample> =>
   new Promise((resolve, reject) => {
-    const began = performance.now()
+    const hookLog = Path.join(ws.root, `hooks-${logName}.json`)
+    Fs.rmSync(hookLog, { force: true })
     const argv = values.logs === undefined ? args : [...args, "--print-logs", "--log-level", "DEBUG"]
-    const child = spawn(binaryPath(), argv, { cwd: ws.repo, env: ws.env, stdio: ["ignore", "ignore", "pipe"] })
+    const epoch = Date.now()
+    const began = performance.now()
+    const cpuBefore = reapedCpuMs()
+    const child = spawn(binaryPath(), argv, {
+      cwd: ws.repo,
+      env: { ...ws.env, PIVOT_BENCH_HOOKS: hookLog },
+      stdio: ["ignore", "ignore", "pipe"],
+    })
     let peak = 0
     let peakPss = 0
     let atPeak: ReadonlyArray<Member> = []
+    const lastCpu = new Map<number, number>()
     let stderr = ""
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString("utf8")
@@ -502,6 +601,7 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string): Pro
     const timer = setInterval(() => {
       if (child.pid === undefined) return
       const members = tree(child.pid)
+      for (const m of members) lastCpu.set(m.pid, m.cpuMs)
       const rss = members.reduce((n, m) => n + m.rss, 0)
       if (rss > peak) [peak, atPeak] = [rss, members]
       peakPss = Math.max(
@@ -512,12 +612,27 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string): Pro
     child.on("error", reject)
     child.on("close", (code) => {
       clearInterval(timer)
+      const seconds = (performance.now() - began) / 1000
+      const cpu = (reapedCpuMs() - cpuBefore) / 1000
       if (values.logs !== undefined) {
         Fs.mkdirSync(values.logs, { recursive: true })
         Fs.writeFileSync(Path.join(values.logs, `${logName}.log`), stderr)
       }
+      const firstAgent = arrivals.find((a) => a.agent && a.at >= epoch)
+      const hooks = Fs.existsSync(hookLog) ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as Array<HookCall>) : []
       if (code !== 0) reject(new Error(`opencode ${args[0]} exited ${code}: ${stderr.slice(-1000)}`))
-      else resolve({ seconds: (performance.now() - began) / 1000, peak, peakPss, atPeak })
+      else
+        resolve({
+          seconds,
+          peak,
+          peakPss,
+          atPeak,
+          cpu,
+          sampledCpu: [...lastCpu.values()].reduce((n, c) => n + c, 0) / 1000,
+          firstAgent: firstAgent === undefined ? undefined : (firstAgent.at - epoch) / 1000,
+          spawnedAt: epoch,
+          hooks,
+        })
     })
   })
 
@@ -528,14 +643,56 @@ const median = (xs: ReadonlyArray<number>) => {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
+/** Median and range, e.g. `1.2 (0.9–1.6)`. */
+const spread = (xs: ReadonlyArray<number>, digits: number, sign = false) => {
+  const f = (x: number) => `${sign && x >= 0 ? "+" : ""}${x.toFixed(digits)}`
+  return xs.length === 0 ? "—" : `${f(median(xs))} (${f(Math.min(...xs))} … ${f(Math.max(...xs))})`
+}
+
+/**
+ * What the plugin's hooks held up on the way to the first agent request: the hooks OpenCode awaits (all but `event`,
+ * which it calls without waiting, and `dispose`) that began before that request, their wall time summed and the CPU
+ * time the process used during them; the `event` calls before it, apart; the load (the entry's import and the
+ * plugin's set-up, awaited at OpenCode's start); and `dispose` (after the answer).
+ */
+const hookTimes = (sample: Sample) => {
+  const cutoff =
+    sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
+  const before = sample.hooks.filter((h) => h.at < cutoff)
+  const sum = (xs: ReadonlyArray<HookCall>, k: "ms" | "cpuMs") => xs.reduce((n, h) => n + h[k], 0)
+  const awaited = before.filter((h) => h.name !== "event" && h.name !== "dispose" && h.name !== "load")
+  const events = before.filter((h) => h.name === "event")
+  const load = sample.hooks.filter((h) => h.name === "load")
+  const dispose = sample.hooks.filter((h) => h.name === "dispose")
+  const byName = new Map<string, { n: number; ms: number }>()
+  for (const h of awaited) {
+    const entry = byName.get(h.name) ?? { n: 0, ms: 0 }
+    entry.n++
+    entry.ms += h.ms
+    byName.set(h.name, entry)
+  }
+  return {
+    loadMs: sum(load, "ms"),
+    loadCpuMs: sum(load, "cpuMs"),
+    awaitedMs: sum(awaited, "ms"),
+    awaitedCpuMs: sum(awaited, "cpuMs"),
+    awaitedCalls: awaited.length,
+    byName,
+    eventMs: sum(events, "ms"),
+    eventCalls: events.length,
+    disposeMs: sum(dispose, "ms"),
+  }
+}
+
 const startup = async () => {
   const runs = Number(values.runs)
-  // One answer for every request (title and agent alike): the turn is a greeting, no tools.
-  const model = await start(() => ({
-    _tag: "answer",
-    text: "Hello.",
-    usage: { prompt_tokens: 1_000, completion_tokens: 5 },
-  }))
+  // One answer for every request (title and agent alike): the turn is a greeting, no tools. Each request's arrival is
+  // noted: the first agent request is what the user waits for.
+  const arrivals: Arrivals = []
+  const model = await start((body) => {
+    arrivals.push({ at: Date.now(), agent: (body.tools?.length ?? 0) > 0 })
+    return { _tag: "answer", text: "Hello.", usage: { prompt_tokens: 1_000, completion_tokens: 5 } }
+  })
   // Without the plugin, with this build, and with `--before FILE` (another build) when given: interleaved, the order
   // rotating from run to run, so that the machine's load falls on each alike.
   const variants: Array<{ name: string; plugin?: string }> = [
@@ -598,60 +755,128 @@ const startup = async () => {
     return
   }
   const results = new Map(variants.map((v) => [v.name, { first: [] as Array<Sample>, continue: [] as Array<Sample> }]))
+  const loadAtEnd = () => Os.loadavg()[0]!.toFixed(1)
   try {
     for (let n = 0; n < runs; n++)
       for (let i = 0; i < variants.length; i++) {
         const variant = variants[(i + n) % variants.length]!
+        // OpenCode loads the plugin through the timing wrapper (`hookTimer`), with the bench's options.
         const plugin =
-          variant.plugin === undefined ? undefined : ([pathToFileURL(variant.plugin).href, PIVOT_OPTIONS] as const)
+          variant.plugin === undefined
+            ? undefined
+            : ([pathToFileURL(hookTimer(variant.plugin)).href, PIVOT_OPTIONS] as const)
         const ws = await setUp(model.port, plugin === undefined ? undefined : [plugin[0], plugin[1]])
+        const label = `${n + 1}-${variant.name.replace(/[ ()]+/g, "-").replace(/-$/, "")}`
         try {
           results
             .get(variant.name)!
-            .first.push(
-              await timed(ws, ["run", "-m", MODEL, "Say hello."], `${n + 1}-${variant.name.replace(/ /g, "-")}-first`),
-            )
+            .first.push(await timed(ws, ["run", "-m", MODEL, "Say hello."], `${label}-first`, arrivals))
           results
             .get(variant.name)!
-            .continue.push(
-              await timed(
-                ws,
-                ["run", "--continue", "-m", MODEL, "Again."],
-                `${n + 1}-${variant.name.replace(/ /g, "-")}-continue`,
-              ),
-            )
+            .continue.push(await timed(ws, ["run", "--continue", "-m", MODEL, "Again."], `${label}-continue`, arrivals))
         } finally {
           ws.remove()
         }
         // Each run's figures as it ends, so a run cut short still says what it measured.
         const done = results.get(variant.name)!
         const [first, again] = [done.first.at(-1)!, done.continue.at(-1)!]
+        const line = (s: Sample) =>
+          `${s.seconds.toFixed(1)} s (first agent request at ${s.firstAgent?.toFixed(1) ?? "—"} s), CPU ${s.cpu.toFixed(2)} s, ${mib(s.peak)} MB RSS, ${mib(s.peakPss)} MB PSS`
         console.log(
-          `  run ${n + 1}/${runs}: ${variant.name}: first ${first.seconds.toFixed(1)} s, ${mib(first.peak)} MB RSS, ${mib(first.peakPss)} MB PSS; ` +
-            `--continue ${again.seconds.toFixed(1)} s, ${mib(again.peak)} MB RSS, ${mib(again.peakPss)} MB PSS (load ${Os.loadavg()[0]!.toFixed(1)})`,
+          `  run ${n + 1}/${runs}: ${variant.name}: first ${line(first)}; --continue ${line(again)} (load ${loadAtEnd()})`,
         )
         if (values.verbose)
           for (const [phase, sample] of [
             ["first", first],
             ["--continue", again],
-          ] as const)
+          ] as const) {
             console.log(
-              `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}`).join("; ")}`,
+              `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}`).join("; ")}; CPU sampled ${sample.sampledCpu.toFixed(2)} s`,
             )
+            if (sample.hooks.length > 0) {
+              const h = hookTimes(sample)
+              console.log(
+                `    ${phase} hooks: load ${h.loadMs.toFixed(0)} ms; awaited before the first agent request ${h.awaitedMs.toFixed(0)} ms (CPU ${h.awaitedCpuMs.toFixed(0)} ms): ${[...h.byName].map(([name, x]) => `${name} ${x.n}× ${x.ms.toFixed(0)} ms`).join(", ")}; events before it ${h.eventCalls}× ${h.eventMs.toFixed(0)} ms; dispose ${h.disposeMs.toFixed(0)} ms`,
+              )
+            }
+          }
       }
   } finally {
     await model.close()
   }
-  console.log(`\nopencode run, median of ${runs} interleaved (wall s; peak RSS of the process tree, MB; each run's s):`)
+  console.log(
+    `\nopencode run, median of ${runs} interleaved (range): wall s; first agent request, s after the spawn; CPU s of the process tree (user + system, every process); peak RSS and PSS of the tree, MB:`,
+  )
+  const baseline = results.get(variants[0]!.name)!
   for (const phase of ["first", "continue"] as const) {
     console.log(phase === "first" ? "first run, new project:" : "--continue:")
     for (const v of variants) {
       const xs = results.get(v.name)![phase]
       console.log(
-        `  ${v.name.padEnd(22)} ${median(xs.map((x) => x.seconds)).toFixed(1)} s, ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS  [${xs.map((x) => x.seconds.toFixed(1)).join(" ")}] [${xs.map((x) => mib(x.peakPss)).join(" ")}]`,
+        `  ${v.name.padEnd(22)} wall ${spread(
+          xs.map((x) => x.seconds),
+          1,
+        )}; first agent request ${spread(
+          xs.flatMap((x) => (x.firstAgent === undefined ? [] : [x.firstAgent])),
+          1,
+        )}; CPU ${spread(
+          xs.map((x) => x.cpu),
+          2,
+        )}; ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS [${xs.map((x) => mib(x.peakPss)).join(" ")}]`,
+      )
+    }
+    // Run by run against the run without the plugin of the same round (the rounds interleave the variants).
+    for (const v of variants.slice(1)) {
+      const xs = results.get(v.name)![phase]
+      const paired = (of: (s: Sample) => number | undefined) =>
+        xs.flatMap((x, n) => {
+          const [a, b] = [of(x), of(baseline[phase][n]!)]
+          return a === undefined || b === undefined ? [] : [a - b]
+        })
+      console.log(
+        `  ${`${v.name}, added`.padEnd(22)} CPU ${spread(
+          paired((s) => s.cpu),
+          2,
+          true,
+        )} s; first agent request ${spread(
+          paired((s) => s.firstAgent),
+          1,
+          true,
+        )} s; PSS ${spread(
+          paired((s) => s.peakPss / 2 ** 20),
+          0,
+          true,
+        )} MB`,
+      )
+      const hooks = xs.map(hookTimes)
+      console.log(
+        `  ${`${v.name}, its hooks`.padEnd(22)} load ${spread(
+          hooks.map((h) => h.loadMs),
+          0,
+        )} ms (CPU ${spread(
+          hooks.map((h) => h.loadCpuMs),
+          0,
+        )}); awaited before the first agent request ${spread(
+          hooks.map((h) => h.awaitedMs),
+          0,
+        )} ms (process CPU meanwhile ${spread(
+          hooks.map((h) => h.awaitedCpuMs),
+          0,
+        )}); events before it ${spread(
+          hooks.map((h) => h.eventMs),
+          0,
+        )} ms, not awaited; dispose ${spread(
+          hooks.map((h) => h.disposeMs),
+          0,
+        )} ms`,
       )
     }
   }
+  console.log(
+    `load at the end: ${Os.loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  )
 }
 
 // ── main ────────────────────────────────────────────────────────────────────────────────────────────────────────
