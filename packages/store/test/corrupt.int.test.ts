@@ -115,6 +115,23 @@ describe("damaged database files", () => {
     await expectCorruptAndUntouched(filename, /not a pivot event store.*users/)
   })
 
+  it("given another program's database with a write-ahead log left beside it, then StoreCorrupt and neither is written to", async () => {
+    // A copy taken while its writer was open (as after a crash): the log holds frames the file does not. A connection
+    // that may write would checkpoint them into the file when it closes; the check reads it read-only instead.
+    const live = fresh()
+    const writer = new DatabaseSync(live)
+    writer.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0")
+    writer.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')")
+    const filename = fresh()
+    fs.copyFileSync(live, filename)
+    fs.copyFileSync(`${live}-wal`, `${filename}-wal`)
+    writer.close()
+    const wal = fs.readFileSync(`${filename}-wal`)
+    expect(wal.length).toBeGreaterThan(32)
+    await expectCorruptAndUntouched(filename, /not a pivot event store.*users/)
+    expect(Buffer.compare(fs.readFileSync(`${filename}-wal`), wal)).toBe(0)
+  })
+
   it("given a pivot_events table without pivot's columns, then StoreCorrupt and it is not written to", async () => {
     const filename = fresh()
     const db = new DatabaseSync(filename)
