@@ -27,7 +27,9 @@
  * that share of 8-minute breaks), OpenCode's Anthropic cache breakpoints (the system prompt and tools, and the last
  * two messages: after a compaction or a prune the system prompt is read from the cache, not written again), and a
  * scripted model that re-reads its turn's file when a later step of the turn
- * no longer sees it (the re-read is billed like any read).
+ * no longer sees it (the re-read is billed like any read), and a prompt over the context refused unbilled, as a
+ * provider does: the overflow is reported, pivot compacts, and the step is asked again (`--send-over-window` bills it
+ * as if sent, the earlier rule).
  *
  * Figures: billed in input-token equivalents (uncached input + reads and writes at the provider's multipliers + every
  * output at its output rate: the conversation's own, the same answers for every strategy but its re-reads, and each
@@ -43,7 +45,9 @@
  * Then the same on the ten sessions the OpenCode oracle captured from the real OpenCode (its exports, replayed turn by
  * turn), in the 20,000-token window of its compaction scenarios.
  *
- * Run: `npm run bench:cost [-- --sessions N] [--turns N] [--seed N] [--system N] [--summary-tokens N] [--breaks S]`.
+ * Run: `npm run bench:cost [-- --sessions N] [--turns N] [--seed N] [--system N] [--summary-tokens N] [--breaks S]`;
+ * `--only generated|real`, `--quick` (none, opencode and cache-aware only), `--no-sensitivity`, and `--trace NAME`
+ * (a real capture's compactions and refusals, call by call, under opencode and cache-aware).
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
