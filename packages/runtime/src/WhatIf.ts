@@ -33,6 +33,7 @@ import {
   Recall,
   Session,
   Tokens,
+  ValidWindow,
   Window,
 } from "@pivot/core"
 import { EventStore } from "@pivot/store"
@@ -491,11 +492,13 @@ export const replay = (
       const all = Conversation.messages(conversation).filter(
         (m) => !(m.role === "assistant" && m.summary === true) && !Message.isMarker(m),
       )
-      const last = Window.messages(Window.fold(events))
-      const lastText = JSON.stringify(Window.render(Window.fold(events)).map((r) => r.message))
-      const withoutFacts = JSON.stringify(last.map(stripFacts))
-      const artifacts = ArtifactCheck.check(all, lastText)
-      const stripped = ArtifactCheck.check(all, withoutFacts)
+      // What the last call's window shows the model, as written and with its summaries' facts blocks left out: the
+      // text of its parts (`ArtifactCheck.shownText`), never the stored messages' field names or usage.
+      const window = Window.fold(events)
+      const shown = (messages: ReadonlyArray<Message.Message>) =>
+        ArtifactCheck.shownText(ValidWindow.render(messages).map((r) => r.message))
+      const artifacts = ArtifactCheck.check(all, shown(Window.messages(window)))
+      const stripped = ArtifactCheck.check(all, shown(Window.messages(window).map(stripFacts)))
       const recallable = ArtifactCheck.withRecall(
         artifacts,
         Recall.documents(Conversation.messages(conversation), Recall.behindMap(Recall.sessionPivots(session))),
