@@ -17,7 +17,6 @@
 //
 //   node scripts/bench/serve.ts [--events 100000] [--no-browser]
 
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -25,10 +24,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Serve } from "@pivot/server"
-import { chromium } from "playwright-core"
 
-// The session generator the viewer's tests use (loaded by path: it belongs to the server package's tests).
+// The session generator and the headless Chromium the viewer's tests use (loaded by path: they belong to the server
+// package's tests).
 type Play = typeof import("../../packages/server/test/support/play.ts")
+type Chromium = typeof import("../../packages/server/test/support/chromium.ts")
 
 const { values } = parseArgs({
   options: { events: { type: "string", default: "100000" }, "no-browser": { type: "boolean", default: false } },
@@ -37,6 +37,7 @@ const TARGET_EVENTS = Number(values.events)
 const SESSION = "ses_bench_serve"
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const { play, writeSqlite } = (await import(path.join(root, "packages/server/test/support/play.ts"))) as Play
+const { launch } = (await import(path.join(root, "packages/server/test/support/chromium.ts"))) as Chromium
 
 const stats = (samples: Array<number>) => {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -139,22 +140,7 @@ try {
     rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
 
     if (!values["no-browser"]) {
-      const executablePath = execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim()
-      const context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
-        executablePath,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-        viewport: { width: 1280, height: 860 },
-      })
+      const context = await launch(path.join(dir, "profile"))
       try {
         // Each page five times, a fresh tab each time (its counters start at zero; the HTTP cache is off, so every
         // load transfers everything it needs, assets included).
