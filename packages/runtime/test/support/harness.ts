@@ -119,6 +119,22 @@ export const tool = (name: string, input: Record<string, unknown>, output: strin
   state: { status: "completed" as const, input, output, title: name },
 })
 
+/**
+ * A request, then a tool step whose usage reports 80,000 input tokens (mid-task: its finish is `tool-calls`), then
+ * `prepare`: what it prepared and the session's events.
+ */
+export const midTaskOverflow = Effect.gen(function* () {
+  const { cm, sessions } = yield* services
+  yield* cm.recordUserMessage(SESSION, { text: "go" })
+  yield* cm.recordAssistantStep(SESSION, {
+    parts: [tool("bash", { command: "make" }, "ok")],
+    usage: used(80_000),
+    finish: "tool-calls",
+  })
+  const prepared = yield* cm.prepare(SESSION)
+  return { prepared, events: yield* sessions.events(SESSION) }
+})
+
 const hash = (s: string): number => {
   let h = 0
   for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0
