@@ -62,6 +62,7 @@ import {
   Ids,
   type Message,
   Pricing,
+  type ModelMessage as Shown,
   Tokens,
 } from "@pivot/core"
 import { Import } from "@pivot/opencode"
@@ -482,27 +483,22 @@ const runPivot = (
     Layer.provideMerge(EventStore.layerMemory()),
   )
   // The session's own clock: the runtime stamps events with it, and cache-aware prune reads the cache's age from it.
-  const sessionClock: Clock.Clock = {
-    currentTimeMillisUnsafe: () => clock.now,
-    currentTimeMillis: Effect.sync(() => clock.now),
-    currentTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
-    monotonicTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
-    monotonicTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
-    sleep: () => Effect.never,
-  }
+  const sessionClock = WhatIf.clockOf(() => clock.now)
   const all = Effect.runSync(
     program.pipe(Effect.provide(layer), Effect.provideService(Clock.Clock, sessionClock)) as Effect.Effect<
       ReadonlyArray<Message.Message>
     >,
   )
-  const last = serialise(system, lastMessages)
-  const bare = serialise(system, withoutFacts(lastMessages))
+  // What the last call's prompt shows the model (`ArtifactCheck.shownText`), as sent and without its facts blocks.
+  const shown = (messages: ReadonlyArray<ModelMessage>) =>
+    ArtifactCheck.shownText([{ role: "system", content: system }, ...(messages as ReadonlyArray<Shown.ModelMessage>)])
+  const retained = ArtifactCheck.tally(ArtifactCheck.check(all, shown(lastMessages)))
+  const retainedBare = ArtifactCheck.tally(ArtifactCheck.check(all, shown(withoutFacts(lastMessages))))
   return {
     requests,
     overWindow,
-    retained: ArtifactCheck.tally(ArtifactCheck.check(all, last)),
-    retainedBare: ArtifactCheck.tally(ArtifactCheck.check(all, bare)),
+    retained,
+    retainedBare,
     workingSet,
     rereads,
     refused,

@@ -26,7 +26,6 @@
 // `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does (the
 // session takes minutes to write on a loaded machine; the file is not removed at the end).
 
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -34,10 +33,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Serve } from "@pivot/server"
-import { chromium } from "playwright-core"
 
-// The session generator the viewer's tests use (loaded by path: it belongs to the server package's tests).
+// The session generator and the headless Chromium the viewer's tests use (loaded by path: they belong to the server
+// package's tests).
 type Play = typeof import("../../packages/server/test/support/play.ts")
+type Chromium = typeof import("../../packages/server/test/support/chromium.ts")
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +50,7 @@ const TARGET_EVENTS = Number(values.events)
 const SESSION = "ses_bench_serve"
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const { play, writeSqlite } = (await import(path.join(root, "packages/server/test/support/play.ts"))) as Play
+const { launch } = (await import(path.join(root, "packages/server/test/support/chromium.ts"))) as Chromium
 
 const stats = (samples: Array<number>) => {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -80,22 +81,6 @@ const events = play({
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
-const launch = () =>
-  chromium.launchPersistentContext(path.join(dir, "profile"), {
-    executablePath: execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim(),
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 860 },
-  })
 try {
   if (fs.existsSync(db)) console.error(`using ${db} as it is`)
   else {
@@ -105,7 +90,7 @@ try {
   }
   if (!values["no-browser"]) {
     // A fresh server's first page: the server starts, and the session page is asked for at once.
-    const context = await launch()
+    const context = await launch(path.join(dir, "profile"))
     try {
       const drawn: Array<number> = []
       const ready: Array<number> = []
@@ -224,7 +209,7 @@ try {
     rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
 
     if (!values["no-browser"]) {
-      const context = await launch()
+      const context = await launch(path.join(dir, "profile"))
       try {
         // Each page five times, a fresh tab each time (its counters start at zero; the HTTP cache is off, so every
         // load transfers everything it needs, assets included).

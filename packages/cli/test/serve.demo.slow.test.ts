@@ -5,19 +5,17 @@
  * the pivots list, the chart's x axis ended at the last step (v81) so pivot #3 (v85) had no mark, the legend counted
  * "prune: 1" where the header said 6 prunes, and the overflow line started at v27.
  */
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Serve } from "@pivot/server"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launch } from "../../server/test/support/chromium.ts"
 import * as Demo from "../src/demo/Demo.ts"
 import * as Example from "../src/demo/Example.ts"
 import { plain } from "../src/demo/Style.ts"
 
-const root = fileURLToPath(new URL("../../../", import.meta.url))
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-serve-demo-"))
 const db = path.join(dir, "demo.db")
 let outcome: Demo.Outcome
@@ -26,16 +24,10 @@ let context: BrowserContext
 let page: Page
 
 beforeAll(async () => {
-  // Debian's Chromium, installed when missing (as the server's browser tests get it).
-  const chromiumPath = execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim()
   outcome = await Demo.run({ example: Example.load(Example.bundledPath), db, out: () => {}, style: plain, width: 100 })
   server = await Serve.start({ source: db, port: 0 })
-  context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    viewport: { width: 1280, height: 860 },
-  })
+  // Debian's Chromium, installed when missing, as the server's browser tests launch it.
+  context = await launch(path.join(dir, "profile"))
   page = await context.newPage()
   await page.goto(`http://127.0.0.1:${server.port}/sessions/${outcome.sessionId}`)
   await page.waitForSelector("body[data-ready='true'], #error", { timeout: 20_000 })

@@ -21,6 +21,7 @@
 import * as Schema from "effect/Schema"
 import * as Facts from "./Facts.ts"
 import type { Message } from "./Message.ts"
+import type { ModelMessage } from "./ModelMessage.ts"
 
 /** The kinds of artifacts checked. */
 export const Kind = Schema.Literals(["file-read", "file-edited", "command", "error", "request"])
@@ -172,21 +173,64 @@ export interface Document {
   readonly text: string
 }
 
+/** Every string (key or value) in a JSON value, as written (not JSON-escaped), in order. */
+const stringsIn = (value: unknown, strings: Array<string> = []): Array<string> => {
+  if (typeof value === "string") strings.push(value)
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, strings)
+  else if (typeof value === "object" && value !== null)
+    for (const [k, v] of Object.entries(value)) {
+      strings.push(k)
+      stringsIn(v, strings)
+    }
+  return strings
+}
+
 /** The texts of a document the rules are applied to: its text, and for a tool input every string (key or value) in it. */
-const textsOf = (document: Document): ReadonlyArray<string> => {
-  if (document.kind !== "input") return [document.text]
-  const strings: Array<string> = []
-  const walk = (value: unknown): void => {
-    if (typeof value === "string") strings.push(value)
-    else if (Array.isArray(value)) for (const v of value) walk(v)
-    else if (typeof value === "object" && value !== null)
-      for (const [k, v] of Object.entries(value)) {
-        strings.push(k)
-        walk(v)
+const textsOf = (document: Document): ReadonlyArray<string> =>
+  document.kind !== "input" ? [document.text] : [document.text, ...stringsIn(JSON.parse(document.text))]
+
+/**
+ * The text a window shows the model, the one a check of "what the window names" reads: a system prompt, each text and
+ * reasoning part, each tool call's name and input (its JSON, then every string in it as written), each tool result's
+ * output (its text; a `json` output as JSON, then its strings; a `content` output's text items), one a line. Nothing
+ * else of a message: no field name of the message or its parts (`role`, `toolCallId`, a stored message's `cacheRead`),
+ * no id, no file data. Takes `ModelMessage`s (`Render`, the AI SDK's: the same shape).
+ */
+export const shownText = (messages: ReadonlyArray<ModelMessage>): string => {
+  const texts: Array<string> = []
+  const json = (value: unknown) => {
+    if (value === undefined) return
+    texts.push(JSON.stringify(value))
+    stringsIn(value, texts)
+  }
+  for (const message of messages) {
+    if (typeof message.content === "string") {
+      texts.push(message.content)
+      continue
+    }
+    for (const part of message.content)
+      switch (part.type) {
+        case "text":
+        case "reasoning":
+          texts.push(part.text)
+          break
+        case "tool-call":
+          texts.push(part.toolName)
+          json(part.input)
+          break
+        case "tool-result": {
+          const output = part.output
+          if (output.type === "json") json(output.value)
+          else if (output.type === "content") {
+            for (const item of output.value) if (item.type === "text") texts.push(item.text)
+          } else texts.push(output.value)
+          break
+        }
+        case "file":
+          break
       }
   }
-  walk(JSON.parse(document.text))
-  return [document.text, ...strings]
+  return texts.join("\n")
 }
 
 /** The texts of documents the rules are applied to (`textsOf` of each), prepared once for a whole check. */

@@ -1,5 +1,5 @@
 /** The retention check: the exact artifacts of a span and which the summary names, with artifacts planted at its edges. */
-import { ArtifactCheck, type Message, Recall } from "@pivot/core"
+import { ArtifactCheck, type Message, Recall, Render } from "@pivot/core"
 import { describe, expect, it } from "vitest"
 import * as E from "./support/events.ts"
 
@@ -196,5 +196,83 @@ describe("ArtifactCheck.withRecall (in view or recallable)", () => {
     expect(marks.map(ArtifactCheck.inView)).toEqual([true, true, false])
     expect(marks.map(ArtifactCheck.reachable)).toEqual([true, true, false])
     expect(ArtifactCheck.tally(marks)).toMatchObject({ total: 3, named: 1, inView: 2, reachable: 2 })
+  })
+})
+
+describe("ArtifactCheck.shownText (what a window shows the model)", () => {
+  const span: Array<Message.Message> = [
+    user("u1", "Read the content, then check the toolName"),
+    step("a1", tool("b1", "bash", { command: 'echo "nested [[1]]" | node parse.js' })),
+  ]
+  const window = (messages: ReadonlyArray<Message.Message>) => Render.toModelMessages(messages)
+  const named = (messages: ReadonlyArray<Message.Message>, summary: string) =>
+    ArtifactCheck.check(
+      span,
+      ArtifactCheck.shownText([...window(messages), ...window([E.assistantMessage("s", "u1", summary)])]),
+    ).map((a) => [a.kind, a.named])
+
+  it("given a window whose parts' field names hold a request's keywords, then they do not name it", () => {
+    // Keywords "read", "content", "check", "toolname": the rendered window's JSON has `content` and `toolName`, and a
+    // stored step's usage `cacheRead` — none of them text the model is shown.
+    const shown = ArtifactCheck.shownText(window([span[1]!]))
+    expect(shown).not.toMatch(/content|toolName|cacheRead|role/)
+    expect(named([span[1]!], "Work continues.")).toContainEqual(["request", false])
+    // The same words in the text shown name it: two of four keywords are half.
+    expect(named([span[1]!], "I read the content.")).toContainEqual(["request", true])
+    expect(named([span[1]!], "I read it.")).toContainEqual(["request", false])
+  })
+
+  it("given a tool call with quotes in its input, then the command is named as written, not JSON-escaped", () => {
+    expect(named([span[1]!], "Work continues.")).toContainEqual(["command", true])
+    expect(named([], "Work continues.")).toContainEqual(["command", false])
+  })
+
+  it("reads every kind of part's text: system, text, reasoning, tool name and input, every kind of tool output", () => {
+    const shown = ArtifactCheck.shownText([
+      { role: "system", content: "the system prompt" },
+      { role: "user", content: [{ type: "text", text: "a request" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "a thought" },
+          { type: "tool-call", toolCallId: "call_1", toolName: "grep", input: { pattern: 'a "b"' } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "call_1", toolName: "grep", output: { type: "text", value: "out 1" } },
+          { type: "tool-result", toolCallId: "call_2", toolName: "x", output: { type: "error-text", value: "err 2" } },
+          { type: "tool-result", toolCallId: "call_3", toolName: "x", output: { type: "json", value: { k: "v 3" } } },
+          {
+            type: "tool-result",
+            toolCallId: "call_4",
+            toolName: "x",
+            output: {
+              type: "content",
+              value: [
+                { type: "text", text: "item 4" },
+                { type: "file", data: { type: "data", data: "AAAA" }, mediaType: "image/png" },
+              ],
+            },
+          },
+        ],
+      },
+    ])
+    expect(shown.split("\n")).toEqual([
+      "the system prompt",
+      "a request",
+      "a thought",
+      "grep",
+      '{"pattern":"a \\"b\\""}',
+      "pattern",
+      'a "b"',
+      "out 1",
+      "err 2",
+      '{"k":"v 3"}',
+      "k",
+      "v 3",
+      "item 4",
+    ])
   })
 })

@@ -33,6 +33,7 @@ import {
   Recall,
   Session,
   Tokens,
+  ValidWindow,
   Window,
 } from "@pivot/core"
 import { EventStore } from "@pivot/store"
@@ -308,15 +309,18 @@ export const bill = (requests: ReadonlyArray<Request>, options: BillingOptions):
   }
 }
 
-/** A session clock the replay sets to each input's recorded time (the runtime stamps events and reads the TTL). */
-const settableClock = (clock: { now: number }): Clock.Clock => ({
-  currentTimeMillisUnsafe: () => clock.now,
-  currentTimeMillis: Effect.sync(() => clock.now),
-  currentTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
-  monotonicTimeNanosUnsafe: () => BigInt(clock.now) * 1_000_000n,
-  monotonicTimeNanos: Effect.sync(() => BigInt(clock.now) * 1_000_000n),
-  // Nothing in a replay waits: the summariser answers at once, so a time box never fires.
+/**
+ * A session clock that reads the time, in milliseconds, from `now` and never sleeps: what a replay (or a scripted
+ * session) sets to each input's recorded time, so the runtime stamps events and reads the cache's age from it. Nothing
+ * in a replay waits (the summariser answers at once), so a time box never fires.
+ */
+export const clockOf = (now: () => number): Clock.Clock => ({
+  currentTimeMillisUnsafe: now,
+  currentTimeMillis: Effect.sync(now),
+  currentTimeNanosUnsafe: () => BigInt(now()) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => BigInt(now()) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => BigInt(now()) * 1_000_000n,
+  monotonicTimeNanos: Effect.sync(() => BigInt(now()) * 1_000_000n),
   sleep: () => Effect.never,
 })
 
@@ -483,7 +487,10 @@ export const replay = (
 
   return program.pipe(
     Effect.provide(layer),
-    Effect.provideService(Clock.Clock, settableClock(clock)),
+    Effect.provideService(
+      Clock.Clock,
+      clockOf(() => clock.now),
+    ),
     Effect.map(({ events, overWindow, workingSet }) => {
       const totals = Ledger.totals(Ledger.fold(events))
       const session = Session.fold(events)
@@ -491,11 +498,13 @@ export const replay = (
       const all = Conversation.messages(conversation).filter(
         (m) => !(m.role === "assistant" && m.summary === true) && !Message.isMarker(m),
       )
-      const last = Window.messages(Window.fold(events))
-      const lastText = JSON.stringify(Window.render(Window.fold(events)).map((r) => r.message))
-      const withoutFacts = JSON.stringify(last.map(stripFacts))
-      const artifacts = ArtifactCheck.check(all, lastText)
-      const stripped = ArtifactCheck.check(all, withoutFacts)
+      // What the last call's window shows the model, as written and with its summaries' facts blocks left out: the
+      // text of its parts (`ArtifactCheck.shownText`), never the stored messages' field names or usage.
+      const window = Window.fold(events)
+      const shown = (messages: ReadonlyArray<Message.Message>) =>
+        ArtifactCheck.shownText(ValidWindow.render(messages).map((r) => r.message))
+      const artifacts = ArtifactCheck.check(all, shown(Window.messages(window)))
+      const stripped = ArtifactCheck.check(all, shown(Window.messages(window).map(stripFacts)))
       const recallable = ArtifactCheck.withRecall(
         artifacts,
         Recall.documents(Conversation.messages(conversation), Recall.behindMap(Recall.sessionPivots(session))),

@@ -8,6 +8,7 @@ import { type Events, Tokens, ValidWindow } from "@pivot/core"
 import { Clock, Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { WhatIf } from "../src/index.ts"
 import { layer, SESSION, services, stub, tool } from "./support/harness.ts"
 
 const SYSTEM = "You are the coding agent."
@@ -35,15 +36,7 @@ describe("cache-aware mode, property", () => {
     await fc.assert(
       fc.asyncProperty(scriptArb, ratesArb, async (script, rates) => {
         const now = { ms: 1_767_000_000_000 }
-        const clock: Clock.Clock = {
-          currentTimeMillisUnsafe: () => now.ms,
-          currentTimeMillis: Effect.sync(() => now.ms),
-          currentTimeNanosUnsafe: () => BigInt(now.ms) * 1_000_000n,
-          currentTimeNanos: Effect.sync(() => BigInt(now.ms) * 1_000_000n),
-          monotonicTimeNanosUnsafe: () => BigInt(now.ms) * 1_000_000n,
-          monotonicTimeNanos: Effect.sync(() => BigInt(now.ms) * 1_000_000n),
-          sleep: () => Effect.never,
-        }
+        const clock = WhatIf.clockOf(() => now.ms)
         const program = Effect.gen(function* () {
           const { cm, sessions } = yield* services
           let calls = 0

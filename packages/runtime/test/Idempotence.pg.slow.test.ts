@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { testSchema } from "../../store/test/support/postgres.ts"
 import { actions, check } from "./support/idempotence.ts"
-import { testSchema } from "./support/postgres.ts"
 
 const { url, setupError, schema } = testSchema("pivot_idem")
 

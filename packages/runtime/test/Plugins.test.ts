@@ -9,7 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { runs } from "../../core/test/support/runs.ts"
 import { generatedArb } from "../../core/test/support/sessions.ts"
-import { captured, run, SESSION, services, stub, textOf, tool, used } from "./support/harness.ts"
+import { captured, midTaskOverflow, run, SESSION, services, stub, textOf } from "./support/harness.ts"
 
 const compactHello = Effect.gen(function* () {
   const { cm, sessions } = yield* services
@@ -18,18 +18,6 @@ const compactHello = Effect.gen(function* () {
   const events = yield* sessions.events(SESSION)
   const state = yield* sessions.load(SESSION)
   return { compacted, events, state }
-})
-
-const midTaskOverflow = Effect.gen(function* () {
-  const { cm, sessions } = yield* services
-  yield* cm.recordUserMessage(SESSION, { text: "go" })
-  yield* cm.recordAssistantStep(SESSION, {
-    parts: [tool("bash", { command: "make" }, "ok")],
-    usage: used(80_000),
-    finish: "tool-calls",
-  })
-  const prepared = yield* cm.prepare(SESSION)
-  return { prepared, events: yield* sessions.events(SESSION) }
 })
 
 const failures = (events: ReadonlyArray<Sessions.Event>) => events.filter((e) => e._tag === "PluginFailed")

@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { generatedArb } from "../../core/test/support/sessions.ts"
+import { testSchema } from "../../store/test/support/postgres.ts"
 import { layer } from "./support/harness.ts"
-import { testSchema } from "./support/postgres.ts"
 import { check, expected, marked } from "./support/recallEverything.ts"
 
 const { url, setupError, schema } = testSchema("pivot_recall_all")

@@ -9,7 +9,7 @@ import { EventStore } from "@pivot/store"
 import { Context, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { run as generate } from "../../core/test/support/sessions.ts"
-import { testSchema } from "./support/postgres.ts"
+import { testSchema } from "../../store/test/support/postgres.ts"
 import { forgetRace, SECRET } from "./support/snapshotWriter.ts"
 
 const { url, setupError, schema } = testSchema("pivot_snapwriter")

@@ -7,7 +7,7 @@ import { Plugins } from "@pivot/runtime"
 import { Effect, Fiber, Option, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { timeBox } from "../src/internal/timeBox.ts"
-import { layer, SESSION, services, stub, tool, used } from "./support/harness.ts"
+import { layer, midTaskOverflow, stub } from "./support/harness.ts"
 
 /** Hangs forever and cannot be interrupted. */
 const stuck = Effect.uninterruptible(Effect.never)
@@ -69,23 +69,11 @@ describe("Plugins.call under an uninterruptible hang", () => {
 })
 
 describe("prepare under an uninterruptible hang", () => {
-  const overflowThenPrepare = Effect.gen(function* () {
-    const { cm, sessions } = yield* services
-    yield* cm.recordUserMessage(SESSION, { text: "go" })
-    yield* cm.recordAssistantStep(SESSION, {
-      parts: [tool("bash", { command: "make" }, "ok")],
-      usage: used(80_000),
-      finish: "tool-calls",
-    })
-    const prepared = yield* cm.prepare(SESSION)
-    return { prepared, events: yield* sessions.events(SESSION) }
-  })
-
   it.effect(
     "given a summariser that hangs uninterruptibly, then after summaryTimeout the fallback summary is used and the pivot forms",
     () =>
       Effect.gen(function* () {
-        const fiber = yield* Effect.forkChild(overflowThenPrepare)
+        const fiber = yield* Effect.forkChild(midTaskOverflow)
         yield* TestClock.adjust("2 seconds")
         const { events } = yield* Fiber.join(fiber)
         expect(events.find((e) => e._tag === "SummaryFallbackUsed")).toMatchObject({ reason: "timeout" })
@@ -97,7 +85,7 @@ describe("prepare under an uninterruptible hang", () => {
     "given a compaction-context plugin that hangs uninterruptibly, then PluginFailed timeout and the compaction goes on",
     () =>
       Effect.gen(function* () {
-        const fiber = yield* Effect.forkChild(overflowThenPrepare)
+        const fiber = yield* Effect.forkChild(midTaskOverflow)
         yield* TestClock.adjust("1 second")
         const { events } = yield* Fiber.join(fiber)
         expect(events.find((e) => e._tag === "PluginFailed")).toMatchObject({ plugin: "stuck", reason: "timeout" })

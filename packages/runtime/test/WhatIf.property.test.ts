@@ -35,16 +35,6 @@ const scriptArb = fc.array(
 )
 type Script = typeof scriptArb extends fc.Arbitrary<infer A> ? A : never
 
-const clockOf = (now: { ms: number }): Clock.Clock => ({
-  currentTimeMillisUnsafe: () => now.ms,
-  currentTimeMillis: Effect.sync(() => now.ms),
-  currentTimeNanosUnsafe: () => BigInt(now.ms) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => BigInt(now.ms) * 1_000_000n),
-  monotonicTimeNanosUnsafe: () => BigInt(now.ms) * 1_000_000n,
-  monotonicTimeNanos: Effect.sync(() => BigInt(now.ms) * 1_000_000n),
-  sleep: () => Effect.never,
-})
-
 /** A model summariser stand-in: a text naming the head's size, billed as a model's call. */
 const scripted: SummarizerShape = {
   summarize: (request) =>
@@ -112,9 +102,13 @@ const record = (script: Script, name: Strategies.Name) => {
     Layer.provideMerge(EventStore.layerMemory()),
   )
   const events = Effect.runSync(
-    program.pipe(Effect.provide(layer), Effect.provideService(Clock.Clock, clockOf(now))) as Effect.Effect<
-      ReadonlyArray<Events.Event>
-    >,
+    program.pipe(
+      Effect.provide(layer),
+      Effect.provideService(
+        Clock.Clock,
+        WhatIf.clockOf(() => now.ms),
+      ),
+    ) as Effect.Effect<ReadonlyArray<Events.Event>>,
   )
   return { events, windows }
 }

@@ -171,6 +171,13 @@ describe("the working set", () => {
     expect(artifacts).toMatchObject({ total: 2, inView: 0, inViewOrRecallable: 2 })
   })
 
+  it("reads only the text the window shows the model, without facts too: no keyword found in a field name", async () => {
+    // The request "read src/a.ts" has the keywords "read" and "src/a.ts"; half of them name it. Its step's stored usage
+    // has a `cacheRead` field: a check that read the stored messages' JSON found "read" there and named the request.
+    const { artifacts } = await artifactsOf(16_000, "opencode-1.17")
+    expect(artifacts).toEqual({ total: 2, inView: 0, inViewWithoutFacts: 0, inViewOrRecallable: 2 })
+  })
+
   it("counts what the window still holds as in view, and so in view or recallable (no compaction)", async () => {
     const { artifacts, summaries } = await artifactsOf(100, "opencode-1.17")
     expect(summaries).toEqual({ recorded: 0, extractive: 0 })

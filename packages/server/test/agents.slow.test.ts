@@ -6,10 +6,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { importTranscript } from "@pivot/agents"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { Serve } from "../src/index.ts"
-import { writeSqlite } from "./support/play.ts"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { open, ready, type Viewer } from "./support/viewer.ts"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const fixture = path.join(root, "packages/agents/test/fixtures/hand-written/claude-code-compaction.jsonl")
@@ -32,35 +31,17 @@ const cacheRead = [...usage.values()].reduce((sum, u) => sum + u.cache_read_inpu
 const cacheWrite = [...usage.values()].reduce((sum, u) => sum + u.cache_creation_input_tokens, 0)
 const uncached = [...usage.values()].reduce((sum, u) => sum + u.input_tokens, 0)
 
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync"]
-
-let server: Serve.Started
-let context: BrowserContext
+let viewer: Viewer | undefined
 let page: Page
 let base: string
 
-const ready = async (p: Page) => {
-  await p.waitForSelector("body[data-ready='true'], #error", { timeout: 20_000 })
-  expect(await p.locator("#error").count()).toBe(0)
-}
-
 beforeAll(async () => {
-  expect(inject("chromiumError")).toBe("")
-  await writeSqlite(db, sessionId, events)
-  server = await Serve.start({ source: db, port: 0 })
-  base = `http://127.0.0.1:${server.port}`
-  context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
-    executablePath: inject("chromiumPath"),
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 860 },
-  })
-  page = await context.newPage()
+  viewer = await open(db, sessionId, events)
+  ;({ page, base } = viewer)
 }, 120_000)
 
 afterAll(async () => {
-  await context?.close()
-  await server?.close()
+  await viewer?.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })
 

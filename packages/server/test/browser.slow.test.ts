@@ -10,10 +10,11 @@ import { fileURLToPath } from "node:url"
 import { ArtifactCheck, type Events, Ledger, type Projection } from "@pivot/core"
 import { Projections, ReadModels, SessionLog } from "@pivot/store"
 import { Effect, ManagedRuntime } from "effect"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Serve } from "../src/index.ts"
 import { play, writeSqlite } from "./support/play.ts"
+import { open, ready, type Viewer } from "./support/viewer.ts"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const shots = path.join(root, "docs/img")
@@ -23,46 +24,18 @@ const db = path.join(dir, "pivot.db")
 // Pivots from the second on carry their recorded check and a judge's probes; the first is as an older log has it.
 const events = play({ sessionId: SESSION, turns: 40, probes: true })
 
-/** The flags Chromium needs on these machines (no sandbox as root, no background connections to a closed network). */
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-]
-
-let server: Serve.Started
-let context: BrowserContext
+let viewer: Viewer | undefined
 let page: Page
 let base: string
 
-const ready = async (p: Page) => {
-  await p.waitForSelector("body[data-ready='true'], #error", { timeout: 20_000 })
-  expect(await p.locator("#error").count()).toBe(0)
-}
-
 beforeAll(async () => {
-  expect(inject("chromiumError")).toBe("")
-  await writeSqlite(db, SESSION, events)
-  server = await Serve.start({ source: db, port: 0 })
-  base = `http://127.0.0.1:${server.port}`
-  context = await chromium.launchPersistentContext(path.join(dir, "profile"), {
-    executablePath: inject("chromiumPath"),
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 860 },
-  })
-  page = await context.newPage()
+  viewer = await open(db, SESSION, events)
+  ;({ page, base } = viewer)
   fs.mkdirSync(shots, { recursive: true })
 }, 60_000)
 
 afterAll(async () => {
-  await context?.close()
-  await server?.close()
+  await viewer?.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })
 

@@ -1,11 +1,9 @@
 // Makes sure Debian's Chromium is installed for the browser tests (scripts/chromium.sh installs it when missing) and
 // hands its path to them, when a slow-lane file runs (the browser tests are `*.slow.test.ts`). A failure is handed over
 // too, so the browser tests fail with the reason instead of skipping.
-import { execFileSync } from "node:child_process"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import type { TestProject } from "vitest/node"
 import { runsSlowFiles } from "../../store/test/globalSetup.ts"
+import { chromiumPath } from "./support/chromium.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,8 +15,6 @@ declare module "vitest" {
   }
 }
 
-const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../scripts/chromium.sh")
-
 export default async function setup(project: TestProject): Promise<void> {
   if (!(await runsSlowFiles(project))) {
     project.provide("chromiumPath", "")
@@ -26,8 +22,7 @@ export default async function setup(project: TestProject): Promise<void> {
     return
   }
   try {
-    const bin = execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
-    project.provide("chromiumPath", bin)
+    project.provide("chromiumPath", chromiumPath())
     project.provide("chromiumError", "")
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr

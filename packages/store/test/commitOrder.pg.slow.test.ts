@@ -6,17 +6,14 @@
 
 import { execFileSync } from "node:child_process"
 import { Effect, Fiber, Stream } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, type RecordedEvent } from "../src/index.ts"
 import { ev, storeOf } from "./contract.ts"
+import { bin, dropSchemas, server } from "./support/postgres.ts"
 
-const url = inject("pgUrl")
-const setupError = inject("pgError")
+const { url, setupError } = server()
 const run = `co${process.pid}_${Date.now().toString(36)}`
 const schemas: Array<string> = []
-
-const bin = (): string =>
-  execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], { encoding: "utf8" }).trim()
 
 const psql = (schema: string, query: string): string =>
   execFileSync(
@@ -35,9 +32,7 @@ const freshSchema = (name: string): string => {
 }
 
 afterAll(() => {
-  if (setupError !== "" || schemas.length === 0) return
-  const drop = schemas.map((schema) => `DROP SCHEMA IF EXISTS ${schema} CASCADE;`).join("\n")
-  execFileSync(`${bin()}/psql`, [url, "-q", "-c", drop], { stdio: "ignore" })
+  if (setupError === "") dropSchemas(url, schemas)
 })
 
 const layer = (schema: string, maxConnections = 10) =>

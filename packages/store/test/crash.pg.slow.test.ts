@@ -1,28 +1,18 @@
 // Crash test on PostgreSQL: a writer process appending batches to one schema is SIGKILLed at random points, over and
 // over; after every kill, every append it acknowledged is there and no batch is half-written.
 
-import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { EventStore, type RecordedEvent } from "../src/index.ts"
 import { type Ack, random, verify } from "./support/acks.ts"
 import * as Kill from "./support/kill.ts"
+import { testSchema } from "./support/postgres.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
-const url = inject("pgUrl")
-const setupError = inject("pgError")
+const { url, setupError, schema } = testSchema("pivot_crash")
 const KILLS = Number(process.env.PIVOT_PG_CRASH_KILLS ?? 30)
 const STREAM = "session-shared"
-const schema = `pivot_crash_${process.pid}`
-
-afterAll(() => {
-  if (setupError !== "") return
-  const psql = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], {
-    encoding: "utf8",
-  })
-  execFileSync(`${psql.trim()}/psql`, [url, "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
-})
 
 const readStream = (): Promise<ReadonlyArray<RecordedEvent>> =>
   Effect.runPromise(

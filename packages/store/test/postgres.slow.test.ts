@@ -1,25 +1,19 @@
 // The contract against PostgreSQL: the server comes from PIVOT_PG_URL or scripts/postgres.sh (see globalSetup);
 // each test gets its own schema, dropped at the end.
 
-import { execFileSync } from "node:child_process"
 import { Effect, Fiber, Stream } from "effect"
-import { describe, expect, inject, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { EventStore } from "../src/index.ts"
 import { contract, ev, storeOf } from "./contract.ts"
+import { dropSchemas, server } from "./support/postgres.ts"
 
-const url = inject("pgUrl")
-const setupError = inject("pgError")
+const { url, setupError } = server()
 const run = `t${process.pid}_${Date.now().toString(36)}`
 const schemas: Array<string> = []
 
 /** Drops the schemas made so far (each contract's cleanup drops what it and the earlier ones made). */
-const dropSchemas = async () => {
-  if (setupError !== "" || schemas.length === 0) return
-  // psql ships with the server package; dropping is best effort.
-  const drop = schemas.map((schema) => `DROP SCHEMA IF EXISTS ${schema} CASCADE;`).join("\n")
-  await Effect.runPromise(
-    Effect.try(() => execFileSync("psql", [url, "-q", "-c", drop], { stdio: "ignore" })).pipe(Effect.ignore),
-  )
+const dropMade = async () => {
+  if (setupError === "") dropSchemas(url, schemas)
 }
 
 contract({
@@ -30,7 +24,7 @@ contract({
     schemas.push(schema)
     return { open: () => EventStore.layerPostgres({ url, schema, pollInterval: "200 millis", maxConnections: 20 }) }
   },
-  cleanup: () => dropSchemas(),
+  cleanup: () => dropMade(),
 })
 
 // The same contract with every append holding the store-wide lock and numbering its rows in its own transaction (the
@@ -46,7 +40,7 @@ contract({
         EventStore.layerPostgres({ url, schema, pollInterval: "200 millis", maxConnections: 20, appendLock: "store" }),
     }
   },
-  cleanup: () => dropSchemas(),
+  cleanup: () => dropMade(),
 })
 
 describe("EventStore.layerPostgres", () => {

@@ -2,7 +2,7 @@
 // retrying on conflict: every conflict is detected (no two acknowledged appends claim a version), nothing is lost,
 // nothing is duplicated. Run on SQLite (one file) and PostgreSQL (one schema).
 
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { EventStore, type RecordedEvent } from "../src/index.ts"
+import { dropSchemas } from "./support/postgres.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-store-race-"))
@@ -115,7 +116,7 @@ describe("two processes appending to one stream", () => {
         )
         conflicts = verify(events, summaries)
       } finally {
-        execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
+        dropSchemas(url, [schema])
       }
     }
     expect(conflicts).toBeGreaterThan(0)

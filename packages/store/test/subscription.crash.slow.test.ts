@@ -2,31 +2,24 @@
 // its lives it handles every event exactly once, in order, with no gap and no duplicate, while new events keep
 // arriving. Run on SQLite and PostgreSQL.
 
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, type Layer, ManagedRuntime, Stream } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, type ReadError } from "../src/index.ts"
 import { random } from "./support/acks.ts"
 import * as Kill from "./support/kill.ts"
+import { testSchema } from "./support/postgres.ts"
 
 const writer = fileURLToPath(new URL("./support/writer.ts", import.meta.url))
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-store-subscriber-"))
-const url = inject("pgUrl")
-const setupError = inject("pgError")
+const { url, setupError, schema } = testSchema("pivot_subscriber")
 const KILLS = Number(process.env.PIVOT_SUBSCRIBER_KILLS ?? 15)
-const schema = `pivot_subscriber_${process.pid}`
 
 afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true })
-  if (setupError !== "") return
-  const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], {
-    encoding: "utf8",
-  })
-  execFileSync(`${bin.trim()}/psql`, [url, "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], { stdio: "ignore" })
 })
 
 const event = (id: string) => ({ id, type: "Written", version: 1, data: { id } })

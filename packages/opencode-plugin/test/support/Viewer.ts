@@ -1,14 +1,12 @@
 // `pivot serve` on the plugin's store, watched in a real headless Chromium (Debian's, scripts/chromium.sh): the session
 // page's live head, read while OpenCode writes.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
+import { chromiumPath, launch } from "../../../server/test/support/chromium.ts"
 import { ROOT } from "./OpenCode.ts"
-
-/** The flags Chromium needs on these machines (as the viewer's own browser tests use). */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync"]
 
 /** A viewer: the `pivot serve` child and a Chromium page on it. */
 export interface Viewer {
@@ -21,7 +19,8 @@ export interface Viewer {
 
 /** Starts `pivot serve DB` on a free port and opens Chromium on `path`. */
 export const open = async (db: string, path: string): Promise<Viewer> => {
-  const chromiumPath = execFileSync("bash", [Path.join(ROOT, "scripts/chromium.sh")], { encoding: "utf8" }).trim()
+  // Debian's Chromium, installed when missing, as the viewer's own browser tests launch it.
+  const executablePath = chromiumPath()
   const child: ChildProcess = spawn(
     process.execPath,
     ["--conditions=@pivot/source", Path.join(ROOT, "packages/cli/src/bin.ts"), "serve", db, "--port", "0"],
@@ -41,12 +40,7 @@ export const open = async (db: string, path: string): Promise<Viewer> => {
     child.stderr!.resume()
   })
   const profile = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-viewer-"))
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 860 },
-  })
+  const context: BrowserContext = await launch(profile, executablePath)
   const page = await context.newPage()
   await page.goto(`${base}${path}`)
   await page.waitForSelector("body[data-ready='true']", { timeout: 30_000 })

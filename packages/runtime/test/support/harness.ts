@@ -1,8 +1,9 @@
 /** A runtime over a memory (or SQLite) store with deterministic ids and a scripted summariser, for given/when/then tests. */
-import { Ids, type Message, Session, Tokens, Window } from "@pivot/core"
+import { type Events, Ids, type Message, Session, Tokens, Window } from "@pivot/core"
 import {
   ContextManager,
   type Options,
+  type Prepared,
   Sessions,
   Summarizer,
   SummarizerError,
@@ -117,6 +118,26 @@ export const tool = (name: string, input: Record<string, unknown>, output: strin
   callId: `call_${name}_${Math.abs(hash(JSON.stringify(input)))}`,
   tool: name,
   state: { status: "completed" as const, input, output, title: name },
+})
+
+/**
+ * A request, then a tool step whose usage reports 80,000 input tokens (mid-task: its finish is `tool-calls`), then
+ * `prepare`: what it prepared and the session's events.
+ */
+export const midTaskOverflow: Effect.Effect<
+  { readonly prepared: Prepared; readonly events: ReadonlyArray<Events.Event> },
+  unknown,
+  ContextManager | Sessions.Sessions
+> = Effect.gen(function* () {
+  const { cm, sessions } = yield* services
+  yield* cm.recordUserMessage(SESSION, { text: "go" })
+  yield* cm.recordAssistantStep(SESSION, {
+    parts: [tool("bash", { command: "make" }, "ok")],
+    usage: used(80_000),
+    finish: "tool-calls",
+  })
+  const prepared = yield* cm.prepare(SESSION)
+  return { prepared, events: yield* sessions.events(SESSION) }
 })
 
 const hash = (s: string): number => {

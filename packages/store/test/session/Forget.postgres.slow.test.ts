@@ -5,26 +5,15 @@
 import { execFileSync } from "node:child_process"
 import type { Events } from "@pivot/core"
 import { Effect } from "effect"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { SAMPLES } from "../../../core/test/support/secrets.ts"
 import { ERASED, ReadModels, SessionLog } from "../../src/index.ts"
+import { testSchema } from "../support/postgres.ts"
 import { forgetAgain } from "./support/forgetAgain.ts"
 
-const url = inject("pgUrl")
-const setupError = inject("pgError")
-const schema = `pivot_forget_${process.pid}_${Date.now().toString(36)}`
+const { url, setupError, schema } = testSchema("pivot_forget")
 const SESSION = "ses_forget_pg"
 const ALL = SAMPLES.map((s) => s.text).join("\n")
-
-afterAll(() => {
-  if (setupError === "") {
-    try {
-      execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE;`], { stdio: "ignore" })
-    } catch {
-      // best effort
-    }
-  }
-})
 
 const psql = (query: string): string =>
   execFileSync("psql", [url, "-tA", "-c", `SET search_path TO ${schema}; ${query}`], { encoding: "utf8" })

@@ -2,23 +2,12 @@
  * The read models' caches after a forget made by another store layer (issue 18 #1), on PostgreSQL (the server comes
  * from PIVOT_PG_URL or scripts/postgres.sh, see globalSetup): what `ForgetCaches.int.test.ts` checks on SQLite.
  */
-import { execFileSync } from "node:child_process"
-import { afterAll, describe, inject, it } from "vitest"
+import { describe, it } from "vitest"
 import { EventStore, ReadModels } from "../../src/index.ts"
+import { testSchema } from "../support/postgres.ts"
 import { forgetBesideA } from "./support/forgetCaches.ts"
 
-const url = inject("pgUrl")
-const setupError = inject("pgError")
-const schema = `pivot_forget_caches_${process.pid}_${Date.now().toString(36)}`
-
-afterAll(() => {
-  if (setupError === "")
-    try {
-      execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE;`], { stdio: "ignore" })
-    } catch {
-      // best effort
-    }
-})
+const { url, setupError, schema } = testSchema("pivot_forget_caches")
 
 const ready = () => {
   if (setupError !== "") throw new Error(setupError)

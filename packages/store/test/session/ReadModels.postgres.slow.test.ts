@@ -1,11 +1,11 @@
 // The same read models on PostgreSQL (the server comes from PIVOT_PG_URL or scripts/postgres.sh, see globalSetup):
 // rebuilt == inline == the pure fold, catching up with a plain store, and replay through the read models.
-import { execFileSync } from "node:child_process"
 import { Window } from "@pivot/core"
 import { Effect, type ManagedRuntime, Stream } from "effect"
 import fc from "fast-check"
-import { afterAll, describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, ReadModels, Replay, SessionLog } from "../../src/index.ts"
+import { dropSchemas, schemaName, server } from "../support/postgres.ts"
 import {
   appendGenerated,
   expectReadModelsEqualFold,
@@ -16,9 +16,8 @@ import {
   sessionArb,
 } from "./support.ts"
 
-const url = inject("pgUrl")
-const setupError = inject("pgError")
-const schema = `pivot_rm_${process.pid}_${Date.now().toString(36)}`
+const { url, setupError } = server()
+const schema = schemaName("pivot_rm")
 let runtime: ManagedRuntime.ManagedRuntime<Stores, unknown> | undefined
 
 const pg = () => {
@@ -29,13 +28,7 @@ const pg = () => {
 
 afterAll(async () => {
   await runtime?.dispose()
-  if (setupError === "") {
-    await Effect.runPromise(
-      Effect.try(() =>
-        execFileSync("psql", [url, "-q", "-c", `DROP SCHEMA IF EXISTS ${schema} CASCADE;`], { stdio: "ignore" }),
-      ).pipe(Effect.ignore),
-    )
-  }
+  if (setupError === "") dropSchemas(url, [schema])
 })
 
 const inlineRebuiltFold = (session: GeneratedSession) =>
