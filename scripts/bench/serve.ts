@@ -31,6 +31,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Serve } from "@pivot/server"
@@ -80,6 +81,11 @@ const events = play({
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
+// Each figure is printed as soon as it is measured too: a long run at load that is stopped keeps what it measured.
+const row = (what: string, result: string) => {
+  rows.push([what, result])
+  console.error(`${what}: ${result}`)
+}
 const launch = () =>
   chromium.launchPersistentContext(path.join(dir, "profile"), {
     executablePath: execFileSync("bash", [path.join(root, "scripts/chromium.sh")], { encoding: "utf8" }).trim(),
@@ -97,8 +103,16 @@ const launch = () =>
     viewport: { width: 1280, height: 860 },
   })
 try {
-  if (fs.existsSync(db)) console.error(`using ${db} as it is`)
-  else {
+  if (fs.existsSync(db)) {
+    const file = new DatabaseSync(db, { readOnly: true })
+    const held = Number(file.prepare("SELECT MAX(stream_version) AS v FROM pivot_events").get()?.v ?? 0)
+    file.close()
+    if (held !== events.length)
+      throw new Error(
+        `${db} holds ${held} events, not the ${events.length} this bench plays: remove it or name another`,
+      )
+    console.error(`using ${db} as it is`)
+  } else {
     const writeStart = performance.now()
     await writeSqlite(db, SESSION, events)
     console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
@@ -136,22 +150,22 @@ try {
         }
       }
       const [d, r, c, s] = [stats(drawn), stats(ready), stats(mainThread), stats(serverCpu)]
-      rows.push([
+      row(
         "fresh server, session page: first render (data-drawn), wall from navigation (median / max of 3)",
         `${ms(d.median)} / ${ms(d.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of 3)",
         `${ms(r.median)} / ${ms(r.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server, session page: renderer main-thread busy time to complete (median / max of 3)",
         `${ms(c.median)} / ${ms(c.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server: CPU of the server's process from its start to the page complete (median / max of 3)",
         `${ms(s.median)} / ${ms(s.max)} ms`,
-      ])
+      )
     } finally {
       await context.close()
     }
@@ -194,34 +208,34 @@ try {
     const w = stats(windowMs)
     const r = stats(rawMs)
     const t = stats(warmTimeline)
-    rows.push(["events in the session", events.length.toLocaleString("en-US")])
-    rows.push([
+    row("events in the session", events.length.toLocaleString("en-US"))
+    row(
       "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
       `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
-    ])
-    rows.push(["timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`])
-    rows.push(["timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`])
-    rows.push([
+    )
+    row("timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`)
+    row("timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`)
+    row(
       "window at a version, entries JSON (median / p95 / max of 41)",
       `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
-    ])
-    rows.push([
+    )
+    row(
       "window at a version, the CLI's bytes (median / p95 / max of 41)",
       `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
-    ])
-    rows.push([
+    )
+    row(
       "the whole ledger (/ledger), first request: wall time, bytes as sent",
       `${ms(ledgerCold.ms)} ms, ${(ledgerCold.bytes / 1024).toFixed(0)} KiB`,
-    ])
-    rows.push([
+    )
+    row(
       "the same again, brotli / gzip: bytes as sent (wall time)",
       `${(ledgerBr.bytes / 1024).toFixed(0)} KiB (${ms(ledgerBr.ms)} ms) / ${(ledgerGzip.bytes / 1024).toFixed(0)} KiB (${ms(ledgerGzip.ms)} ms)`,
-    ])
-    rows.push([
+    )
+    row(
       "what the session page asks of the ledger (/ledger/chart), brotli: wall time, bytes as sent",
       `${ms(chartCold.ms)} ms, ${(chartCold.bytes / 1024).toFixed(0)} KiB`,
-    ])
-    rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
+    )
+    row("a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`)
 
     if (!values["no-browser"]) {
       const context = await launch()
@@ -272,22 +286,22 @@ try {
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
         ] as const) {
           const { drawn: d, interactive: p, mainThread: c, transferred: t } = await load(url)
-          rows.push([
+          row(
             `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
             `${ms(d.median)} / ${ms(d.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, complete: to everything in place (data-ready, what "first render" measured before; median / max of 5)`,
             `${ms(p.median)} / ${ms(p.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
             `${ms(c.median)} / ${ms(c.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, bytes transferred (every response of the load as sent, headers included; median)`,
             `${(t.median / 1024).toFixed(0)} KiB`,
-          ])
+          )
         }
       } finally {
         await context.close()
