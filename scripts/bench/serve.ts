@@ -23,8 +23,8 @@
 //
 //   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE]
 //
-// `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does (the
-// session takes minutes to write on a loaded machine; the file is not removed at the end).
+// `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does,
+// whatever it holds of the session (it takes many minutes to write on a loaded machine; the file is not removed).
 
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -71,13 +71,14 @@ const timed = async (url: string) => {
 }
 
 // About 4.1 events per turn: a user message, two steps, a prune every 5 turns and a compaction every 25.
-const events = play({
-  sessionId: SESSION,
-  turns: Math.ceil(TARGET_EVENTS / 4.1),
-  compactEvery: 25,
-  pruneEvery: 5,
-  outputChars: 500,
-})
+const played = () =>
+  play({
+    sessionId: SESSION,
+    turns: Math.ceil(TARGET_EVENTS / 4.1),
+    compactEvery: 25,
+    pruneEvery: 5,
+    outputChars: 500,
+  })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
@@ -103,19 +104,21 @@ const launch = () =>
     viewport: { width: 1280, height: 860 },
   })
 try {
+  // The session's events: those the file holds when it exists (played and written before, perhaps only in part, as
+  // a stopped write leaves its batches), else played and written now.
+  let total: number
   if (fs.existsSync(db)) {
     const file = new DatabaseSync(db, { readOnly: true })
-    const held = Number(file.prepare("SELECT MAX(stream_version) AS v FROM pivot_events").get()?.v ?? 0)
+    total = Number(file.prepare("SELECT MAX(stream_version) AS v FROM pivot_events").get()?.v ?? 0)
     file.close()
-    if (held !== events.length)
-      throw new Error(
-        `${db} holds ${held} events, not the ${events.length} this bench plays: remove it or name another`,
-      )
-    console.error(`using ${db} as it is`)
+    if (total === 0) throw new Error(`${db} holds no session`)
+    console.error(`using ${db} as it is: ${total} events`)
   } else {
+    const events = played()
     const writeStart = performance.now()
     await writeSqlite(db, SESSION, events)
-    console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
+    total = events.length
+    console.error(`wrote ${total} events in ${ms(performance.now() - writeStart)} ms`)
   }
   if (!values["no-browser"]) {
     // A fresh server's first page: the server starts, and the session page is asked for at once.
@@ -179,8 +182,8 @@ try {
     const coldCpu = process.cpuUsage(cpuBefore)
     const warmTimeline: Array<number> = []
     for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
-    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * events.length)))
-    versions.push(events.length)
+    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * total)))
+    versions.push(total)
     const windowMs: Array<number> = []
     const rawMs: Array<number> = []
     for (const v of versions) {
@@ -208,7 +211,7 @@ try {
     const w = stats(windowMs)
     const r = stats(rawMs)
     const t = stats(warmTimeline)
-    row("events in the session", events.length.toLocaleString("en-US"))
+    row("events in the session", total.toLocaleString("en-US"))
     row(
       "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
       `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
@@ -280,7 +283,8 @@ try {
             transferred: stats(transferred),
           }
         }
-        const pivots = events.filter((e) => e._tag === "SummaryFinished").length
+        const pivots = ((await (await fetch(`${base}/api/sessions/${SESSION}`)).json()) as { pivots: Array<unknown> })
+          .pivots.length
         for (const [name, url] of [
           ["session page", `/sessions/${SESSION}`],
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
