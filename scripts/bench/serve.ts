@@ -23,13 +23,14 @@
 //
 //   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE]
 //
-// `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does (the
-// session takes minutes to write on a loaded machine; the file is not removed at the end).
+// `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does,
+// whatever it holds of the session (it takes many minutes to write on a loaded machine; the file is not removed).
 
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Serve } from "@pivot/server"
@@ -71,22 +72,38 @@ const timed = async (url: string) => {
 }
 
 // About 4.1 events per turn: a user message, two steps, a prune every 5 turns and a compaction every 25.
-const events = play({
-  sessionId: SESSION,
-  turns: Math.ceil(TARGET_EVENTS / 4.1),
-  compactEvery: 25,
-  pruneEvery: 5,
-  outputChars: 500,
-})
+const played = () =>
+  play({
+    sessionId: SESSION,
+    turns: Math.ceil(TARGET_EVENTS / 4.1),
+    compactEvery: 25,
+    pruneEvery: 5,
+    outputChars: 500,
+  })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
+// Each figure is printed as soon as it is measured too: a long run at load that is stopped keeps what it measured.
+const row = (what: string, result: string) => {
+  rows.push([what, result])
+  console.error(`${what}: ${result}`)
+}
 try {
-  if (fs.existsSync(db)) console.error(`using ${db} as it is`)
-  else {
+  // The session's events: those the file holds when it exists (played and written before, perhaps only in part, as
+  // a stopped write leaves its batches), else played and written now.
+  let total: number
+  if (fs.existsSync(db)) {
+    const file = new DatabaseSync(db, { readOnly: true })
+    total = Number(file.prepare("SELECT MAX(stream_version) AS v FROM pivot_events").get()?.v ?? 0)
+    file.close()
+    if (total === 0) throw new Error(`${db} holds no session`)
+    console.error(`using ${db} as it is: ${total} events`)
+  } else {
+    const events = played()
     const writeStart = performance.now()
     await writeSqlite(db, SESSION, events)
-    console.error(`wrote ${events.length} events in ${ms(performance.now() - writeStart)} ms`)
+    total = events.length
+    console.error(`wrote ${total} events in ${ms(performance.now() - writeStart)} ms`)
   }
   if (!values["no-browser"]) {
     // A fresh server's first page: the server starts, and the session page is asked for at once.
@@ -121,22 +138,22 @@ try {
         }
       }
       const [d, r, c, s] = [stats(drawn), stats(ready), stats(mainThread), stats(serverCpu)]
-      rows.push([
+      row(
         "fresh server, session page: first render (data-drawn), wall from navigation (median / max of 3)",
         `${ms(d.median)} / ${ms(d.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of 3)",
         `${ms(r.median)} / ${ms(r.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server, session page: renderer main-thread busy time to complete (median / max of 3)",
         `${ms(c.median)} / ${ms(c.max)} ms`,
-      ])
-      rows.push([
+      )
+      row(
         "fresh server: CPU of the server's process from its start to the page complete (median / max of 3)",
         `${ms(s.median)} / ${ms(s.max)} ms`,
-      ])
+      )
     } finally {
       await context.close()
     }
@@ -150,8 +167,8 @@ try {
     const coldCpu = process.cpuUsage(cpuBefore)
     const warmTimeline: Array<number> = []
     for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
-    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * events.length)))
-    versions.push(events.length)
+    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * total)))
+    versions.push(total)
     const windowMs: Array<number> = []
     const rawMs: Array<number> = []
     for (const v of versions) {
@@ -179,34 +196,34 @@ try {
     const w = stats(windowMs)
     const r = stats(rawMs)
     const t = stats(warmTimeline)
-    rows.push(["events in the session", events.length.toLocaleString("en-US")])
-    rows.push([
+    row("events in the session", total.toLocaleString("en-US"))
+    row(
       "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
       `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
-    ])
-    rows.push(["timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`])
-    rows.push(["timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`])
-    rows.push([
+    )
+    row("timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`)
+    row("timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`)
+    row(
       "window at a version, entries JSON (median / p95 / max of 41)",
       `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
-    ])
-    rows.push([
+    )
+    row(
       "window at a version, the CLI's bytes (median / p95 / max of 41)",
       `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
-    ])
-    rows.push([
+    )
+    row(
       "the whole ledger (/ledger), first request: wall time, bytes as sent",
       `${ms(ledgerCold.ms)} ms, ${(ledgerCold.bytes / 1024).toFixed(0)} KiB`,
-    ])
-    rows.push([
+    )
+    row(
       "the same again, brotli / gzip: bytes as sent (wall time)",
       `${(ledgerBr.bytes / 1024).toFixed(0)} KiB (${ms(ledgerBr.ms)} ms) / ${(ledgerGzip.bytes / 1024).toFixed(0)} KiB (${ms(ledgerGzip.ms)} ms)`,
-    ])
-    rows.push([
+    )
+    row(
       "what the session page asks of the ledger (/ledger/chart), brotli: wall time, bytes as sent",
       `${ms(chartCold.ms)} ms, ${(chartCold.bytes / 1024).toFixed(0)} KiB`,
-    ])
-    rows.push(["a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`])
+    )
+    row("a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`)
 
     if (!values["no-browser"]) {
       const context = await launch(path.join(dir, "profile"))
@@ -251,28 +268,29 @@ try {
             transferred: stats(transferred),
           }
         }
-        const pivots = events.filter((e) => e._tag === "SummaryFinished").length
+        const pivots = ((await (await fetch(`${base}/api/sessions/${SESSION}`)).json()) as { pivots: Array<unknown> })
+          .pivots.length
         for (const [name, url] of [
           ["session page", `/sessions/${SESSION}`],
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
         ] as const) {
           const { drawn: d, interactive: p, mainThread: c, transferred: t } = await load(url)
-          rows.push([
+          row(
             `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
             `${ms(d.median)} / ${ms(d.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, complete: to everything in place (data-ready, what "first render" measured before; median / max of 5)`,
             `${ms(p.median)} / ${ms(p.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
             `${ms(c.median)} / ${ms(c.max)} ms`,
-          ])
-          rows.push([
+          )
+          row(
             `the same, bytes transferred (every response of the load as sent, headers included; median)`,
             `${(t.median / 1024).toFixed(0)} KiB`,
-          ])
+          )
         }
       } finally {
         await context.close()
