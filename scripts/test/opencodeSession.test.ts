@@ -76,6 +76,19 @@ describe("the zero-cost rules on the bench's session", () => {
   const SESSION = "ses_bench"
   const REPO = "/repo"
 
+  /**
+   * Whether OpenCode's edit tool applies `oldString` to `file`: found as it is, or (a block of three lines or more)
+   * by its first and last lines, trimmed, as OpenCode's block-anchor matching finds it (the bench saw a five-line edit
+   * whose middle line was not in the file succeed so).
+   */
+  const applies = (file: string, oldString: string): boolean => {
+    if (file.includes(oldString)) return true
+    const lines = oldString.split("\n").map((l) => l.trim())
+    if (lines.length < 3) return false
+    const have = new Set(file.split("\n").map((l) => l.trim()))
+    return have.has(lines[0]!) && have.has(lines.at(-1)!)
+  }
+
   /** The session's turns up to the first call of turn `upTo` (0-based), as `opencode export` would give them. */
   const exported = (turns: ReadonlyArray<Turn>, upTo: number) => {
     const files = new Map(Object.entries(FILES))
@@ -110,8 +123,8 @@ describe("the zero-cost rules on the bench's session", () => {
             break
           case "edit":
             input = { filePath: Path.join(REPO, step.file), oldString: step.oldString, newString: step.newString }
-            if (before?.includes(step.oldString) === true) {
-              files.set(step.file, before.replace(step.oldString, step.newString))
+            if (before !== undefined && applies(before, step.oldString)) {
+              if (before.includes(step.oldString)) files.set(step.file, before.replace(step.oldString, step.newString))
               outcome = { output: "Edit applied successfully." }
             } else outcome = { error: "Error: oldString not found in content" }
             break

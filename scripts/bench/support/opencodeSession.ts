@@ -70,13 +70,11 @@ export const FILES: Readonly<Record<string, string>> = Object.fromEntries(
   MODULES.map((m) => [`src/${m}.ts`, source(m, 32_000)]),
 )
 
-/** Lines 5 to 9 of src/router.ts as `source` writes them, with `seventh` in place of routerStep7's line. */
-const routerBlock = (seventh: string): string =>
+/** Lines 5 to 9 of src/router.ts as a model misremembers them (every factor 99), `note` at the end of the middle one. */
+const staleRouterBlock = (note: string): string =>
   [5, 6, 7, 8, 9]
-    .map((n) =>
-      n === 7
-        ? seventh
-        : `export const routerStep${n} = (input${n}: number): number => input${n} * ${n + 3} + ${(n * 7) % 11}`,
+    .map(
+      (n) => `export const routerStep${n} = (input${n}: number): number => input${n} * 99${n === 7 ? ` ${note}` : ""}`,
     )
     .join("\n")
 
@@ -112,17 +110,17 @@ export const TURNS: ReadonlyArray<Turn> = [
     prompt: "Count the FIXMEs under src and rename routerStep7 to routeSeven in src/router.ts.",
     steps: [
       { tool: "bash", command: "grep -c FIXME src/*.ts; echo COMMAND-GREP-MARKER" },
-      // A block of five lines, as a model quotes the code around its change; the middle one is not in the file (the
-      // file has `input7 * 10 + 5`). Its values are longer than what a cleared input keeps (`Render.INPUT_KEEP_CHARS`),
-      // so `errored-inputs` has something to clear: a one-line edit keeps its strings whole, and the rule then clears
-      // nothing (which is what happened while the bench used one).
+      // A block of five lines, as a model quotes the code around its change, as it remembers them wrongly: no line of
+      // it is in the file (the file has `input7 * 10 + 5` and its neighbours' own factors). OpenCode's edit tool
+      // also matches a block by its first and last lines alone, so those must be wrong too for the edit to fail. Its
+      // values are longer than what a cleared input keeps (`Render.INPUT_KEEP_CHARS`), so `errored-inputs` has
+      // something to clear: a one-line edit keeps its strings whole, and the rule then clears nothing (which is what
+      // happened while the bench used one).
       {
         tool: "edit",
         file: "src/router.ts",
-        oldString: routerBlock(
-          "export const routerStep7 = (input7: number): number => input7 * 99 // ERROR-OLDSTRING-MARKER",
-        ),
-        newString: routerBlock("export const routeSeven = (input7: number): number => input7 * 10"),
+        oldString: staleRouterBlock("// ERROR-OLDSTRING-MARKER"),
+        newString: staleRouterBlock("// renamed to routeSeven"),
       },
     ],
     pauseBefore: GAP,
