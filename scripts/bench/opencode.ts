@@ -260,6 +260,58 @@ interface Run {
   readonly store?: string
   readonly compressChars: number
   readonly seconds: number
+  /** pivot's own prunes (`PartCompacted` with a rule): each cleared part, and the first request that showed it so. */
+  readonly cleared?: ReadonlyArray<Cleared>
+}
+
+/** A part a rule of pivot's cleared: its rule, output or input, and the request (1-based) and turn first sent so. */
+interface Cleared {
+  readonly rule: string
+  readonly target: "output" | "input"
+  readonly request: number | undefined
+  readonly turn: number | undefined
+}
+
+/**
+ * The parts pivot's rules cleared in a store (its events as JSON lines), each with the first captured request whose
+ * body shows its placeholder (the recall id: the part's for an output, `…-input` for an input).
+ */
+const clearedOf = (
+  store: string,
+  captured: ReadonlyArray<{ readonly turn: number; readonly request: { readonly body: unknown } }>,
+): ReadonlyArray<Cleared> => {
+  const bodies = captured.map((c) => JSON.stringify(c.request.body))
+  return store.split("\n").flatMap((line): Array<Cleared> => {
+    const event = JSON.parse(line) as { _tag: string; rule?: string; partId?: string; target?: string }
+    if (event._tag !== "PartCompacted" || event.rule === undefined) return []
+    const target = event.target === "input" ? "input" : "output"
+    const placeholder = `recall id: ${event.partId}${target === "input" ? "-input" : ""}]`
+    const at = bodies.findIndex((body) => body.includes(placeholder))
+    return [
+      {
+        rule: event.rule,
+        target,
+        request: at < 0 ? undefined : at + 1,
+        turn: at < 0 ? undefined : captured[at]!.turn + 1,
+      },
+    ]
+  })
+}
+
+/** One line per rule: how many parts it cleared, and at which requests (turn and request number). */
+const clearedText = (cleared: ReadonlyArray<Cleared>): string => {
+  const rules = [...new Set(cleared.map((c) => c.rule))]
+  const zeroCost = (PIVOT_OPTIONS.rules as ReadonlyArray<string>).filter((r) => !rules.includes(r))
+  const at = (c: Cleared) => (c.request === undefined ? "never sent" : `turn ${c.turn} req ${c.request}`)
+  return [
+    ...rules.map((rule) => {
+      const mine = cleared.filter((c) => c.rule === rule)
+      const when = [...new Set(mine.map(at))]
+      const inputs = mine.filter((c) => c.target === "input").length
+      return `${rule} ${mine.length}${inputs > 0 ? ` (${inputs} inputs)` : ""} at ${when.join(", ")}`
+    }),
+    ...zeroCost.map((rule) => `${rule} 0`),
+  ].join("; ")
 }
 
 /** Drives one contender through the session; every request, stamped with simulated time. */
@@ -322,7 +374,7 @@ const drive = async (contender: Contender): Promise<Run> => {
     session: SESSION,
     requests,
     lastAgent: agents.length === 0 ? "" : promptOf(agents.at(-1)!.body).text,
-    ...(store === undefined ? {} : { store }),
+    ...(store === undefined ? {} : { store, cleared: clearedOf(store, agent.log) }),
     compressChars: [...compress].reduce((n, a) => n + a.length, 0),
     seconds: (performance.now() - began) / 1000,
   }
@@ -396,6 +448,17 @@ const reportSession = (session: string, runs: ReadonlyArray<Run>) => {
       `${run.contender}: ${of("agent").length} agent, ${of("summary").length} summariser (output ${k(of("summary").reduce((n, r) => n + (r.output ?? 0), 0))} tokens), ${of("title").length} title requests; ${run.compressChars > 0 ? `compress arguments ${run.compressChars} chars (model output); ` : ""}driven in ${run.seconds.toFixed(0)} s`,
     )
   }
+  // pivot's prunes by rule (drive mode with a strategy): what each rule cleared, first sent at which request.
+  // And its compactions: how many, and how many pivot asked for (`CompactionRequestedByStrategy`) and why.
+  for (const run of runs)
+    if (run.cleared !== undefined && run.contender.includes("drive")) {
+      console.log(`${run.contender} cleared: ${clearedText(run.cleared)}`)
+      const events = run.store!.split("\n").map((line) => JSON.parse(line) as { _tag: string; reason?: string })
+      const asked = events.filter((e) => e._tag === "CompactionRequestedByStrategy")
+      console.log(
+        `${run.contender} compactions: ${events.filter((e) => e._tag === "CompactionRequested").length}, asked by pivot: ${asked.length}${asked.length === 0 ? "" : ` (${asked.map((e) => e.reason).join(", ")})`}`,
+      )
+    }
 }
 
 const report = (runs: ReadonlyArray<Run>) => {

@@ -363,6 +363,17 @@ export const sampleEvents: ReadonlyArray<Events.Event> = [
     reason: "budget",
     for: "prt_0000000a0005",
   },
+  {
+    _tag: "CompactionRequestedByStrategy",
+    at: 1_767_000_004_900,
+    markerId: msg("msg_0000000a0007"),
+    reason: "threshold",
+    strategy: "cache-aware+errored-inputs",
+    tokens: 150_400,
+    trigger: 147_300,
+    request: 151_900,
+    usable: 196_000,
+  },
 ]
 
 /**

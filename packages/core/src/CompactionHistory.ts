@@ -3,7 +3,13 @@
  * before and after, the prompt and the model used, how it ended — and what pivot did beyond OpenCode (a fallback
  * summary, head messages budgeted out, secrets redacted, a continue message skipped). A pure fold: replaying the log rebuilds it.
  */
-import type { CompactionPlan, CompactionReason, Event, FallbackReason } from "./Events.ts"
+import type {
+  CompactionPlan,
+  CompactionReason,
+  CompactionRequestedByStrategy,
+  Event,
+  FallbackReason,
+} from "./Events.ts"
 import type { MessageId } from "./Ids.ts"
 import { summaryText } from "./Message.ts"
 import type { ModelRef } from "./Model.ts"
@@ -48,6 +54,12 @@ export interface Entry {
   readonly redactions?: number
   /** Set when the model asked for it (`context_compact`), with its focus note when it gave one. */
   readonly requestedByModel?: { readonly focus?: string }
+  /**
+   * Set when pivot's strategy asked the host to compact (`CompactionRequestedByStrategy`, drive mode): why, what the
+   * last call measured, the strategy's trigger, and the host's own limit it compacted before. Without it, a
+   * compaction of an imported session was the host's own.
+   */
+  readonly requestedByStrategy?: Omit<CompactionRequestedByStrategy, "_tag" | "markerId">
 }
 
 /** The history so far. */
@@ -85,6 +97,14 @@ export const evolve = (state: State, event: Event, version: number): State => {
         ...e,
         requestedByModel: event.focus === undefined ? {} : { focus: event.focus },
       }))
+    case "CompactionRequestedByStrategy": {
+      const { _tag, markerId, ...asked } = event
+      return updateLast(state, markerId, (e) => ({
+        ...e,
+        ...(e.reason === undefined ? { reason: asked.reason } : {}),
+        requestedByStrategy: asked,
+      }))
+    }
     case "CompactionRequested": {
       const part = event.marker.parts.find((p) => p.type === "compaction")
       const entry: Entry = {
@@ -157,7 +177,7 @@ export const evolve = (state: State, event: Event, version: number): State => {
 /** The compaction-history projection. */
 export const projection: Projection<State> = {
   name: "compaction-history",
-  version: 3,
+  version: 4,
   initial,
   evolve: (state, event, meta) => evolve(state, event, meta.version),
 }

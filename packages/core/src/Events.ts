@@ -421,6 +421,29 @@ export const ContextUnpinned = Schema.TaggedStruct("ContextUnpinned", {
   for: Schema.optionalKey(Schema.String),
 })
 
+/**
+ * pivot's strategy asked the host agent to compact before the host's own limit (OpenCode under the plugin's drive
+ * mode with `driveCompaction`, ADR 0044): `reason` is the strategy's (`threshold`: the last call reached its trigger;
+ * `rent-or-buy`: compacting had become cheaper than reading the window from the cache), `tokens` the context the last
+ * call measured, `trigger` the strategy's trigger, `request` the coming request as estimated (window, system prompt
+ * and tools), `usable` the host's own limit (a call reaching it makes the host compact on its own: the limit pivot
+ * compacted before). `at` is when pivot asked; `markerId` the marker the host added for it. Recorded once per ask,
+ * right after the host's compaction request (its `CompactionRequested`) is recorded. A compaction without one was the
+ * host's own, or pivot's runtime's (whose `CompactionRequested` carries its `reason`); older logs have none.
+ */
+export const CompactionRequestedByStrategy = Schema.TaggedStruct("CompactionRequestedByStrategy", {
+  at: Millis,
+  markerId: MessageId,
+  reason: CompactionReason,
+  /** The strategy's name (with its rules), e.g. `cache-aware+duplicate-calls`. */
+  strategy: Schema.optionalKey(Schema.String),
+  tokens: Count,
+  trigger: Schema.optionalKey(Count),
+  request: Count,
+  usable: Count,
+})
+export type CompactionRequestedByStrategy = typeof CompactionRequestedByStrategy.Type
+
 /** The schema of each event type, by name, in catalog order: the storage contract a decoder needs. */
 export const schemas = {
   SessionStarted,
@@ -454,6 +477,7 @@ export const schemas = {
   SessionTitled,
   ContextPinned,
   ContextUnpinned,
+  CompactionRequestedByStrategy,
 } as const
 
 /** Event type names. */
@@ -497,6 +521,7 @@ export const versions: { readonly [K in Type]: number } = {
   SessionTitled: 1,
   ContextPinned: 1,
   ContextUnpinned: 1,
+  CompactionRequestedByStrategy: 1,
 }
 
 /**
@@ -640,4 +665,5 @@ export const sensitive: { readonly [K in Type]: ReadonlyArray<FieldPath> } = {
   SessionTitled: [["title"]],
   ContextPinned: [],
   ContextUnpinned: [],
+  CompactionRequestedByStrategy: [],
 }

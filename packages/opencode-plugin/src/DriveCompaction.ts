@@ -18,8 +18,13 @@
  * - after the pivot it asked for, pivot asks again only once a measured call was under the strategy's trigger: a
  *   summary that leaves the window over the trigger would otherwise be asked for again at once, without end. A pivot
  *   pivot did not ask for (OpenCode's own) starts afresh.
+ *
+ * Each request is recorded once (`CompactionRequestedByStrategy`, ADR 0044): why pivot asked, the tokens it measured,
+ * the strategy's trigger and OpenCode's own limit, linked to the marker OpenCode added for it (`linked`) as soon as
+ * the recorder records that marker. A request OpenCode refused is forgotten (`failed`), so it never links to a
+ * compaction OpenCode starts on its own later.
  */
-import { CacheAwareStrategy, type Message, Model, Overflow } from "@pivot/core"
+import { CacheAwareStrategy, type Events, type Message, Model, Overflow } from "@pivot/core"
 import type { CompactionDue } from "@pivot/runtime"
 
 /** Why the strategy would compact now (`ContextManager.CompactionDue.reason`). */
@@ -88,6 +93,22 @@ export const outputOf = (limits: Model.ModelLimits): number => Model.maxOutputTo
 export const goesOn = (messages: ReadonlyArray<Message.Message>): boolean =>
   CacheAwareStrategy.turnInProgress(messages) !== undefined
 
+/** What pivot measured when it asked: `CompactionRequestedByStrategy` without the marker OpenCode adds for it. */
+export type Ask = Omit<Events.CompactionRequestedByStrategy, "_tag" | "markerId">
+
+/**
+ * The record of a request, linked to the marker OpenCode added for it: the first of `markers` (the markers the recorder
+ * just recorded, oldest first) created at or after the request; undefined when none is (the marker is not recorded
+ * yet). OpenCode adds the marker when it receives the request, in the same process, so its time is never earlier.
+ */
+export const linked = (
+  ask: Ask,
+  markers: ReadonlyArray<Message.UserMessage>,
+): Events.CompactionRequestedByStrategy | undefined => {
+  const marker = markers.find((m) => m.createdAt >= ask.at)
+  return marker === undefined ? undefined : { _tag: "CompactionRequestedByStrategy", markerId: marker.id, ...ask }
+}
+
 /** What the asker needs from the plugin. */
 export interface Deps {
   /** The runtime's answer for a session (`ContextManager.compactionDue`). */
@@ -96,6 +117,10 @@ export interface Deps {
   readonly limits: (sessionId: string) => Model.ModelLimits | undefined
   /** Asks OpenCode for an automatic compaction of the session, without waiting for it. */
   readonly ask: (sessionId: string) => void
+  /** The strategy's name, for the record. */
+  readonly strategy?: string | undefined
+  /** The time now (ms); `Date.now` by default. */
+  readonly now?: (() => number) | undefined
 }
 
 /** The asker of one plugin: the rule applied before each agent call, with what it remembers per session. */
@@ -103,19 +128,22 @@ export const make = (deps: Deps) => {
   const asked = new Map<string, Asked>()
   // Sessions whose compaction pivot asked for has not ended yet (until OpenCode's `session.compacted`).
   const pending = new Set<string>()
+  // Requests whose marker is not recorded yet, by session: what pivot measured when it asked.
+  const unlinked = new Map<string, Ask>()
   return {
     /** Before an agent call: asks OpenCode to compact when the rule says so. `overhead`: the system prompt and tools. */
     beforeCall: async (sessionId: string, overhead: number): Promise<Verdict> => {
       const limits = deps.limits(sessionId)
       if (limits === undefined) return { _tag: "Wait", why: "no-model" }
       const due = await deps.due(sessionId)
+      const request = Math.max(due.usage.tokens, due.estimated + overhead)
       const { verdict, asked: next } = decide(
         {
           reason: due.reason,
           measured: due.usage.source === "reported",
           compacting: due.usage.status === "compacting",
           pivots: due.usage.pivots,
-          request: Math.max(due.usage.tokens, due.estimated + overhead),
+          request,
           usable: due.usage.usable,
           output: outputOf(limits),
         },
@@ -125,9 +153,36 @@ export const make = (deps: Deps) => {
       else asked.set(sessionId, next)
       if (verdict._tag === "Ask") {
         pending.add(sessionId)
+        unlinked.set(sessionId, {
+          at: (deps.now ?? Date.now)(),
+          reason: verdict.reason,
+          ...(deps.strategy === undefined ? {} : { strategy: deps.strategy }),
+          tokens: Math.round(due.usage.tokens),
+          ...(due.usage.trigger === undefined ? {} : { trigger: Math.round(due.usage.trigger) }),
+          request: Math.round(request),
+          usable: Math.round(due.usage.usable),
+        })
         deps.ask(sessionId)
       }
       return verdict
+    },
+    /**
+     * The recorder recorded `markers` in the session: the record of the request they answer (`linked`), once; the
+     * request is then forgotten.
+     */
+    link: (
+      sessionId: string,
+      markers: ReadonlyArray<Message.UserMessage>,
+    ): Events.CompactionRequestedByStrategy | undefined => {
+      const ask = unlinked.get(sessionId)
+      const event = ask === undefined ? undefined : linked(ask, markers)
+      if (event !== undefined) unlinked.delete(sessionId)
+      return event
+    },
+    /** OpenCode refused the request: nothing is pending, nothing is linked. */
+    failed: (sessionId: string): void => {
+      pending.delete(sessionId)
+      unlinked.delete(sessionId)
     },
     /** Whether the compaction OpenCode runs in the session now is one pivot asked for. */
     asked: (sessionId: string): boolean => pending.has(sessionId),

@@ -299,17 +299,28 @@ export const make = async (
   const models = new Map<string, ReturnType<typeof modelSpec>>()
   const recorder = Recorder.make()
 
-  /** Asks OpenCode for a compaction of a session with its model, without waiting (it runs once the step has ended). */
-  const summarize = (what: string, sessionId: string, model: ReturnType<typeof modelSpec>, auto?: boolean) =>
+  /**
+   * Asks OpenCode for a compaction of a session with its model, without waiting (it runs once the step has ended).
+   * `refused`: called when OpenCode answers with an error.
+   */
+  const summarize = (
+    what: string,
+    sessionId: string,
+    model: ReturnType<typeof modelSpec>,
+    auto?: boolean,
+    refused?: () => void,
+  ) => {
+    const failed = (error: unknown) => {
+      refused?.()
+      return report(what, error, sessionId)
+    }
     void client.session
       .summarize({
         path: { id: sessionId },
         body: { providerID: model.ref.providerId, modelID: model.ref.modelId, ...(auto === undefined ? {} : { auto }) },
       })
-      .then(
-        (answer) => (answer.error === undefined ? undefined : report(what, answer.error, sessionId)),
-        (error) => report(what, error, sessionId),
-      )
+      .then((answer) => (answer.error === undefined ? undefined : failed(answer.error)), failed)
+  }
 
   let runtime:
     | ManagedRuntime.ManagedRuntime<ContextManager | Sessions.Sessions | EventStore | ReadModels.ReadModels, unknown>
@@ -402,6 +413,14 @@ export const make = async (
       )
       if (pinFirstOn && synced.firstUserMessage !== undefined)
         await run(FirstPin.pin(sessionId, synced.firstUserMessage))
+      // A compaction pivot asked for: its request is recorded once its marker is (`CompactionRequestedByStrategy`).
+      const request = synced.markers === undefined ? undefined : asker.link(sessionId, synced.markers)
+      if (request !== undefined)
+        await run(
+          Effect.flatMap(Sessions.Sessions, (sessions) =>
+            sessions.execute(sessionId, { _tag: "Record", events: [request] }),
+          ),
+        )
       return synced
     })
 
@@ -463,7 +482,9 @@ export const make = async (
   const asker = DriveCompaction.make({
     due: (sessionId) => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.compactionDue(sessionId)))),
     limits: (sessionId) => models.get(sessionId)?.limits,
-    ask: (sessionId) => summarize("driveCompaction", sessionId, models.get(sessionId)!, true),
+    ask: (sessionId) =>
+      summarize("driveCompaction", sessionId, models.get(sessionId)!, true, () => asker.failed(sessionId)),
+    strategy: strategy?.name,
   })
 
   /**

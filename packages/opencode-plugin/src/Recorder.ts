@@ -10,7 +10,7 @@
  * change it any more (an assistant message once completed; a compaction marker once its summary ended, since OpenCode
  * writes the marker's tail start while it runs; a user message once a model call was built from it).
  */
-import { Events } from "@pivot/core"
+import { Events, type Message } from "@pivot/core"
 import { Import } from "@pivot/opencode"
 import { type AppendError, type EventStore, type ReadError, SessionLog, type UndecodableEvent } from "@pivot/store"
 import * as Clock from "effect/Clock"
@@ -115,6 +115,8 @@ export interface Synced {
   readonly version: number
   /** The session's first user message, when this sync recorded it (the plugin's default pin is made then). */
   readonly firstUserMessage?: string | undefined
+  /** The compaction markers this sync recorded (`CompactionRequested`), oldest first. */
+  readonly markers?: ReadonlyArray<Message.UserMessage> | undefined
 }
 
 /** What the recorder remembers of a stream between syncs, so a sync reads only what others appended since. */
@@ -217,7 +219,13 @@ export const make = () => {
         title: fresh.reduce(Events.title, stored.title),
         pivotPruned: stored.pivotPruned,
       })
-      return { appended: fresh.length, version, ...(firstUserMessage === undefined ? {} : { firstUserMessage }) }
+      const markers = fresh.flatMap((e) => (e._tag === "CompactionRequested" ? [e.marker] : []))
+      return {
+        appended: fresh.length,
+        version,
+        ...(firstUserMessage === undefined ? {} : { firstUserMessage }),
+        ...(markers.length === 0 ? {} : { markers }),
+      }
     })
 
   return { sync, forget: (sessionId: string) => known.delete(sessionId) }

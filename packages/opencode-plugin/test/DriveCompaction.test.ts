@@ -4,11 +4,13 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { CompactionHistory, type Events, Session, Window } from "@pivot/core"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import * as DriveCompaction from "../src/DriveCompaction.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
+import { storedEvents } from "./support/Compare.ts"
 
 /** A situation where everything says ask: due, measured, far from OpenCode's limit, no pivot yet. */
 const due: DriveCompaction.Situation = {
@@ -144,7 +146,7 @@ afterEach(async () => {
 
 const MODEL = { id: "model", providerID: "scripted", limit: { context: 200_000, output: 4_000 } }
 
-const driven = async (data: Exported, options: Plugin.Options) => {
+const driven = async (data: Exported, options: Plugin.Options, refuse = false) => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-drive-compaction-"))
   folders.push(directory)
   const asked: Array<unknown> = []
@@ -155,7 +157,7 @@ const driven = async (data: Exported, options: Plugin.Options) => {
       messages: async () => ({ data: data.messages }),
       summarize: async (request) => {
         asked.push(request)
-        return { data: true }
+        return refuse ? { error: { name: "BadRequest", data: { message: "refused" } } } : { data: true }
       },
     },
     app: { log: async (o) => void logs.push(o.body.message) },
@@ -171,7 +173,63 @@ const driven = async (data: Exported, options: Plugin.Options) => {
     await hooks["experimental.compaction.autocontinue"]({ sessionID: data.info.id }, output)
     return output.enabled
   }
-  return { call, autocontinue, asked, logs, hooks }
+  // OpenCode ended a compaction (`session.compacted`): the plugin syncs the session.
+  const compacted = () => hooks.event({ event: { type: "session.compacted", properties: { sessionID: data.info.id } } })
+  const stored = () => storedEvents(Path.join(directory, Plugin.DEFAULT_DB), data.info.id)
+  return { call, autocontinue, compacted, stored, asked, logs, hooks }
+}
+
+/**
+ * What OpenCode stores for a compaction it runs: its marker (created now) and the finished summary, appended to the
+ * session in OpenCode's shape (as in the importer's fixtures). Returns the marker's id.
+ */
+const compactNow = (data: Exported, n: number): string => {
+  const sessionID = data.info.id
+  const created = Date.now()
+  const markerId = `msg_9${n}a`
+  const summaryId = `msg_9${n}b`
+  const tokens = { input: 400, output: 60, reasoning: 0, cache: { read: 0, write: 0 } }
+  data.messages.push(
+    {
+      info: { id: markerId, sessionID, role: "user", time: { created }, agent: "build", model: MODEL_REF },
+      parts: [{ type: "compaction", auto: true, id: `prt_9${n}a`, sessionID, messageID: markerId }],
+    },
+    {
+      info: {
+        id: summaryId,
+        sessionID,
+        role: "assistant",
+        time: { created: created + 1, completed: created + 2 },
+        parentID: markerId,
+        modelID: MODEL_REF.modelID,
+        providerID: MODEL_REF.providerID,
+        mode: "compaction",
+        agent: "compaction",
+        path: { cwd: "/repo", root: "/repo" },
+        cost: 0,
+        tokens,
+        summary: true,
+        finish: "stop",
+      },
+      parts: [
+        { type: "step-start", id: `prt_9${n}b`, sessionID, messageID: summaryId },
+        { type: "text", text: "## Goal\nThe summary.", id: `prt_9${n}c`, sessionID, messageID: summaryId },
+        { type: "step-finish", reason: "stop", cost: 0, tokens, id: `prt_9${n}d`, sessionID, messageID: summaryId },
+      ],
+    },
+  )
+  return markerId
+}
+
+const MODEL_REF = { providerID: "scripted", modelID: "model" }
+
+/** The window each prefix of `events` folds to. */
+const windowsOf = (events: ReadonlyArray<Events.Event>) => {
+  let state = Session.initialState
+  return events.map((event) => {
+    state = Session.evolve(state, event)
+    return JSON.stringify(Window.messages(state.window))
+  })
 }
 
 // The scripted model's limits: usable 196,000; cache-aware's trigger is 75% of the room above the fixed prompt the
@@ -217,5 +275,78 @@ describe("drive mode's compaction request", () => {
     // A compaction pivot did not ask for keeps OpenCode's default.
     const { autocontinue } = await driven(session(1_000), { strategy: "cache-aware", driveCompaction: true })
     expect(await autocontinue()).toBe(true)
+  })
+})
+
+// The request is recorded (ADR 0044): once per request, linked to the marker OpenCode added for it, with why pivot
+// asked and what it measured; the window is the same with it as without it.
+describe("drive mode's compaction request, recorded", () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+  const byStrategy = (events: ReadonlyArray<Events.Event>) =>
+    events.filter((e) => e._tag === "CompactionRequestedByStrategy")
+
+  it("records it once, linked to OpenCode's marker, with the reason, the tokens measured, the trigger and OpenCode's limit", async () => {
+    const data = session(150_000)
+    const asking = Date.now()
+    const { call, compacted, stored, asked } = await driven(data, { strategy: "cache-aware", driveCompaction: true })
+    await call()
+    expect(asked).toHaveLength(1)
+    // Nothing is recorded before OpenCode's marker is.
+    await compacted()
+    expect(byStrategy(await stored())).toEqual([])
+    const marker = compactNow(data, 1)
+    await compacted()
+    await call()
+    await compacted()
+    const events = await stored()
+    const recorded = byStrategy(events)
+    expect(recorded).toHaveLength(1)
+    const event = recorded[0]!
+    if (event._tag !== "CompactionRequestedByStrategy") throw new Error("unreachable")
+    expect(event).toMatchObject({ markerId: marker, reason: "threshold", tokens: 150_000, usable: 196_000 })
+    expect(event.strategy).toMatch(/^cache-aware/)
+    expect(event.trigger).toBeGreaterThan(140_000)
+    expect(event.trigger).toBeLessThanOrEqual(150_000)
+    expect(event.request).toBeGreaterThanOrEqual(150_000)
+    expect(event.at).toBeGreaterThanOrEqual(asking)
+    const markerAt = events.findIndex((e) => e._tag === "CompactionRequested" && e.marker.id === marker)
+    expect(markerAt).toBeGreaterThanOrEqual(0)
+    expect(events.indexOf(event)).toBeGreaterThan(markerAt)
+    // The compaction history links the pivot to it; the window is the same with it as without it.
+    const history = events.reduce((h, e, i) => CompactionHistory.evolve(h, e, i + 1), CompactionHistory.initial)
+    expect(CompactionHistory.pivots(history).map((p) => [p.markerId, p.reason, p.requestedByStrategy?.tokens])).toEqual(
+      [[marker, "threshold", 150_000]],
+    )
+    expect(windowsOf(events).filter((_, i) => events[i] !== event)).toEqual(
+      windowsOf(events.filter((e) => e !== event)),
+    )
+  })
+
+  it("records nothing for a request OpenCode refused, nor links it to a compaction OpenCode runs on its own", async () => {
+    const data = session(150_000)
+    const { call, compacted, stored, asked, logs } = await driven(
+      data,
+      { strategy: "cache-aware", driveCompaction: true },
+      true,
+    )
+    await call()
+    expect(asked).toHaveLength(1)
+    await settle()
+    expect(logs.some((line) => line.startsWith("driveCompaction"))).toBe(true)
+    compactNow(data, 1)
+    await compacted()
+    const events = await stored()
+    expect(events.some((e) => e._tag === "CompactionRequested")).toBe(true)
+    expect(byStrategy(events)).toEqual([])
+  })
+
+  it("links nothing when pivot did not ask: OpenCode's own compaction has no such record", async () => {
+    const data = session(1_000)
+    const { call, compacted, stored, asked } = await driven(data, { strategy: "cache-aware", driveCompaction: true })
+    await call()
+    expect(asked).toEqual([])
+    compactNow(data, 1)
+    await compacted()
+    expect(byStrategy(await stored())).toEqual([])
   })
 })

@@ -4,7 +4,8 @@
 // next call has ended (the turn was in progress: the agent goes on), its summariser with pivot's prompt; then a recall
 // by id of a read the summary replaced, and `--continue` in a new OpenCode. Checked: every agent request equals pivot's
 // window at some version, in order; one compaction, recorded once as a pivot; no call reached OpenCode's own limit;
-// the recall gave the exact bytes back; OpenCode's storage is exactly what the store imported.
+// the recall gave the exact bytes back; OpenCode's storage is exactly what the store imported; pivot's request was
+// recorded once (`CompactionRequestedByStrategy`), linked to the marker of the compaction, and changes no window.
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Events, Prompt, Tokens } from "@pivot/core"
@@ -13,7 +14,7 @@ import { Hud } from "@pivot/runtime"
 import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Recorder from "../src/Recorder.ts"
-import { caughtUp, drivenVersions, storedEvents } from "./support/Compare.ts"
+import { caughtUp, drivenVersions, storedEvents, windows } from "./support/Compare.ts"
 import * as OpenCode from "./support/OpenCode.ts"
 import { conversation, isSummariser, lastUser } from "./support/Requests.ts"
 import { type Captured, type Reply, type ScriptedModel, start } from "./support/ScriptedModel.ts"
@@ -123,6 +124,30 @@ describe("compaction under drive mode in the real OpenCode", () => {
     // The turn was in progress: the agent went on after the summary.
     expect(agentCalls().some((r) => lastUser(r).startsWith("Continue if you have next steps"))).toBe(true)
     expect(continued.status).toBe(0)
+  })
+
+  it("recorded pivot's request once, linked to the compaction's marker, with why and what it measured", async () => {
+    const stored = await storedEvents(db(), session)
+    const asked = stored.filter((e) => e._tag === "CompactionRequestedByStrategy")
+    expect(asked).toHaveLength(1)
+    const request = asked[0]!
+    const marker = stored.find((e) => e._tag === "CompactionRequested")
+    if (request._tag !== "CompactionRequestedByStrategy" || marker?._tag !== "CompactionRequested")
+      throw new Error("no request or no marker")
+    expect(request).toMatchObject({ markerId: marker.marker.id, reason: "threshold", usable: USABLE })
+    expect(request.strategy).toMatch(/^cache-aware/)
+    expect(request.tokens).toBeGreaterThanOrEqual(TRIGGER)
+    expect(request.tokens).toBeLessThan(USABLE)
+    expect(request.trigger).toBeLessThanOrEqual(request.tokens)
+    expect(request.at).toBeLessThanOrEqual(marker.marker.createdAt)
+    // Recorded after the marker it names; the window is the same at every version with it as without it.
+    expect(stored.indexOf(request)).toBeGreaterThan(stored.indexOf(marker))
+    const at = stored.indexOf(request)
+    const without = windows(stored.filter((e) => e !== request)).map(([, w]) => JSON.stringify(w))
+    const withIt = windows(stored)
+      .filter((_, i) => i !== at)
+      .map(([, w]) => JSON.stringify(w))
+    expect(withIt).toEqual(without)
   })
 
   it("sent, at every agent call, pivot's window at a version of the store, in order", async () => {

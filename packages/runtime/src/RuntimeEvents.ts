@@ -28,6 +28,7 @@ const TYPES = [
   "ArtifactsChecked",
   "ProbesAnswered",
   "SessionTitled",
+  "CompactionRequestedByStrategy",
 ] as const
 
 /** A runtime event type name. */

@@ -1,9 +1,9 @@
 // The coding session bench:opencode drives the real OpenCode through, and the scripted model that plays the agent.
 //
 // The project holds four source files of ≈ 32 KB (≈ 8k tokens) each. The user's turns ask for reads, re-reads, an
-// edit read back, a failing edit (its `oldString` is not in the file: OpenCode's tool errors), shell commands, a new
-// file written and read back, and two pauses longer than the cache's 5-minute lifetime (simulated time: the bill
-// stamps each request, nothing sleeps). Every answer is a pure function of the turn and the request, so each
+// edit read back, a failing edit (a block of lines whose `oldString` is not in the file: OpenCode's tool errors),
+// shell commands, a new file written and read back, and two pauses longer than the cache's 5-minute lifetime
+// (simulated time: the bill stamps each request, nothing sleeps). Every answer is a pure function of the turn and the request, so each
 // contender sees the same script; DCP's reminders are the one thing the model reacts to (it calls `compress`, as DCP
 // asks, once per turn at most).
 import * as Path from "node:path"
@@ -70,6 +70,14 @@ export const FILES: Readonly<Record<string, string>> = Object.fromEntries(
   MODULES.map((m) => [`src/${m}.ts`, source(m, 32_000)]),
 )
 
+/** Lines 5 to 9 of src/router.ts as a model misremembers them (every factor 99), `note` at the end of the middle one. */
+const staleRouterBlock = (note: string): string =>
+  [5, 6, 7, 8, 9]
+    .map(
+      (n) => `export const routerStep${n} = (input${n}: number): number => input${n} * 99${n === 7 ? ` ${note}` : ""}`,
+    )
+    .join("\n")
+
 const NEW_FILE = "src/metrics.ts"
 const NEW_CONTENT = `${source("metrics", 24_000)}// written by the agent: METRICS-WRITTEN-MARKER\n`
 const PAUSE = 8 * 60_000
@@ -102,11 +110,17 @@ export const TURNS: ReadonlyArray<Turn> = [
     prompt: "Count the FIXMEs under src and rename routerStep7 to routeSeven in src/router.ts.",
     steps: [
       { tool: "bash", command: "grep -c FIXME src/*.ts; echo COMMAND-GREP-MARKER" },
+      // A block of five lines, as a model quotes the code around its change, as it remembers them wrongly: no line of
+      // it is in the file (the file has `input7 * 10 + 5` and its neighbours' own factors). OpenCode's edit tool
+      // also matches a block by its first and last lines alone, so those must be wrong too for the edit to fail. Its
+      // values are longer than what a cleared input keeps (`Render.INPUT_KEEP_CHARS`), so `errored-inputs` has
+      // something to clear: a one-line edit keeps its strings whole, and the rule then clears nothing (which is what
+      // happened while the bench used one).
       {
         tool: "edit",
         file: "src/router.ts",
-        oldString: "export const routerStep7 = (input7: number): number => input7 * 99 // ERROR-OLDSTRING-MARKER",
-        newString: "export const routeSeven = (input7: number): number => input7 * 10",
+        oldString: staleRouterBlock("// ERROR-OLDSTRING-MARKER"),
+        newString: staleRouterBlock("// renamed to routeSeven"),
       },
     ],
     pauseBefore: GAP,

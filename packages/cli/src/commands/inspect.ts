@@ -41,6 +41,8 @@ export interface PivotView {
   readonly reason?: Events.CompactionReason | undefined
   /** Asked for by the model (`context_compact`), with its focus note when it gave one. */
   readonly requestedByModel?: { readonly focus?: string } | undefined
+  /** Asked of the host by pivot's strategy (drive mode): why, what it measured, and the host's limit it came before. */
+  readonly requestedByStrategy?: CompactionHistory.Entry["requestedByStrategy"]
   readonly overflow: boolean
   readonly status: string
   /** Replay with `--at` this version to see the window right after the pivot. */
@@ -210,6 +212,7 @@ const pivotView = (
             ? entry.requestedByModel
             : { focus: Redaction.redact(entry.requestedByModel.focus).text },
       }),
+  ...(entry.requestedByStrategy === undefined ? {} : { requestedByStrategy: entry.requestedByStrategy }),
   overflow: entry.overflow,
   status: entry.status,
   at: entry.settledVersion ?? entry.requestedVersion,
@@ -483,10 +486,14 @@ export const formatText = (report: Inspection, width: number, full: Inspection =
   lines.push(...columns(Object.entries(report.events).map(([type, n]) => [type, num(n).padStart(6)])))
   lines.push("", full.pivots.length === 0 ? "pivots: none" : `pivots (${full.pivots.length})`)
   for (const p of report.pivots) {
+    const byStrategy = p.requestedByStrategy
     const asked =
-      p.requestedByModel === undefined
-        ? ""
-        : `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
+      p.requestedByModel !== undefined
+        ? `, asked by the model${p.requestedByModel.focus === undefined ? "" : ` (focus: ${JSON.stringify(p.requestedByModel.focus)})`}`
+        : byStrategy !== undefined
+          ? `, asked of the host by pivot's strategy (${byStrategy.reason}: ${num(byStrategy.tokens)} tokens measured` +
+            `${byStrategy.trigger === undefined ? "" : `, trigger ${num(byStrategy.trigger)}`}, host's limit ${num(byStrategy.usable)})`
+          : ""
     // "asked by the model" already says why a model's request was made.
     const kind = `${p.auto ? "auto" : "manual"}${asked === "" ? why(p.reason) : ""}${asked}${p.overflow && p.reason !== "provider-overflow" ? ", overflow" : ""}`
     const then =
