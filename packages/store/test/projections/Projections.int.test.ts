@@ -1,7 +1,7 @@
 // Projection plugins on SQLite: inline (read-your-writes) and async (checkpointed, once per event), rebuilt on a
 // version bump and swapped in, isolated when they throw, and equal to the reference tally after any restart cadence.
 import type { Events } from "@pivot/core"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Projections } from "../../src/index.ts"
@@ -278,4 +278,57 @@ describe("property: any restart cadence and any version bump → each state equa
       { numRuns: 20 },
     )
   }, 120_000)
+})
+
+describe("an async projector as its own process (docs/extend.md)", () => {
+  // docs/extend.md, "An async projector as its own process": a restarted projector with a stable owner takes its lease
+  // back at once; one with the default (random) owner waits until the lease the stopped process left behind expires.
+  it("a projector restarted under the same owner takes its lease back at once; a random owner waits for the lease", async () => {
+    const file = fresh()
+    const projector = (owner?: string) =>
+      ManagedRuntime.make(
+        Projections.layerSqlite({
+          filename: file,
+          synchronous: "normal",
+          projections: [overall],
+          // A lease no test outlives: only its owner can take it back.
+          projector: { pollInterval: "5 millis", leaseTime: "1 hour", ...(owner === undefined ? {} : { owner }) },
+        }),
+      )
+    const [first, second] = fc.sample(sessionArb(12), { numRuns: 2, seed: 43 })
+    const statusOf = Effect.map(
+      Effect.flatMap(Projections.Projections, (p) => p.status),
+      (rows) => rows.find((s) => s.name === "overall")!,
+    )
+    const stopped = projector("projector-1")
+    await stopped.runPromise(
+      Effect.gen(function* () {
+        yield* appendBatches("ses_1", first!.batches)
+        yield* (yield* Projections.Projections).awaitCaughtUp
+      }),
+    )
+    await stopped.dispose() // as a killed process: the lease is not handed back
+    const random = keep(projector())
+    const waiting = await random.runPromise(
+      Effect.gen(function* () {
+        yield* appendBatches("ses_2", second!.batches)
+        yield* Effect.sleep("300 millis") // some 60 polls of its worker
+        return yield* statusOf
+      }),
+    )
+    expect(waiting.owner).toBe("projector-1")
+    expect(waiting.lag).toBeGreaterThan(0)
+    await disposeLast()
+    const restarted = keep(projector("projector-1"))
+    await restarted.runPromise(
+      Effect.gen(function* () {
+        const projections = yield* Projections.Projections
+        yield* projections.awaitCaughtUp
+        expect(yield* projections.get(overall)).toEqual(
+          reference([...first!.batches.flat(), ...second!.batches.flat()]),
+        )
+        expect(yield* statusOf).toMatchObject({ owner: "projector-1", lag: 0 })
+      }),
+    )
+  })
 })
