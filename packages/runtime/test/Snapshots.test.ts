@@ -218,6 +218,26 @@ describe("bad snapshots are ignored with a warning, and the state is folded from
       expect(out.events).toBe(generated.events.length)
     })
 
+  // docs/security.md: the checksum is not keyed. Whoever can write the store can forge a state and recompute its
+  // checksum, and a restart resumes from it without a warning; deleting the runtime's snapshots makes it fold the log.
+  it("except a forged state with its checksum recomputed: used without a warning (docs/security.md); deleted, the log is folded", async () => {
+    const p = await prepared("forged")
+    const FORGED = "a text no event of the session holds"
+    const data = p.snapshot.data.replace(/"text":"[^"]*"/, `"text":"${FORGED}"`)
+    expect(data).not.toBe(p.snapshot.data)
+    p.tamper("UPDATE pivot_snapshots SET data = ?, checksum = ?", data, sha256(data))
+    const forged = await resume(p.filename)
+    expect(forged.warnings).toEqual([])
+    expect(everything(forged.value)).toContain(FORGED)
+    // What docs/security.md gives to distrust every runtime snapshot once.
+    p.tamper("DELETE FROM pivot_snapshots WHERE stream LIKE 'session-%'")
+    const folded = await resume(p.filename)
+    expect(folded.warnings).toEqual([])
+    expect(everything(folded.value)).not.toContain(FORGED)
+    expect(observe(folded.value)).toEqual(observe(fromZero))
+    expect(folded.events).toBe(generated.events.length)
+  })
+
   it("given a snapshot for a version the stream does not have, then it is ignored (beyond-stream)", async () => {
     const longer = await serviceOf(EventStore.layerMemory())
     await record(longer, generated, options)
@@ -250,6 +270,9 @@ describe("bad snapshots are ignored with a warning, and the state is folded from
   })
 })
 
+/** A state as text, its maps' entries included. */
+const everything = (state: Sessions.State) =>
+  JSON.stringify(state, (_, value: unknown) => (value instanceof Map ? [...value] : value))
 const sha256 = (data: string) => createHash("sha256").update(data).digest("hex")
 const decodeAll = (recorded: ReadonlyArray<import("@pivot/store").RecordedEvent>) =>
   Result.all(recorded.map((r) => Sessions.decodeEvent(SESSION, r)))
