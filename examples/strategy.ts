@@ -1,8 +1,7 @@
-// A context strategy of your own (docs/strategies.md): OpenCode 1.18's rules, pivot's duplicate-calls rule, and a rule
-// written here that clears every `read` output two turns old. Runs offline on the scripted model, which reads
-// src/answer.ts in every turn.
+// A context strategy of your own (docs/strategies.md): OpenCode 1.18's rules and a rule written here that clears every
+// `read` output two turns old. Runs offline on the scripted model, which reads src/answer.ts in every turn.
 import { createPivot } from "@pivot/ai"
-import { OpenCodeStrategy, PruneRules, Strategy } from "@pivot/core"
+import { OpenCodeStrategy, Strategy } from "@pivot/core"
 import { stepCountIs, ToolLoopAgent } from "ai"
 import { fresh } from "./support/fresh.ts"
 import { makeModel, tools } from "./support/models.ts"
@@ -20,13 +19,13 @@ const oldReads: Strategy.Rule = {
         : [],
     ),
 }
-const strategy = Strategy.withRules(OpenCodeStrategy.v1_18, PruneRules.duplicateCalls, oldReads)
+const strategy = Strategy.withRules(OpenCodeStrategy.v1_18, oldReads)
 const pivot = await createPivot({ model, store: "./data/strategy.db", session: "strategy", strategy })
 // #endregion
 const agent = new ToolLoopAgent(pivot.wrap({ model, tools, stopWhen: stepCountIs(5) }))
 
 // #region window
-// After each turn pivot asks the strategy what to prune: the older copies of the same read go (duplicate-calls).
+// After each turn pivot asks the strategy what to prune: from the third turn on, the read two turns old goes.
 for (const question of ["What does src/answer.ts export?", "Check it again.", "And once more?"]) {
   await pivot.run(question, (turn) => agent.generate(turn))
   const window = JSON.stringify(await pivot.messages())
