@@ -9,7 +9,6 @@ import { Ids, Tokens } from "@pivot/core"
 import { Export, Import, type ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
-import { Argument, CliError as CliErrors, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -51,68 +50,12 @@ export const parseNames = (flag: string, text: string): Result.Result<ReadonlyAr
     : Result.succeed([...new Set(names)])
 }
 
-/** An optional flag whose text `parse` reads (its failure: the flag's one-line error). */
-const parsedFlag =
-  <A>(parse: (flag: string, text: string) => Result.Result<A, string>) =>
-  (name: string, metavar: string, description: string) =>
-    Flag.String(name).pipe(
-      Flag.withMetavar(metavar),
-      Flag.withDescription(description),
-      Flag.mapTryCatch(
-        (text) => Result.getOrThrowWith(parse(name, text), (message) => new Error(message)),
-        (error) => (error instanceof Error ? error.message : String(error)),
-      ),
-      Flag.optional,
-    )
-
-/** An optional list flag (`--protected-tools A,B`) parsed by `parseNames`. */
-export const namesFlag = parsedFlag(parseNames)
-
-/** An optional integer flag (`--at VERSION`, `--limit N`) parsed by `parseCount`. */
-export const countFlag = parsedFlag(parseCount)
-
 /**
- * `--db` names a SQLite file: a `postgres://` URL would be taken as a relative path (folders named after the URL, its
- * password included, and a SQLite file in them). Only `pivot serve` reads PostgreSQL. The URL is not echoed.
+ * Whether `--db` names a PostgreSQL URL rather than a SQLite file: a `postgres://` URL would be taken as a relative
+ * path (folders named after the URL, its password included, and a SQLite file in them). Only `pivot serve` reads
+ * PostgreSQL; the flag refuses it (`Flags.sqliteFile`).
  */
-export const sqliteFile = Flag.mapEffect((db: string) =>
-  /^postgres(ql)?:\/\//i.test(db)
-    ? Effect.fail(
-        new CliErrors.InvalidValue({
-          option: "db",
-          value: "postgres://…",
-          expected:
-            "--db takes a SQLite file; a postgres:// store is read by pivot serve (the other commands open SQLite only)",
-          kind: "flag",
-        }),
-      )
-    : Effect.succeed(db),
-)
-
-/** The flags naming a session: `<export.json>` or `--db FILE [--session ID]`. */
-export const sourceFlags = {
-  file: Argument.String("export.json").pipe(
-    Argument.withDescription("an OpenCode export (`opencode export <id>`), read in memory; nothing is written"),
-    Argument.optional,
-  ),
-  db: Flag.String("db").pipe(
-    sqliteFile,
-    Flag.withMetavar("FILE"),
-    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB})`),
-    Flag.optional,
-  ),
-  session: Flag.String("session").pipe(
-    Flag.withMetavar("ID"),
-    Flag.withDescription("the session in the database (may be left out when it holds one)"),
-    Flag.optional,
-  ),
-}
-
-/** `--format text|json` (default text). */
-export const formatFlag = Flag.Literals("format", ["text", "json"]).pipe(
-  Flag.withDescription("text for people, json for programs"),
-  Flag.withDefault("text" as const),
-)
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
 
 /** The source named by the arguments; a `UsageError` when they name none or two. */
 export const parseSource = (options: {
