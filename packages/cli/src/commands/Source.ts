@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs"
 import { Ids, Tokens } from "@pivot/core"
-import { Export, Import, type ImportError } from "@pivot/opencode"
+import type { Import, ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -134,15 +134,24 @@ export const readBytes = (file: string): Effect.Effect<Uint8Array, CliError> =>
  * naming the file and the bad path. Reports progress when `io` asks for it.
  */
 export const importFile = (file: string, io?: Io) =>
-  Effect.flatMap(readBytes(file), (bytes) => {
-    const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
-    const result = importBytes(bytes, decoding)
-    decoding.done()
-    return Result.isFailure(result) ? failWith(`${file}: ${result.failure.message}`) : Effect.succeed(result.success)
-  })
+  Effect.flatMap(readBytes(file), (bytes) =>
+    // The importer is loaded when an export is read, not by every command that may read one (issue 32).
+    Effect.flatMap(
+      Effect.promise(() => import("@pivot/opencode")),
+      (opencode) => {
+        const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
+        const result = importBytes(opencode, bytes, decoding)
+        decoding.done()
+        return Result.isFailure(result)
+          ? failWith(`${file}: ${result.failure.message}`)
+          : Effect.succeed(result.success)
+      },
+    ),
+  )
 
 // Decoded message by message from the bytes (never the whole text and parsed tree at once), then turned into events.
 const importBytes = (
+  { Export, Import }: typeof import("@pivot/opencode"),
   bytes: Uint8Array,
   progress: Progress.Progress,
 ): Result.Result<Import.ImportResult, ImportError.ImportError> => {
