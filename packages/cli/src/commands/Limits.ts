@@ -16,13 +16,16 @@ export interface Limits {
   readonly to?: number | undefined
 }
 
-/** The limits given on the command line; `--limit` with `--tail`, or `--from` above `--to`, is wrong usage. */
-export const parseLimits = (options: {
+/** The four flags as a command's handler gets them (`Flags.limitFlags`). */
+export interface LimitOptions {
   readonly limit: Option.Option<number>
   readonly tail: Option.Option<number>
   readonly from: Option.Option<number>
   readonly to: Option.Option<number>
-}): Effect.Effect<Limits, UsageError> => {
+}
+
+/** The limits given on the command line; `--limit` with `--tail`, or `--from` above `--to`, is wrong usage. */
+export const parseLimits = (options: LimitOptions): Effect.Effect<Limits, UsageError> => {
   const limits: Limits = {
     limit: Option.getOrUndefined(options.limit),
     tail: Option.getOrUndefined(options.tail),

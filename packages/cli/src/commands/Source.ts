@@ -57,12 +57,15 @@ export const parseNames = (flag: string, text: string): Result.Result<ReadonlyAr
  */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
 
-/** The source named by the arguments; a `UsageError` when they name none or two. */
-export const parseSource = (options: {
+/** The source flags as a command's handler gets them (`Flags.sourceFlags`). */
+export interface SourceOptions {
   readonly file: Option.Option<string>
   readonly db: Option.Option<string>
   readonly session: Option.Option<string>
-}): Effect.Effect<Source, UsageError> => {
+}
+
+/** The source named by the arguments; a `UsageError` when they name none or two. */
+export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
   const file = Option.getOrUndefined(options.file)
   const db = Option.getOrUndefined(options.db)
   const session = Option.getOrUndefined(options.session)

@@ -26,10 +26,10 @@ import * as Option from "effect/Option"
 import * as Args from "./Args.ts"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Fast, report } from "./Command.ts"
-import { type Limits, omitted, parseLimits, select } from "./Limits.ts"
+import { type LimitOptions, type Limits, omitted, parseLimits, select } from "./Limits.ts"
 import { droppedOf } from "./PivotDrop.ts"
 import { pricesOf } from "./Prices.ts"
-import { estimateTokens, type Opened, orCliError, parseSource, withSession } from "./Source.ts"
+import { estimateTokens, type Opened, orCliError, parseSource, type SourceOptions, withSession } from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
 import { windowAt } from "./window.ts"
 
@@ -628,16 +628,9 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
 const { synopsis } = listing("inspect")
 
 /** The options of `pivot inspect`, as effect/cli hands them to the handler (`inspectCommand.ts` declares them). */
-export interface InspectOptions {
-  readonly file: Option.Option<string>
-  readonly db: Option.Option<string>
-  readonly session: Option.Option<string>
+export interface InspectOptions extends SourceOptions, LimitOptions {
   readonly format: "text" | "json"
   readonly prices: Option.Option<string>
-  readonly limit: Option.Option<number>
-  readonly tail: Option.Option<number>
-  readonly from: Option.Option<number>
-  readonly to: Option.Option<number>
   readonly pivot: Option.Option<number>
 }
 

@@ -12,8 +12,16 @@ import * as Option from "effect/Option"
 import * as Args from "./Args.ts"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Fast, report, UsageError } from "./Command.ts"
-import { isLimited, omitted, parseLimits, select } from "./Limits.ts"
-import { estimateTokens, type Opened, orCliError, parseSource, versionOf, withSession } from "./Source.ts"
+import { isLimited, type LimitOptions, omitted, parseLimits, select } from "./Limits.ts"
+import {
+  estimateTokens,
+  type Opened,
+  orCliError,
+  parseSource,
+  type SourceOptions,
+  versionOf,
+  withSession,
+} from "./Source.ts"
 import { num, plural } from "./Text.ts"
 import * as WindowText from "./WindowText.ts"
 
@@ -74,17 +82,10 @@ export const windowJson = (rendered: ReadonlyArray<Render.Rendered>) => JSON.str
 const { synopsis } = listing("window")
 
 /** The options of `pivot window`, as effect/cli hands them to the handler (`windowCommand.ts` declares them). */
-export interface WindowOptions {
-  readonly file: Option.Option<string>
-  readonly db: Option.Option<string>
-  readonly session: Option.Option<string>
+export interface WindowOptions extends SourceOptions, LimitOptions {
   readonly at: Option.Option<number>
   readonly format: "text" | "json"
   readonly sources: boolean
-  readonly limit: Option.Option<number>
-  readonly tail: Option.Option<number>
-  readonly from: Option.Option<number>
-  readonly to: Option.Option<number>
 }
 
 /** `pivot window`: prints the window (or a usage or read error, as one line). */
