@@ -4,18 +4,17 @@
  * line on standard error: wrong usage exits 2 with the usage line, a failure exits 1.
  */
 import * as fs from "node:fs"
-import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import { CliConfig, CliOutput, Command, GlobalFlag, type HelpDoc } from "effect/cli"
 import * as Effect from "effect/Effect"
-import * as EffectExit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { catalog, type Listing } from "./commands/Catalog.ts"
-import { CliIo, type Entry, Exit, type Io } from "./commands/Command.ts"
+import { CliIo, consoleOf, type Entry, exitCodeOf, type Io } from "./commands/Command.ts"
 import { packageFile } from "./PackageFiles.ts"
 import * as Services from "./Services.ts"
 
 export type { Io } from "./commands/Command.ts"
+export { processIo } from "./commands/Command.ts"
 
 /** The version in the CLI package's package.json. */
 export const version: string = (JSON.parse(fs.readFileSync(packageFile("package.json"), "utf8")) as { version: string })
@@ -94,14 +93,6 @@ const presenter = (io: Io): CliOutput.Presenter => ({
     }),
 })
 
-const consoleOf = (io: Io): Console.Console =>
-  Object.assign(Object.create(globalThis.console), {
-    log: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
-    info: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
-    error: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
-    warn: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
-  }) as Console.Console
-
 /** `pivot help` and `pivot help <command>` are `--help`. */
 const normalize = (argv: ReadonlyArray<string>): ReadonlyArray<string> =>
   argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
@@ -121,27 +112,8 @@ export const main = (argv: ReadonlyArray<string>, io: Io): Effect.Effect<number>
       ),
     ),
     Effect.exit,
-    Effect.map((exit) => {
-      if (EffectExit.isSuccess(exit)) return Exit.ok
-      const error = Cause.squash(exit.cause) as { readonly _tag?: string; readonly code?: number }
-      if (error?._tag === "Reported" && typeof error.code === "number") return error.code
-      if (error?._tag === "ShowHelp") return Exit.usage
-      io.err(`pivot: ${String((error as { message?: unknown })?.message ?? error)}`)
-      return Exit.failure
-    }),
+    Effect.map((exit) => exitCodeOf(io, exit)),
   )
 
 /** Runs `pivot` as a promise (for tests and embedding); answers the exit code once the command is done. */
 export const run = (argv: ReadonlyArray<string>, io: Io): Promise<number> => Effect.runPromise(main(argv, io))
-
-/** The process's standard streams as an `Io`. */
-export const processIo = (): Io => ({
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-  isTTY: process.stdout.isTTY === true,
-  columns: process.stdout.isTTY === true ? process.stdout.columns : undefined,
-  env: process.env,
-  errIsTTY: process.stderr.isTTY === true,
-  progress: true,
-  errRewrite: (text) => process.stderr.write(`\r\x1b[2K${text}`),
-})

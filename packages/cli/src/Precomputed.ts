@@ -4,9 +4,10 @@
  * (`Precompute.ts`, run by scripts/bundle.mjs) and written beside the bundle's entry as `precomputed.json`; a run whose
  * arguments are exactly one of those answers prints it and exits, in the time Node takes to start (ADR 0037). Any
  * other arguments, or no such file (the sources, `tsc`'s dist/), run the command line as usual. This module imports
- * nothing: it is the whole of what `pivot --help` loads besides the bundle's entry.
+ * nothing but types: it is the whole of what `pivot --help` loads besides the bundle's entry.
  */
 import * as fs from "node:fs"
+import type { Declared } from "./FastArgs.ts"
 
 /** What a run printed and its exit code. */
 export interface Answer {
@@ -19,7 +20,15 @@ export interface Answer {
 export interface Table {
   readonly keys: Readonly<Record<string, number>>
   readonly answers: ReadonlyArray<Answer>
+  /** The flags of each command whose handler runs without effect/cli, as effect/cli declares them (`FastArgs.ts`). */
+  readonly commands?: Readonly<Record<string, Declared>> | undefined
 }
+
+/** The declared flags of `name` when it has a handler that runs without effect/cli. */
+export const declared = (table: Table | undefined, name: string | undefined): Declared | undefined =>
+  table?.commands !== undefined && name !== undefined && Object.hasOwn(table.commands, name)
+    ? table.commands[name]
+    : undefined
 
 /** The key of an argument list in a `Table`: the exact arguments, in order. */
 export const keyOf = (argv: ReadonlyArray<string>): string => JSON.stringify(argv)

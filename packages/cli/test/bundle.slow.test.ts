@@ -70,6 +70,19 @@ describe("the bundled pivot", () => {
     expect(builtIns).not.toContain("node:readline")
   })
 
+  it("given window or inspect with plain arguments, then no file of effect/cli's command line is loaded (ADR 0048)", () => {
+    // effect/cli's parser is in the bundle's files that hold its error for a flag declared twice.
+    const cliFiles = (args: ReadonlyArray<string>) =>
+      loads(args)
+        .files.filter((file) => file.startsWith(bundle))
+        .filter((file) => fs.readFileSync(file, "utf8").includes("Duplicate flag name"))
+    expect(cliFiles(["window", "--db", demoDb])).toEqual([])
+    expect(cliFiles(["window", "--db", demoDb, "--sources", "--tail", "3"])).toEqual([])
+    expect(cliFiles(["inspect", "--db", demoDb, "--limit", "5"])).toEqual([])
+    // A form the plain command line leaves to effect/cli loads it: the check above can see it.
+    expect(cliFiles(["window", `--db=${demoDb}`]).length).toBeGreaterThan(0)
+  })
+
   it("given the bundle's precomputed answers, then they are effect/cli's for the current sources", async () => {
     const built = JSON.parse(fs.readFileSync(path.join(bundle, "precomputed.json"), "utf8"))
     expect(built).toEqual(await precompute(path.join(repoRoot, "packages/cli")))
@@ -90,6 +103,14 @@ describe("the bundled pivot", () => {
     ["prune", "--db", importDb, "--session", realSessionId, "--dry-run", "--format", "json"],
     ["whatif", realExport, "--format", "json"],
     ["window", "--db", demoDb, "--session", "ses_nobody"],
+    ["window", "--db", demoDb],
+    ["window", "--db", demoDb, "--sources"],
+    ["window", "--db", demoDb, "--at", "40"],
+    ["window", "--db", demoDb, "--tail", "3"],
+    ["window", "--db", demoDb, "--at", "x"],
+    ["window", "--db", demoDb, "--at", "999"],
+    ["window", "--db", path.join(dir, "missing.db")],
+    ["inspect", "--db", demoDb, "--limit", "5"],
   ]
   it.each(same)("given pivot %s, then the bundle's output and exit code equal the sources'", (...args) => {
     const fromBundle = built(...args)

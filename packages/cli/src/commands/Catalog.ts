@@ -4,7 +4,7 @@
  * module (its flags, its handler and what they import) is loaded only when that command runs (`Cli.ts`). Adding a
  * command is one entry here.
  */
-import type { Entry } from "./Command.ts"
+import type { Entry, Fast } from "./Command.ts"
 
 /** The database the commands read and write when `--db` is not given. */
 export const DEFAULT_DB = ".pivot/pivot.db"
@@ -18,6 +18,11 @@ export interface Listing {
   readonly summary: string
   /** Imports the command's module. */
   readonly load: () => Promise<Entry>
+  /**
+   * Imports the command's handler from a module without effect/cli, for a command the plain command line runs
+   * (`FastArgs.ts`, `Fast.ts`, ADR 0048); its `load()` entry then names its `flags`.
+   */
+  readonly fast?: () => Promise<Fast<any>>
 }
 
 const SOURCE = "<export.json | --db FILE --session ID>"
@@ -40,7 +45,8 @@ export const catalog: ReadonlyArray<Listing> = [
     name: "window",
     synopsis: `${SOURCE} [--at VERSION] [--format text|json] [--sources] [--limit N | --tail N] [--from K] [--to K]`,
     summary: "the model input of the next model call (or right after event VERSION)",
-    load: () => import("./window.ts").then((m) => m.window),
+    load: () => import("./windowCommand.ts").then((m) => m.window),
+    fast: () => import("./window.ts").then((m) => m.fast),
   },
   {
     name: "prune",
@@ -53,7 +59,8 @@ export const catalog: ReadonlyArray<Listing> = [
     synopsis: `${SOURCE} [--format text|json] [--prices FILE] [--limit N | --tail N] [--from V] [--to V] [--pivot N]`,
     summary:
       "events, pivots (what each summarised and kept, --at to replay), prunes, usage, the ledger (cost, cache, kept)",
-    load: () => import("./inspect.ts").then((m) => m.inspect),
+    load: () => import("./inspectCommand.ts").then((m) => m.inspect),
+    fast: () => import("./inspect.ts").then((m) => m.fast),
   },
   {
     name: "whatif",

@@ -4,10 +4,13 @@
  * command is one entry in `Catalog.ts`.
  */
 import * as Cause from "effect/Cause"
+import type * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import type { Command as CliCommand } from "effect/cli"
 import * as Effect from "effect/Effect"
+import * as EffectExit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type { ParsedArgs } from "../FastArgs.ts"
 
 /** Where a command writes, and what it knows about the terminal. */
 export interface Io {
@@ -50,6 +53,43 @@ export interface Entry {
   /** Arguments in the usage line, e.g. `<export.json> [--db FILE]`. */
   readonly synopsis: string
   readonly command: CliCommand.Command<any, any, any, Reported, CliIo>
+  /**
+   * The flags and arguments given to `Command.make`, for a command that also runs without effect/cli (`Fast`): the
+   * build writes what effect/cli declares in them for the plain command line (`Precompute.ts`, ADR 0048).
+   */
+  readonly flags?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * A command's handler in a module that does not import effect/cli (ADR 0048): the options effect/cli would hand it for
+ * arguments read in a plain form (`FastArgs.ts`), or `undefined` when only effect/cli can tell (a value it would
+ * refuse or transform otherwise), and the handler itself, which the effect/cli command runs too.
+ */
+export interface Fast<O> {
+  readonly options: (args: ParsedArgs) => O | undefined
+  readonly run: (options: O) => Effect.Effect<void, Reported, CliIo>
+}
+
+/** The console a command's `Console.log` writes to: the `Io`'s lines. */
+export const consoleOf = (io: Io): Console.Console =>
+  Object.assign(Object.create(globalThis.console), {
+    log: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
+    info: (...args: ReadonlyArray<unknown>) => io.out(args.map(String).join(" ")),
+    error: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
+    warn: (...args: ReadonlyArray<unknown>) => io.err(args.map(String).join(" ")),
+  }) as Console.Console
+
+/**
+ * The process's exit code for how a run ended: 0 on success, a `Reported` failure's own code, 2 when effect/cli showed
+ * the help for wrong usage, and otherwise 1 after one line `pivot: <message>` on stderr.
+ */
+export const exitCodeOf = (io: Io, exit: EffectExit.Exit<unknown, unknown>): number => {
+  if (EffectExit.isSuccess(exit)) return Exit.ok
+  const error = Cause.squash(exit.cause) as { readonly _tag?: string; readonly code?: number }
+  if (error?._tag === "Reported" && typeof error.code === "number") return error.code
+  if (error?._tag === "ShowHelp") return Exit.usage
+  io.err(`pivot: ${String((error as { message?: unknown })?.message ?? error)}`)
+  return Exit.failure
 }
 
 /** Any error of the store or the read side, as one line. */
@@ -85,3 +125,15 @@ export const report = <R>(
     io.err(`pivot ${name}: ${describe(failure)}`)
     return yield* new Reported({ code: Exit.failure })
   })
+
+/** The process's standard streams as an `Io`. */
+export const processIo = (): Io => ({
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  isTTY: process.stdout.isTTY === true,
+  columns: process.stdout.isTTY === true ? process.stdout.columns : undefined,
+  env: process.env,
+  errIsTTY: process.stderr.isTTY === true,
+  progress: true,
+  errRewrite: (text) => process.stderr.write(`\r\x1b[2K${text}`),
+})

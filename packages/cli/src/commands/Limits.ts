@@ -6,7 +6,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "./Command.ts"
-import { countFlag } from "./Source.ts"
 import { num } from "./Text.ts"
 
 /** Which rows to keep; every field optional. */
@@ -17,21 +16,16 @@ export interface Limits {
   readonly to?: number | undefined
 }
 
-/** The four flags, described for a listing whose rows are keyed by `key` (e.g. "message number"). */
-export const limitFlags = (key: string) => ({
-  limit: countFlag("limit", "N", "print only the first N rows of each long listing"),
-  tail: countFlag("tail", "N", "print only the last N rows of each long listing"),
-  from: countFlag("from", "K", `print only rows whose ${key} is K or more`),
-  to: countFlag("to", "K", `print only rows whose ${key} is K or less`),
-})
-
-/** The limits given on the command line; `--limit` with `--tail`, or `--from` above `--to`, is wrong usage. */
-export const parseLimits = (options: {
+/** The four flags as a command's handler gets them (`Flags.limitFlags`). */
+export interface LimitOptions {
   readonly limit: Option.Option<number>
   readonly tail: Option.Option<number>
   readonly from: Option.Option<number>
   readonly to: Option.Option<number>
-}): Effect.Effect<Limits, UsageError> => {
+}
+
+/** The limits given on the command line; `--limit` with `--tail`, or `--from` above `--to`, is wrong usage. */
+export const parseLimits = (options: LimitOptions): Effect.Effect<Limits, UsageError> => {
   const limits: Limits = {
     limit: Option.getOrUndefined(options.limit),
     tail: Option.getOrUndefined(options.tail),

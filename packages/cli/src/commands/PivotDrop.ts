@@ -6,10 +6,7 @@
 import { Conversation, Recall, Session } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { CliError } from "./Command.ts"
-import { countFlag, type Opened } from "./Source.ts"
-
-/** `--pivot N`: list what pivot N (from 1; 0: the latest) dropped instead of the overview. */
-export const pivotFlag = countFlag("pivot", "N", "list what pivot N (from 1; 0: the latest) summarised, instead")
+import type { Opened } from "./Source.ts"
 
 /** What pivot `n` (0: the latest) of an opened session dropped; fails with a `CliError` when it has no such pivot. */
 export const droppedOf = (opened: Opened, n: number) =>

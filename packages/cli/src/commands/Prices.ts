@@ -3,21 +3,11 @@
  * checks a price table, so both commands accept and refuse the same files with the same messages.
  */
 import type { Pricing } from "@pivot/core"
-import { Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CliError, describe } from "./Command.ts"
 import { readBytes } from "./Source.ts"
-
-/** The `--prices FILE` flag. */
-export const pricesFlag = Flag.String("prices").pipe(
-  Flag.withMetavar("FILE"),
-  Flag.withDescription(
-    'prices for the ledger, JSON { "provider/model": { input, output, cacheRead, cacheWrite } } in USD per million tokens (default: the model catalog)',
-  ),
-  Flag.optional,
-)
 
 /** The `--prices` file: `{ "provider/model": { input, output, cacheRead, cacheWrite } }`, USD per million tokens. */
 export const readPrices = (file: string) =>

@@ -6,10 +6,9 @@
  */
 import * as fs from "node:fs"
 import { Ids, Tokens } from "@pivot/core"
-import { Export, Import, type ImportError } from "@pivot/opencode"
+import type { Import, ImportError } from "@pivot/opencode"
 import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
 import * as Context from "effect/Context"
-import { Argument, CliError as CliErrors, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -51,75 +50,22 @@ export const parseNames = (flag: string, text: string): Result.Result<ReadonlyAr
     : Result.succeed([...new Set(names)])
 }
 
-/** An optional flag whose text `parse` reads (its failure: the flag's one-line error). */
-const parsedFlag =
-  <A>(parse: (flag: string, text: string) => Result.Result<A, string>) =>
-  (name: string, metavar: string, description: string) =>
-    Flag.String(name).pipe(
-      Flag.withMetavar(metavar),
-      Flag.withDescription(description),
-      Flag.mapTryCatch(
-        (text) => Result.getOrThrowWith(parse(name, text), (message) => new Error(message)),
-        (error) => (error instanceof Error ? error.message : String(error)),
-      ),
-      Flag.optional,
-    )
-
-/** An optional list flag (`--protected-tools A,B`) parsed by `parseNames`. */
-export const namesFlag = parsedFlag(parseNames)
-
-/** An optional integer flag (`--at VERSION`, `--limit N`) parsed by `parseCount`. */
-export const countFlag = parsedFlag(parseCount)
-
 /**
- * `--db` names a SQLite file: a `postgres://` URL would be taken as a relative path (folders named after the URL, its
- * password included, and a SQLite file in them). Only `pivot serve` reads PostgreSQL. The URL is not echoed.
+ * Whether `--db` names a PostgreSQL URL rather than a SQLite file: a `postgres://` URL would be taken as a relative
+ * path (folders named after the URL, its password included, and a SQLite file in them). Only `pivot serve` reads
+ * PostgreSQL; the flag refuses it (`Flags.sqliteFile`).
  */
-export const sqliteFile = Flag.mapEffect((db: string) =>
-  /^postgres(ql)?:\/\//i.test(db)
-    ? Effect.fail(
-        new CliErrors.InvalidValue({
-          option: "db",
-          value: "postgres://…",
-          expected:
-            "--db takes a SQLite file; a postgres:// store is read by pivot serve (the other commands open SQLite only)",
-          kind: "flag",
-        }),
-      )
-    : Effect.succeed(db),
-)
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
 
-/** The flags naming a session: `<export.json>` or `--db FILE [--session ID]`. */
-export const sourceFlags = {
-  file: Argument.String("export.json").pipe(
-    Argument.withDescription("an OpenCode export (`opencode export <id>`), read in memory; nothing is written"),
-    Argument.optional,
-  ),
-  db: Flag.String("db").pipe(
-    sqliteFile,
-    Flag.withMetavar("FILE"),
-    Flag.withDescription(`a pivot database, opened read-only (default ${DEFAULT_DB})`),
-    Flag.optional,
-  ),
-  session: Flag.String("session").pipe(
-    Flag.withMetavar("ID"),
-    Flag.withDescription("the session in the database (may be left out when it holds one)"),
-    Flag.optional,
-  ),
-}
-
-/** `--format text|json` (default text). */
-export const formatFlag = Flag.Literals("format", ["text", "json"]).pipe(
-  Flag.withDescription("text for people, json for programs"),
-  Flag.withDefault("text" as const),
-)
-
-/** The source named by the arguments; a `UsageError` when they name none or two. */
-export const parseSource = (options: {
+/** The source flags as a command's handler gets them (`Flags.sourceFlags`). */
+export interface SourceOptions {
   readonly file: Option.Option<string>
   readonly db: Option.Option<string>
   readonly session: Option.Option<string>
-}): Effect.Effect<Source, UsageError> => {
+}
+
+/** The source named by the arguments; a `UsageError` when they name none or two. */
+export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
   const file = Option.getOrUndefined(options.file)
   const db = Option.getOrUndefined(options.db)
   const session = Option.getOrUndefined(options.session)
@@ -191,15 +137,24 @@ export const readBytes = (file: string): Effect.Effect<Uint8Array, CliError> =>
  * naming the file and the bad path. Reports progress when `io` asks for it.
  */
 export const importFile = (file: string, io?: Io) =>
-  Effect.flatMap(readBytes(file), (bytes) => {
-    const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
-    const result = importBytes(bytes, decoding)
-    decoding.done()
-    return Result.isFailure(result) ? failWith(`${file}: ${result.failure.message}`) : Effect.succeed(result.success)
-  })
+  Effect.flatMap(readBytes(file), (bytes) =>
+    // The importer is loaded when an export is read, not by every command that may read one (issue 32).
+    Effect.flatMap(
+      Effect.promise(() => import("@pivot/opencode")),
+      (opencode) => {
+        const decoding = io === undefined ? Progress.silent : Progress.start(io, "import: decoding", "messages")
+        const result = importBytes(opencode, bytes, decoding)
+        decoding.done()
+        return Result.isFailure(result)
+          ? failWith(`${file}: ${result.failure.message}`)
+          : Effect.succeed(result.success)
+      },
+    ),
+  )
 
 // Decoded message by message from the bytes (never the whole text and parsed tree at once), then turned into events.
 const importBytes = (
+  { Export, Import }: typeof import("@pivot/opencode"),
   bytes: Uint8Array,
   progress: Progress.Progress,
 ): Result.Result<Import.ImportResult, ImportError.ImportError> => {

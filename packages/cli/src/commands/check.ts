@@ -10,8 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
+import { sqliteFile } from "./Flags.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, openReadOnly, orCliError, sqliteFile } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, openReadOnly, orCliError } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("check")

@@ -14,7 +14,7 @@ import * as Example from "../demo/Example.ts"
 import { forOutput, plain } from "../demo/Style.ts"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, Exit, Reported, report } from "./Command.ts"
-import { sqliteFile } from "./Source.ts"
+import { sqliteFile } from "./Flags.ts"
 
 const { synopsis, summary } = listing("demo")
 

@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
-import { checkReadable, orCliError, sqliteFile } from "./Source.ts"
+import { sqliteFile } from "./Flags.ts"
+import { checkReadable, orCliError } from "./Source.ts"
 
 const { synopsis, summary } = listing("forget")
 

@@ -3,7 +3,9 @@
  * for an audit — its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser
  * and prompt, the `--at` version to replay it, its ledger line and retention check), compactions that formed no
  * pivot, the prune index, context usage over time with each call's prefix stability, the ledger's totals, and what
- * the model re-read through context_recall.
+ * the model re-read through context_recall. Its handler: the flags effect/cli declares are in `inspectCommand.ts`;
+ * this module does not import effect/cli, so the plain command line runs it without loading effect/cli (`Fast.ts`,
+ * ADR 0048).
  */
 import {
   ArtifactCheck,
@@ -19,15 +21,15 @@ import {
   Render,
   Tokens,
 } from "@pivot/core"
-import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Args from "./Args.ts"
 import { listing } from "./Catalog.ts"
-import { CliIo, type Entry, report } from "./Command.ts"
-import { type Limits, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
-import { droppedOf, pivotFlag } from "./PivotDrop.ts"
-import { pricesFlag, pricesOf } from "./Prices.ts"
-import { estimateTokens, formatFlag, type Opened, orCliError, parseSource, sourceFlags, withSession } from "./Source.ts"
+import { CliIo, type Fast, report } from "./Command.ts"
+import { type LimitOptions, type Limits, omitted, parseLimits, select } from "./Limits.ts"
+import { droppedOf } from "./PivotDrop.ts"
+import { pricesOf } from "./Prices.ts"
+import { estimateTokens, type Opened, orCliError, parseSource, type SourceOptions, withSession } from "./Source.ts"
 import { columns, countByType, excerpt, num, plural } from "./Text.ts"
 import { windowAt } from "./window.ts"
 
@@ -623,70 +625,66 @@ export const limitInspection = (report: Inspection, limits: Limits): Inspection 
   pins: select(report.pins, (r) => r.version, limits),
 })
 
-const { synopsis, summary } = listing("inspect")
+const { synopsis } = listing("inspect")
 
-/** The `inspect` command. */
-export const inspect: Entry = {
-  name: "inspect",
-  synopsis,
-  command: Command.make(
+/** The options of `pivot inspect`, as effect/cli hands them to the handler (`inspectCommand.ts` declares them). */
+export interface InspectOptions extends SourceOptions, LimitOptions {
+  readonly format: "text" | "json"
+  readonly prices: Option.Option<string>
+  readonly pivot: Option.Option<number>
+}
+
+/** `pivot inspect`: prints the audit (or a usage or read error, as one line). */
+export const run = (options: InspectOptions) =>
+  report(
     "inspect",
-    {
-      ...sourceFlags,
-      format: formatFlag,
-      prices: pricesFlag,
-      ...limitFlags("stream version"),
-      pivot: pivotFlag,
-    },
-    (options) =>
-      report(
-        "inspect",
-        synopsis,
+    synopsis,
+    Effect.gen(function* () {
+      const io = yield* CliIo
+      const source = yield* parseSource(options)
+      const limits = yield* parseLimits(options)
+      const prices = yield* pricesOf(options.prices)
+      const pivot = Option.getOrUndefined(options.pivot)
+      yield* withSession(source, (opened) =>
         Effect.gen(function* () {
-          const io = yield* CliIo
-          const source = yield* parseSource(options)
-          const limits = yield* parseLimits(options)
-          const prices = yield* pricesOf(options.prices)
-          const pivot = Option.getOrUndefined(options.pivot)
-          yield* withSession(source, (opened) =>
-            Effect.gen(function* () {
-              if (pivot !== undefined) {
-                const dropped = yield* droppedOf(opened, pivot)
-                io.out(options.format === "json" ? JSON.stringify(dropped, null, 2) : Recall.droppedText(dropped))
-                return
-              }
-              const full = yield* inspection(opened, prices)
-              const shown = limitInspection(full, limits)
-              if (options.format === "json") {
-                io.out(JSON.stringify(shown, null, 2))
-                return
-              }
-              for (const line of formatText(shown, io.columns ?? 120, full)) io.out(line)
-              const prunes = (view: Inspection) => view.ledger.entries.filter((e) => e.kind === "prune").length
-              const notes = [
-                omitted(shown.pivots.length, full.pivots.length, "pivots"),
-                omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
-                omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
-                omitted(shown.usage.length, full.usage.length, "usage rows"),
-                omitted(prunes(shown), prunes(full), "prunes in the ledger"),
-                omitted(shown.recalls.length, full.recalls.length, "recalls"),
-                omitted(shown.pins.length, full.pins.length, "pin events"),
-              ].filter((note) => note !== undefined)
-              if (notes.length > 0) io.out("")
-              for (const note of notes) io.out(note)
-            }),
-          )
+          if (pivot !== undefined) {
+            const dropped = yield* droppedOf(opened, pivot)
+            io.out(options.format === "json" ? JSON.stringify(dropped, null, 2) : Recall.droppedText(dropped))
+            return
+          }
+          const full = yield* inspection(opened, prices)
+          const shown = limitInspection(full, limits)
+          if (options.format === "json") {
+            io.out(JSON.stringify(shown, null, 2))
+            return
+          }
+          for (const line of formatText(shown, io.columns ?? 120, full)) io.out(line)
+          const prunes = (view: Inspection) => view.ledger.entries.filter((e) => e.kind === "prune").length
+          const notes = [
+            omitted(shown.pivots.length, full.pivots.length, "pivots"),
+            omitted(shown.otherCompactions.length, full.otherCompactions.length, "compactions without a pivot"),
+            omitted(shown.pruned.entries.length, full.pruned.entries.length, "pruned outputs"),
+            omitted(shown.usage.length, full.usage.length, "usage rows"),
+            omitted(prunes(shown), prunes(full), "prunes in the ledger"),
+            omitted(shown.recalls.length, full.recalls.length, "recalls"),
+            omitted(shown.pins.length, full.pins.length, "pin events"),
+          ].filter((note) => note !== undefined)
+          if (notes.length > 0) io.out("")
+          for (const note of notes) io.out(note)
         }),
-      ),
-  ).pipe(
-    Command.withDescription(
-      "A session at a glance for an audit: its events by type, every pivot (what it summarised and kept, tokens before → after, the summariser, the --at version to replay it), compactions that formed no pivot, the prune index, context usage over time, the ledger (what each call was billed with cache reads and writes priced, what each compaction and prune shed, cost, invalidated and saved, which artifacts each summary kept, each call's prefix stability; --prices FILE for your prices), and what the model re-read through context_recall. --limit/--tail/--from/--to keep the rows of those listings by stream version.",
-    ),
-    Command.withShortDescription(summary),
-    Command.withExamples([
-      { command: "pivot inspect session.json", description: "an export at a glance" },
-      { command: "pivot inspect --db .pivot/pivot.db --session ses_abc --tail 30", description: "the latest 30 rows" },
-      { command: "pivot inspect --db .pivot/pivot.db --from 1000 --to 2000 --format json", description: "a range" },
-    ]),
-  ),
+      )
+    }),
+  )
+
+/** The handler, and the options for arguments read in a plain form (`Args.ts` mirrors each flag's declaration). */
+export const fast: Fast<InspectOptions> = {
+  options: (parsed) =>
+    Args.read(parsed, (args) => ({
+      ...Args.source(args),
+      format: args.choice("format", ["text", "json"] as const, "text"),
+      prices: args.string("prices"),
+      ...Args.limits(args),
+      pivot: args.count("pivot"),
+    })),
+  run,
 }

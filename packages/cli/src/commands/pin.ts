@@ -17,7 +17,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { checkReadable, countFlag, orCliError, sqliteFile } from "./Source.ts"
+import { countFlag, sqliteFile } from "./Flags.ts"
+import { checkReadable, orCliError } from "./Source.ts"
 import { num, plural } from "./Text.ts"
 
 const flags = {

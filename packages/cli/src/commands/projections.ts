@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { checkReadable, DEFAULT_DB, formatFlag, orCliError, sqliteFile } from "./Source.ts"
+import { formatFlag, sqliteFile } from "./Flags.ts"
+import { checkReadable, DEFAULT_DB, orCliError } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("projections")

@@ -16,17 +16,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { limitFlags, omitted, parseLimits, select } from "./Limits.ts"
-import {
-  countFlag,
-  formatFlag,
-  namesFlag,
-  orCliError,
-  parseSource,
-  sourceFlags,
-  versionOf,
-  withSession,
-} from "./Source.ts"
+import { countFlag, formatFlag, limitFlags, namesFlag, sourceFlags } from "./Flags.ts"
+import { omitted, parseLimits, select } from "./Limits.ts"
+import { orCliError, parseSource, versionOf, withSession } from "./Source.ts"
 import { columns, num, plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("prune")

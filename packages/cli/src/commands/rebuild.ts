@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
+import { sqliteFile } from "./Flags.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, orCliError, sqliteFile } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, orCliError } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("rebuild")

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report, UsageError } from "./Command.ts"
-import { pricesFlag, pricesOf } from "./Prices.ts"
-import { countFlag } from "./Source.ts"
+import { countFlag, pricesFlag } from "./Flags.ts"
+import { pricesOf } from "./Prices.ts"
 
 /** The port `pivot serve` binds when `--port` is not given (`Serve.DEFAULT_PORT`; a test keeps them equal). */
 export const DEFAULT_PORT = 4319

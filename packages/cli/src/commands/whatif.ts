@@ -12,8 +12,9 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { pricesFlag, pricesOf } from "./Prices.ts"
-import { countFlag, formatFlag, namesFlag, parseSource, sourceFlags, withSession } from "./Source.ts"
+import { countFlag, formatFlag, namesFlag, pricesFlag, sourceFlags } from "./Flags.ts"
+import { pricesOf } from "./Prices.ts"
+import { parseSource, withSession } from "./Source.ts"
 import { columns, num } from "./Text.ts"
 
 const times = (n: number): string => `${Number(n.toFixed(3))}×`

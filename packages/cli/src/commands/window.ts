@@ -1,24 +1,24 @@
 /**
  * `pivot window <export.json | --db FILE --session ID> [--at VERSION] [--format text|json]`: the model input of the
  * next model call (or of the call after event `VERSION`). `--format json` prints exactly
- * `{ "messages": [ { "sourceMessageId": "<id>", "message": <AI SDK ModelMessage> } ] }`.
+ * `{ "messages": [ { "sourceMessageId": "<id>", "message": <AI SDK ModelMessage> } ] }`. Its handler: the flags
+ * effect/cli declares are in `windowCommand.ts`; this module does not import effect/cli, so the plain command line
+ * runs it without loading effect/cli (`Fast.ts`, ADR 0048).
  */
 import { Audit, PruneIndex, type Render, ValidWindow, Window } from "@pivot/core"
 import { Replay, SessionLog } from "@pivot/store"
-import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Args from "./Args.ts"
 import { listing } from "./Catalog.ts"
-import { CliIo, type Entry, report, UsageError } from "./Command.ts"
-import { isLimited, limitFlags, omitted, parseLimits, select } from "./Limits.ts"
+import { CliIo, type Fast, report, UsageError } from "./Command.ts"
+import { isLimited, type LimitOptions, omitted, parseLimits, select } from "./Limits.ts"
 import {
-  countFlag,
   estimateTokens,
-  formatFlag,
   type Opened,
   orCliError,
   parseSource,
-  sourceFlags,
+  type SourceOptions,
   versionOf,
   withSession,
 } from "./Source.ts"
@@ -79,83 +79,72 @@ export const sourcesAt = (opened: Opened, version: number, log?: ReadonlyArray<S
 /** The window rendered as the JSON the `--format json` output promises (optionally only some of its messages). */
 export const windowJson = (rendered: ReadonlyArray<Render.Rendered>) => JSON.stringify({ messages: rendered }, null, 2)
 
-const { synopsis, summary } = listing("window")
+const { synopsis } = listing("window")
 
-/** The `window` command. */
-export const window: Entry = {
-  name: "window",
-  synopsis,
-  command: Command.make(
+/** The options of `pivot window`, as effect/cli hands them to the handler (`windowCommand.ts` declares them). */
+export interface WindowOptions extends SourceOptions, LimitOptions {
+  readonly at: Option.Option<number>
+  readonly format: "text" | "json"
+  readonly sources: boolean
+}
+
+/** `pivot window`: prints the window (or a usage or read error, as one line). */
+export const run = (options: WindowOptions) =>
+  report(
     "window",
-    {
-      ...sourceFlags,
-      at: countFlag("at", "VERSION", "the window right after event VERSION (0 … the session's head)"),
-      format: formatFlag,
-      sources: Flag.Boolean("sources").pipe(
-        Flag.withDefault(false),
-        Flag.withDescription("under each message, the ids of the events it came from (text format)"),
-      ),
-      ...limitFlags("model-message number"),
-    },
-    (options) =>
-      report(
-        "window",
-        synopsis,
+    synopsis,
+    Effect.gen(function* () {
+      const io = yield* CliIo
+      const source = yield* parseSource(options)
+      const limits = yield* parseLimits(options)
+      const at = Option.getOrUndefined(options.at)
+      if (options.sources && options.format === "json")
+        return yield* new UsageError({ message: "--sources goes with the text format" })
+      yield* withSession(source, (opened) =>
         Effect.gen(function* () {
-          const io = yield* CliIo
-          const source = yield* parseSource(options)
-          const limits = yield* parseLimits(options)
-          const at = Option.getOrUndefined(options.at)
-          if (options.sources && options.format === "json")
-            return yield* new UsageError({ message: "--sources goes with the text format" })
-          yield* withSession(source, (opened) =>
-            Effect.gen(function* () {
-              const version = yield* versionOf(opened, at)
-              // Without current read models the text format folds the prune marks (and the sources) from the whole
-              // log: read and decoded once here, and the window folded from it too (it was read twice, issue 32).
-              // The JSON format reads only up to `version`, as before.
-              const log = opened.readModels === undefined && options.format === "text" ? yield* opened.log : undefined
-              const messages = yield* windowAt(opened, version, log)
-              const rendered = ValidWindow.render(messages)
-              const numbers = select(
-                rendered.map((_, i) => i + 1),
-                (n) => n,
-                limits,
-              )
-              if (options.format === "json") {
-                io.out(windowJson(numbers.map((n) => rendered[n - 1]!)))
-                return
-              }
-              const header =
-                `session ${opened.sessionId} · version ${version} of ${opened.head} · ` +
-                `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +
-                `~${num(estimateTokens(rendered))} tokens`
-              const width = Math.max(80, Math.min(io.columns ?? 120, 200))
-              const pruned = yield* prunedTokens(opened, version, log)
-              const sources = options.sources ? yield* sourcesAt(opened, version, log) : undefined
-              const range = isLimited(limits)
-                ? { first: numbers[0] ?? 0, last: numbers[numbers.length - 1] ?? -1 }
-                : undefined
-              for (const line of WindowText.format(messages, header, { width, pruned, sources, range })) io.out(line)
-              const note = omitted(numbers.length, rendered.length, "model messages")
-              if (note !== undefined) io.out(note)
-            }),
+          const version = yield* versionOf(opened, at)
+          // Without current read models the text format folds the prune marks (and the sources) from the whole
+          // log: read and decoded once here, and the window folded from it too (it was read twice, issue 32).
+          // The JSON format reads only up to `version`, as before.
+          const log = opened.readModels === undefined && options.format === "text" ? yield* opened.log : undefined
+          const messages = yield* windowAt(opened, version, log)
+          const rendered = ValidWindow.render(messages)
+          const numbers = select(
+            rendered.map((_, i) => i + 1),
+            (n) => n,
+            limits,
           )
+          if (options.format === "json") {
+            io.out(windowJson(numbers.map((n) => rendered[n - 1]!)))
+            return
+          }
+          const header =
+            `session ${opened.sessionId} · version ${version} of ${opened.head} · ` +
+            `${plural(messages.length, "stored message")} → ${plural(rendered.length, "model message")} · ` +
+            `~${num(estimateTokens(rendered))} tokens`
+          const width = Math.max(80, Math.min(io.columns ?? 120, 200))
+          const pruned = yield* prunedTokens(opened, version, log)
+          const sources = options.sources ? yield* sourcesAt(opened, version, log) : undefined
+          const range = isLimited(limits)
+            ? { first: numbers[0] ?? 0, last: numbers[numbers.length - 1] ?? -1 }
+            : undefined
+          for (const line of WindowText.format(messages, header, { width, pruned, sources, range })) io.out(line)
+          const note = omitted(numbers.length, rendered.length, "model messages")
+          if (note !== undefined) io.out(note)
         }),
-      ),
-  ).pipe(
-    Command.withDescription(
-      "The model input of the next model call (or of the call right after event VERSION): one line per model message, a rule where a pivot starts the window, pruned tool outputs marked. --format json prints exactly { messages: [{ sourceMessageId, message }] }.",
-    ),
-    Command.withShortDescription(summary),
-    Command.withExamples([
-      { command: "pivot window session.json", description: "the window of an export" },
-      { command: "pivot window --db .pivot/pivot.db --session ses_abc --tail 20", description: "its last 20 messages" },
-      { command: "pivot window --db .pivot/pivot.db --at 120 --format json", description: "replayed after event 120" },
-      {
-        command: "pivot window session.json --sources --from 10 --to 20",
-        description: "messages 10 to 20 and their events",
-      },
-    ]),
-  ),
+      )
+    }),
+  )
+
+/** The handler, and the options for arguments read in a plain form (`Args.ts` mirrors each flag's declaration). */
+export const fast: Fast<WindowOptions> = {
+  options: (parsed) =>
+    Args.read(parsed, (args) => ({
+      ...Args.source(args),
+      at: args.count("at"),
+      format: args.choice("format", ["text", "json"] as const, "text"),
+      sources: args.boolean("sources"),
+      ...Args.limits(args),
+    })),
+  run,
 }
