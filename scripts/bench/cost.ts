@@ -25,11 +25,13 @@
  * capture sends them (~20k tokens, measured from the importer's real export; `--system N`), each summary billed as
  * 2,000 output tokens (`--summary-tokens N`), no break past the cache's 5 minutes between turns (`--breaks SHARE` for
  * that share of 8-minute breaks), OpenCode's Anthropic cache breakpoints (the system prompt and tools, and the last
- * two messages: after a compaction or a prune the system prompt is read from the cache, not written again), and a
- * scripted model that re-reads its turn's file when a later step of the turn
- * no longer sees it (the re-read is billed like any read), and a prompt over the context refused unbilled, as a
- * provider does: the overflow is reported, pivot compacts, and the step is asked again (`--send-over-window` bills it
- * as if sent, the earlier rule).
+ * two messages: after a compaction or a prune the system prompt is read from the cache, not written again), a
+ * scripted model that, before a step, reads again in a call of its own every read of its turn the prompt no longer
+ * shows (billed like any call; `--reread-in-step`: the earlier rule, the turn's first read only, in the step itself),
+ * and a prompt over the context refused unbilled, as a provider does: the overflow is reported, pivot compacts, and
+ * the step is asked again (`--send-over-window` bills it as if sent, the earlier rule). A strategy whose choices are
+ * priced at the provider's rates (cache-aware: rent-or-buy, its summariser request form) runs once per provider at
+ * that provider's rates, each run billed under its own rules (ADR 0047).
  *
  * Figures: billed in input-token equivalents (uncached input + reads and writes at the provider's multipliers + every
  * output at its output rate: the conversation's own, the same answers for every strategy but its re-reads, and each
@@ -47,7 +49,9 @@
  *
  * Run: `npm run bench:cost [-- --sessions N] [--turns N] [--seed N] [--system N] [--summary-tokens N] [--breaks S]`;
  * `--only generated|real`, `--quick` (none, opencode and cache-aware only), `--no-sensitivity`, and `--trace NAME`
- * (a real capture's compactions and refusals, call by call, under opencode and cache-aware).
+ * (a real capture's compactions and refusals, call by call, under opencode and cache-aware, and what each summariser
+ * call cost); `--send-over-window` and `--reread-in-step` for the earlier rules. The real set ends with a table per
+ * capture (OpenCode against cache-aware).
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"

@@ -50,7 +50,10 @@ export interface Settings {
   readonly coldTurns?: number | undefined
   /** Compact when it pays (`CacheEconomy.due`); default true. */
   readonly rentOrBuy?: boolean | undefined
-  /** The multipliers rent-or-buy prices with; default the session model's (`Input.rates`). */
+  /**
+   * The multipliers rent-or-buy and the summariser request form (`CacheEconomy.cacheSafePays`, ADR 0047) price with;
+   * default the session model's (`Input.rates`).
+   */
   readonly rates?: CacheEconomy.Multipliers | undefined
 }
 
