@@ -51,7 +51,8 @@
  * `--only generated|real`, `--quick` (none, opencode and cache-aware only), `--no-sensitivity`, and `--trace NAME`
  * (a real capture's compactions and refusals, call by call, under opencode and cache-aware, and what each summariser
  * call cost); `--send-over-window` and `--reread-in-step` for the earlier rules. The real set ends with a table per
- * capture (OpenCode against cache-aware).
+ * capture (OpenCode against cache-aware). `--retention` prints, per session and run, where each compaction fell and the
+ * artifacts the last prompt names without facts blocks.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -96,6 +97,9 @@ const { values } = parseArgs({
     // Re-read a lost file in the step that lost it, at no call of its own (the earlier rule) instead of in a call.
     "reread-in-step": { type: "boolean", default: false },
     trace: { type: "string" },
+    // Per session and run: where each compaction fell (turn and step, and why) and the artifacts the last prompt names
+    // without facts blocks (which depend on how many turns follow the session's last compaction).
+    retention: { type: "boolean", default: false },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -334,6 +338,8 @@ interface Run {
   readonly rereads: number
   /** Calls a provider refused (the prompt over the context), each answered by a compaction and asked again. */
   readonly refused: number
+  /** With `--retention`: each compaction as `tTURNsSTEP:reason`, in order; else empty. */
+  readonly compactions: ReadonlyArray<string>
 }
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
@@ -394,6 +400,8 @@ const runPivot = (
   trace?: (line: string) => void,
 ) => {
   const clock = { now: 0 }
+  const compactions: Array<string> = []
+  const retention = values.retention
   const system = systemOf(rules.overhead)
   const requests: Array<Request> = []
   let overWindow = 0
@@ -430,13 +438,16 @@ const runPivot = (
           messages = view(prepared.modelMessages as Array<ModelMessage>)
           prompt = serialise(system, messages)
         }
-        if (trace !== undefined) {
+        if (trace !== undefined || retention) {
           const events = yield* sessions.events(SESSION)
           for (const e of events.slice(traced)) {
-            if (e._tag === "OverflowDetected")
+            if (e._tag === "OverflowDetected" && trace !== undefined)
               trace(`  overflow (${e.source}): ${e.tokens} tokens ≥ trigger ${e.trigger ?? "–"}`)
-            if (e._tag === "CompactionRequested")
-              trace(`  compaction before ${where}: ${e.reason ?? "–"}, last prompt ${lastTokens} tokens`)
+            if (e._tag === "CompactionRequested") {
+              if (trace !== undefined)
+                trace(`  compaction before ${where}: ${e.reason ?? "–"}, last prompt ${lastTokens} tokens`)
+              compactions.push(`${where.replace(/^turn (\d+) step (\d+)\/.*$/, "t$1s$2")}:${e.reason ?? "–"}`)
+            }
           }
           traced = events.length
         }
@@ -549,6 +560,7 @@ const runPivot = (
     workingSet,
     rereads,
     refused,
+    compactions,
   } satisfies Run
 }
 
@@ -747,6 +759,13 @@ const runAll = (
         anthropic: first,
         openai: strategy.byProvider === true ? strategy.run(turns, model, rules, "openai") : first,
       }
+      if (values.retention)
+        for (const provider of strategy.byProvider === true ? PROVIDERS : (["anthropic"] as const)) {
+          const r = runs[provider]
+          console.log(
+            `retention · session ${perSession.length} · ${strategy.name}${strategy.byProvider === true ? ` at ${provider}'s rates` : ""}: last prompt names ${r.retainedBare.named}/${r.retainedBare.total} without facts blocks; compactions ${r.compactions.join(" ") || "none"}`,
+          )
+        }
       const mine: PerSession = { billed: zero(), summaries: zero(), refused: zero() }
       own.set(strategy.name, mine)
       const t = totals.get(strategy.name) ?? {
