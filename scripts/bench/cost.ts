@@ -25,11 +25,13 @@
  * capture sends them (~20k tokens, measured from the importer's real export; `--system N`), each summary billed as
  * 2,000 output tokens (`--summary-tokens N`), no break past the cache's 5 minutes between turns (`--breaks SHARE` for
  * that share of 8-minute breaks), OpenCode's Anthropic cache breakpoints (the system prompt and tools, and the last
- * two messages: after a compaction or a prune the system prompt is read from the cache, not written again), and a
- * scripted model that re-reads its turn's file when a later step of the turn
- * no longer sees it (the re-read is billed like any read), and a prompt over the context refused unbilled, as a
- * provider does: the overflow is reported, pivot compacts, and the step is asked again (`--send-over-window` bills it
- * as if sent, the earlier rule).
+ * two messages: after a compaction or a prune the system prompt is read from the cache, not written again), a
+ * scripted model that, before a step, reads again in a call of its own every read of its turn the prompt no longer
+ * shows (billed like any call; `--reread-in-step`: the earlier rule, the turn's first read only, in the step itself),
+ * and a prompt over the context refused unbilled, as a provider does: the overflow is reported, pivot compacts, and
+ * the step is asked again (`--send-over-window` bills it as if sent, the earlier rule). A strategy whose choices are
+ * priced at the provider's rates (cache-aware: rent-or-buy, its summariser request form) runs once per provider at
+ * that provider's rates, each run billed under its own rules (ADR 0047).
  *
  * Figures: billed in input-token equivalents (uncached input + reads and writes at the provider's multipliers + every
  * output at its output rate: the conversation's own, the same answers for every strategy but its re-reads, and each
@@ -47,7 +49,10 @@
  *
  * Run: `npm run bench:cost [-- --sessions N] [--turns N] [--seed N] [--system N] [--summary-tokens N] [--breaks S]`;
  * `--only generated|real`, `--quick` (none, opencode and cache-aware only), `--no-sensitivity`, and `--trace NAME`
- * (a real capture's compactions and refusals, call by call, under opencode and cache-aware).
+ * (a real capture's compactions and refusals, call by call, under opencode and cache-aware, and what each summariser
+ * call cost); `--send-over-window` and `--reread-in-step` for the earlier rules. The real set ends with a table per
+ * capture (OpenCode against cache-aware). `--retention` prints, per session and run, where each compaction fell and the
+ * artifacts the last prompt names without facts blocks.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -89,7 +94,12 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     // Bill a prompt over the context as if sent (the earlier rule) instead of refusing it.
     "send-over-window": { type: "boolean", default: false },
+    // Re-read a lost file in the step that lost it, at no call of its own (the earlier rule) instead of in a call.
+    "reread-in-step": { type: "boolean", default: false },
     trace: { type: "string" },
+    // Per session and run: where each compaction fell (turn and step, and why) and the artifacts the last prompt names
+    // without facts blocks (which depend on how many turns follow the session's last compaction).
+    retention: { type: "boolean", default: false },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -285,6 +295,13 @@ interface Rules {
    * do; false: billed as if sent (the bench's rule before 2 Dec 2026, which flatters a strategy that overflows).
    */
   readonly refuse: boolean
+  /**
+   * Whether a read the turn lost is read again in a call of its own before the step (what an agent pays to get it
+   * back: every read of the turn the prompt no longer shows); false: the earlier rule, only the turn's first read, in
+   * the step itself, its output landing in the next call's window at no call of its own (which flatters a strategy
+   * that drops the working set).
+   */
+  readonly rereadCall: boolean
 }
 
 const REALISTIC: Rules = {
@@ -295,6 +312,7 @@ const REALISTIC: Rules = {
   anthropicWrite: RATES.anthropic.write,
   cacheAwareTail: undefined,
   refuse: !values["send-over-window"],
+  rereadCall: !values["reread-in-step"],
 }
 
 // ── Running a strategy ───────────────────────────────────────────────────────────────────────────────────────────
@@ -320,6 +338,8 @@ interface Run {
   readonly rereads: number
   /** Calls a provider refused (the prompt over the context), each answered by a compaction and asked again. */
   readonly refused: number
+  /** With `--retention`: each compaction as `tTURNsSTEP:reason`, in order; else empty. */
+  readonly compactions: ReadonlyArray<string>
 }
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
@@ -380,6 +400,8 @@ const runPivot = (
   trace?: (line: string) => void,
 ) => {
   const clock = { now: 0 }
+  const compactions: Array<string> = []
+  const retention = values.retention
   const system = systemOf(rules.overhead)
   const requests: Array<Request> = []
   let overWindow = 0
@@ -395,20 +417,16 @@ const runPivot = (
     const cm = yield* ContextManager
     const sessions = yield* Sessions.Sessions
     let call = 0
-    for (const turn of turns) {
-      clock.now = turn.at
-      yield* cm.recordUserMessage(SESSION, { text: turn.request })
-      // What the turn has read so far: its working set, with its request.
-      const reads: Array<string> = []
-      const main = turn.steps[0]?.tools[0]
-      for (const [s, step] of turn.steps.entries()) {
-        clock.now = step.at
+    /**
+     * The prompt of the next call: the window prepared, and when a provider would refuse it (over the context), the
+     * overflow reported — pivot compacts as OpenCode does on a provider's overflow (spec §2.5) — and prepared again.
+     * Once: a prompt still over the context after that is sent, billed, and counted over the window.
+     */
+    const send = (where: string) =>
+      Effect.gen(function* () {
         let prepared = yield* cm.prepare(SESSION)
         let messages = view(prepared.modelMessages as Array<ModelMessage>)
         let prompt = serialise(system, messages)
-        // A provider refuses a prompt over the context and bills nothing: the agent reports the overflow, pivot
-        // compacts (OpenCode's overflow compaction, spec §2.5) and the step is asked again. Once: a prompt still over
-        // the context after that is sent, billed, and counted over the window.
         if (refuse && Tokens.estimate(prompt) > model.limits.context) {
           refused++
           if (trace !== undefined)
@@ -420,29 +438,28 @@ const runPivot = (
           messages = view(prepared.modelMessages as Array<ModelMessage>)
           prompt = serialise(system, messages)
         }
-        if (trace !== undefined) {
+        if (trace !== undefined || retention) {
           const events = yield* sessions.events(SESSION)
           for (const e of events.slice(traced)) {
-            if (e._tag === "OverflowDetected")
+            if (e._tag === "OverflowDetected" && trace !== undefined)
               trace(`  overflow (${e.source}): ${e.tokens} tokens ≥ trigger ${e.trigger ?? "–"}`)
-            if (e._tag === "CompactionRequested")
-              trace(
-                `  compaction before turn ${turns.indexOf(turn) + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"}): ${e.reason ?? "–"}, last prompt ${lastTokens} tokens`,
-              )
+            if (e._tag === "CompactionRequested") {
+              if (trace !== undefined)
+                trace(`  compaction before ${where}: ${e.reason ?? "–"}, last prompt ${lastTokens} tokens`)
+              compactions.push(`${where.replace(/^turn (\d+) step (\d+)\/.*$/, "t$1s$2")}:${e.reason ?? "–"}`)
+            }
           }
           traced = events.length
-          trace(`turn ${turns.indexOf(turn) + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
         }
-        workingSet.calls++
-        if (inPrompt(prompt, turn.request) && reads.every((r) => inPrompt(prompt, r))) workingSet.intact++
-        // The scripted model needs the turn's file at every step: it reads it again when it no longer sees it.
-        const lost = s > 0 && main !== undefined && main.tool === "read" && !inPrompt(prompt, main.output)
-        if (lost) rereads++
-        const tools = lost ? [main, ...step.tools] : step.tools
+        return { messages, prompt }
+      })
+    /** Bills a call with `prompt` and records its step (its text and tool calls as they ended). */
+    const answer = (messages: ReadonlyArray<ModelMessage>, prompt: string, text: string, tools: ReadonlyArray<Tool>) =>
+      Effect.gen(function* () {
         const tokens = Tokens.estimate(prompt)
         lastTokens = tokens
         if (tokens > model.limits.context) overWindow++
-        const output = Tokens.estimate(step.text) + 40 * tools.length
+        const output = Tokens.estimate(text) + 40 * tools.length
         requests.push({
           kind: "step",
           text: prompt,
@@ -454,7 +471,7 @@ const runPivot = (
         call++
         yield* cm.recordAssistantStep(SESSION, {
           parts: [
-            { type: "text", text: step.text },
+            { type: "text", text },
             ...tools.map((t, i) => ({
               type: "tool" as const,
               callId: `call_${call}_${i}`,
@@ -468,7 +485,48 @@ const runPivot = (
           usage: { ...Tokens.zero, input: tokens, output },
           finish: tools.length === 0 ? "stop" : "tool-calls",
         })
-        for (const t of tools) if (t.tool === "read" && t.error === undefined) reads.push(t.output)
+      })
+    for (const [n, turn] of turns.entries()) {
+      clock.now = turn.at
+      yield* cm.recordUserMessage(SESSION, { text: turn.request })
+      // What the turn has read so far: its working set, with its request.
+      const reads: Array<Tool> = []
+      const main = turn.steps[0]?.tools[0]
+      for (const [s, step] of turn.steps.entries()) {
+        clock.now = step.at
+        const where = `turn ${n + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"})`
+        let { messages, prompt } = yield* send(where)
+        if (trace !== undefined) trace(`turn ${n + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
+        const intact = (text: string) =>
+          inPrompt(text, turn.request) && reads.every((r) => inPrompt(text, r.output)) ? 1 : 0
+        workingSet.calls++
+        workingSet.intact += intact(prompt)
+        let tools = step.tools
+        if (rules.rereadCall) {
+          // The scripted model needs what its turn read: what the prompt no longer shows it reads again, in a call of
+          // its own (the read calls are its answer), and the step is then asked with the files in view.
+          const lost = reads.filter(
+            (r, i) => !inPrompt(prompt, r.output) && reads.findIndex((o) => o.output === r.output) === i,
+          )
+          if (lost.length > 0) {
+            rereads += lost.length
+            yield* answer(messages, prompt, "", lost)
+            ;({ messages, prompt } = yield* send(`${where}, after its re-read`))
+            if (trace !== undefined)
+              trace(
+                `turn ${n + 1} step ${s + 1}, after re-reading ${lost.length}: prompt ${Tokens.estimate(prompt)} tokens`,
+              )
+            workingSet.calls++
+            workingSet.intact += intact(prompt)
+          }
+        } else {
+          // The earlier rule: only the turn's first read, and in the same step (its output lands in the next call).
+          const lost = s > 0 && main !== undefined && main.tool === "read" && !inPrompt(prompt, main.output)
+          if (lost) rereads++
+          if (lost) tools = [main, ...step.tools]
+        }
+        yield* answer(messages, prompt, step.text, tools)
+        for (const t of tools) if (t.tool === "read" && t.error === undefined) reads.push(t)
       }
       if (pruneAfterTurn) yield* cm.prune(SESSION)
     }
@@ -502,6 +560,7 @@ const runPivot = (
     workingSet,
     rereads,
     refused,
+    compactions,
   } satisfies Run
 }
 
@@ -516,21 +575,39 @@ const aiSdkPrune = (messages: Array<ModelMessage>) =>
 type Window = typeof MODEL
 interface Strategy {
   readonly name: string
-  readonly run: (turns: ReadonlyArray<Turn>, model: Window, rules: Rules, trace?: (line: string) => void) => Run
+  /**
+   * Whether its decisions depend on the provider's rates (cache-aware's rent-or-buy and its summariser request form,
+   * ADR 0047): it is then run once per provider, at that provider's rates, and each run billed under its rules.
+   */
+  readonly byProvider?: boolean
+  readonly run: (
+    turns: ReadonlyArray<Turn>,
+    model: Window,
+    rules: Rules,
+    provider: Provider,
+    trace?: (line: string) => void,
+  ) => Run
 }
+/** The multipliers a provider bills with under `rules` (what a rate-aware strategy prices its choices with). */
+const ratesOf = (provider: Provider, rules: Rules): CacheEconomy.Multipliers => ({
+  read: RATES[provider].read,
+  write: writeRate(provider, rules),
+  output: Pricing.PROVIDER_RATES[provider]!.output,
+})
 const OPENCODE: Strategy = {
   name: "opencode",
-  run: (t, m, r, trace) =>
+  run: (t, m, r, _provider, trace) =>
     runPivot(t, m, () => ({ config: { prune: true }, factsBlock: false }), true, r, undefined, trace),
 }
 const CACHE_AWARE: Strategy = {
   name: "pivot cache-aware",
-  run: (t, m, r, trace) =>
+  byProvider: true,
+  run: (t, m, r, provider, trace) =>
     runPivot(
       t,
       m,
       (system) => ({
-        cacheAware: { system },
+        cacheAware: { system, rates: ratesOf(provider, r) },
         config: {
           prune: true,
           ...(r.cacheAwareTail === undefined ? {} : { preserve_recent_tokens: r.cacheAwareTail }),
@@ -553,11 +630,15 @@ const STRATEGIES: ReadonlyArray<Strategy> = [
   CACHE_AWARE,
   {
     name: "pivot cache-aware, 2k tail",
-    run: (t, m, r) =>
+    byProvider: true,
+    run: (t, m, r, provider) =>
       runPivot(
         t,
         m,
-        (system) => ({ cacheAware: { system }, config: { prune: true, preserve_recent_tokens: 2_000 } }),
+        (system) => ({
+          cacheAware: { system, rates: ratesOf(provider, r) },
+          config: { prune: true, preserve_recent_tokens: 2_000 },
+        }),
         true,
         r,
       ),
@@ -566,12 +647,16 @@ const STRATEGIES: ReadonlyArray<Strategy> = [
 
 // ── Billing and the table ────────────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * A strategy's figures over the sessions. Those in a `Record<Provider, number>` come from the run billed under that
+ * provider (the same run for both but for a `byProvider` strategy); the others from the Anthropic run.
+ */
 interface Totals {
   calls: number
-  summaries: number
+  summaries: Record<Provider, number>
   overWindow: number
   rereads: number
-  refused: number
+  refused: Record<Provider, number>
   billed: Record<Provider, number>
   /** Of `billed`: the summariser calls (input and output), the cache writes of conversation calls, the outputs. */
   summary: Record<Provider, number>
@@ -580,12 +665,19 @@ interface Totals {
   /** Of `writes`: what extended the previous call's prompt (new content), and the rest (re-written). */
   fresh: Record<Provider, number>
   read: Record<Provider, number>
-  total: number
-  named: number
-  namedBare: number
+  total: Record<Provider, number>
+  named: Record<Provider, number>
+  namedBare: Record<Provider, number>
   artifacts: number
   workingCalls: number
-  workingIntact: number
+  workingIntact: Record<Provider, number>
+}
+
+/** One session's bill, summariser calls and refusals under each provider (the per-capture table). */
+interface PerSession {
+  readonly billed: Record<Provider, number>
+  readonly summaries: Record<Provider, number>
+  readonly refused: Record<Provider, number>
 }
 
 const writeRate = (provider: Provider, rules: Rules) =>
@@ -604,6 +696,10 @@ const bill = (requests: ReadonlyArray<Request>, provider: Provider, rules: Rules
   let previous: Request | undefined
   for (const r of requests) {
     const b: Billed = cache.bill(r.text, r.at, r.breakpoints)
+    if (process.env.DBGBILL === provider)
+      console.log(
+        `BILL ${r.kind} ${Tokens.estimate(r.text)} in ${b.input} read ${b.cacheRead} write ${b.cacheWrite} out ${r.output}`,
+      )
     const input = b.input + b.cacheRead * RATES[provider].read + b.cacheWrite * write
     const eq = input + r.output * output
     billed += eq
@@ -648,38 +744,68 @@ const runAll = (
   strategies: ReadonlyArray<Strategy>,
 ) => {
   const totals = new Map<string, Totals>()
+  // Each session's bill and compactions per strategy, in the sessions' order (the per-capture table).
+  const perSession: Array<Map<string, PerSession>> = []
   const floor: Record<Provider, number> = { anthropic: 0, openai: 0 }
   const fixedFloor: Record<Provider, number> = { anthropic: 0, openai: 0 }
+  const zero = (): Record<Provider, number> => ({ anthropic: 0, openai: 0 })
   for (const turns of sessions) {
+    const own = new Map<string, PerSession>()
+    perSession.push(own)
     for (const strategy of strategies) {
-      const run = strategy.run(turns, model, rules)
+      // A strategy that prices its choices at the provider's rates runs once per provider; the others once.
+      const first = strategy.run(turns, model, rules, "anthropic")
+      const runs: Record<Provider, Run> = {
+        anthropic: first,
+        openai: strategy.byProvider === true ? strategy.run(turns, model, rules, "openai") : first,
+      }
+      if (values.retention)
+        for (const provider of strategy.byProvider === true ? PROVIDERS : (["anthropic"] as const)) {
+          const r = runs[provider]
+          console.log(
+            `retention · session ${perSession.length} · ${strategy.name}${strategy.byProvider === true ? ` at ${provider}'s rates` : ""}: last prompt names ${r.retainedBare.named}/${r.retainedBare.total} without facts blocks; compactions ${r.compactions.join(" ") || "none"}`,
+          )
+        }
+      const mine: PerSession = { billed: zero(), summaries: zero(), refused: zero() }
+      own.set(strategy.name, mine)
       const t = totals.get(strategy.name) ?? {
         calls: 0,
-        summaries: 0,
+        summaries: zero(),
         overWindow: 0,
         rereads: 0,
-        refused: 0,
-        billed: { anthropic: 0, openai: 0 },
-        summary: { anthropic: 0, openai: 0 },
-        writes: { anthropic: 0, openai: 0 },
-        outputs: { anthropic: 0, openai: 0 },
-        fresh: { anthropic: 0, openai: 0 },
-        read: { anthropic: 0, openai: 0 },
-        total: 0,
-        named: 0,
-        namedBare: 0,
+        refused: zero(),
+        billed: zero(),
+        summary: zero(),
+        writes: zero(),
+        outputs: zero(),
+        fresh: zero(),
+        read: zero(),
+        total: zero(),
+        named: zero(),
+        namedBare: zero(),
         artifacts: 0,
         workingCalls: 0,
-        workingIntact: 0,
+        workingIntact: zero(),
       }
+      const run = runs.anthropic
       t.calls += run.requests.filter((r) => r.kind === "step").length
-      t.summaries += run.requests.filter((r) => r.kind === "summary").length
       t.overWindow += run.overWindow
       t.rereads += run.rereads
-      t.refused += run.refused
-      t.total += run.requests.reduce((n, r) => n + Tokens.estimate(r.text), 0)
+      t.artifacts += run.retained.total
+      t.workingCalls += run.workingSet.calls
       for (const provider of PROVIDERS) {
-        const b = bill(run.requests, provider, rules)
+        const mineRun = runs[provider]
+        const summaries = mineRun.requests.filter((r) => r.kind === "summary").length
+        mine.summaries[provider] = summaries
+        mine.refused[provider] = mineRun.refused
+        t.summaries[provider] += summaries
+        t.refused[provider] += mineRun.refused
+        t.total[provider] += mineRun.requests.reduce((n, r) => n + Tokens.estimate(r.text), 0)
+        t.named[provider] += mineRun.retained.named
+        t.namedBare[provider] += mineRun.retainedBare.named
+        t.workingIntact[provider] += mineRun.workingSet.intact
+        const b = bill(mineRun.requests, provider, rules)
+        mine.billed[provider] = b.billed
         t.billed[provider] += b.billed
         t.summary[provider] += b.summary
         t.writes[provider] += b.writes
@@ -693,18 +819,18 @@ const runAll = (
           floor[provider] += f.content
           fixedFloor[provider] += f.fixed
         }
-      t.named += run.retained.named
-      t.namedBare += run.retainedBare.named
-      t.artifacts += run.retained.total
-      t.workingCalls += run.workingSet.calls
-      t.workingIntact += run.workingSet.intact
       totals.set(strategy.name, t)
     }
   }
-  return { totals, floor, fixedFloor }
+  return { totals, floor, fixedFloor, perSession }
 }
 
+/** A figure of a strategy's two runs: one number when they agree, else the Anthropic run's / the OpenAI run's. */
+const both = (r: Record<Provider, number>, f: (n: number) => string = String) =>
+  r.anthropic === r.openai ? f(r.anthropic) : `${f(r.anthropic)} / ${f(r.openai)}`
+
 const k = (n: number) => `${(n / 1000).toFixed(0)}k`
+const k1 = (n: number) => `${(n / 1000).toFixed(1)}k`
 const pct = (a: number, b: number) => (b === 0 ? "–" : `${Math.round((a / b) * 100)}%`)
 const change = (a: number, b: number) => {
   if (b === 0) return "–"
@@ -713,11 +839,17 @@ const change = (a: number, b: number) => {
 }
 
 /** Runs every strategy on `sessions` in `model`'s window and prints the tables. */
-const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, model: Window, rules: Rules) => {
+const compare = (
+  label: string,
+  sessions: ReadonlyArray<ReadonlyArray<Turn>>,
+  model: Window,
+  rules: Rules,
+  names?: ReadonlyArray<string>,
+) => {
   const strategies = values.quick
     ? STRATEGIES.filter((s) => ["none", OPENCODE.name, CACHE_AWARE.name].includes(s.name))
     : STRATEGIES
-  const { totals, floor, fixedFloor } = runAll(sessions, model, rules, strategies)
+  const { totals, floor, fixedFloor, perSession } = runAll(sessions, model, rules, strategies)
   const base = totals.get("opencode")!
   const usable = model.limits.context - model.limits.output
   console.log(
@@ -729,7 +861,7 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const [name, t] of totals)
     console.log(
-      `| ${name} | ${t.calls} | ${t.summaries} | ${t.refused} | ${t.overWindow} | ${t.rereads} | ${k(t.total)} | ${k(t.billed.anthropic)} | ${change(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total)} | ${k(t.billed.openai)} | ${change(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total)} | ${t.workingIntact}/${t.workingCalls} (${pct(t.workingIntact, t.workingCalls)}) | ${t.named}/${t.artifacts} (${pct(t.named, t.artifacts)}) | ${t.namedBare}/${t.artifacts} (${pct(t.namedBare, t.artifacts)}) |`,
+      `| ${name} | ${t.calls} | ${both(t.summaries)} | ${both(t.refused)} | ${t.overWindow} | ${t.rereads} | ${both(t.total, k)} | ${k(t.billed.anthropic)} | ${change(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total.anthropic)} | ${k(t.billed.openai)} | ${change(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total.openai)} | ${both(t.workingIntact)}/${t.workingCalls} (${pct(t.workingIntact.anthropic, t.workingCalls)}) | ${both(t.named)}/${t.artifacts} (${pct(t.named.anthropic, t.artifacts)}) | ${both(t.namedBare)}/${t.artifacts} (${pct(t.namedBare.anthropic, t.artifacts)}) |`,
     )
   console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
   console.log(
@@ -757,6 +889,19 @@ const compare = (label: string, sessions: ReadonlyArray<ReadonlyArray<Turn>>, mo
     console.log(
       `| ${name} | ${cell((p) => t.billed[p])} | ${cell((p) => t.billed[p] - fixedFloor[p])} | ${cell(reads)} | ${cell((p) => t.summary[p])} | ${cell((p) => t.writes[p] - t.fresh[p])} | ${cell((p) => t.fresh[p] + t.outputs[p] - floor[p])} |`,
     )
+  }
+  if (names !== undefined) {
+    // Each session alone: OpenCode against cache-aware, their compactions (summariser calls) and refusals.
+    console.log("\nEach session, OpenCode → cache-aware (Anthropic billed, OpenAI billed, summary calls, refused):\n")
+    console.log("| session | opencode | cache-aware | Anthropic | OpenAI | summary calls | refused |")
+    console.log("|---|---:|---:|---:|---:|---:|---:|")
+    for (const [i, own] of perSession.entries()) {
+      const o = own.get(OPENCODE.name)!
+      const c = own.get(CACHE_AWARE.name)!
+      console.log(
+        `| ${names[i]} | ${k1(o.billed.anthropic)} / ${k1(o.billed.openai)} | ${k1(c.billed.anthropic)} / ${k1(c.billed.openai)} | ${change(c.billed.anthropic, o.billed.anthropic)} | ${change(c.billed.openai, o.billed.openai)} | ${both(o.summaries)} → ${both(c.summaries)} | ${both(o.refused)} → ${both(c.refused)} |`,
+      )
+    }
   }
   // The best of the strategies that compact (none and the AI SDK's prune are not strategies a long session can use).
   const candidates = [...totals].filter(([name]) => name.startsWith("pivot"))
@@ -798,7 +943,7 @@ const sensitivity = (seeds: ReadonlyArray<number>, model: Window) => {
     const o = totals.get(OPENCODE.name)!
     const c = totals.get(CACHE_AWARE.name)!
     console.log(
-      `| ${label} | ${change(c.billed.anthropic, o.billed.anthropic)} | ${change(c.billed.openai, o.billed.openai)} | ${pct(c.workingIntact, c.workingCalls)} | ${pct(o.namedBare, o.artifacts)} / ${pct(c.namedBare, c.artifacts)} |`,
+      `| ${label} | ${change(c.billed.anthropic, o.billed.anthropic)} | ${change(c.billed.openai, o.billed.openai)} | ${pct(c.workingIntact.anthropic, c.workingCalls)} | ${pct(o.namedBare.anthropic, o.artifacts)} / ${pct(c.namedBare.anthropic, c.artifacts)} |`,
     )
   }
   console.log("")
@@ -818,7 +963,23 @@ if (values.trace !== undefined) {
   if (session === undefined) throw new Error(`no capture named ${values.trace}`)
   for (const strategy of [OPENCODE, CACHE_AWARE]) {
     console.log(`\n${strategy.name} on ${session.name}:`)
-    strategy.run(session.turns, ORACLE_WINDOW, REAL_RULES, (line) => console.log(line))
+    // What each summariser call cost, and the run's bill, under each provider's rules (input-token equivalents); a
+    // strategy that prices its choices at the provider's rates is traced once per provider.
+    let run: Run | undefined
+    for (const provider of PROVIDERS) {
+      if (run === undefined || strategy.byProvider === true) {
+        console.log(`  (run at ${provider}'s rates)`)
+        run = strategy.run(session.turns, ORACLE_WINDOW, REAL_RULES, provider, (line) => console.log(line))
+      }
+      const requests = run.requests
+      const summaries = requests.flatMap((r, i) =>
+        r.kind === "summary" ? [k1(bill(requests.slice(0, i + 1), provider, REAL_RULES).summary)] : [],
+      )
+      const b = bill(requests, provider, REAL_RULES)
+      console.log(
+        `  ${provider}: billed ${k1(b.billed)}; summariser calls ${k1(b.summary)} (cumulative after each: ${summaries.join(", ") || "none"})`,
+      )
+    }
   }
 } else {
   if (values.only !== "real") {
@@ -839,6 +1000,7 @@ if (values.trace !== undefined) {
       real.map((r) => r.turns),
       ORACLE_WINDOW,
       REAL_RULES,
+      real.map((r) => r.name),
     )
   }
 }

@@ -50,7 +50,10 @@ export interface Settings {
   readonly coldTurns?: number | undefined
   /** Compact when it pays (`CacheEconomy.due`); default true. */
   readonly rentOrBuy?: boolean | undefined
-  /** The multipliers rent-or-buy prices with; default the session model's (`Input.rates`). */
+  /**
+   * The multipliers rent-or-buy and the summariser request form (`CacheEconomy.cacheSafePays`, ADR 0047) price with;
+   * default the session model's (`Input.rates`).
+   */
   readonly rates?: CacheEconomy.Multipliers | undefined
 }
 
@@ -206,13 +209,16 @@ export const make = (settings: Settings = {}): Strategy => ({
   form: "cache-safe",
   ...(settings.system === undefined ? {} : { system: settings.system }),
   ...(settings.ttl === undefined ? {} : { ttl: settings.ttl }),
+  ...(settings.rates === undefined ? {} : { rates: settings.rates }),
   batched: true,
   beforeCall: (input) => {
     if (Prune.isEnabled(input.config) && input.cache.lastCallAt !== undefined && input.cache.cold)
       return coldPrune(settings, input)
-    // During a turn, wait for the next one's start: a compaction now would keep the turn verbatim and the next call
-    // would write it again (the hard limit still compacts mid-turn, keeping the working set).
-    if (turnInProgress(input.messages) !== undefined && !atTurnStart(input.messages)) return nothing
+    // Only at a turn's start (a new request no step has answered yet: ADR 0047). During a turn a compaction would
+    // keep the turn verbatim and the next call would write it again; after a finished step with no new request, the
+    // call continues that turn (an application's or host's continuation) and a compaction would keep none of it — the
+    // turn's reads are then read again. The hard limit still compacts anywhere, keeping the working set.
+    if (!atTurnStart(input.messages)) return nothing
     if (pays(settings, input)) return { _tag: "Compact", reason: "rent-or-buy" }
     if (input.mayCompact && reachesThisTurn(input)) return { _tag: "Compact", reason: "threshold" }
     return nothing

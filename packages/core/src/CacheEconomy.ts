@@ -103,3 +103,43 @@ export const buy = (segment: Segment, rates: Multipliers): number => {
 /** Whether compacting pays now: at least two calls in the segment, and the rent paid reaches the buy. */
 export const due = (segment: Segment, rates: Multipliers): boolean =>
   segment.windows.length >= 2 && rent(segment, rates) >= buy(segment, rates)
+
+/**
+ * The two summariser requests a compaction can send, in tokens (ADR 0047). `cacheSafe`: the conversation's own prompt
+ * (system prompt, the window as the last call sent it plus what came since, the compaction prompt), of which `cached`
+ * tokens are the prefix the provider's cache still holds from the conversation's last call (0 on a cold cache).
+ * `opencode`: OpenCode's request (its own system prompt, the head with tool outputs cut, the prompt), which shares no
+ * prefix with the conversation, so none of it is read from the cache.
+ */
+export interface Requests {
+  readonly cacheSafe: number
+  readonly cached: number
+  readonly opencode: number
+}
+
+/**
+ * What each request's input costs, in input-token equivalents: what is cached is read at `read`, the rest is written
+ * at `write` (Anthropic writes what the request's breakpoints cache; OpenAI bills it as plain input, `write` 1). The
+ * summary's output is the same for both, so it is left out.
+ */
+export const requestCosts = (
+  requests: Requests,
+  rates: Multipliers,
+): { readonly cacheSafe: number; readonly opencode: number } => {
+  const cached = Math.min(requests.cacheSafe, Math.max(0, requests.cached))
+  return {
+    cacheSafe: cached * rates.read + (requests.cacheSafe - cached) * rates.write,
+    opencode: requests.opencode * rates.write,
+  }
+}
+
+/**
+ * Whether the cache-safe request costs no more than OpenCode's (ADR 0047), the one home of the choice: its cached
+ * prefix read at `read` and the rest written, against OpenCode's request written whole. In a large window whose last
+ * call is cached it wins (the window is read at a tenth on Anthropic); in a small one whose tool outputs are large
+ * and new — OpenCode's request cuts each to 2,000 characters — or on OpenAI's 0.5× reads, OpenCode's often wins.
+ */
+export const cacheSafePays = (requests: Requests, rates: Multipliers): boolean => {
+  const costs = requestCosts(requests, rates)
+  return costs.cacheSafe <= costs.opencode
+}

@@ -124,6 +124,12 @@ export interface Strategy {
   /** The conversation's system prompt, which a `cache-safe` request starts with. */
   readonly system?: string | undefined
   /**
+   * The cache multipliers its choices are priced with (read, write, output in input tokens); default the session
+   * model's. A `cache-safe` request is sent only when it costs no more than OpenCode's at these rates
+   * (`CacheEconomy.cacheSafePays`, ADR 0047); with none known, always.
+   */
+  readonly rates?: Multipliers | undefined
+  /**
    * What the config's `threshold` is a share of: `usable`, the whole usable window (default), or `conversation`, the
    * room above the fixed prompt — system prompt and tools, measured from the session's first call (`FixedPrompt`,
    * `Overflow.trigger`; ADR 0034). Cache-aware's is `conversation`.

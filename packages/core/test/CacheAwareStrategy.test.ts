@@ -112,12 +112,17 @@ describe("cache-aware rent-or-buy", () => {
     expect(next(20_001)).toEqual({ _tag: "Compact", reason: "rent-or-buy" })
   })
 
-  it("given it due in the middle of the session's first turn, then it waits for the turn's end", () => {
+  it("given it due in the middle of the session's first turn, then it waits for the next turn's start", () => {
     const midTurn = finishedTurn(30_000)
       .slice(0, 3)
       .concat(read("a3", "u1", 30_000))
     expect(strategy.beforeCall!(inputOf(midTurn))).toEqual(Strategy.nothing)
-    expect(strategy.beforeCall!(inputOf(finishedTurn(30_000)))).toEqual({ _tag: "Compact", reason: "rent-or-buy" })
+    // The turn finished, no new request (a host's continuation after it, ADR 0047): still nothing.
+    expect(strategy.beforeCall!(inputOf(finishedTurn(30_000)))).toEqual(Strategy.nothing)
+    expect(strategy.beforeCall!(inputOf([...finishedTurn(30_000), user("u2", "next")]))).toEqual({
+      _tag: "Compact",
+      reason: "rent-or-buy",
+    })
   })
 
   it("given a cold cache, no rates, rentOrBuy off, auto off or a compaction not allowed, then it does not compact", () => {

@@ -160,3 +160,39 @@ describe("CacheEconomy.buy with the fixed prompt (ADR 0034)", () => {
     expect(CacheEconomy.segmentOf(messages, { ttl: 300_000, kept: 0 }).fixed).toBeUndefined()
   })
 })
+
+describe("CacheEconomy.cacheSafePays: the summariser request form, priced (ADR 0047)", () => {
+  // The cache-safe request: 10,000 tokens of which the last call cached 8,000 (read at 0.5), 2,000 written (at 1):
+  // 0.5 × 8,000 + 2,000 = 6,000. OpenCode's request is written whole: its size × 1.
+  const requests = (opencode: number, cached = 8_000): CacheEconomy.Requests => ({
+    cacheSafe: 10_000,
+    cached,
+    opencode,
+  })
+
+  it.each([
+    [5_999, false],
+    [6_000, true],
+    [6_001, true],
+  ])(
+    "given OpenCode's request of %i tokens against the cache-safe one's 6,000, then cache-safe pays: %s",
+    (opencode, expected) => {
+      expect(CacheEconomy.requestCosts(requests(opencode), RATES)).toEqual({ cacheSafe: 6_000, opencode })
+      expect(CacheEconomy.cacheSafePays(requests(opencode), RATES)).toBe(expected)
+    },
+  )
+
+  it("given Anthropic's and OpenAI's multipliers, then the same requests choose differently", () => {
+    // A 14,000-token window whose last call cached it all, against OpenCode's 1,400-token head (outputs cut): on
+    // Anthropic 1,400 read at 0.1 against 1,750 written at 1.25; on OpenAI 7,000 read at 0.5 against 1,400 at 1.
+    const window = { cacheSafe: 14_000, cached: 14_000, opencode: 1_400 }
+    expect(CacheEconomy.cacheSafePays(window, { read: 0.1, write: 1.25, output: 5 })).toBe(true)
+    expect(CacheEconomy.cacheSafePays(window, { read: 0.5, write: 1, output: 4 })).toBe(false)
+  })
+
+  it("given a cold cache (nothing cached), or more cached than the request holds, then it is priced as such", () => {
+    expect(CacheEconomy.requestCosts(requests(0, 0), RATES).cacheSafe).toBe(10_000)
+    expect(CacheEconomy.requestCosts(requests(0, -5), RATES).cacheSafe).toBe(10_000)
+    expect(CacheEconomy.requestCosts(requests(0, 50_000), RATES).cacheSafe).toBe(5_000)
+  })
+})

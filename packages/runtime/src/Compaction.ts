@@ -18,6 +18,7 @@
  */
 import {
   ArtifactCheck,
+  CacheEconomy,
   type Config as CoreConfig,
   ExtractiveSummary,
   Facts,
@@ -30,6 +31,7 @@ import {
   Redaction,
   Render,
   Session,
+  Strategy,
   SummaryInput,
   Tail,
   Tokens,
@@ -73,7 +75,19 @@ export interface Options {
    * Cache-aware summariser requests (ADR 0017): the conversation's system prompt (`system`), the window as the
    * conversation renders it (`render`), then the compaction prompt. Undefined: OpenCode's request.
    */
-  readonly cacheAware?: { readonly system: string; readonly render: Render.Options } | undefined
+  readonly cacheAware?:
+    | {
+        readonly system: string
+        readonly render: Render.Options
+        /**
+         * The cache multipliers of the session's model: the cache-safe request is sent only when it costs no more
+         * than OpenCode's at them (`CacheEconomy.cacheSafePays`, ADR 0047); undefined: always, when it fits.
+         */
+        readonly rates?: ((ref: Model.ModelRef) => CacheEconomy.Multipliers | undefined) | undefined
+        /** The provider cache's time to live in ms: the conversation's last call is cached within it. */
+        readonly ttl?: number | undefined
+      }
+    | undefined
   /** Your tool names mapped to read / edit / command for the facts and the extractive summary (over OpenCode's). */
   readonly toolKinds?: Facts.ToolKinds | undefined
 }
@@ -625,19 +639,31 @@ export const make = (deps: {
    * mode is on and it fits the compaction model's input room; undefined otherwise (OpenCode's request is sent). The
    * window is sent as the conversation sent it, so it is not redacted again: the model already read these bytes.
    */
-  const cacheAwareRequest = (state: State, markerId: Ids.MessageId, prompt: string, settings: Settings) => {
+  const cacheAwareRequest = (state: State, markerId: Ids.MessageId, input: Input, settings: Settings, now: number) => {
     const cacheAware = options.cacheAware
     if (cacheAware === undefined) return undefined
     const messages = SummaryInput.cacheAwareMessages(
       Window.messages(state.session.window),
       markerId,
-      prompt,
+      input.prompt,
       cacheAware.render,
     )
     const room = inputRoom(settings.compactionModel.limits, settings.config.output_token_max)
-    return estimateJson(messages) + Tokens.estimate(cacheAware.system) <= room
-      ? { system: cacheAware.system, messages }
-      : undefined
+    const tokens = estimateJson(messages) + Tokens.estimate(cacheAware.system)
+    if (tokens > room) return undefined
+    // Priced against OpenCode's request (ADR 0047): the prefix the conversation's last call cached, while the cache
+    // is warm, is read; the rest of either request is written.
+    const rates = cacheAware.rates?.(settings.model.ref)
+    if (rates !== undefined) {
+      const lastId = state.session.lastFinished
+      const last = lastId === undefined ? undefined : Session.message(state.session, lastId)
+      const cache = Strategy.cacheAt(last, now, cacheAware.ttl ?? Strategy.DEFAULT_TTL)
+      const cached =
+        last?.role === "assistant" && last.summary !== true && !cache.cold ? Tokens.contextCount(last.tokens) : 0
+      const opencode = estimateJson(Prompt.SYSTEM_PROMPT) + estimateJson(input.messages)
+      if (!CacheEconomy.cacheSafePays({ cacheSafe: tokens, cached, opencode }, rates)) return undefined
+    }
+    return { system: cacheAware.system, messages }
   }
 
   /** Writes the summary of a started compaction and records it (or the failure). */
@@ -671,7 +697,7 @@ export const make = (deps: {
           failure = error
         }
       } else {
-        const conversation = cacheAwareRequest(state, markerId, input.prompt, settings)
+        const conversation = cacheAwareRequest(state, markerId, input, settings, yield* Clock.currentTimeMillis)
         const attempt = yield* callSummarizer(summarizer, {
           sessionId,
           model: compaction.model ?? settings.compactionModel.ref,

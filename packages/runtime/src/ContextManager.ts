@@ -23,10 +23,12 @@ import {
   Conversation,
   Ids,
   type Message,
+  type Model,
   type ModelMessage,
   Prompt,
   Render,
   Session,
+  Strategy,
   Tokens,
   Traced,
   ValidWindow,
@@ -161,7 +163,15 @@ export const make = (
         redactSecrets,
         factsBlock: options.factsBlock ?? true,
         ...(strategy.form === "cache-safe"
-          ? { cacheAware: { system: strategy.system ?? Prompt.SYSTEM_PROMPT, render: renderOptions } }
+          ? {
+              cacheAware: {
+                system: strategy.system ?? Prompt.SYSTEM_PROMPT,
+                render: renderOptions,
+                // The request form is priced at the strategy's rates, else the session model's (ADR 0047).
+                rates: (ref: Model.ModelRef) => strategy.rates ?? runner.ratesOf(ref),
+                ttl: strategy.ttl ?? Strategy.DEFAULT_TTL,
+              },
+            }
           : {}),
         toolKinds: options.toolKinds,
       },

@@ -61,8 +61,9 @@ export interface CacheAware {
    */
   readonly rentOrBuy?: boolean | undefined
   /**
-   * The multipliers `rentOrBuy` prices with. Default the model's price (`Config.priceOf`), else its provider's
-   * (`Pricing.PROVIDER_RATES`); a model with neither gets no rent-or-buy (the threshold alone decides).
+   * The multipliers `rentOrBuy` and the summariser request form (ADR 0047) price with. Default the model's price
+   * (`Config.priceOf`), else its provider's (`Pricing.PROVIDER_RATES`); a model with neither gets no rent-or-buy (the
+   * threshold alone decides) and the cache-safe request whenever it fits.
    */
   readonly rates?: CacheEconomy.Multipliers | undefined
 }

@@ -44,6 +44,8 @@ export interface Pruned {
 
 /** The runner of one strategy for every session of a context manager. */
 export interface Runner {
+  /** The cache multipliers of a model: its price's, else its provider's; undefined for neither (`Pricing.FLAT`). */
+  readonly ratesOf: (ref: Model.ModelRef) => CacheEconomy.Multipliers | undefined
   /** What the strategy sees of a session's state at `now`. */
   readonly inputOf: (sessionId: string, state: State, settings: Compaction.Settings, now: number) => Strategy.Input
   /** Before a model call: why the strategy would compact, when its decision is to compact (read, not executed). */
@@ -296,5 +298,5 @@ export const make = (options: Options): Runner => {
     )
   }
 
-  return { inputOf, compactsBeforeCall, beforeCall, afterStep, forCompaction, withCompaction }
+  return { inputOf, compactsBeforeCall, beforeCall, afterStep, forCompaction, withCompaction, ratesOf }
 }

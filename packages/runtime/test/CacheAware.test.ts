@@ -70,6 +70,29 @@ describe("cache-aware summariser request", () => {
     },
   )
 
+  // ADR 0047: the cache-safe request is sent only when it costs no more than OpenCode's at the strategy's rates. The
+  // last call (2,000 tokens, warm) cached more than the whole cache-safe request holds: it costs its size × `read`,
+  // OpenCode's its size × `write`.
+  it.effect(
+    "given rates at which the cached window costs more than OpenCode's request, then OpenCode's is sent",
+    () => {
+      const { s, layer: l } = withStub({ cacheAware: { system: SYSTEM, rates: { read: 1_000, write: 1, output: 1 } } })
+      return Effect.gen(function* () {
+        yield* compactAfterTwoTurns
+        expect(s.requests[0]!.system).toBe(Prompt.SYSTEM_PROMPT)
+      }).pipe(Effect.provide(l))
+    },
+  )
+
+  it.effect("given rates at which the cached window costs less, then the cache-safe request is sent", () => {
+    const { s, layer: l } = withStub({ cacheAware: { system: SYSTEM, rates: { read: 0, write: 1, output: 1 } } })
+    return Effect.gen(function* () {
+      const { prepared } = yield* compactAfterTwoTurns
+      expect(s.requests[0]!.system).toBe(SYSTEM)
+      expect(s.requests[0]!.messages.slice(0, -1)).toEqual(prepared.modelMessages)
+    }).pipe(Effect.provide(l))
+  })
+
   it.effect("given a window too large for the summariser's input room, then OpenCode's request is sent", () => {
     // Input room 0.9 × 3,500 = 3,150: the head (the first turn, ~2,000 tokens) fits, the whole window does not.
     const small = { ref: { providerId: "small", modelId: "s" }, limits: { context: 4_000, output: 500 } }
