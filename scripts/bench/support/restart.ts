@@ -56,9 +56,13 @@ const phased = (phases: Record<string, { ms: number; cpuMs: number }>) => {
   )
 }
 
-/** The session's snapshot row, then the rows of the events after it: one SELECT on a connection of its own. */
+/**
+ * The session's snapshot row, then the rows of the events after it: one SELECT on a connection of its own. Opened as
+ * pivot's store and OpenCode's child open it (not read-only: a read-only connection to a WAL file leaves its `-wal` and
+ * `-shm` beside it, which the next restart would find).
+ */
 const rowsOf = () => {
-  const db = new DatabaseSync(file, { readOnly: true })
+  const db = new DatabaseSync(file)
   const stream = `session-${SESSION}`
   const rows = db
     .prepare(
