@@ -5,9 +5,11 @@
  * session snapshot 100 events before the end (what the runtime's cadence of 200 leaves on average) and one without
  * (the whole log folded). Median of `--runs` restarts. The target (issue 32) is OpenCode's first step after a restart
  * (5–22 ms in `bench:peers`), measured here too on the same session's shape in OpenCode's tables, at the same load.
- * `--phases` also times the restart's steps (see docs/benchmarks.md, "A cold restart at scale").
+ * `--phases` also times the restart's steps (see docs/benchmarks.md, "A cold restart at scale"). `--compile-cache` also
+ * times pivot's restart with Node's compile cache warm (one unmeasured run fills it first), lazily compiled as usual and
+ * eagerly compiled (`support/eager.mjs`), and the floor of any restart in Node (`support/restart.ts floor`, `floor-fold`).
  *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5] [--phases]
- *                                            [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
+ *                          [--compile-cache] [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     "opencode-up-to": { type: "string", default: "1000000" },
     // Also time the restart's phases (support/restart.ts `pivot-phases`): median ms and CPU ms of each.
     phases: { type: "boolean", default: false },
+    // Also pivot's restart with a warm compile cache, lazily and eagerly compiled, and the floor (ADR 0049).
+    "compile-cache": { type: "boolean", default: false },
   },
 })
 const child = fileURLToPath(new URL("./support/restart.ts", import.meta.url))
@@ -90,21 +94,45 @@ interface Timed {
   readonly cpuMs: number
 }
 interface Run extends Timed {
+  /** The window's length (messages; for `floor`, the rows parsed). */
+  readonly window: number
   readonly loadMs: number
   readonly loadCpuMs: number
   readonly phases?: Record<string, Timed>
 }
 
-const restart = (file: string, who: "pivot" | "pivot-phases" | "opencode" = "pivot"): Run => {
-  const out = execFileSync(process.execPath, ["--conditions=@pivot/source", child, who, file], {
-    encoding: "utf8",
-  })
+type Who = "pivot" | "pivot-phases" | "opencode" | "floor" | "floor-fold"
+/** How the child starts: as `bench:peers` starts it, or with a compile cache in `cache`, eagerly compiled or not. */
+interface Start {
+  readonly cache: string
+  readonly eager: boolean
+}
+const eagerPreload = fileURLToPath(new URL("./support/eager.mjs", import.meta.url))
+const restart = (file: string, who: Who = "pivot", start?: Start): Run => {
+  const out = execFileSync(
+    process.execPath,
+    [...(start === undefined ? [] : ["--import", eagerPreload]), "--conditions=@pivot/source", child, who, file],
+    {
+      encoding: "utf8",
+      env:
+        start === undefined
+          ? process.env
+          : { ...process.env, PIVOT_BENCH_CACHE: start.cache, PIVOT_BENCH_EAGER: start.eager ? "1" : "0" },
+    },
+  )
   return JSON.parse(out.trim().split("\n").at(-1)!)
 }
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const openCode: Array<{ readonly size: number; readonly runs: ReadonlyArray<Run> }> = []
 const phased: Array<{ readonly size: number; readonly snapshot: boolean; readonly runs: ReadonlyArray<Run> }> = []
+const cached: Array<{ readonly size: number; readonly variant: string; readonly runs: ReadonlyArray<Run> }> = []
+/** A warm compile cache: a fresh folder filled by one unmeasured restart started the same way. */
+const warmCache = (file: string, eager: boolean): Start => {
+  const start = { cache: fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-cache-")), eager }
+  restart(file, "pivot", start)
+  return start
+}
 console.log("| events | snapshot | first `prepare` after a restart, median ms | min | max | its CPU time, median ms |")
 console.log("|---:|---|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
@@ -126,6 +154,28 @@ for (const size of values.sizes.split(",").map(Number)) {
       if (values.files === undefined) fs.rmSync(ocFile, { force: true })
     }
     if (values.phases) phased.push({ size: events, snapshot, runs: runs.map(() => restart(file, "pivot-phases")) })
+    if (values["compile-cache"] && snapshot) {
+      const lazy = warmCache(file, false)
+      const eager = warmCache(file, true)
+      const variants: ReadonlyArray<readonly [string, () => Run]> = [
+        ["no compile cache (as above)", () => restart(file)],
+        ["compile cache, warm", () => restart(file, "pivot", lazy)],
+        ["eager compilation + compile cache, warm", () => restart(file, "pivot", eager)],
+        ["floor: open + one SELECT + JSON.parse", () => restart(file, "floor")],
+        ["floor + pivot's pure resume and render", () => restart(file, "floor-fold")],
+      ]
+      // Interleaved run by run, so that a change of load touches every variant alike.
+      const runsOf = variants.map(() => [] as Array<Run>)
+      for (let i = 0; i < Number(values.runs); i++)
+        for (const [v, [, run]] of variants.entries()) runsOf[v]!.push(run())
+      for (const [v, [variant]] of variants.entries()) cached.push({ size: events, variant, runs: runsOf[v]! })
+      // Every way of starting, and pivot's pure resume, must reach the same window as the first `prepare`.
+      const windows = new Set(
+        [...runs, ...runsOf.filter((_, v) => !variants[v]![0].startsWith("floor: ")).flat()].map((r) => r.window),
+      )
+      if (windows.size !== 1) throw new Error(`the variants disagree on the window: ${[...windows].join(", ")}`)
+      for (const { cache } of [lazy, eager]) fs.rmSync(cache, { recursive: true, force: true })
+    }
     if (values.files === undefined) fs.rmSync(file, { force: true })
   }
 }
@@ -155,5 +205,18 @@ if (values.phases) {
     console.log(
       `| ${size.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${names.map((n) => cell(runs.map((r) => r.phases![n]!))).join(" | ")} | ${cell(runs)} | ${cell(runs.map((r) => ({ ms: r.loadMs, cpuMs: r.loadCpuMs })))} |`,
     )
+}
+if (cached.length > 0) {
+  console.log(
+    "\nWith a snapshot, how the child starts (`--compile-cache`; interleaved runs), median ms / CPU ms of the same span, module loading's CPU ms beside it:\n",
+  )
+  console.log("| events | how | first `prepare`, median ms | min | max | CPU, median ms | module loading, CPU ms |")
+  console.log("|---:|---|---:|---:|---:|---:|---:|")
+  for (const { size, variant, runs } of cached) {
+    const times = runs.map((r) => r.ms)
+    console.log(
+      `| ${size.toLocaleString("en")} | ${variant} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
+    )
+  }
 }
 if (values.files === undefined) fs.rmSync(dir, { recursive: true, force: true })

@@ -6,17 +6,22 @@
 // excludes for both). `restart.ts pivot-phases <file>` does pivot's restart in its steps, each timed (bench:restart
 // `--phases`): the store's layer built (file checks, connection, schema check), the runtime's layers, the session's
 // first load (snapshot + the events after it, decoded and folded), the first `prepare`; `phases` in the JSON.
+// `restart.ts floor <file>`: the floor of any restart in Node, measured alone — the file opened with `node:sqlite`, one
+// SELECT of the session's snapshot and the events after it, their JSON parsed; nothing of pivot's. `restart.ts
+// floor-fold <file>`: the same rows, then pivot's pure code on them without Effect's runtime or any layer (the
+// snapshot's checksum and decoding, each event decoded as the store's decoder does, the fold, the window rendered).
 import { DatabaseSync } from "node:sqlite"
-import { Ids } from "@pivot/core"
+import { Ids, Window } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore } from "@pivot/store"
-import { Effect, Layer } from "effect"
+import { EventStore, type RecordedEvent } from "@pivot/store"
+import { Effect, Layer, Result } from "effect"
 import { PRUNING, runtime, SESSION, SYNCHRONOUS } from "./agentLoop.ts"
 import * as OpenCode from "./openCode.ts"
 
 const [who, file] = process.argv.slice(2)
-if ((who !== "pivot" && who !== "pivot-phases" && who !== "opencode") || file === undefined) {
-  console.error("usage: restart.ts pivot|pivot-phases|opencode <file>")
+const WHO = ["pivot", "pivot-phases", "opencode", "floor", "floor-fold"]
+if (who === undefined || !WHO.includes(who) || file === undefined) {
+  console.error(`usage: restart.ts ${WHO.join("|")} <file>`)
   process.exit(2)
 }
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000
@@ -51,17 +56,90 @@ const phased = (phases: Record<string, { ms: number; cpuMs: number }>) => {
   )
 }
 
+/**
+ * The session's snapshot row, then the rows of the events after it: one SELECT on a connection of its own. Opened as
+ * pivot's store and OpenCode's child open it (not read-only: a read-only connection to a WAL file leaves its `-wal` and
+ * `-shm` beside it, which the next restart would find).
+ */
+const rowsOf = () => {
+  const db = new DatabaseSync(file)
+  const stream = `session-${SESSION}`
+  const rows = db
+    .prepare(
+      `SELECT 0 AS kind, stream_version AS version, format AS type, checksum AS id, data, recorded_at AS at, 0 AS position, 0 AS schema
+         FROM pivot_snapshots WHERE stream = ?1
+       UNION ALL
+       SELECT 1, stream_version, type, event_id, data, recorded_at, position, schema_version FROM pivot_events
+         WHERE stream = ?1 AND stream_version > COALESCE((SELECT stream_version FROM pivot_snapshots WHERE stream = ?1), 0)
+       ORDER BY 1, 2`,
+    )
+    .all(stream) as Array<{
+    kind: number
+    version: number
+    type: string
+    id: string
+    data: string
+    at: number
+    position: number
+    schema: number
+  }>
+  db.close()
+  return { stream, rows }
+}
+
+/** `floor`: the rows' JSON parsed, nothing else; `floor-fold`: pivot's pure resume and render on them. */
+const floor = (fold: boolean): number => {
+  const { stream, rows } = rowsOf()
+  const snapshot = rows[0]?.kind === 0 ? rows[0] : undefined
+  const events = rows.filter((r) => r.kind === 1)
+  if (!fold)
+    return (
+      (snapshot === undefined ? 0 : (JSON.parse(snapshot.data) as object) && 1) +
+      events.map((r) => JSON.parse(r.data)).length
+    )
+  const from =
+    snapshot === undefined
+      ? Sessions.initialState
+      : Result.getOrThrow(
+          Sessions.decodeSnapshot(SESSION, {
+            stream,
+            version: snapshot.version,
+            format: snapshot.type,
+            checksum: snapshot.id,
+            data: snapshot.data,
+            recordedAt: snapshot.at,
+          }),
+        )
+  const decoded = events.map((r) => {
+    const recorded: RecordedEvent = {
+      id: r.id,
+      type: r.type,
+      version: r.schema,
+      data: JSON.parse(r.data),
+      metadata: null,
+      stream,
+      streamVersion: r.version,
+      position: r.position,
+      recordedAt: r.at,
+    }
+    return Result.getOrThrow(Sessions.decodeEvent(SESSION, recorded))
+  })
+  return Window.render(Sessions.fold(decoded, from).session.window).length
+}
+
 const phases: Record<string, { ms: number; cpuMs: number }> = {}
 const window =
-  who === "pivot"
-    ? await Effect.runPromise(
-        Effect.gen(function* () {
-          return (yield* (yield* ContextManager).prepare(SESSION)).modelMessages.length
-        }).pipe(Effect.provide(runtime(store(), Ids.Ids.layer, PRUNING))),
-      )
-    : who === "pivot-phases"
-      ? await Effect.runPromise(phased(phases))
-      : (await OpenCode.step(new OpenCode.OnSqlite(new DatabaseSync(file), SESSION, false).newestFirst())).length
+  who === "floor" || who === "floor-fold"
+    ? floor(who === "floor-fold")
+    : who === "pivot"
+      ? await Effect.runPromise(
+          Effect.gen(function* () {
+            return (yield* (yield* ContextManager).prepare(SESSION)).modelMessages.length
+          }).pipe(Effect.provide(runtime(store(), Ids.Ids.layer, PRUNING))),
+        )
+      : who === "pivot-phases"
+        ? await Effect.runPromise(phased(phases))
+        : (await OpenCode.step(new OpenCode.OnSqlite(new DatabaseSync(file), SESSION, false).newestFirst())).length
 const cpu = process.cpuUsage(cpu0)
 console.log(
   JSON.stringify({
