@@ -269,6 +269,9 @@ try {
           const drawn: Array<number> = []
           const interactive: Array<number> = []
           const mainThread: Array<number> = []
+          // Of the main thread's time: script, layout and style recalculation (CDP's ScriptDuration, LayoutDuration,
+          // RecalcStyleDuration), and how many layouts (LayoutCount).
+          const parts: Array<{ script: number; layout: number; style: number; layouts: number }> = []
           const transferred: Array<number> = []
           for (let i = 0; i < 5; i++) {
             const page = await context.newPage()
@@ -292,7 +295,14 @@ try {
               Number((await page.getAttribute("body", "data-drawn-ms")) ?? interactive[interactive.length - 1]),
             )
             const { metrics } = await cdp.send("Performance.getMetrics")
-            mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
+            const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
+            mainThread.push(metric("TaskDuration") * 1000)
+            parts.push({
+              script: metric("ScriptDuration") * 1000,
+              layout: metric("LayoutDuration") * 1000,
+              style: metric("RecalcStyleDuration") * 1000,
+              layouts: metric("LayoutCount"),
+            })
             transferred.push(bytes)
             await page.close()
           }
@@ -300,6 +310,10 @@ try {
             drawn: stats(drawn),
             interactive: stats(interactive),
             mainThread: stats(mainThread),
+            script: stats(parts.map((p) => p.script)),
+            layout: stats(parts.map((p) => p.layout)),
+            style: stats(parts.map((p) => p.style)),
+            layouts: stats(parts.map((p) => p.layouts)),
             transferred: stats(transferred),
           }
         }
@@ -309,7 +323,7 @@ try {
           ["session page", `/sessions/${SESSION}`],
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
         ] as const) {
-          const { drawn: d, interactive: p, mainThread: c, transferred: t } = await load(url)
+          const { drawn: d, interactive: p, mainThread: c, transferred: t, ...of } = await load(url)
           row(
             `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
             `${ms(d.median)} / ${ms(d.max)} ms`,
@@ -321,6 +335,10 @@ try {
           row(
             `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
             `${ms(c.median)} / ${ms(c.max)} ms`,
+          )
+          row(
+            "of which script / layout / style recalculation (median of 5), and layouts (median)",
+            `${ms(of.script.median)} / ${ms(of.layout.median)} / ${ms(of.style.median)} ms, ${of.layouts.median}`,
           )
           row(
             `the same, bytes transferred (every response of the load as sent, headers included; median)`,

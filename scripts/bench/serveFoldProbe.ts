@@ -4,10 +4,9 @@
 import { PerformanceObserver } from "node:perf_hooks"
 import { parseArgs } from "node:util"
 import { Events } from "@pivot/core"
+import { Ledgers, SessionView } from "@pivot/server"
 import { EventStore, Projections, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
-import * as Ledgers from "../../packages/server/src/Ledgers.ts"
-import * as SessionView from "../../packages/server/src/SessionView.ts"
 
 const { values } = parseArgs({
   options: { db: { type: "string" }, session: { type: "string", default: "ses_bench_serve" } },
