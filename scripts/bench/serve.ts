@@ -30,6 +30,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks"
 import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
@@ -113,15 +114,22 @@ try {
       const ready: Array<number> = []
       const mainThread: Array<number> = []
       const serverCpu: Array<number> = []
+      // From the server's start (this process's clock and the page's share the epoch): what a user who starts the
+      // server and opens the page waits. Chromium stamps navigation start only once it navigates; a server that
+      // blocks its event loop may delay that stamp, and then "from navigation" leaves the wait out.
+      const drawnFromStart: Array<number> = []
+      const navigationAfterGoto: Array<number> = []
       for (let i = 0; i < 3; i++) {
         const page = await context.newPage()
         const cdp = await context.newCDPSession(page)
         await cdp.send("Performance.enable")
         await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
         const cpuBefore = process.cpuUsage()
+        const startEpoch = Date.now()
         const fresh = await Serve.start({ source: db, port: 0 })
         try {
-          await page.goto(`http://127.0.0.1:${fresh.port}/sessions/${SESSION}`)
+          const gotoEpoch = Date.now()
+          await page.goto(`http://127.0.0.1:${fresh.port}/sessions/${SESSION}`, { timeout: 300_000 })
           await page.waitForSelector("body[data-ready='true'], #error", { timeout: 300_000 })
           const cpu = process.cpuUsage(cpuBefore)
           if ((await page.locator("#error").count()) > 0)
@@ -129,6 +137,9 @@ try {
           ready.push(Number(await page.getAttribute("body", "data-ready-ms")))
           // A page that fills nothing in later (or a viewer from before data-drawn) is drawn when it is ready.
           drawn.push(Number((await page.getAttribute("body", "data-drawn-ms")) ?? ready[ready.length - 1]))
+          const origin = await page.evaluate(() => performance.timeOrigin)
+          drawnFromStart.push(origin + drawn[drawn.length - 1]! - startEpoch)
+          navigationAfterGoto.push(origin - gotoEpoch)
           const { metrics } = await cdp.send("Performance.getMetrics")
           mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
           serverCpu.push((cpu.user + cpu.system) / 1000)
@@ -138,9 +149,18 @@ try {
         }
       }
       const [d, r, c, s] = [stats(drawn), stats(ready), stats(mainThread), stats(serverCpu)]
+      const [f, n] = [stats(drawnFromStart), stats(navigationAfterGoto)]
       row(
         "fresh server, session page: first render (data-drawn), wall from navigation (median / max of 3)",
         `${ms(d.median)} / ${ms(d.max)} ms`,
+      )
+      row(
+        "fresh server, session page: first render, wall from the server's start (median / max of 3)",
+        `${ms(f.median)} / ${ms(f.max)} ms`,
+      )
+      row(
+        "fresh server: Chromium's navigation start after the bench asked it to navigate (median / max of 3)",
+        `${ms(n.median)} / ${ms(n.max)} ms`,
       )
       row(
         "fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of 3)",
@@ -162,9 +182,20 @@ try {
   const base = `http://127.0.0.1:${server.port}`
   try {
     // CPU time as well as wall time: on a shared, loaded machine the wall time mostly measures the wait for a core.
+    // What the first request shares the process with: the collector's pauses and the event loop's longest block.
+    const pauses: Array<number> = []
+    const gc = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) pauses.push(e.duration)
+    })
+    gc.observe({ entryTypes: ["gc"] })
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
     const cpuBefore = process.cpuUsage()
     const cold = await timed(`${base}/api/sessions/${SESSION}/timeline`)
     const coldCpu = process.cpuUsage(cpuBefore)
+    loop.disable()
+    for (const e of gc.takeRecords()) pauses.push(e.duration)
+    gc.disconnect()
     const warmTimeline: Array<number> = []
     for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
     const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * total)))
@@ -201,6 +232,10 @@ try {
       "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
       `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
     )
+    row(
+      "the same request: the garbage collector's pauses meanwhile (count, total), the event loop's longest block",
+      `${pauses.length}, ${ms(pauses.reduce((a, b) => a + b, 0))} ms; ${ms(loop.max / 1e6)} ms`,
+    )
     row("timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`)
     row("timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`)
     row(
@@ -234,6 +269,9 @@ try {
           const drawn: Array<number> = []
           const interactive: Array<number> = []
           const mainThread: Array<number> = []
+          // Of the main thread's time: script, layout and style recalculation (CDP's ScriptDuration, LayoutDuration,
+          // RecalcStyleDuration), and how many layouts (LayoutCount).
+          const parts: Array<{ script: number; layout: number; style: number; layouts: number }> = []
           const transferred: Array<number> = []
           for (let i = 0; i < 5; i++) {
             const page = await context.newPage()
@@ -245,7 +283,7 @@ try {
             cdp.on("Network.loadingFinished", (e) => {
               bytes += e.encodedDataLength
             })
-            await page.goto(`${base}${url}`)
+            await page.goto(`${base}${url}`, { timeout: 300_000 })
             await page.waitForSelector("body[data-ready='true'], #error", { timeout: 120_000 })
             const error = await page
               .locator("#error")
@@ -257,7 +295,14 @@ try {
               Number((await page.getAttribute("body", "data-drawn-ms")) ?? interactive[interactive.length - 1]),
             )
             const { metrics } = await cdp.send("Performance.getMetrics")
-            mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
+            const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
+            mainThread.push(metric("TaskDuration") * 1000)
+            parts.push({
+              script: metric("ScriptDuration") * 1000,
+              layout: metric("LayoutDuration") * 1000,
+              style: metric("RecalcStyleDuration") * 1000,
+              layouts: metric("LayoutCount"),
+            })
             transferred.push(bytes)
             await page.close()
           }
@@ -265,6 +310,10 @@ try {
             drawn: stats(drawn),
             interactive: stats(interactive),
             mainThread: stats(mainThread),
+            script: stats(parts.map((p) => p.script)),
+            layout: stats(parts.map((p) => p.layout)),
+            style: stats(parts.map((p) => p.style)),
+            layouts: stats(parts.map((p) => p.layouts)),
             transferred: stats(transferred),
           }
         }
@@ -274,7 +323,7 @@ try {
           ["session page", `/sessions/${SESSION}`],
           [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
         ] as const) {
-          const { drawn: d, interactive: p, mainThread: c, transferred: t } = await load(url)
+          const { drawn: d, interactive: p, mainThread: c, transferred: t, ...of } = await load(url)
           row(
             `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
             `${ms(d.median)} / ${ms(d.max)} ms`,
@@ -286,6 +335,10 @@ try {
           row(
             `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
             `${ms(c.median)} / ${ms(c.max)} ms`,
+          )
+          row(
+            "of which script / layout / style recalculation (median of 5), and layouts (median)",
+            `${ms(of.script.median)} / ${ms(of.layout.median)} / ${ms(of.style.median)} ms, ${of.layouts.median}`,
           )
           row(
             `the same, bytes transferred (every response of the load as sent, headers included; median)`,

@@ -24,12 +24,24 @@
     return node
   }
 
-  const getJson = async (url) => {
-    const response = await fetch(url, { credentials: "same-origin" })
+  const readJson = async (response) => {
     const data = await response.json()
     if (!response.ok) throw new Error(data.error ?? `${response.status}`)
     return data
   }
+  const getJson = async (url) => readJson(await fetch(url, { credentials: "same-origin" }))
+  /**
+   * Asks for `url` now and reads its JSON only when the returned function is called: the answer's parse (hundreds of
+   * kilobytes for a long session's ledger) stays off the main thread until the page wants it.
+   */
+  const askJson = (url) => {
+    const asked = fetch(url, { credentials: "same-origin" })
+    // Its failure is the page's, when it is read; not an unhandled rejection before that.
+    asked.catch(() => undefined)
+    return () => asked.then(readJson)
+  }
+  /** Resolves in a later task of the event loop: what is drawn before it is on screen without waiting for what after. */
+  const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
 
   const num = (n) => (n === undefined || n === null ? "—" : Math.round(n).toLocaleString("en-US"))
   const when = (ms) =>
@@ -578,9 +590,8 @@
     // What the page draws, not the whole ledger: the cost chart, and the ledger lines of the pivots it lists. The page
     // is drawn from the session and its timeline; the ledger (which a fresh server may still be folding: seconds at
     // 100k events) is filled in when it arrives.
-    const ledgerAsked = getJson(api(`/${enc(sessionId)}/ledger/chart`))
-    // Its failure is the page's, when it is awaited; not an unhandled rejection before that.
-    ledgerAsked.catch(() => undefined)
+    // Asked at once (a fresh server folds it meanwhile), read after the first render.
+    const ledgerAsked = askJson(api(`/${enc(sessionId)}/ledger/chart`))
     const [session, timeline] = await Promise.all([
       getJson(api(`/${enc(sessionId)}`)),
       getJson(api(`/${enc(sessionId)}/timeline`)),
@@ -589,13 +600,12 @@
     const listed = session.pivots.slice(-SHOWN)
     const entriesAsked =
       listed.length === 0
-        ? Promise.resolve([])
-        : getJson(
+        ? () => Promise.resolve({ entries: [] })
+        : askJson(
             api(
               `/${enc(sessionId)}/ledger/entries?kind=compaction&from=${listed[0].version}&to=${session.head}&limit=200`,
             ),
-          ).then((answer) => answer.entries)
-    entriesAsked.catch(() => undefined)
+          )
     // Each listed pivot's item, by marker: its ledger line is added when the ledger arrives.
     const items = new Map()
     const tooltip = el(
@@ -706,12 +716,15 @@
     )
     let view = timelineChart(chartBox, timeline, tooltip)
     let cost
-    const ledgerFilled = Promise.all([ledgerAsked, entriesAsked]).then(([ledger, listedEntries]) => {
-      showCost(ledger)
-      cost = costChart(costBox, ledger, pivotNumbers(session), costTooltip)
-      for (const entry of listedEntries)
-        items.get(entry.markerId)?.append(el("span", { class: "ledger" }, ` · ${ledgerLine(entry)}`))
-    })
+    // The ledger is read and drawn in a later task than the first render (which it is not part of).
+    const ledgerFilled = nextTask()
+      .then(() => Promise.all([ledgerAsked(), entriesAsked()]))
+      .then(([ledger, listedEntries]) => {
+        showCost(ledger)
+        cost = costChart(costBox, ledger, pivotNumbers(session), costTooltip)
+        for (const entry of listedEntries.entries)
+          items.get(entry.markerId)?.append(el("span", { class: "ledger" }, ` · ${ledgerLine(entry)}`))
+      })
     // Live: the store's subscription pushes the new head; the page refetches what it shows, at most once a second.
     const live = document.getElementById("live")
     let pending = false
