@@ -721,17 +721,21 @@ export const make = async (
           // OpenCode's helper calls (the title, the summariser) need nothing recorded: the agent's next call, the
           // compaction hooks and the idle sync record the session.
           if (HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
+          // Drive mode: OpenCode (1.18) builds the messages first, and the messages transform synced for this call.
+          if (driveOn) {
+            systems.set(sessionId, [...output.system])
+            return
+          }
           await sync(sessionId, "call")
           systems.set(sessionId, [...output.system])
           // Drive mode shows the HUD at the end of the messages instead (the messages transform).
-          if (hudOn && !driveOn) {
+          if (hudOn) {
             const overhead = requestOverhead(output.system, toolTokens.values())
             const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
             if (hud !== undefined) output.system.push(hud)
           }
           // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt (under
-          // drive, in the messages, where pivot's window has them).
-          if (driveOn) return
+          // drive, in the messages, where pivot's window has them: returned above).
           const pinned = await queued(sessionId, () =>
             run(
               Effect.map(
