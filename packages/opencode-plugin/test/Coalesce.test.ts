@@ -5,8 +5,8 @@ import * as Coalesce from "../src/Coalesce.ts"
 import type { Moment } from "../src/Recorder.ts"
 
 const MOMENTS: ReadonlyArray<Moment> = ["step", "call", "idle"]
-const requests: ReadonlyArray<Coalesce.Request> = MOMENTS.flatMap((moment) =>
-  moment === "idle" ? [0, 1, 2].map((turn) => ({ moment, turn })) : [{ moment }],
+const requests: ReadonlyArray<Coalesce.Request> = MOMENTS.flatMap(
+  (moment): Array<Coalesce.Request> => (moment === "idle" ? [0, 1, 2].map((turn) => ({ moment, turn })) : [{ moment }]),
 )
 
 /**

@@ -120,7 +120,10 @@ describe("the plugin's hooks", () => {
     const full = session()
     const info = { ...full.info, title: "New session - 2026-12-02T10:00:00.000Z" }
     // A new session: OpenCode holds the first user message only.
-    const data: Session = { info, messages: full.messages.slice(0, 1) }
+    const data: { info: { id: string; title: string }; messages: Array<MessageWithParts> } = {
+      info,
+      messages: full.messages.slice(0, 1),
+    }
     const sessionID = info.id
     let reads = 0
     const client: Client = {
