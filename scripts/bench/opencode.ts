@@ -597,15 +597,24 @@ const hookTimer = (entry: string): string => {
       "  const at = now(), c = cpu()",
       "  try { return await fn(...args) } finally { calls.push({ name, at, ms: now() - at, cpuMs: cpu() - c }) }",
       "}",
+      // The plugin's reads of the session through OpenCode's server (its SDK client), timed like the hooks.
+      "const reading = (client) => {",
+      "  const session = client?.session",
+      "  if (session === undefined) return client",
+      "  const read = new Proxy(session, { get: (t, k) => { const v = Reflect.get(t, k); return typeof v !== 'function' ? v : k === 'get' || k === 'messages' ? timed('read ' + k, v.bind(t)) : v.bind(t) } })",
+      "  return new Proxy(client, { get: (t, k) => (k === 'session' ? read : Reflect.get(t, k)) })",
+      "}",
       "export default async (input, options) => {",
       "  const at = now(), c = cpu()",
       `  const plugin = (await import(${JSON.stringify(pathToFileURL(entry).href)})).default`,
-      "  const hooks = await plugin(input, options)",
+      "  const hooks = await plugin({ ...input, client: reading(input.client) }, options)",
       '  calls.push({ name: "load", at, ms: now() - at, cpuMs: cpu() - c })',
       "  const wrapped = {}",
       "  for (const [name, value] of Object.entries(hooks))",
       '    if (name === "tool")',
       '      wrapped.tool = Object.fromEntries(Object.entries(value).map(([t, d]) => [t, { ...d, execute: timed("tool " + t, d.execute) }]))',
+      // Each event call named by its type (event session.updated, …), for the timeline.
+      '    else if (name === "event") wrapped.event = (arg) => timed("event " + arg?.event?.type, value)(arg)',
       '    else wrapped[name] = typeof value === "function" ? timed(name, value) : value',
       "  const dispose = wrapped.dispose",
       "  wrapped.dispose = async () => { try { await dispose?.() } finally { save() } }",
@@ -723,8 +732,12 @@ const hookTimes = (sample: Sample) => {
     sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
   const before = sample.hooks.filter((h) => h.at < cutoff)
   const sum = (xs: ReadonlyArray<HookCall>, k: "ms" | "cpuMs") => xs.reduce((n, h) => n + h[k], 0)
-  const awaited = before.filter((h) => h.name !== "event" && h.name !== "dispose" && h.name !== "load")
-  const events = before.filter((h) => h.name === "event")
+  const isEvent = (h: HookCall) => h.name === "event" || h.name.startsWith("event ")
+  // The plugin's reads of the session through OpenCode's server happen inside its hooks (counted there already).
+  const isRead = (h: HookCall) => h.name.startsWith("read ")
+  const awaited = before.filter((h) => !isEvent(h) && !isRead(h) && h.name !== "dispose" && h.name !== "load")
+  const events = before.filter(isEvent)
+  const reads = before.filter(isRead)
   const load = sample.hooks.filter((h) => h.name === "load")
   const dispose = sample.hooks.filter((h) => h.name === "dispose")
   const byName = new Map<string, { n: number; ms: number }>()
@@ -743,6 +756,8 @@ const hookTimes = (sample: Sample) => {
     byName,
     eventMs: sum(events, "ms"),
     eventCalls: events.length,
+    readMs: sum(reads, "ms"),
+    reads: reads.length,
     disposeMs: sum(dispose, "ms"),
   }
 }
@@ -859,7 +874,17 @@ const startup = async () => {
             if (sample.hooks.length > 0) {
               const h = hookTimes(sample)
               console.log(
-                `    ${phase} hooks: load ${h.loadMs.toFixed(0)} ms; awaited before the first agent request ${h.awaitedMs.toFixed(0)} ms (CPU ${h.awaitedCpuMs.toFixed(0)} ms): ${[...h.byName].map(([name, x]) => `${name} ${x.n}× ${x.ms.toFixed(0)} ms`).join(", ")}; events before it ${h.eventCalls}× ${h.eventMs.toFixed(0)} ms; dispose ${h.disposeMs.toFixed(0)} ms`,
+                `    ${phase} hooks: load ${h.loadMs.toFixed(0)} ms; awaited before the first agent request ${h.awaitedMs.toFixed(0)} ms (CPU ${h.awaitedCpuMs.toFixed(0)} ms): ${[...h.byName].map(([name, x]) => `${name} ${x.n}× ${x.ms.toFixed(0)} ms`).join(", ")}; events before it ${h.eventCalls}× ${h.eventMs.toFixed(0)} ms; reads of the session before it ${h.reads}× ${h.readMs.toFixed(0)} ms; dispose ${h.disposeMs.toFixed(0)} ms`,
+              )
+              // The timeline up to the first agent request: each call's start (s after the spawn), wall and CPU ms.
+              const cutoff = sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.firstAgent
+              console.log(
+                `    ${phase} timeline to the first agent request (${sample.firstAgent?.toFixed(2) ?? "—"} s): ${sample.hooks
+                  .map((c) => ({ ...c, t: (c.at - sample.spawnedAt) / 1000 }))
+                  .filter((c) => c.t < cutoff)
+                  .sort((a, b) => a.t - b.t)
+                  .map((c) => `${c.t.toFixed(2)} ${c.name} ${c.ms.toFixed(0)}/${c.cpuMs.toFixed(0)}`)
+                  .join("; ")}`,
               )
             }
           }

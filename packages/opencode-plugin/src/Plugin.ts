@@ -40,6 +40,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
+import * as Coalesce from "./Coalesce.ts"
 import * as Drive from "./Drive.ts"
 import * as DriveCompaction from "./DriveCompaction.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
@@ -393,36 +394,69 @@ export const make = async (
 
   const turns = Turns.make()
 
+  // Sessions synced in this process (their stream is known to the recorder, or being read).
+  const synced = new Set<string>()
+  // A session's title changed (`session.updated`) and no sync has read it since: the next sync records it.
+  const titlePending = new Set<string>()
+
+  /**
+   * The sync queued for each session that has not started yet. A later request it covers joins it, so a burst of
+   * bus events costs one read of the session and one import (`Coalesce.join`).
+   */
+  const waiting = new Map<string, { request: Coalesce.Request; readonly done: Promise<Recorder.Synced> }>()
+
   /**
    * Syncs a session into the store; a version conflict (another writer) is retried once on fresh data. `turn`: the
-   * count of begun turns when the session went idle (`Turns`), for an `idle` sync.
+   * count of begun turns when the session went idle (`Turns`), for an `idle` sync. A request that a sync queued and
+   * not started yet covers joins it (see `waiting`).
    */
-  const sync = (sessionId: string, asked: Recorder.Moment, turn?: number) =>
-    queued(sessionId, async () => {
-      const exported = await fetchSession(sessionId)
-      const moment = turns.moment(sessionId, asked, turn)
-      const synced = await run(
-        recorder.sync(sessionId, exported, moment).pipe(
-          Effect.catchTag("WrongExpectedVersion", () =>
-            Effect.suspend(() => {
-              recorder.forget(sessionId)
-              return recorder.sync(sessionId, exported, moment)
-            }),
-          ),
+  const sync = (sessionId: string, asked: Recorder.Moment, turn?: number): Promise<Recorder.Synced> => {
+    const asking: Coalesce.Request = { moment: asked, turn }
+    const pending = waiting.get(sessionId)
+    const joined = pending === undefined ? undefined : Coalesce.join(pending.request, asking)
+    if (pending !== undefined && joined !== undefined) {
+      pending.request = joined
+      return pending.done
+    }
+    const entry: { request: Coalesce.Request; done: Promise<Recorder.Synced> } = {
+      request: asking,
+      done: undefined as never,
+    }
+    entry.done = queued(sessionId, () => {
+      if (waiting.get(sessionId) === entry) waiting.delete(sessionId)
+      return syncNow(sessionId, entry.request)
+    })
+    waiting.set(sessionId, entry)
+    return entry.done
+  }
+
+  const syncNow = async (sessionId: string, request: Coalesce.Request): Promise<Recorder.Synced> => {
+    synced.add(sessionId)
+    // The title read now is the one recorded: a later change marks it pending again.
+    titlePending.delete(sessionId)
+    const exported = await fetchSession(sessionId)
+    const moment = turns.moment(sessionId, request.moment, request.turn)
+    const result = await run(
+      recorder.sync(sessionId, exported, moment).pipe(
+        Effect.catchTag("WrongExpectedVersion", () =>
+          Effect.suspend(() => {
+            recorder.forget(sessionId)
+            return recorder.sync(sessionId, exported, moment)
+          }),
+        ),
+      ),
+    )
+    if (pinFirstOn && result.firstUserMessage !== undefined) await run(FirstPin.pin(sessionId, result.firstUserMessage))
+    // A compaction pivot asked for: its request is recorded once its marker is (`CompactionRequestedByStrategy`).
+    const linked = result.markers === undefined ? undefined : asker.link(sessionId, result.markers)
+    if (linked !== undefined)
+      await run(
+        Effect.flatMap(Sessions.Sessions, (sessions) =>
+          sessions.execute(sessionId, { _tag: "Record", events: [linked] }),
         ),
       )
-      if (pinFirstOn && synced.firstUserMessage !== undefined)
-        await run(FirstPin.pin(sessionId, synced.firstUserMessage))
-      // A compaction pivot asked for: its request is recorded once its marker is (`CompactionRequestedByStrategy`).
-      const request = synced.markers === undefined ? undefined : asker.link(sessionId, synced.markers)
-      if (request !== undefined)
-        await run(
-          Effect.flatMap(Sessions.Sessions, (sessions) =>
-            sessions.execute(sessionId, { _tag: "Record", events: [request] }),
-          ),
-        )
-      return synced
-    })
+    return result
+  }
 
   /** Runs a hook's body; on failure reports it and returns `fallback`. */
   const guard = async <A>(what: string, sessionId: string | undefined, body: () => Promise<A>, fallback: A) => {
@@ -444,6 +478,8 @@ export const make = async (
 
   // Sessions' titles as OpenCode last announced them (`session.updated`), to sync only when one changes.
   const titles = new Map<string, string>()
+  // Sessions with a turn running (from `chat.message` or `session.status` busy to `session.idle`).
+  const running = new Set<string>()
 
   /**
    * OpenCode's prune (after a turn, in the background) updates the pruned parts one by one: the session is synced
@@ -544,8 +580,13 @@ export const make = async (
         async () => {
           const sessionId = sessionOf(event)
           if (sessionId === undefined) return
-          if (event.type === "session.idle") await sync(sessionId, "idle", turns.count(sessionId))
-          else if (event.type === "session.status" && isBusy(event)) turns.begin(sessionId)
+          if (event.type === "session.idle") {
+            running.delete(sessionId)
+            await sync(sessionId, "idle", turns.count(sessionId))
+          } else if (event.type === "session.status" && isBusy(event)) {
+            running.add(sessionId)
+            turns.begin(sessionId)
+          }
           // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
           else if (event.type === "session.compacted") {
             pendingFacts.delete(sessionId)
@@ -557,6 +598,11 @@ export const make = async (
             const title = (event.properties?.info as { readonly title?: unknown } | undefined)?.title
             if (typeof title !== "string" || titles.get(sessionId) === title) return
             titles.set(sessionId, title)
+            titlePending.add(sessionId)
+            // Recorded by the next sync, which reads the session's info: during a turn (the call's or the idle
+            // sync), or for a session not recorded yet in this process (its first sync takes the title then, and
+            // OpenCode announces a session before its first request); else now. Before exit at the latest (dispose).
+            if (running.has(sessionId) || !synced.has(sessionId)) return
             await sync(sessionId, "step")
           }
         },
@@ -568,6 +614,7 @@ export const make = async (
         "chat.message",
         input.sessionID,
         async () => {
+          running.add(input.sessionID)
           turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID))
             models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
@@ -671,18 +718,24 @@ export const make = async (
           const sessionId = input.sessionID
           if (sessionId === undefined) return
           models.set(sessionId, modelSpec(input.model))
-          await sync(sessionId, "call")
+          // OpenCode's helper calls (the title, the summariser) need nothing recorded: the agent's next call, the
+          // compaction hooks and the idle sync record the session.
           if (HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
+          // Drive mode: OpenCode (1.18) builds the messages first, and the messages transform synced for this call.
+          if (driveOn) {
+            systems.set(sessionId, [...output.system])
+            return
+          }
+          await sync(sessionId, "call")
           systems.set(sessionId, [...output.system])
           // Drive mode shows the HUD at the end of the messages instead (the messages transform).
-          if (hudOn && !driveOn) {
+          if (hudOn) {
             const overhead = requestOverhead(output.system, toolTokens.values())
             const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
             if (hud !== undefined) output.system.push(hud)
           }
           // OpenCode's own compaction drops the pinned messages: they come back verbatim in the system prompt (under
-          // drive, in the messages, where pivot's window has them).
-          if (driveOn) return
+          // drive, in the messages, where pivot's window has them: returned above).
           const pinned = await queued(sessionId, () =>
             run(
               Effect.map(
@@ -824,8 +877,11 @@ export const make = async (
     },
 
     dispose: async () => {
-      // A prune still settling is recorded before the store closes.
-      await Promise.allSettled([...prunes.keys()].map(syncPruned))
+      // A prune still settling, and a title no sync has read yet, are recorded before the store closes.
+      await Promise.allSettled([
+        ...[...prunes.keys()].map(syncPruned),
+        ...[...titlePending].map((sessionId) => guard("title", sessionId, () => sync(sessionId, "step"), undefined)),
+      ])
       const current = runtime
       runtime = undefined
       await Promise.allSettled([...queues.values()])

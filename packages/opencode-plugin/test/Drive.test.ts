@@ -411,6 +411,8 @@ describe("the default pin of the first message", () => {
     // OpenCode has only the first message when the first call is built; the rest comes later.
     const data: Exported = { info: full.info, messages: full.messages.slice(0, 1) }
     const hooks = await hooksOver(data, options)
+    // The first call as OpenCode (1.18) builds it: its messages (the transform), then its system prompt.
+    await hooks["experimental.chat.messages.transform"]({}, { messages: structuredClone(data.messages) })
     await hooks["experimental.chat.system.transform"](
       { sessionID: full.info.id, model: MODEL },
       { system: ["You are opencode."] },

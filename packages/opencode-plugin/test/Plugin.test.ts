@@ -114,6 +114,56 @@ describe("the plugin's hooks", () => {
     expect(events.reduce(Events.title, undefined)).toBe("Fix the parser")
   })
 
+  it("reads the session once for the burst of bus events before the first request, and records all of it", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    const full = session()
+    const info = { ...full.info, title: "New session - 2026-12-02T10:00:00.000Z" }
+    // A new session: OpenCode holds the first user message only.
+    const data: { info: { id: string; title: string }; messages: Array<MessageWithParts> } = {
+      info,
+      messages: full.messages.slice(0, 1),
+    }
+    const sessionID = info.id
+    let reads = 0
+    const client: Client = {
+      session: {
+        get: async () => ({ data: { ...data.info } }),
+        messages: async () => {
+          reads++
+          return { data: data.messages }
+        },
+        summarize: async () => ({ data: true }),
+      },
+    }
+    const hooks = await Plugin.make({ client, directory }, {}, {})
+    disposers.push(hooks)
+    const user = data.messages[0]!
+    const updated = () => ({ type: "session.updated", properties: { sessionID, info: { ...data.info } } })
+    // As `opencode run` goes (OpenCode calls `event` without waiting for it; every other hook it awaits).
+    const events = [
+      hooks.event({ event: { type: "session.created", properties: { info: { ...data.info } } } }),
+      hooks.event({ event: updated() }),
+      hooks.event({ event: { type: "message.updated", properties: { info: user.info } } }),
+      hooks.event({ event: { type: "message.part.updated", properties: { part: user.parts[0] } } }),
+    ]
+    await hooks["chat.message"]({ sessionID }, { parts: [] })
+    events.push(hooks.event({ event: { type: "session.status", properties: { sessionID, status: { type: "busy" } } } }))
+    // The title generator's call, then its title, while the agent's first call is built.
+    const titleCall = { system: [`${Plugin.HELPER_PROMPTS[0]} Write a title.`] }
+    await hooks["experimental.chat.system.transform"]({ sessionID, model: MODEL }, titleCall)
+    data.info.title = "Fix the parser"
+    events.push(hooks.event({ event: updated() }))
+    await transform(hooks, sessionID)
+    await Promise.all(events)
+    expect(reads).toBe(1)
+    // Nothing lost: the turn's end records the title, and the session holds the user message.
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID } } })
+    const stored = await storedEvents(Path.join(directory, ".pivot/opencode.db"), sessionID)
+    expect(stored.reduce(Events.title, undefined)).toBe("Fix the parser")
+    expect(stored.filter((e) => e._tag === "UserMessageAdded")).toHaveLength(1)
+  })
+
   it("records no message still being written when a compaction ends (OpenCode goes on with the continue call)", async () => {
     const { hooks, data, db } = await setup()
     const last = data.messages.at(-1)!.info as unknown as {
