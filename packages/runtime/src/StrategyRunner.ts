@@ -8,7 +8,6 @@ import {
   type Commands,
   type Ids,
   type Message,
-  type Model,
   Pricing,
   type Prune,
   PruneScan,
