@@ -341,7 +341,9 @@ export const make = async (
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
         // A strategy named: pivot prunes as it says (prune on), before each agent call under drive mode.
-        ...(strategy === undefined ? {} : { strategy: DriveStrategy.atCall(strategy), config: { prune: true } }),
+        ...(strategy === undefined
+          ? {}
+          : { strategy: DriveStrategy.atCall(strategy, { compacts: driveCompactionOn }), config: { prune: true } }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<
