@@ -55,7 +55,7 @@ import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
 import { Pricing } from "@pivot/core"
 import { Config } from "@pivot/runtime"
-import { type Bill, bill, promptOf, type Timed } from "./support/opencodeBill.ts"
+import { type Bill, bill, type Floor, floorOf, promptOf, type Timed } from "./support/opencodeBill.ts"
 import { Agent, ARTIFACTS, FILES, SHAPES, withoutPauses } from "./support/opencodeSession.ts"
 
 // The harnesses the OpenCode tests use (loaded by path: they belong to those packages' tests): the scripted model on
@@ -114,6 +114,13 @@ export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {
   // The zero-cost prune rules, by name (the plugin's DriveStrategy.RULES): every one of them.
   rules: ["duplicate-calls", "superseded-writes", "errored-inputs"],
 }
+
+/**
+ * The scripted model's `cost` in opencode.json (USD per million tokens, models.dev's fields): Claude Sonnet 4.5's, so
+ * pivot prices its rent-or-buy as an Anthropic user's would (its multipliers: write 1.25×, read 0.1×, output 5×).
+ * OpenCode reads it too (its own cost display); the bill does not: it prices every request under both providers' rules.
+ */
+export const MODEL_COST = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } as const
 
 const { values } = parseArgs({
   options: {
@@ -240,8 +247,14 @@ const setUp = async (port: number, plugin: Contender["plugin"]): Promise<Workspa
     Fs.writeFileSync(Path.join(ws.repo, name), text)
   }
   const configFile = Path.join(ws.repo, "opencode.json")
-  const config = JSON.parse(Fs.readFileSync(configFile, "utf8")) as Record<string, unknown>
+  const config = JSON.parse(Fs.readFileSync(configFile, "utf8")) as {
+    plugin?: unknown
+    provider: Record<string, { models: Record<string, Record<string, unknown>> }>
+  }
   if (plugin !== undefined) config.plugin = [plugin]
+  // The scripted model's price, as a user declares one for a custom provider's model (pivot reads OpenCode's `cost`).
+  const [providerID, modelID] = MODEL.split("/") as [string, string]
+  config.provider[providerID]!.models[modelID]!.cost = MODEL_COST
   Fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`)
   const git = (args: ReadonlyArray<string>) => execFileSync("git", args, { cwd: ws.repo, stdio: "pipe" })
   git(["add", "-A"])
@@ -431,6 +444,29 @@ const reportSession = (session: string, runs: ReadonlyArray<Run>) => {
       console.log(
         `${run.contender.padEnd(36)}${columns.map((c) => pad(c.cell(bills.get(run)!, run), c.width)).join("")}`,
       )
+    // The floor beside each contender (support/opencodeBill.ts `floorOf`): each message written once, the fixed prompt
+    // read on every other call (written again after a pause longer than the TTL), the summariser calls it made.
+    console.log(
+      `  floor (input: writes + reads + summariser input; the 30% target is 0.7 × OpenCode alone's billed${alone === undefined ? ", not in this run" : ` = ${k(0.7 * bills.get(alone)!.billed)}`})`,
+    )
+    const floorColumns: ReadonlyArray<{ name: string; width: number; cell: (f: Floor, b: Bill) => string }> = [
+      { name: "writes", width: 10, cell: (f) => k(f.writes) },
+      { name: "reads", width: 9, cell: (f) => k(f.reads) },
+      { name: "summariser", width: 11, cell: (f) => k(f.summariser) },
+      { name: "floor", width: 9, cell: (f) => k(f.billed) },
+      { name: "vs alone", width: 9, cell: (f) => versus(f.billed, alone && bills.get(alone)!.billed) },
+      { name: "billed", width: 9, cell: (_, b) => k(b.billed) },
+      { name: "above", width: 9, cell: (f, b) => k(b.billed - f.billed) },
+      { name: "no summ.", width: 9, cell: (f) => k(f.writes + f.reads) },
+      { name: "vs alone", width: 9, cell: (f) => versus(f.writes + f.reads, alone && bills.get(alone)!.billed) },
+    ]
+    console.log(`  ${"contender".padEnd(34)}${floorColumns.map((c) => pad(c.name, c.width)).join("")}`)
+    for (const run of runs) {
+      const f = floorOf(run.requests, provider)
+      console.log(
+        `  ${run.contender.padEnd(34)}${floorColumns.map((c) => pad(c.cell(f, bills.get(run)!), c.width)).join("")}`,
+      )
+    }
   }
   console.log("\nWhat the model could still see (in the last agent request) or recall (pivot's store) of the session:")
   console.log(`${"artifact".padEnd(34)}${runs.map((r) => pad(r.contender.slice(0, 34), 36)).join("")}`)

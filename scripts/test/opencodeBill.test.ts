@@ -1,6 +1,6 @@
 /** The bill of captured OpenCode requests (bench:opencode): OpenCode's breakpoints, and a small case computed by hand. */
 import { describe, expect, it } from "vitest"
-import { bill, promptOf } from "../bench/support/opencodeBill.ts"
+import { bill, floorOf, promptOf } from "../bench/support/opencodeBill.ts"
 import { TTL } from "../bench/support/providerCache.ts"
 
 // A message whose JSON is exactly `tokens` × 4 characters (the estimate is characters / 4), filled with `fill`.
@@ -127,5 +127,55 @@ describe("bill: the model's output, at the provider's output rate", () => {
       "anthropic",
     )
     expect([b.output, b.total]).toEqual([0, b.billed])
+  })
+})
+
+describe("floorOf: what any strategy pays, computed by hand", () => {
+  // The four requests above, then a summariser call (no tools: 1,000 + 500 tokens, an answer of 2,000) and a fifth
+  // conversation request after it, within the TTL of the fourth. Fixed prompt: tools 100 + system 1,200 = 1,300.
+  const summary = { at: 120_000 + TTL + 2, kind: "summary", output: 2_000, body: { messages: [sys1, user1] } }
+  const fifth = { at: 120_000 + TTL + 3, kind: "agent", output: 10, body: { tools, messages: [sys1, sys2, user1] } }
+  const requests = [
+    ...[0, 60_000, 120_000, 120_000 + TTL + 1].map((at, i) => ({
+      at,
+      kind: "agent",
+      output: 10,
+      body: [
+        { tools, messages: [sys1, sys2, user1] },
+        { tools, messages: [sys1, sys2, user1, assistant1, tool1] },
+        { tools, messages: [sys1, sys2, user1b, assistant2] },
+        { tools, messages: [sys1, sys2, user1b, assistant2] },
+      ][i]!,
+    })),
+    summary,
+    fifth,
+  ]
+
+  it("writes each message once and the fixed prompt at the first call and after the TTL; reads it otherwise", () => {
+    const f = floorOf(requests, "anthropic")
+    // Messages: user1 500, assistant1 300, tool1 1,000, user1b 200, assistant2 300 = 2,300; the fixed prompt written
+    // at requests 1 and 4 (cold): 2,600. Written 4,900 × 1.25.
+    expect(f.writes).toBeCloseTo(4_900 * 1.25)
+    // Read at requests 2, 3 and 5 (5 within the TTL of 4): 3 × 1,300 × 0.1.
+    expect(f.reads).toBeCloseTo(3 * 1_300 * 0.1)
+    // The summariser: 1,500 tokens of input (`[]` of no tools is 2 characters: 1,500.5 → 1,501) × 1.25 + 2,000 × 5.
+    expect(f.summariser).toBeCloseTo(1_501 * 1.25 + 2_000 * 5)
+    expect(f.output).toBeCloseTo(5 * 10 * 5)
+    expect(f.billed).toBeCloseTo(4_900 * 1.25 + 390 + 1_501 * 1.25)
+    expect(f.total).toBeCloseTo(f.billed + 2_000 * 5 + 250)
+  })
+
+  it("under OpenAI's rules: writes are plain input (1×), reads 0.5×, output 4×", () => {
+    const f = floorOf(requests, "openai")
+    expect(f.writes).toBeCloseTo(4_900)
+    expect(f.reads).toBeCloseTo(3 * 1_300 * 0.5)
+    expect(f.summariser).toBeCloseTo(1_501 + 2_000 * 4)
+  })
+
+  it("given the fifth request at the TTL after the fourth, it reads; one millisecond later, it writes", () => {
+    const at = (t: number) => floorOf([...requests.slice(0, 4), { ...fifth, at: requests[3]!.at + t }], "anthropic")
+    expect(at(TTL).reads).toBeCloseTo(3 * 130)
+    expect(at(TTL + 1).reads).toBeCloseTo(2 * 130)
+    expect(at(TTL + 1).writes).toBeCloseTo((4_900 + 1_300) * 1.25)
   })
 })

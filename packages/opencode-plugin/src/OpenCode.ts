@@ -2,6 +2,7 @@
  * The part of OpenCode's plugin API this plugin uses, typed structurally (OpenCode 1.18, `@opencode-ai/plugin`), so
  * the package needs no OpenCode dependency at run time. OpenCode passes more than this; the plugin reads no further.
  */
+import type { Cost } from "./ModelCost.ts"
 
 /** What an SDK call answers: `data` on success, `error` otherwise (the SDK does not throw by default). */
 export interface Answer<A> {
@@ -60,6 +61,8 @@ export interface ModelInfo {
   readonly id: string
   readonly providerID: string
   readonly limit?: { readonly context?: number; readonly output?: number; readonly input?: number } | undefined
+  /** USD per million tokens (models.dev's, or opencode.json's `cost` for a model the user declares; 0: none). */
+  readonly cost?: Cost | undefined
 }
 
 /** What a tool's `execute` receives besides its arguments. */

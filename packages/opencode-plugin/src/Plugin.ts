@@ -45,6 +45,7 @@ import * as Drive from "./Drive.ts"
 import * as DriveCompaction from "./DriveCompaction.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
 import * as FirstPin from "./FirstPin.ts"
+import * as ModelCost from "./ModelCost.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Recorder from "./Recorder.ts"
 import {
@@ -202,6 +203,8 @@ const modelSpec = (model: ModelInfo) => ({
     output: Math.max(0, Math.min(model.limit?.output ?? 0, Math.max(0, (model.limit?.context ?? 0) - 1))),
     ...(model.limit?.input === undefined || model.limit.input <= 0 ? {} : { input: model.limit.input }),
   },
+  // The model's own price (opencode.json's `cost` for a custom provider's model): rent-or-buy prices with it.
+  ...ModelCost.spec(model.cost),
 })
 
 const storeLayer = (where: ReturnType<typeof resolveDb>): Layer.Layer<ReadModels.ReadModels | EventStore, unknown> => {
@@ -339,7 +342,9 @@ export const make = async (
         // Recorded as OpenCode stored it: pivot's window must equal what OpenCode sends.
         redactOnRecord: false,
         // A strategy named: pivot prunes as it says (prune on), before each agent call under drive mode.
-        ...(strategy === undefined ? {} : { strategy: DriveStrategy.atCall(strategy), config: { prune: true } }),
+        ...(strategy === undefined
+          ? {}
+          : { strategy: DriveStrategy.atCall(strategy, { compacts: driveCompactionOn }), config: { prune: true } }),
       })
       runtime = ManagedRuntime.make(
         manager.pipe(Layer.provide(Ids.Ids.layer), Layer.provideMerge(storeLayer(where))) as Layer.Layer<

@@ -121,6 +121,36 @@ describe("DriveStrategy.resolve", () => {
     expect(compacts.afterStep!(input)).toBe(after)
     expect(DriveStrategy.atCall({ name: "s" }).afterStep!(input)).toEqual(Strategy.nothing)
   })
+
+  it("on a warm cache where the strategy would compact, clears the older turns' outputs instead; unless pivot asks OpenCode to compact", () => {
+    const warm = {
+      cache: { cold: false, atPivot: false },
+      prune: { protectedTools: ["skill"] },
+    } as unknown as Strategy.Input
+    const wants = (reason: "threshold" | "rent-or-buy") =>
+      DriveStrategy.atCall({ name: "s", beforeCall: () => ({ _tag: "Compact", reason }) })
+    for (const reason of ["threshold", "rent-or-buy"] as const) {
+      const decision = wants(reason).afterStep!(warm)
+      expect(decision).toMatchObject({
+        _tag: "Prune",
+        parts: [],
+        walk: {
+          protect: 0,
+          minimum: 0,
+          turns: 1,
+          protectedTools: ["skill"],
+          rule: DriveStrategy.INSTEAD_OF_COMPACTION,
+        },
+      })
+      expect(decision._tag === "Prune" && decision.walk?.reason).toContain(reason)
+    }
+    // pivot asks OpenCode for the compaction itself (`driveCompaction`): nothing here.
+    expect(DriveStrategy.atCall(wants("threshold"), { compacts: true }).afterStep!(warm)).toEqual(Strategy.nothing)
+    // The strategy does not want a compaction (nothing, or a prune that waits for a cold cache): nothing.
+    expect(DriveStrategy.atCall({ name: "s", beforeCall: () => Strategy.nothing }).afterStep!(warm)).toEqual(
+      Strategy.nothing,
+    )
+  })
 })
 
 describe("pivot's strategy under drive mode", () => {

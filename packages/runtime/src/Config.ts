@@ -28,6 +28,11 @@ EffectCopies.register("@pivot/runtime", Schema.String)
 export interface ModelSpec {
   readonly ref: Model.ModelRef
   readonly limits: Model.ModelLimits
+  /**
+   * The model's price as its host names it (e.g. OpenCode's model `cost` in opencode.json), for a model the built-in
+   * prices and the catalog do not know; it comes before them (`priceFor`).
+   */
+  readonly price?: Pricing.Price | undefined
 }
 
 /** The catalog has no such model and no override gives its limits. */
@@ -146,6 +151,9 @@ export const priceOf = (
   if (Object.hasOwn(DEFAULT_PRICES, name)) return DEFAULT_PRICES[name]
   return priceOfEntry(catalogEntry(ref))
 }
+
+/** The price of a model spec: its own (`ModelSpec.price`), else `priceOf` its ref. */
+export const priceFor = (spec: ModelSpec): Pricing.Price | undefined => spec.price ?? priceOf(spec.ref)
 
 /**
  * A model's limits from the supplement, else the models.dev catalog; an id without a date suffix also finds the

@@ -8,7 +8,6 @@ import {
   type Commands,
   type Ids,
   type Message,
-  type Model,
   Pricing,
   type Prune,
   PruneScan,
@@ -18,7 +17,7 @@ import {
 } from "@pivot/core"
 import { Clock, Effect, Result } from "effect"
 import type * as Compaction from "./Compaction.ts"
-import { priceOf } from "./Config.ts"
+import { type ModelSpec, priceFor } from "./Config.ts"
 import type * as RuntimeEvents from "./RuntimeEvents.ts"
 import * as RuntimeState from "./RuntimeState.ts"
 import type { Command, ExecuteError, SessionsShape, State } from "./Sessions.ts"
@@ -80,13 +79,15 @@ export const make = (options: Options): Runner => {
   const { sessions, ids, strategy, limit } = options
   const ttl = strategy.ttl ?? Strategy.DEFAULT_TTL
 
-  // The rates of each model, looked up once (the catalog is not read again on every prepare). A model with neither a
-  // price nor known provider multipliers gets none: nothing says compacting would pay.
+  // The rates of each model, looked up once (the catalog is not read again on every prepare); a spec naming its own
+  // price (`ModelSpec.price`) is priced by it. A model with neither a price nor known provider multipliers gets none:
+  // nothing says compacting would pay.
   const ratesByModel = new Map<string, CacheEconomy.Multipliers | undefined>()
-  const ratesOf = (ref: Model.ModelRef): CacheEconomy.Multipliers | undefined => {
-    const key = `${ref.providerId}/${ref.modelId}`
+  const ratesOf = (spec: ModelSpec): CacheEconomy.Multipliers | undefined => {
+    const { ref, price } = spec
+    const key = `${ref.providerId}/${ref.modelId}${price === undefined ? "" : `@${JSON.stringify(price)}`}`
     if (!ratesByModel.has(key)) {
-      const found = Pricing.ratesFor(ref, priceOf(ref))
+      const found = Pricing.ratesFor(ref, priceFor(spec))
       ratesByModel.set(key, found === Pricing.FLAT ? undefined : found)
     }
     return ratesByModel.get(key)
@@ -108,7 +109,7 @@ export const make = (options: Options): Runner => {
       limits: settings.model.limits,
       compactionLimits: settings.compactionModel.limits,
       prune: options.prune,
-      rates: ratesOf(settings.model.ref),
+      rates: ratesOf(settings.model),
       mayCompact: state.session.pending === undefined && RuntimeState.mayAutoCompact(state.runtime, options.limit),
       fixed: state.runtime.fixed.tokens,
     }

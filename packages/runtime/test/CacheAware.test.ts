@@ -9,6 +9,7 @@ import { CACHE_AWARE_BATCH, CACHE_AWARE_TAIL, CACHE_AWARE_THRESHOLD, COLD_TURNS 
 import { type Duration, Effect } from "effect"
 import { TestClock } from "effect/testing"
 import {
+  LIMITS,
   layer,
   SESSION,
   type Setup,
@@ -321,6 +322,21 @@ describe("cache-aware rent-or-buy", () => {
       expect(yield* compactsAt((f) => 20_000 - f - 1, options)).toBe(false)
       expect(yield* compactsAt((f) => 20_000 - f, options)).toBe(true)
       expect(yield* compactsAt((f) => 20_000 - f + 1, options)).toBe(true)
+    }),
+  )
+
+  // A model pivot has no price for (an unknown provider, as OpenCode's custom providers are): rent-or-buy needs the
+  // price its host names (`ModelSpec.price`, e.g. OpenCode's model `cost`). The price below is `RATES` at 2 USD input.
+  it.effect("given a model of an unknown provider, then its own price (ModelSpec.price) runs rent-or-buy", () =>
+    Effect.gen(function* () {
+      const ref = { providerId: "scripted", modelId: "scripted-model" }
+      const priced = { ref, limits: LIMITS, price: { input: 2, output: 4, cacheRead: 1, cacheWrite: 2 } }
+      const options = (model: typeof priced | { ref: typeof ref; limits: typeof LIMITS }) => ({ model, cacheAware: {} })
+      expect(yield* compactsAt((f) => 20_000 - f - 1, options(priced))).toBe(false)
+      expect(yield* compactsAt((f) => 20_000 - f, options(priced))).toBe(true)
+      expect(yield* compactsAt((f) => 20_000 - f + 1, options(priced))).toBe(true)
+      // Without its price the same model gets no rent-or-buy (only the threshold, far above).
+      expect(yield* compactsAt((f) => 20_000 - f + 1, options({ ref, limits: LIMITS }))).toBe(false)
     }),
   )
 

@@ -8,7 +8,7 @@
 // captured bodies are in OpenAI's chat format (one `tool` message per tool result): with one tool call per step, as
 // the bench's script makes them, its messages are the AI SDK's one for one.
 import { Pricing, Tokens } from "@pivot/core"
-import { type Billed, equivalents, type Provider, ProviderCache, TTL } from "./providerCache.ts"
+import { type Billed, equivalents, type Provider, ProviderCache, RATES, TTL } from "./providerCache.ts"
 
 /** A request body as the scripted model received it (only what the bill reads). */
 export interface Body {
@@ -127,5 +127,86 @@ export const bill = (requests: ReadonlyArray<Timed>, provider: Provider, ttl: nu
     colds: lines.filter((l) => l.cold).length,
     characters: sum((l) => l.characters),
     hitRate: all === 0 ? 0 : cacheRead / all,
+  }
+}
+
+/** A request as the floor reads it: its body, time, answer, and kind (`agent`, `title` or `summary`). */
+export interface Kinded extends Timed {
+  readonly kind: string
+}
+
+/**
+ * What any strategy must pay for a session's requests, in input-token equivalents under `provider`'s multipliers:
+ * - `writes`: every message of the conversation (agent and title calls) written once — each distinct message, by its
+ *   JSON, at its first request — and the fixed prompt (the tool schemas and the leading system messages) written at
+ *   the first call, again whenever it changes, and again after every pause longer than the TTL (the cache expired:
+ *   nothing can read it);
+ * - `reads`: the fixed prompt read from the cache by every other conversation call (no prune or compaction sheds it);
+ * - `summariser`: each summariser call as sent (it shares no prefix with the agent's requests, OpenCode 1.18's
+ *   `tools = {}` and its own system prompt, so its whole input is written or sent uncached) and its answer at the
+ *   output rate: the calls the contender made, at their size;
+ * - `output`: the conversation's own answers at the output rate.
+ * What it leaves out is what a strategy can shed: re-reading the conversation beyond the fixed prompt, and writing a
+ * prefix again after a rewrite. `billed` is the input alone (writes, reads, the summariser's input), as `Bill.billed`.
+ */
+export interface Floor {
+  readonly writes: number
+  readonly reads: number
+  readonly summariser: number
+  readonly output: number
+  readonly billed: number
+  readonly total: number
+}
+
+/** The fixed part of a prompt: the tool schemas and the system messages before the first other message. */
+const fixedOf = (body: Body): string => {
+  let text = JSON.stringify(body.tools ?? [])
+  for (const message of body.messages) {
+    if (message.role !== "system") break
+    text += JSON.stringify(message)
+  }
+  return text
+}
+
+/** The floor of `requests` (in the order sent) under `provider`'s multipliers; see `Floor`. */
+export const floorOf = (requests: ReadonlyArray<Kinded>, provider: Provider, ttl: number = TTL): Floor => {
+  const rates = { ...RATES[provider], output: Pricing.PROVIDER_RATES[provider]!.output }
+  const seen = new Set<string>()
+  let written = 0
+  let readTokens = 0
+  let summariser = 0
+  let output = 0
+  // Each fixed prompt (the agent's, the title call's) and when the cache last served it.
+  const fixedAt = new Map<string, number>()
+  for (const request of requests) {
+    if (request.kind === "summary") {
+      summariser += Tokens.estimate(promptOf(request.body).text) * rates.write + (request.output ?? 0) * rates.output
+      continue
+    }
+    output += (request.output ?? 0) * rates.output
+    const fixed = fixedOf(request.body)
+    const cachedAt = fixedAt.get(fixed)
+    if (cachedAt !== undefined && request.at - cachedAt <= ttl) readTokens += Tokens.estimate(fixed)
+    else written += Tokens.estimate(fixed)
+    fixedAt.set(fixed, request.at)
+    for (const message of request.body.messages) {
+      if (message.role === "system") continue
+      const json = JSON.stringify(message)
+      if (seen.has(json)) continue
+      seen.add(json)
+      written += Tokens.estimate(json)
+    }
+  }
+  const writes = written * rates.write
+  const reads = readTokens * rates.read
+  const summaryOutput = requests.filter((r) => r.kind === "summary").reduce((n, r) => n + (r.output ?? 0), 0)
+  const summariserInput = summariser - summaryOutput * rates.output
+  return {
+    writes,
+    reads,
+    summariser,
+    output,
+    billed: writes + reads + summariserInput,
+    total: writes + reads + summariser + output,
   }
 }
