@@ -83,7 +83,7 @@ export interface Options {
          * The cache multipliers of the session's model: the cache-safe request is sent only when it costs no more
          * than OpenCode's at them (`CacheEconomy.cacheSafePays`, ADR 0047); undefined: always, when it fits.
          */
-        readonly rates?: ((ref: Model.ModelRef) => CacheEconomy.Multipliers | undefined) | undefined
+        readonly rates?: ((model: ModelSpec) => CacheEconomy.Multipliers | undefined) | undefined
         /** The provider cache's time to live in ms: the conversation's last call is cached within it. */
         readonly ttl?: number | undefined
       }
@@ -653,7 +653,7 @@ export const make = (deps: {
     if (tokens > room) return undefined
     // Priced against OpenCode's request (ADR 0047): the prefix the conversation's last call cached, while the cache
     // is warm, is read; the rest of either request is written.
-    const rates = cacheAware.rates?.(settings.model.ref)
+    const rates = cacheAware.rates?.(settings.model)
     if (rates !== undefined) {
       const lastId = state.session.lastFinished
       const last = lastId === undefined ? undefined : Session.message(state.session, lastId)

@@ -37,7 +37,7 @@ import {
 import { type EventStore, ReadModels } from "@pivot/store"
 import { Clock, Context, Effect, Layer, Option, Result, Semaphore } from "effect"
 import * as Compaction from "./Compaction.ts"
-import { type ImpossibleLimits, priceOf } from "./Config.ts"
+import { type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import * as Hud from "./Hud.ts"
 import { Judge } from "./Judge.ts"
 import * as LiveLedger from "./LiveLedger.ts"
@@ -168,7 +168,7 @@ export const make = (
                 system: strategy.system ?? Prompt.SYSTEM_PROMPT,
                 render: renderOptions,
                 // The request form is priced at the strategy's rates, else the session model's (ADR 0047).
-                rates: (ref: Model.ModelRef) => strategy.rates ?? runner.ratesOf(ref),
+                rates: (model: ModelSpec) => strategy.rates ?? runner.ratesOf(model),
                 ttl: strategy.ttl ?? Strategy.DEFAULT_TTL,
               },
             }

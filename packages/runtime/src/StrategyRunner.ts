@@ -43,8 +43,11 @@ export interface Pruned {
 
 /** The runner of one strategy for every session of a context manager. */
 export interface Runner {
-  /** The cache multipliers of a model: its price's, else its provider's; undefined for neither (`Pricing.FLAT`). */
-  readonly ratesOf: (ref: Model.ModelRef) => CacheEconomy.Multipliers | undefined
+  /**
+   * The cache multipliers of a model: its own price's (`ModelSpec.price`), else the catalog's, else its provider's;
+   * undefined for none (`Pricing.FLAT`).
+   */
+  readonly ratesOf: (model: ModelSpec) => CacheEconomy.Multipliers | undefined
   /** What the strategy sees of a session's state at `now`. */
   readonly inputOf: (sessionId: string, state: State, settings: Compaction.Settings, now: number) => Strategy.Input
   /** Before a model call: why the strategy would compact, when its decision is to compact (read, not executed). */
