@@ -23,7 +23,6 @@ import {
   Conversation,
   Ids,
   type Message,
-  type Model,
   type ModelMessage,
   Prompt,
   Render,
