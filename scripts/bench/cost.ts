@@ -75,7 +75,9 @@ import { ContextManager, type Options, Sessions, Summarizer, type SummarizerShap
 import { EventStore } from "@pivot/store"
 import { type ModelMessage, pruneMessages } from "ai"
 import { Clock, Effect, Layer } from "effect"
+import { generate as generateSession, type Step, type Tool, type Turn } from "./support/costSessions.ts"
 import { type Billed, type Provider, ProviderCache, RATES, TTL } from "./support/providerCache.ts"
+import * as Retention from "./support/retention.ts"
 
 const { values } = parseArgs({
   options: {
@@ -85,6 +87,9 @@ const { values } = parseArgs({
     system: { type: "string" },
     "summary-tokens": { type: "string", default: String(CacheEconomy.DEFAULT_SUMMARY_TOKENS) },
     breaks: { type: "string", default: "0" },
+    // Share of generated turns (from the third on) that come back to an earlier turn's file (issue 30): the file is
+    // read again, and billed, when the prompt no longer shows it.
+    returns: { type: "string", default: "0" },
     // Which sets to run (`generated`, `real`, or both), whether to print the sensitivity table, and a real capture
     // whose compactions to trace (each with the call it came before, the window, and why: the Decider's hard limit
     // or the strategy's own reason).
@@ -128,98 +133,13 @@ const systemOf = (tokens: number) => `You are a coding agent. ${"s".repeat(Math.
 const DEFAULT_OVERHEAD = values.system === undefined ? measuredOverhead() : Number(values.system)
 const SUMMARY_TOKENS = Number(values["summary-tokens"])
 const BREAKS = Number(values.breaks)
+const RETURNS = Number(values.returns)
 const SESSION = "ses_cost"
 
-// ── Generated sessions ───────────────────────────────────────────────────────────────────────────────────────────
+// ── Generated sessions (support/costSessions.ts) ────────────────────────────────────────────────────────────────
 
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-
-interface Tool {
-  readonly tool: string
-  readonly input: Record<string, unknown>
-  readonly output: string
-  readonly error?: string
-}
-interface Step {
-  readonly tools: ReadonlyArray<Tool>
-  readonly text: string
-  readonly at: number
-}
-interface Turn {
-  readonly request: string
-  readonly at: number
-  readonly steps: ReadonlyArray<Step>
-}
-
-const AREAS = ["parser", "router", "limiter", "scheduler", "cache", "billing", "auth", "exporter", "indexer", "mailer"]
-const VERBS = ["Fix", "Refactor", "Speed up", "Document", "Add tests for", "Harden"]
-
-const generate = (seed: number, breaks: number = BREAKS): ReadonlyArray<Turn> => {
-  const random = mulberry32(seed)
-  const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
-  const code = (file: string, chars: number) => {
-    const lines: Array<string> = []
-    for (let n = 0; lines.join("\n").length < chars; n++)
-      lines.push(`export const ${file.replace(/\W/g, "_")}_${n} = (x${n}: number) => x${n} * ${n} // ${file}`)
-    return lines.join("\n")
-  }
-  let at = 1_767_000_000_000
-  const turns: Array<Turn> = []
-  for (let t = 0; t < TURNS; t++) {
-    const area = pick(AREAS)
-    const file = `src/${area}/${area}${t}.ts`
-    // Between turns: a minute to three; with `breaks`, that share of turns after an 8-minute break (past the cache's
-    // 5 minutes, which favours a strategy that clears the window on a cold cache). The draw is made either way, so
-    // the sessions are the same but for their gaps.
-    const pause = random() < breaks
-    at += pause ? 8 * 60_000 : 60_000 + Math.floor(random() * 120_000)
-    const request = `${pick(VERBS)} the ${area} module: ${file} mishandles case${t}x${seed}; keep the public API of ${area}${t}`
-    const steps: Array<Step> = []
-    const count = 2 + Math.floor(random() * 4)
-    for (let s = 0; s < count; s++) {
-      at += 10_000 + Math.floor(random() * 30_000)
-      const last = s === count - 1
-      const tools: Array<Tool> = last
-        ? []
-        : [
-            {
-              tool: "read",
-              input: { filePath: s === 0 ? file : `src/${area}/helper${t}_${s}.ts` },
-              output: code(file, 2_000 + Math.floor(random() * 14_000)),
-            },
-            ...(random() < 0.6
-              ? [
-                  {
-                    tool: "edit",
-                    input: { filePath: file, oldString: `case${t}`, newString: `case${t}Fixed` },
-                    output: "Edit applied.",
-                  },
-                ]
-              : []),
-            random() < 0.15
-              ? {
-                  tool: "bash",
-                  input: { command: `npm test -- ${area}${t}` },
-                  output: "",
-                  error: `TypeError: ${area}${t} is not a function`,
-                }
-              : {
-                  tool: "bash",
-                  input: { command: `npm test -- ${area}${t}` },
-                  output: `PASS test/${area}${t}.test.ts\n${"  ✓ case\n".repeat(40)}`,
-                },
-          ]
-      steps.push({ tools, text: last ? "Done; the change is in place and the tests pass." : "Looking into it.", at })
-    }
-    turns.push({ request, at, steps })
-  }
-  return turns
-}
+const generate = (seed: number, breaks: number = BREAKS): ReadonlyArray<Turn> =>
+  generateSession(seed, { turns: TURNS, breaks, returns: RETURNS })
 
 // ── Real OpenCode sessions ───────────────────────────────────────────────────────────────────────────────────────
 
@@ -340,6 +260,14 @@ interface Run {
   readonly refused: number
   /** With `--retention`: each compaction as `tTURNsSTEP:reason`, in order; else empty. */
   readonly compactions: ReadonlyArray<string>
+  /**
+   * Retention sampled at every turn's start (`Retention.sample`: the artifacts of the turns before it, named by the
+   * first call's prompt), summed over the session; and the last prompt's, read the same three ways.
+   */
+  readonly turnStarts: Retention.Totals
+  readonly last: Retention.Sample
+  /** Returning turns (`Turn.returnsTo`): how many, and how many read the file again (the prompt no longer showed it). */
+  readonly returned: { readonly turns: number; readonly reread: number }
 }
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
@@ -406,6 +334,9 @@ const runPivot = (
   const requests: Array<Request> = []
   let overWindow = 0
   let lastMessages: ReadonlyArray<ModelMessage> = []
+  let lastWindow: ReadonlyArray<Retention.Shown> = []
+  let turnStarts = Retention.empty
+  const returned = { turns: 0, reread: 0 }
   const workingSet = { calls: 0, intact: 0 }
   let rereads = 0
   let traced = 0
@@ -417,6 +348,31 @@ const runPivot = (
     const cm = yield* ContextManager
     const sessions = yield* Sessions.Sessions
     let call = 0
+    // Every message recorded so far, folded as the events come (the live state keeps only what the window can reach).
+    let conversation = Conversation.initial
+    let folded = 0
+    const history = Effect.gen(function* () {
+      const events = yield* sessions.events(SESSION)
+      for (const e of events.slice(folded)) conversation = Conversation.evolve(conversation, e)
+      folded = events.length
+      return Conversation.messages(conversation) as ReadonlyArray<Message.Message>
+    })
+    /** The window as sent, each message marked when it is a summary (`view` changes none but the AI SDK's prune). */
+    const windowOf = (
+      prepared: { readonly messages: ReadonlyArray<{ readonly sourceMessageId: string }> },
+      messages: ReadonlyArray<ModelMessage>,
+    ) =>
+      Effect.gen(function* () {
+        if (messages.length !== prepared.messages.length)
+          return messages.map((message) => ({ message: message as Shown.ModelMessage, summary: false }))
+        const summaries = new Set(
+          (yield* history).flatMap((m) => (m.role === "assistant" && m.summary === true ? [m.id as string] : [])),
+        )
+        return messages.map((message, i) => ({
+          message: message as Shown.ModelMessage,
+          summary: summaries.has(prepared.messages[i]!.sourceMessageId),
+        }))
+      })
     /**
      * The prompt of the next call: the window prepared, and when a provider would refuse it (over the context), the
      * overflow reported — pivot compacts as OpenCode does on a provider's overflow (spec §2.5) — and prepared again.
@@ -451,10 +407,16 @@ const runPivot = (
           }
           traced = events.length
         }
-        return { messages, prompt }
+        return { messages, prompt, window: yield* windowOf(prepared, messages) }
       })
     /** Bills a call with `prompt` and records its step (its text and tool calls as they ended). */
-    const answer = (messages: ReadonlyArray<ModelMessage>, prompt: string, text: string, tools: ReadonlyArray<Tool>) =>
+    const answer = (
+      messages: ReadonlyArray<ModelMessage>,
+      window: ReadonlyArray<Retention.Shown>,
+      prompt: string,
+      text: string,
+      tools: ReadonlyArray<Tool>,
+    ) =>
       Effect.gen(function* () {
         const tokens = Tokens.estimate(prompt)
         lastTokens = tokens
@@ -468,6 +430,7 @@ const runPivot = (
           breakpoints: breakpointsOf(system, messages),
         })
         lastMessages = messages
+        lastWindow = window
         call++
         yield* cm.recordAssistantStep(SESSION, {
           parts: [
@@ -488,6 +451,8 @@ const runPivot = (
       })
     for (const [n, turn] of turns.entries()) {
       clock.now = turn.at
+      // The artifacts of the turns before this one, which the turn's first prompt is checked against.
+      const before = yield* history
       yield* cm.recordUserMessage(SESSION, { text: turn.request })
       // What the turn has read so far: its working set, with its request.
       const reads: Array<Tool> = []
@@ -495,13 +460,24 @@ const runPivot = (
       for (const [s, step] of turn.steps.entries()) {
         clock.now = step.at
         const where = `turn ${n + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"})`
-        let { messages, prompt } = yield* send(where)
+        let { messages, prompt, window } = yield* send(where)
+        if (s === 0 && before.length > 0)
+          turnStarts = Retention.add(turnStarts, Retention.sample(before, system, window))
         if (trace !== undefined) trace(`turn ${n + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
         const intact = (text: string) =>
           inPrompt(text, turn.request) && reads.every((r) => inPrompt(text, r.output)) ? 1 : 0
         workingSet.calls++
         workingSet.intact += intact(prompt)
         let tools = step.tools
+        if (s === 0 && turn.returnsTo !== undefined) {
+          // A returning turn: its first step needs the earlier file's content again; the scripted model reads it
+          // (billed like any read) only when the prompt no longer shows it. Either way the turn works with it.
+          returned.turns++
+          if (!inPrompt(prompt, turn.returnsTo.output)) {
+            returned.reread++
+            tools = [turn.returnsTo, ...tools]
+          } else reads.push(turn.returnsTo)
+        }
         if (rules.rereadCall) {
           // The scripted model needs what its turn read: what the prompt no longer shows it reads again, in a call of
           // its own (the read calls are its answer), and the step is then asked with the files in view.
@@ -510,8 +486,8 @@ const runPivot = (
           )
           if (lost.length > 0) {
             rereads += lost.length
-            yield* answer(messages, prompt, "", lost)
-            ;({ messages, prompt } = yield* send(`${where}, after its re-read`))
+            yield* answer(messages, window, prompt, "", lost)
+            ;({ messages, prompt, window } = yield* send(`${where}, after its re-read`))
             if (trace !== undefined)
               trace(
                 `turn ${n + 1} step ${s + 1}, after re-reading ${lost.length}: prompt ${Tokens.estimate(prompt)} tokens`,
@@ -525,15 +501,12 @@ const runPivot = (
           if (lost) rereads++
           if (lost) tools = [main, ...step.tools]
         }
-        yield* answer(messages, prompt, step.text, tools)
+        yield* answer(messages, window, prompt, step.text, tools)
         for (const t of tools) if (t.tool === "read" && t.error === undefined) reads.push(t)
       }
       if (pruneAfterTurn) yield* cm.prune(SESSION)
     }
-    // Every message recorded (the live state keeps only what the window can still reach).
-    let conversation = Conversation.initial
-    for (const event of yield* sessions.events(SESSION)) conversation = Conversation.evolve(conversation, event)
-    return Conversation.messages(conversation) as ReadonlyArray<Message.Message>
+    return yield* history
   })
   const layer = ContextManager.layer({ model, overheadTokens: rules.overhead, ...options(system) }).pipe(
     Layer.provide(Layer.succeed(Summarizer, standIn(clock, requests, rules))),
@@ -552,6 +525,12 @@ const runPivot = (
     ArtifactCheck.shownText([{ role: "system", content: system }, ...(messages as ReadonlyArray<Shown.ModelMessage>)])
   const retained = ArtifactCheck.tally(ArtifactCheck.check(all, shown(lastMessages)))
   const retainedBare = ArtifactCheck.tally(ArtifactCheck.check(all, shown(withoutFacts(lastMessages))))
+  // The last prompt read the three ways of the turn-start samples; its first two are the figures above, checked.
+  const last = Retention.sample(all, system, lastWindow)
+  if (last.named !== retained.named || last.bare !== retainedBare.named)
+    throw new Error(
+      `retention: the last prompt's sample (${last.named}, ${last.bare}) differs from its check (${retained.named}, ${retainedBare.named})`,
+    )
   return {
     requests,
     overWindow,
@@ -561,6 +540,9 @@ const runPivot = (
     rereads,
     refused,
     compactions,
+    turnStarts,
+    last,
+    returned,
   } satisfies Run
 }
 
@@ -671,6 +653,12 @@ interface Totals {
   artifacts: number
   workingCalls: number
   workingIntact: Record<Provider, number>
+  /** Retention at every turn's start and at the last prompt, summed over the sessions (`Retention.Totals`). */
+  turnStarts: Record<Provider, Retention.Totals>
+  last: Record<Provider, Retention.Totals>
+  /** Returning turns, and those that read the file again. */
+  returnedTurns: number
+  reread: Record<Provider, number>
 }
 
 /** One session's bill, summariser calls and refusals under each provider (the per-capture table). */
@@ -763,7 +751,7 @@ const runAll = (
         for (const provider of strategy.byProvider === true ? PROVIDERS : (["anthropic"] as const)) {
           const r = runs[provider]
           console.log(
-            `retention · session ${perSession.length} · ${strategy.name}${strategy.byProvider === true ? ` at ${provider}'s rates` : ""}: last prompt names ${r.retainedBare.named}/${r.retainedBare.total} without facts blocks; compactions ${r.compactions.join(" ") || "none"}`,
+            `retention · session ${perSession.length} · ${strategy.name}${strategy.byProvider === true ? ` at ${provider}'s rates` : ""}: last prompt names ${r.retainedBare.named}/${r.retainedBare.total} without facts blocks; every turn's start ${r.turnStarts.bare}/${r.turnStarts.artifacts} (${r.turnStarts.samples} turns); returning turns ${r.returned.reread}/${r.returned.turns} read again; compactions ${r.compactions.join(" ") || "none"}`,
           )
         }
       const mine: PerSession = { billed: zero(), summaries: zero(), refused: zero() }
@@ -786,6 +774,10 @@ const runAll = (
         artifacts: 0,
         workingCalls: 0,
         workingIntact: zero(),
+        turnStarts: { anthropic: Retention.empty, openai: Retention.empty },
+        last: { anthropic: Retention.empty, openai: Retention.empty },
+        returnedTurns: 0,
+        reread: zero(),
       }
       const run = runs.anthropic
       t.calls += run.requests.filter((r) => r.kind === "step").length
@@ -793,6 +785,7 @@ const runAll = (
       t.rereads += run.rereads
       t.artifacts += run.retained.total
       t.workingCalls += run.workingSet.calls
+      t.returnedTurns += run.returned.turns
       for (const provider of PROVIDERS) {
         const mineRun = runs[provider]
         const summaries = mineRun.requests.filter((r) => r.kind === "summary").length
@@ -804,6 +797,9 @@ const runAll = (
         t.named[provider] += mineRun.retained.named
         t.namedBare[provider] += mineRun.retainedBare.named
         t.workingIntact[provider] += mineRun.workingSet.intact
+        t.turnStarts[provider] = Retention.add(t.turnStarts[provider], mineRun.turnStarts)
+        t.last[provider] = Retention.add(t.last[provider], mineRun.last)
+        t.reread[provider] += mineRun.returned.reread
         const b = bill(mineRun.requests, provider, rules)
         mine.billed[provider] = b.billed
         t.billed[provider] += b.billed
@@ -838,6 +834,38 @@ const change = (a: number, b: number) => {
   return c === 0 ? "±0%" : `${c > 0 ? "+" : "−"}${Math.abs(c)}%`
 }
 
+/**
+ * Artifact retention two ways (issue 30): the last prompt's, and at every turn's start summed over the sessions
+ * (`Retention`: the artifacts of the turns before, named by the turn's first prompt) — each as sent, without facts
+ * blocks, and verbatim only (no summary); and the returning turns that had to read their file again.
+ */
+const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
+  console.log(
+    "\nArtifact retention (named: as sent; bare: without facts blocks; verbatim: the messages kept verbatim only):\n",
+  )
+  console.log(
+    "| strategy | last prompt: named | bare | verbatim | every turn's start: named | bare | verbatim | returning turns read again |",
+  )
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|")
+  for (const [name, t] of totals) {
+    const cell = (r: Record<Provider, Retention.Totals>, f: (x: Retention.Totals) => number) => {
+      const shares = {
+        anthropic: Retention.share(f(r.anthropic), r.anthropic),
+        openai: Retention.share(f(r.openai), r.openai),
+      }
+      return `${both({ anthropic: f(r.anthropic), openai: f(r.openai) })} (${shares.anthropic === shares.openai ? shares.anthropic : `${shares.anthropic} / ${shares.openai}`})`
+    }
+    console.log(
+      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.reread)}/${t.returnedTurns} |`,
+    )
+  }
+  const any = [...totals.values()][0]
+  if (any !== undefined)
+    console.log(
+      `\nOf ${any.last.anthropic.artifacts} artifacts at the last prompts; ${any.turnStarts.anthropic.artifacts} summed over ${any.turnStarts.anthropic.samples} turn starts.`,
+    )
+}
+
 /** Runs every strategy on `sessions` in `model`'s window and prints the tables. */
 const compare = (
   label: string,
@@ -863,6 +891,7 @@ const compare = (
     console.log(
       `| ${name} | ${t.calls} | ${both(t.summaries)} | ${both(t.refused)} | ${t.overWindow} | ${t.rereads} | ${both(t.total, k)} | ${k(t.billed.anthropic)} | ${change(t.billed.anthropic, base.billed.anthropic)} | ${pct(t.read.anthropic, t.total.anthropic)} | ${k(t.billed.openai)} | ${change(t.billed.openai, base.billed.openai)} | ${pct(t.read.openai, t.total.openai)} | ${both(t.workingIntact)}/${t.workingCalls} (${pct(t.workingIntact.anthropic, t.workingCalls)}) | ${both(t.named)}/${t.artifacts} (${pct(t.named.anthropic, t.artifacts)}) | ${both(t.namedBare)}/${t.artifacts} (${pct(t.namedBare.anthropic, t.artifacts)}) |`,
     )
+  retentionTable(totals)
   console.log("\nWhere the Anthropic bill goes (input-token equivalents):\n")
   console.log(
     "| strategy | conversation output (5×) | summariser calls (input, output 5×) | cache writes: new content | cache writes: prefix re-written | cache reads (0.1×) |",
