@@ -53,6 +53,12 @@
  * call cost); `--send-over-window` and `--reread-in-step` for the earlier rules. The real set ends with a table per
  * capture (OpenCode against cache-aware). `--retention` prints, per session and run, where each compaction fell and the
  * artifacts the last prompt names without facts blocks.
+ *
+ * Retention (issue 30) is printed two ways: at the last prompt, and at every turn's start summed over the sessions
+ * (`support/retention.ts`: the artifacts of the turns before, named by the turn's first prompt), each as sent, without
+ * facts blocks, and by the verbatim messages only. `--returns SHARE` makes that share of generated turns return to an
+ * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
+ * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -90,6 +96,8 @@ const { values } = parseArgs({
     // Share of generated turns (from the third on) that come back to an earlier turn's file (issue 30): the file is
     // read again, and billed, when the prompt no longer shows it.
     returns: { type: "string", default: "0" },
+    // Cache-aware's verbatim tail in tokens (default: its own, none): what keeping more verbatim costs and names.
+    "cache-aware-tail": { type: "string" },
     // Which sets to run (`generated`, `real`, or both), whether to print the sensitivity table, and a real capture
     // whose compactions to trace (each with the call it came before, the window, and why: the Decider's hard limit
     // or the strategy's own reason).
@@ -230,7 +238,7 @@ const REALISTIC: Rules = {
   breaks: BREAKS,
   ttl: TTL,
   anthropicWrite: RATES.anthropic.write,
-  cacheAwareTail: undefined,
+  cacheAwareTail: values["cache-aware-tail"] === undefined ? undefined : Number(values["cache-aware-tail"]),
   refuse: !values["send-over-window"],
   rereadCall: !values["reread-in-step"],
 }
@@ -317,6 +325,23 @@ const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules)
     }),
 })
 
+/**
+ * The window as sent (`messages`, rendered from the stored messages `sources`), each message marked when it is a
+ * summary of `history`; `view` changes none but the AI SDK's prune, which compacts nothing.
+ */
+const windowOf = (
+  sources: ReadonlyArray<string>,
+  messages: ReadonlyArray<ModelMessage>,
+  history: ReadonlyArray<Message.Message>,
+): ReadonlyArray<Retention.Shown> => {
+  if (messages.length !== sources.length)
+    return messages.map((message) => ({ message: message as Shown.ModelMessage, summary: false }))
+  const summaries = new Set(
+    history.flatMap((m) => (m.role === "assistant" && m.summary === true ? [m.id as string] : [])),
+  )
+  return messages.map((message, i) => ({ message: message as Shown.ModelMessage, summary: summaries.has(sources[i]!) }))
+}
+
 /** Runs the session through pivot's runtime with `options`; `view` turns each prepared input into the prompt sent. */
 const runPivot = (
   turns: ReadonlyArray<Turn>,
@@ -334,7 +359,7 @@ const runPivot = (
   const requests: Array<Request> = []
   let overWindow = 0
   let lastMessages: ReadonlyArray<ModelMessage> = []
-  let lastWindow: ReadonlyArray<Retention.Shown> = []
+  let lastSources: ReadonlyArray<string> = []
   let turnStarts = Retention.empty
   const returned = { turns: 0, reread: 0 }
   const workingSet = { calls: 0, intact: 0 }
@@ -357,22 +382,6 @@ const runPivot = (
       folded = events.length
       return Conversation.messages(conversation) as ReadonlyArray<Message.Message>
     })
-    /** The window as sent, each message marked when it is a summary (`view` changes none but the AI SDK's prune). */
-    const windowOf = (
-      prepared: { readonly messages: ReadonlyArray<{ readonly sourceMessageId: string }> },
-      messages: ReadonlyArray<ModelMessage>,
-    ) =>
-      Effect.gen(function* () {
-        if (messages.length !== prepared.messages.length)
-          return messages.map((message) => ({ message: message as Shown.ModelMessage, summary: false }))
-        const summaries = new Set(
-          (yield* history).flatMap((m) => (m.role === "assistant" && m.summary === true ? [m.id as string] : [])),
-        )
-        return messages.map((message, i) => ({
-          message: message as Shown.ModelMessage,
-          summary: summaries.has(prepared.messages[i]!.sourceMessageId),
-        }))
-      })
     /**
      * The prompt of the next call: the window prepared, and when a provider would refuse it (over the context), the
      * overflow reported — pivot compacts as OpenCode does on a provider's overflow (spec §2.5) — and prepared again.
@@ -407,12 +416,12 @@ const runPivot = (
           }
           traced = events.length
         }
-        return { messages, prompt, window: yield* windowOf(prepared, messages) }
+        return { messages, prompt, sources: prepared.messages.map((r) => r.sourceMessageId as string) }
       })
     /** Bills a call with `prompt` and records its step (its text and tool calls as they ended). */
     const answer = (
       messages: ReadonlyArray<ModelMessage>,
-      window: ReadonlyArray<Retention.Shown>,
+      sources: ReadonlyArray<string>,
       prompt: string,
       text: string,
       tools: ReadonlyArray<Tool>,
@@ -430,7 +439,7 @@ const runPivot = (
           breakpoints: breakpointsOf(system, messages),
         })
         lastMessages = messages
-        lastWindow = window
+        lastSources = sources
         call++
         yield* cm.recordAssistantStep(SESSION, {
           parts: [
@@ -460,9 +469,12 @@ const runPivot = (
       for (const [s, step] of turn.steps.entries()) {
         clock.now = step.at
         const where = `turn ${n + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"})`
-        let { messages, prompt, window } = yield* send(where)
+        let { messages, prompt, sources } = yield* send(where)
         if (s === 0 && before.length > 0)
-          turnStarts = Retention.add(turnStarts, Retention.sample(before, system, window))
+          turnStarts = Retention.add(
+            turnStarts,
+            Retention.sample(before, system, windowOf(sources, messages, yield* history)),
+          )
         if (trace !== undefined) trace(`turn ${n + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
         const intact = (text: string) =>
           inPrompt(text, turn.request) && reads.every((r) => inPrompt(text, r.output)) ? 1 : 0
@@ -486,8 +498,8 @@ const runPivot = (
           )
           if (lost.length > 0) {
             rereads += lost.length
-            yield* answer(messages, window, prompt, "", lost)
-            ;({ messages, prompt, window } = yield* send(`${where}, after its re-read`))
+            yield* answer(messages, sources, prompt, "", lost)
+            ;({ messages, prompt, sources } = yield* send(`${where}, after its re-read`))
             if (trace !== undefined)
               trace(
                 `turn ${n + 1} step ${s + 1}, after re-reading ${lost.length}: prompt ${Tokens.estimate(prompt)} tokens`,
@@ -501,7 +513,7 @@ const runPivot = (
           if (lost) rereads++
           if (lost) tools = [main, ...step.tools]
         }
-        yield* answer(messages, window, prompt, step.text, tools)
+        yield* answer(messages, sources, prompt, step.text, tools)
         for (const t of tools) if (t.tool === "read" && t.error === undefined) reads.push(t)
       }
       if (pruneAfterTurn) yield* cm.prune(SESSION)
@@ -526,7 +538,7 @@ const runPivot = (
   const retained = ArtifactCheck.tally(ArtifactCheck.check(all, shown(lastMessages)))
   const retainedBare = ArtifactCheck.tally(ArtifactCheck.check(all, shown(withoutFacts(lastMessages))))
   // The last prompt read the three ways of the turn-start samples; its first two are the figures above, checked.
-  const last = Retention.sample(all, system, lastWindow)
+  const last = Retention.sample(all, system, windowOf(lastSources, lastMessages, all))
   if (last.named !== retained.named || last.bare !== retainedBare.named)
     throw new Error(
       `retention: the last prompt's sample (${last.named}, ${last.bare}) differs from its check (${retained.named}, ${retainedBare.named})`,
@@ -963,16 +975,16 @@ const sensitivity = (seeds: ReadonlyArray<number>, model: Window) => {
   ]
   console.log("Sensitivity (generated sessions): OpenCode → cache-aware, each assumption varied alone\n")
   console.log(
-    "| rule | Anthropic | OpenAI | cache-aware's working set intact | artifacts named without facts (opencode / cache-aware) |",
+    "| rule | Anthropic | OpenAI | cache-aware's working set intact | artifacts named without facts (opencode / cache-aware) | at every turn's start (opencode / cache-aware, Anthropic's / OpenAI's rates) |",
   )
-  console.log("|---|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|")
   for (const [label, rules] of rows) {
     const sessions = seeds.map((seed) => generate(seed, rules.breaks))
     const { totals } = runAll(sessions, model, rules, [OPENCODE, CACHE_AWARE])
     const o = totals.get(OPENCODE.name)!
     const c = totals.get(CACHE_AWARE.name)!
     console.log(
-      `| ${label} | ${change(c.billed.anthropic, o.billed.anthropic)} | ${change(c.billed.openai, o.billed.openai)} | ${pct(c.workingIntact.anthropic, c.workingCalls)} | ${pct(o.namedBare.anthropic, o.artifacts)} / ${pct(c.namedBare.anthropic, c.artifacts)} |`,
+      `| ${label} | ${change(c.billed.anthropic, o.billed.anthropic)} | ${change(c.billed.openai, o.billed.openai)} | ${pct(c.workingIntact.anthropic, c.workingCalls)} | ${pct(o.namedBare.anthropic, o.artifacts)} / ${pct(c.namedBare.anthropic, c.artifacts)} | ${Retention.share(o.turnStarts.anthropic.bare, o.turnStarts.anthropic)} / ${Retention.share(c.turnStarts.anthropic.bare, c.turnStarts.anthropic)}, ${Retention.share(c.turnStarts.openai.bare, c.turnStarts.openai)} |`,
     )
   }
   console.log("")
