@@ -143,6 +143,8 @@ const SUMMARY_TOKENS = Number(values["summary-tokens"])
 const BREAKS = Number(values.breaks)
 const RETURNS = Number(values.returns)
 const SESSION = "ses_cost"
+/** The previous turns whose requests and calls the retention table's estimate of a skeleton tail shows. */
+const SKELETON_TURNS = 2
 
 // ── Generated sessions (support/costSessions.ts) ────────────────────────────────────────────────────────────────
 
@@ -273,6 +275,12 @@ interface Run {
    * first call's prompt), summed over the session; and the last prompt's, read the same three ways.
    */
   readonly turnStarts: Retention.Totals
+  /**
+   * At every turn's start, summed: the artifacts named without facts blocks were the previous `SKELETON_TURNS` turns'
+   * requests and tool calls (no outputs) shown too, and those skeletons' tokens (an estimate of a kept tail with its
+   * outputs cleared: what it would name and cost).
+   */
+  readonly skeleton: { readonly bare: number; readonly tokens: number }
   readonly last: Retention.Sample
   /** Returning turns (`Turn.returnsTo`): how many, and how many read the file again (the prompt no longer showed it). */
   readonly returned: { readonly turns: number; readonly reread: number }
@@ -361,6 +369,7 @@ const runPivot = (
   let lastMessages: ReadonlyArray<ModelMessage> = []
   let lastSources: ReadonlyArray<string> = []
   let turnStarts = Retention.empty
+  const skeleton = { bare: 0, tokens: 0 }
   const returned = { turns: 0, reread: 0 }
   const workingSet = { calls: 0, intact: 0 }
   let rereads = 0
@@ -470,11 +479,14 @@ const runPivot = (
         clock.now = step.at
         const where = `turn ${n + 1} step ${s + 1}/${turn.steps.length} (${s === 0 ? "turn start" : "mid-turn"})`
         let { messages, prompt, sources } = yield* send(where)
-        if (s === 0 && before.length > 0)
-          turnStarts = Retention.add(
-            turnStarts,
-            Retention.sample(before, system, windowOf(sources, messages, yield* history)),
-          )
+        if (s === 0 && before.length > 0) {
+          const window = windowOf(sources, messages, yield* history)
+          turnStarts = Retention.add(turnStarts, Retention.sample(before, system, window))
+          // What a kept tail of the previous turns' requests and calls (outputs cleared) would add, and its size.
+          const kept = Retention.skeletonOf(before, SKELETON_TURNS)
+          skeleton.bare += Retention.sample(before, system, [...window, ...kept.window]).bare
+          skeleton.tokens += kept.tokens
+        }
         if (trace !== undefined) trace(`turn ${n + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
         const intact = (text: string) =>
           inPrompt(text, turn.request) && reads.every((r) => inPrompt(text, r.output)) ? 1 : 0
@@ -553,6 +565,7 @@ const runPivot = (
     refused,
     compactions,
     turnStarts,
+    skeleton,
     last,
     returned,
   } satisfies Run
@@ -667,6 +680,8 @@ interface Totals {
   workingIntact: Record<Provider, number>
   /** Retention at every turn's start and at the last prompt, summed over the sessions (`Retention.Totals`). */
   turnStarts: Record<Provider, Retention.Totals>
+  skeletonBare: Record<Provider, number>
+  skeletonTokens: Record<Provider, number>
   last: Record<Provider, Retention.Totals>
   /** Returning turns, and those that read the file again. */
   returnedTurns: number
@@ -787,6 +802,8 @@ const runAll = (
         workingCalls: 0,
         workingIntact: zero(),
         turnStarts: { anthropic: Retention.empty, openai: Retention.empty },
+        skeletonBare: zero(),
+        skeletonTokens: zero(),
         last: { anthropic: Retention.empty, openai: Retention.empty },
         returnedTurns: 0,
         reread: zero(),
@@ -811,6 +828,8 @@ const runAll = (
         t.workingIntact[provider] += mineRun.workingSet.intact
         t.turnStarts[provider] = Retention.add(t.turnStarts[provider], mineRun.turnStarts)
         t.last[provider] = Retention.add(t.last[provider], mineRun.last)
+        t.skeletonBare[provider] += mineRun.skeleton.bare
+        t.skeletonTokens[provider] += mineRun.skeleton.tokens
         t.reread[provider] += mineRun.returned.reread
         const b = bill(mineRun.requests, provider, rules)
         mine.billed[provider] = b.billed
@@ -856,9 +875,9 @@ const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
     "\nArtifact retention (named: as sent; bare: without facts blocks; verbatim: the messages kept verbatim only):\n",
   )
   console.log(
-    "| strategy | last prompt: named | bare | verbatim | every turn's start: named | bare | verbatim | returning turns read again |",
+    `| strategy | last prompt: named | bare | verbatim | every turn's start: named | bare | verbatim | bare, with the ${SKELETON_TURNS} previous turns' calls | their tokens per turn | returning turns read again |`,
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const [name, t] of totals) {
     const cell = (r: Record<Provider, Retention.Totals>, f: (x: Retention.Totals) => number) => {
       const shares = {
@@ -868,7 +887,7 @@ const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
       return `${both({ anthropic: f(r.anthropic), openai: f(r.openai) })} (${shares.anthropic === shares.openai ? shares.anthropic : `${shares.anthropic} / ${shares.openai}`})`
     }
     console.log(
-      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.reread)}/${t.returnedTurns} |`,
+      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.skeletonBare)} (${Retention.share(t.skeletonBare.anthropic, t.turnStarts.anthropic)}${t.skeletonBare.anthropic === t.skeletonBare.openai ? "" : ` / ${Retention.share(t.skeletonBare.openai, t.turnStarts.openai)}`}) | ${both({ anthropic: t.skeletonTokens.anthropic / Math.max(1, t.turnStarts.anthropic.samples), openai: t.skeletonTokens.openai / Math.max(1, t.turnStarts.openai.samples) }, (n) => n.toFixed(0))} | ${both(t.reread)}/${t.returnedTurns} |`,
     )
   }
   const any = [...totals.values()][0]

@@ -132,6 +132,15 @@ describe("Retention.sample (checked by hand)", () => {
     expect(Retention.sample([], "x", window)).toEqual({ artifacts: 0, named: 0, bare: 0, verbatim: 0 })
   })
 
+  it("given the skeleton of 0, 1, 2 and 3 previous turns, then it names their requests and calls, not their errors", () => {
+    // Turn 2's skeleton: its request, router1.ts read and edited, its test command (4 of 8); its error is in an output.
+    // Both turns: turn 1's file, command and request too (7). More turns than the session has: the same.
+    const named = (turns: number) => Retention.sample(history, "s", Retention.skeletonOf(history, turns).window).bare
+    expect([0, 1, 2, 3].map(named)).toEqual([0, 4, 7, 7])
+    expect(Retention.skeletonOf(history, 0)).toEqual({ window: [], tokens: Tokens.estimate("[]") })
+    expect(Retention.skeletonOf(history, 1).window.map((s) => s.message.role)).toEqual(["user", "assistant"])
+  })
+
   it("sums samples, and shares over the artifacts", () => {
     const totals = Retention.add(Retention.add(Retention.empty, { artifacts: 8, named: 8, bare: 7, verbatim: 5 }), {
       artifacts: 4,

@@ -7,7 +7,7 @@
 // - `verbatim`: only the messages the window keeps verbatim (no summary at all).
 // "Names" is `ArtifactCheck`'s literal rule (a file by its path or last segment, a command by its first line, an
 // error by its line or message, a request by half its keywords).
-import { ArtifactCheck, Facts, type Message, type ModelMessage } from "@pivot/core"
+import { ArtifactCheck, Facts, type Message, type ModelMessage, Tokens } from "@pivot/core"
 
 /** A window as sent: each model message, and whether it is a summary (a compaction's assistant message). */
 export interface Shown {
@@ -83,3 +83,31 @@ export const add = (totals: Totals, s: Sample | Totals): Totals => ({
 /** A share of the artifacts, in percent with one decimal ("–" with none). */
 export const share = (part: number, totals: Totals): string =>
   totals.artifacts === 0 ? "–" : `${((part / totals.artifacts) * 100).toFixed(1)}%`
+
+/**
+ * The newest `turns` user turns of `history` as their skeleton (an estimate of what a kept tail with its outputs
+ * cleared would show): each request, and each tool call's name and input, without results or text. With its size in
+ * tokens (its messages as JSON, the project's estimate).
+ */
+export const skeletonOf = (
+  history: ReadonlyArray<Message.Message>,
+  turns: number,
+): { readonly window: ReadonlyArray<Shown>; readonly tokens: number } => {
+  const starts = history.flatMap((m, i) => (ArtifactCheck.requests([m]).length > 0 ? [i] : []))
+  const from = turns <= 0 ? history.length : (starts.at(-Math.min(turns, starts.length)) ?? history.length)
+  const window = history.slice(from).flatMap((m): Array<Shown> => {
+    if (m.role === "user") {
+      const [text] = ArtifactCheck.requests([m])
+      return text === undefined
+        ? []
+        : [{ message: { role: "user", content: [{ type: "text", text }] }, summary: false }]
+    }
+    const calls = m.parts.flatMap((p) =>
+      p.type === "tool"
+        ? [{ type: "tool-call" as const, toolCallId: p.callId, toolName: p.tool, input: p.state.input }]
+        : [],
+    )
+    return calls.length === 0 ? [] : [{ message: { role: "assistant", content: calls }, summary: false }]
+  })
+  return { window, tokens: Tokens.estimate(JSON.stringify(window.map((s) => s.message))) }
+}
