@@ -297,19 +297,6 @@ const breakpointsOf = WhatIf.breakpointsOf
 /** A text as it appears inside the serialised prompt (JSON-escaped, without the quotes). */
 const inPrompt = (prompt: string, text: string) => prompt.includes(JSON.stringify(text).slice(1, -1))
 
-/** The model messages with their facts blocks left out (only summaries carry one). */
-const withoutFacts = (messages: ReadonlyArray<ModelMessage>): ReadonlyArray<ModelMessage> =>
-  messages.map((m) =>
-    typeof m.content === "string"
-      ? ({ ...m, content: Facts.strip(m.content) } as ModelMessage)
-      : ({
-          ...m,
-          content: (m.content as ReadonlyArray<{ type: string; text?: string }>).map((p) =>
-            p.type === "text" && p.text !== undefined ? { ...p, text: Facts.strip(p.text) } : p,
-          ),
-        } as ModelMessage),
-  )
-
 /** The shared summariser stand-in: the extractive summary without its facts block, billed as a model call. */
 const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules): SummarizerShape => ({
   summarize: (request) =>
@@ -548,7 +535,12 @@ const runPivot = (
   const shown = (messages: ReadonlyArray<ModelMessage>) =>
     ArtifactCheck.shownText([{ role: "system", content: system }, ...(messages as ReadonlyArray<Shown.ModelMessage>)])
   const retained = ArtifactCheck.tally(ArtifactCheck.check(all, shown(lastMessages)))
-  const retainedBare = ArtifactCheck.tally(ArtifactCheck.check(all, shown(withoutFacts(lastMessages))))
+  const retainedBare = ArtifactCheck.tally(
+    ArtifactCheck.check(
+      all,
+      shown(lastMessages.map((m) => Retention.withoutFacts(m as Shown.ModelMessage) as ModelMessage)),
+    ),
+  )
   // The last prompt read the three ways of the turn-start samples; its first two are the figures above, checked.
   const last = Retention.sample(all, system, windowOf(lastSources, lastMessages, all))
   if (last.named !== retained.named || last.bare !== retainedBare.named)
