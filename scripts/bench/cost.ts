@@ -58,7 +58,8 @@
  * (`support/retention.ts`: the artifacts of the turns before, named by the turn's first prompt), each as sent, without
  * facts blocks, and by the verbatim messages only. `--returns SHARE` makes that share of generated turns return to an
  * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
- * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail.
+ * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail, `--no-rent-or-buy` without its rent-or-buy
+ * compactions.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -98,6 +99,8 @@ const { values } = parseArgs({
     returns: { type: "string", default: "0" },
     // Cache-aware's verbatim tail in tokens (default: its own, none): what keeping more verbatim costs and names.
     "cache-aware-tail": { type: "string" },
+    // Cache-aware without its rent-or-buy compactions (only the hard limit and the turn-start threshold rule).
+    "no-rent-or-buy": { type: "boolean", default: false },
     // Which sets to run (`generated`, `real`, or both), whether to print the sensitivity table, and a real capture
     // whose compactions to trace (each with the call it came before, the window, and why: the Decider's hard limit
     // or the strategy's own reason).
@@ -606,7 +609,7 @@ const CACHE_AWARE: Strategy = {
       t,
       m,
       (system) => ({
-        cacheAware: { system, rates: ratesOf(provider, r) },
+        cacheAware: { system, rates: ratesOf(provider, r), ...(values["no-rent-or-buy"] ? { rentOrBuy: false } : {}) },
         config: {
           prune: true,
           ...(r.cacheAwareTail === undefined ? {} : { preserve_recent_tokens: r.cacheAwareTail }),
