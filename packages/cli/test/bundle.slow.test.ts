@@ -64,10 +64,12 @@ describe("the bundled pivot", () => {
       expect(loads(args).files.filter((file) => file.startsWith(bundle))).toEqual([path.join(bundle, "bin.js")])
   })
 
-  it("given window, then neither node:child_process nor node:readline is loaded (Services.ts)", () => {
+  it("given window, then none of node:child_process, node:readline (Services.ts) and node:crypto (ADR 0054) is loaded", () => {
     const { builtIns } = loads(["window", "--db", demoDb])
     expect(builtIns).not.toContain("node:child_process")
     expect(builtIns).not.toContain("node:readline")
+    // The store loads node:crypto on its first checksum or seal (ADR 0054); a read of the demo makes neither.
+    expect(builtIns).not.toContain("node:crypto")
   })
 
   it("given window or inspect with plain arguments, then no file of effect/cli's command line is loaded (ADR 0048)", () => {

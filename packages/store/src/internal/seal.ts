@@ -2,10 +2,10 @@
 // (AES-256-GCM, a fresh 96-bit IV per field, the stream name as associated data). A sealed field is a string
 // envelope, so the payload keeps its JSON shape and every schema still decodes it. Deleting the stream's key (forget)
 // makes every envelope of the stream unreadable for good: reads then show `ERASED` in its place.
-import * as Crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import type { FieldPath, RecordedEvent, SerializedEvent } from "../Event.ts"
 import { StoreCorrupt } from "../StoreError.ts"
+import { crypto } from "./nodeCrypto.ts"
 
 /** What a sealed field reads as once its stream's key is deleted. */
 export const ERASED = "[ERASED]"
@@ -21,7 +21,7 @@ const PREFIX = "pivot:sealed:v1:"
 const ENVELOPE = /^pivot:sealed:v1:([0-9a-f]{32}):([A-Za-z0-9_-]{16}):([A-Za-z0-9_-]{22,})$/
 
 /** A new random key for a stream. */
-export const newKey = (): StreamKey => ({ id: Crypto.randomBytes(16).toString("hex"), key: Crypto.randomBytes(32) })
+export const newKey = (): StreamKey => ({ id: crypto().randomBytes(16).toString("hex"), key: crypto().randomBytes(32) })
 
 /** A key as stored in the key table (base64 text). */
 export const encodeKey = (key: Uint8Array): string => Buffer.from(key).toString("base64")
@@ -30,8 +30,8 @@ export const encodeKey = (key: Uint8Array): string => Buffer.from(key).toString(
 export const decodeKey = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, "base64"))
 
 const encrypt = (key: StreamKey, stream: string, plain: string): string => {
-  const iv = Crypto.randomBytes(12)
-  const cipher = Crypto.createCipheriv("aes-256-gcm", key.key, iv)
+  const iv = crypto().randomBytes(12)
+  const cipher = crypto().createCipheriv("aes-256-gcm", key.key, iv)
   cipher.setAAD(Buffer.from(stream, "utf8"))
   const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final(), cipher.getAuthTag()])
   return `${PREFIX}${key.id}:${iv.toString("base64url")}:${body.toString("base64url")}`
@@ -39,7 +39,7 @@ const encrypt = (key: StreamKey, stream: string, plain: string): string => {
 
 const decrypt = (key: StreamKey, stream: string, iv: string, body: string): string => {
   const bytes = Buffer.from(body, "base64url")
-  const decipher = Crypto.createDecipheriv("aes-256-gcm", key.key, Buffer.from(iv, "base64url"))
+  const decipher = crypto().createDecipheriv("aes-256-gcm", key.key, Buffer.from(iv, "base64url"))
   decipher.setAAD(Buffer.from(stream, "utf8"))
   decipher.setAuthTag(bytes.subarray(bytes.length - 16))
   return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8")
