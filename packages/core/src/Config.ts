@@ -43,3 +43,42 @@ export type CompactionConfig = typeof CompactionConfig.Type
 
 /** The settings OpenCode ships with: auto on, prune off. */
 export const defaults: CompactionConfig = { auto: true, prune: false }
+
+const isBoolean = (v: unknown): boolean => typeof v === "boolean"
+const isNonNegativeInt = (v: unknown): boolean => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
+const isRatio =
+  (low: "open" | "closed") =>
+  (v: unknown): boolean =>
+    typeof v === "number" && Number.isFinite(v) && (low === "open" ? v > 0 : v >= 0) && v <= 1
+/** Each key of `CompactionConfig` and what its schema accepts, by hand. */
+const checks: { readonly [K in keyof CompactionConfig]-?: (value: unknown) => boolean } = {
+  auto: isBoolean,
+  prune: isBoolean,
+  reserved: isNonNegativeInt,
+  tail_turns: isNonNegativeInt,
+  preserve_recent_tokens: isNonNegativeInt,
+  output_token_max: (v) => isNonNegativeInt(v) && (v as number) > 0,
+  threshold: isRatio("open"),
+  opencode: (v) => v === "1.17" || v === "1.18",
+  pin_first_message: isBoolean,
+  pin_share: isRatio("closed"),
+}
+
+/**
+ * Whether `CompactionConfig`'s schema surely decodes `value`, checked by hand: a plain object whose own keys are all
+ * the schema's, each valid. `false` does not mean invalid (an extra key, a prototype the schema may accept): the
+ * schema then judges it and names what is wrong. What `ContextManager.layer` checks its `config` option with before it
+ * builds the schema's parser, which a restart would otherwise pay for on its first call (issue 32, ADR 0055);
+ * `test/Config.property.test.ts` holds it to the schema.
+ */
+export const surelyValid = (value: unknown): boolean => {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false
+  const keys = Object.keys(value)
+  // Only what an object literal or JSON makes: every own key an enumerable string.
+  if (Reflect.ownKeys(value).length !== keys.length) return false
+  for (const key of keys) {
+    const check = Object.hasOwn(checks, key) ? checks[key as keyof CompactionConfig] : undefined
+    if (check === undefined || !check((value as Record<string, unknown>)[key])) return false
+  }
+  return true
+}

@@ -9,7 +9,12 @@
 import * as Schema from "effect/Schema"
 import { Artifact } from "./ArtifactCheck.ts"
 import { MessageId, PartId, SessionId } from "./Ids.ts"
-import { decodeMessageEvent, encodeMessageEvent } from "./internal/fastEncode.ts"
+import {
+  COMPACTION_TAGS,
+  decodeCompactionEvent,
+  decodeMessageEvent,
+  encodeMessageEvent,
+} from "./internal/fastEncode.ts"
 import { AssistantMessage, MessageError, ToolCompleted, ToolError, UserMessage } from "./Message.ts"
 import { ModelRef } from "./Model.ts"
 import { PinnedBy, UnpinReason } from "./Pins.ts"
@@ -550,13 +555,15 @@ export const catalogFingerprint = (catalog: { readonly [type: string]: number } 
 
 /**
  * Hand-written decoders of the current version's data, for the types that have one (the message events, nearly all
- * of a session): each answers the value its type's schema decodes the data to, or `undefined` when the schema must
- * judge it (another type, anything unexpected), so a caller runs the schema then. What the store's upcasting decoder
+ * of a session, and the compaction events a restart finds after its snapshot, some holding a whole message): each
+ * answers the value its type's schema decodes the data to, or `undefined` when the schema must judge it (another
+ * type, anything unexpected), so a caller runs the schema then. What the store's upcasting decoder
  * takes as `fast` (`Upcast.EventSchema`); internal/fastEncode.ts, checked against the schemas by a property.
  */
 export const fastDecoders: { readonly [K in Type]?: (data: unknown) => unknown } = {
   UserMessageAdded: decodeMessageEvent("UserMessageAdded"),
   AssistantStepRecorded: decodeMessageEvent("AssistantStepRecorded"),
+  ...Object.fromEntries(COMPACTION_TAGS.map((tag) => [tag, decodeCompactionEvent(tag)])),
 }
 
 /** Decodes an encoded event (from JSON), failing with a `SchemaError` that names the bad path. */

@@ -172,6 +172,73 @@ const messageEvent = fc.oneof(
   struct({ _tag: fc.constant("AssistantStepRecorded"), at: finite, message: assistant }, ["_tag", "at", "message"]),
 )
 
+const reason = fc.constantFrom("threshold", "provider-overflow", "rent-or-buy", "user", "model")
+const plan = struct(
+  {
+    head: fc.array(id("msg"), { maxLength: 3 }),
+    tail: fc.array(id("msg"), { maxLength: 3 }),
+    tailStartId: id("msg"),
+    previousSummary: fc.string(),
+    replayOf: id("msg"),
+  },
+  ["head", "tail"],
+)
+/** The compaction events a restart finds after its snapshot, each type decoded by hand too (ADR 0055). */
+const compactionEvent = fc.oneof(
+  struct({ _tag: fc.constant("CompactionRequested"), at: finite, marker: user, reason }, ["_tag", "at", "marker"]),
+  struct(
+    {
+      _tag: fc.constant("CompactionStarted"),
+      at: finite,
+      markerId: id("msg"),
+      summaryId: id("msg"),
+      model,
+      plan,
+      prompt: fc.string(),
+      pluginContext: fc.array(fc.string(), { maxLength: 3 }),
+    },
+    ["_tag", "at", "markerId", "summaryId", "model", "plan", "prompt"],
+  ),
+  struct({ _tag: fc.constant("SummaryFinished"), at: finite, markerId: id("msg"), summary: assistant }, [
+    "_tag",
+    "at",
+    "markerId",
+    "summary",
+  ]),
+  struct({ _tag: fc.constant("ContinueRequested"), at: finite, markerId: id("msg"), message: user }, [
+    "_tag",
+    "at",
+    "markerId",
+    "message",
+  ]),
+  struct(
+    {
+      _tag: fc.constant("PartCompacted"),
+      at: finite,
+      messageId: id("msg"),
+      partId: id("prt"),
+      tokens: finite,
+      rule: fc.string(),
+      reason: fc.string(),
+      target: fc.constant("input"),
+    },
+    ["_tag", "at", "messageId", "partId", "tokens"],
+  ),
+  struct(
+    {
+      _tag: fc.constant("ToolResultRecorded"),
+      at: finite,
+      messageId: id("msg"),
+      partId: id("prt"),
+      // A tool result is completed or failed; pending and running states are the schema's to refuse (below).
+      state: state.filter((s) => s.status === "completed" || s.status === "error"),
+    },
+    ["_tag", "at", "messageId", "partId", "state"],
+  ),
+)
+/** Every event type with a hand decoder. */
+const decodedEvent = fc.oneof(messageEvent, compactionEvent)
+
 class Boxed {
   readonly value = 1
 }
@@ -183,19 +250,21 @@ const containers = (value: unknown, out: Array<Record<string, unknown>> = []) =>
   return out
 }
 /** A valid event broken in one place: a key removed, or a value replaced (by JSON, `undefined` or an instance). */
-const corrupted = fc
-  .tuple(messageEvent, fc.nat(), fc.nat(), fc.oneof(json, fc.constantFrom(undefined, "delete", "instance")))
-  .map(([valid, where, which, replacement]) => {
-    const copy = JSON.parse(JSON.stringify(valid))
-    const all = containers(copy)
-    const target = all[where % all.length]!
-    const keys = Object.keys(target)
-    if (keys.length === 0) return copy
-    const key = keys[which % keys.length]!
-    if (replacement === "delete" && !Array.isArray(target)) delete target[key]
-    else target[key] = replacement === "instance" ? new Boxed() : replacement
-    return copy
-  })
+const corruptedOf = (valid: fc.Arbitrary<unknown>) =>
+  fc
+    .tuple(valid, fc.nat(), fc.nat(), fc.oneof(json, fc.constantFrom(undefined, "delete", "instance")))
+    .map(([valid, where, which, replacement]) => {
+      const copy = JSON.parse(JSON.stringify(valid))
+      const all = containers(copy)
+      const target = all[where % all.length]!
+      const keys = Object.keys(target)
+      if (keys.length === 0) return copy
+      const key = keys[which % keys.length]!
+      if (replacement === "delete" && !Array.isArray(target)) delete target[key]
+      else target[key] = replacement === "instance" ? new Boxed() : replacement
+      return copy
+    })
+const corrupted = corruptedOf(messageEvent)
 
 describe("the fast message-event encoder", () => {
   it("property: on every valid message event it answers, and answers what the schema's encoder answers", () => {
@@ -241,16 +310,26 @@ describe("the fast message-event encoder", () => {
 
 type MessageTag = "UserMessageAdded" | "AssistantStepRecorded"
 const TAGS: ReadonlyArray<MessageTag> = ["UserMessageAdded", "AssistantStepRecorded"]
+const COMPACTION_TAGS = [
+  "CompactionRequested",
+  "CompactionStarted",
+  "SummaryFinished",
+  "ContinueRequested",
+  "PartCompacted",
+  "ToolResultRecorded",
+] as const
+type FastTag = MessageTag | (typeof COMPACTION_TAGS)[number]
+const FAST_TAGS: ReadonlyArray<FastTag> = [...TAGS, ...COMPACTION_TAGS]
 const schemaDecoders = Object.fromEntries(
-  TAGS.map((tag) => [tag, Schema.decodeUnknownExit(Events.schemas[tag] as Schema.Codec<unknown, unknown>)]),
-) as Record<MessageTag, (data: unknown) => import("effect").Exit.Exit<unknown, unknown>>
+  FAST_TAGS.map((tag) => [tag, Schema.decodeUnknownExit(Events.schemas[tag] as Schema.Codec<unknown, unknown>)]),
+) as Record<FastTag, (data: unknown) => import("effect").Exit.Exit<unknown, unknown>>
 
 /**
  * Compares `Events.fastDecoders[tag]` (the decoder the store's `Upcast` tries first) with the schema's decoder of `tag`
  * on `data`: when the fast one answers, the schema decodes `data` to the same value (keys in the same order); when the
  * schema refuses `data`, the fast one does not answer. Answers whether the fast one answered.
  */
-const decodesAlike = (tag: MessageTag, data: unknown): boolean => {
+const decodesAlike = (tag: FastTag, data: unknown): boolean => {
   const fast = Events.fastDecoders[tag]!(data)
   const reference = schemaDecoders[tag](data)
   if (fast === undefined) return false
@@ -262,8 +341,8 @@ const decodesAlike = (tag: MessageTag, data: unknown): boolean => {
 }
 
 describe("the fast message-event decoder", () => {
-  it("is the walk Events.fastDecoders gives the two message events, and only them", () => {
-    expect(Object.keys(Events.fastDecoders).sort()).toEqual([...TAGS].sort())
+  it("is the walk Events.fastDecoders gives the two message events, beside the compaction events' walks", () => {
+    expect(Object.keys(Events.fastDecoders).sort()).toEqual([...FAST_TAGS].sort())
   })
 
   it("property: on every valid message event as stored (JSON), it answers what the schema's decoder answers", () => {
@@ -317,7 +396,10 @@ describe("the fast message-event decoder", () => {
           if (event._tag === "UserMessageAdded" || event._tag === "AssistantStepRecorded") {
             expect(decodesAlike(event._tag, data)).toBe(true)
             expect(Events.fastDecoders[event._tag]!(data)).toStrictEqual(event)
-          } else expect(Events.fastDecoders[event._tag as MessageTag]).toBeUndefined()
+          } else if ((FAST_TAGS as ReadonlyArray<string>).includes(event._tag)) {
+            expect(decodesAlike(event._tag as FastTag, data)).toBe(true)
+            expect(Events.fastDecoders[event._tag]!(data)).toStrictEqual(event)
+          } else expect(Events.fastDecoders[event._tag]).toBeUndefined()
         }
       }),
       { numRuns: 60 },
@@ -328,7 +410,70 @@ describe("the fast message-event decoder", () => {
     const dir = join(import.meta.dirname, "fixtures/events")
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
       const data = JSON.parse(readFileSync(join(dir, file), "utf8"))
-      for (const tag of TAGS) expect(decodesAlike(tag, data)).toBe(data._tag === tag)
+      for (const tag of FAST_TAGS) expect(decodesAlike(tag, data)).toBe(data._tag === tag)
+    }
+  })
+})
+
+// The compaction events' walks (`decodeCompactionEvent`, ADR 0055) against each type's schema decoder, as above.
+describe("the fast compaction-event decoders", () => {
+  it("property: on every valid compaction event as stored (JSON), each answers what the schema's decoder answers", () => {
+    fc.assert(
+      fc.property(compactionEvent, (event) => {
+        const data = JSON.parse(JSON.stringify(event))
+        expect(decodesAlike(data._tag, data)).toBe(true)
+      }),
+      runs(500),
+    )
+  })
+
+  it("property: on data broken in one place, each answers only what its schema decodes, to the same value", () => {
+    const cases = runs(1000)
+    let refused = 0
+    fc.assert(
+      fc.property(corruptedOf(compactionEvent), fc.boolean(), (data, asStored) => {
+        const input = asStored ? JSON.parse(JSON.stringify(data)) : data
+        for (const tag of COMPACTION_TAGS) if (!decodesAlike(tag, input) && tag === input?._tag) refused++
+      }),
+      cases,
+    )
+    expect(refused).toBeGreaterThan(cases.numRuns / 10)
+  }, 30_000)
+
+  it("property: an event's data is refused by every other type's hand decoder, as the other schemas refuse it", () => {
+    fc.assert(
+      fc.property(decodedEvent, (event) => {
+        const data = JSON.parse(JSON.stringify(event))
+        for (const other of FAST_TAGS.filter((tag) => tag !== data._tag)) {
+          expect(Events.fastDecoders[other]!(data)).toBeUndefined()
+          expect(schemaDecoders[other](data)._tag).toBe("Failure")
+        }
+      }),
+      runs(200),
+    )
+  })
+
+  it("given a pending or running tool state, then ToolResultRecorded's walk leaves it to the schema, which refuses it", () => {
+    for (const status of ["pending", "running"]) {
+      const data = {
+        _tag: "ToolResultRecorded",
+        at: 1,
+        messageId: "msg_a",
+        partId: "prt_a",
+        state: { status, input: {} },
+      }
+      expect(decodesAlike("ToolResultRecorded", data)).toBe(false)
+      expect(schemaDecoders.ToolResultRecorded(data)._tag).toBe("Failure")
+    }
+  })
+
+  it("given a reason outside the five, then CompactionRequested's walk leaves it to the schema, which refuses it", () => {
+    const marker = { role: "user", id: "msg_m", createdAt: 1, parts: [] }
+    for (const reason of ["threshold", "model", "other", "", null]) {
+      const data = { _tag: "CompactionRequested", at: 1, marker, reason }
+      const valid = typeof reason === "string" && ["threshold", "model"].includes(reason)
+      expect(decodesAlike("CompactionRequested", data)).toBe(valid)
+      expect(schemaDecoders.CompactionRequested(data)._tag).toBe(valid ? "Success" : "Failure")
     }
   })
 })

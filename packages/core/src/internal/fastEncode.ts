@@ -298,3 +298,100 @@ export const decodeMessageEvent =
   (tag: "UserMessageAdded" | "AssistantStepRecorded") =>
   (data: unknown): unknown =>
     isPlainObject(data) && data._tag === tag ? encodeMessageEvent(data) : undefined
+
+// ── The compaction events a restart finds after its snapshot (issue 32, ADR 0055). Their schemas transform nothing
+// either, but they hold a whole message (`CompactionRequested`'s marker, `SummaryFinished`'s summary, `ContinueRequested`'s
+// continue message): decoding them by schema would build the message schemas' parsers that the message events' walk
+// spares. Each walk below copies its schema's keys in the schema's order, and is checked against it by a property.
+
+const REASONS: ReadonlyArray<unknown> = ["threshold", "provider-overflow", "rent-or-buy", "user", "model"]
+const isReason = (value: unknown): boolean => REASONS.includes(value)
+
+/** `Schema.Array(item)`: a fresh array, every element checked (holes refused, as the schema reads them undefined). */
+const arrayOf = (value: unknown, ok: (value: unknown) => boolean): Array<unknown> => {
+  if (!Array.isArray(value)) throw unsure
+  const out: Array<unknown> = new Array(value.length)
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (!ok(item)) throw unsure
+    out[i] = item
+  }
+  return out
+}
+
+const compactionPlan = (value: unknown): Obj => {
+  const from = object(value)
+  const out: Obj = { head: arrayOf(from.head, isMessageId), tail: arrayOf(from.tail, isMessageId) }
+  optional(out, from, "tailStartId", isMessageId)
+  optional(out, from, "previousSummary", isString)
+  optional(out, from, "replayOf", isMessageId)
+  return out
+}
+
+/** `Schema.Union([ToolCompleted, ToolError])`: a tool result's state, never pending or running. */
+const toolResult = (value: unknown): Obj => {
+  const from = object(value)
+  if (from.status !== "completed" && from.status !== "error") throw unsure
+  return toolState(from)
+}
+
+/** The body of each event after `_tag` and `at`, in its schema's key order. */
+const compactionBodies = {
+  CompactionRequested: (out: Obj, from: Obj) => {
+    out.marker = userMessage(from.marker)
+    optional(out, from, "reason", isReason)
+  },
+  CompactionStarted: (out: Obj, from: Obj) => {
+    required(out, from, "markerId", isMessageId)
+    required(out, from, "summaryId", isMessageId)
+    out.model = modelRef(from.model)
+    out.plan = compactionPlan(from.plan)
+    required(out, from, "prompt", isString)
+    optionalWith(out, from, "pluginContext", (list) => arrayOf(list, isString))
+  },
+  SummaryFinished: (out: Obj, from: Obj) => {
+    required(out, from, "markerId", isMessageId)
+    out.summary = assistantMessage(from.summary)
+  },
+  ContinueRequested: (out: Obj, from: Obj) => {
+    required(out, from, "markerId", isMessageId)
+    out.message = userMessage(from.message)
+  },
+  PartCompacted: (out: Obj, from: Obj) => {
+    required(out, from, "messageId", isMessageId)
+    required(out, from, "partId", isPartId)
+    required(out, from, "tokens", isFiniteNumber)
+    optional(out, from, "rule", isString)
+    optional(out, from, "reason", isString)
+    optional(out, from, "target", (value) => value === "input")
+  },
+  ToolResultRecorded: (out: Obj, from: Obj) => {
+    required(out, from, "messageId", isMessageId)
+    required(out, from, "partId", isPartId)
+    out.state = toolResult(from.state)
+  },
+} as const
+
+/** The event types `decodeCompactionEvent` walks. */
+export type CompactionTag = keyof typeof compactionBodies
+export const COMPACTION_TAGS = Object.keys(compactionBodies) as ReadonlyArray<CompactionTag>
+
+/**
+ * The decoded form of a stored `tag` event's data, as `Schema.decodeUnknown` of that event's schema gives it;
+ * `undefined` for data of any other type, or when the schema must judge it (and name what is wrong).
+ */
+export const decodeCompactionEvent = (tag: CompactionTag) => {
+  const body = compactionBodies[tag]
+  return (data: unknown): unknown => {
+    if (!isPlainObject(data) || data._tag !== tag) return undefined
+    try {
+      const out: Obj = { _tag: tag }
+      required(out, data, "at", isFiniteNumber)
+      body(out, data)
+      return out
+    } catch (error) {
+      if (error === unsure) return undefined
+      throw error
+    }
+  }
+}

@@ -20,7 +20,8 @@ export const checkToolKinds = (kinds: Facts.ToolKinds | undefined): Effect.Effec
  */
 export const checkOptions = (options: Options): Effect.Effect<void, InvalidOption> => {
   // Checked by each command too, but only once the session was written to: a bad key would fail its first step.
-  if (options.config !== undefined) {
+  // A config the hand check is sure of needs no schema parser (a restart's first call would build it: ADR 0055).
+  if (options.config !== undefined && !CoreConfig.surelyValid(options.config)) {
     const config = decodeConfig(options.config)
     if (Result.isFailure(config))
       return Effect.fail(
