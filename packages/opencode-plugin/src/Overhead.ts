@@ -7,37 +7,48 @@
  *
  * - the fixed prompt the session's own calls measured (`FixedPrompt`: the first call's reported prompt tokens minus
  *   pivot's estimate of the messages it was sent), which a process continuing the session folds from the log;
- * - for a session no call measured yet (a new one), the fixed prompt the project's newest session of the same agent
- *   and model measured: OpenCode builds the same system prompt and tools for them.
+ * - for a session no call measured yet (a new one), the fixed prompt the project's newest session measured at its
+ *   first call, when that call was made by the same agent and model: OpenCode builds the same system prompt and tools
+ *   for them. Only that session's first events are read (`FIRST_EVENTS`), whatever its length.
  *
- * Pure: the plugin reads the states and OpenCode's list of sessions.
+ * Pure: the plugin reads the store and OpenCode's list of sessions.
  */
-import { Window } from "@pivot/core"
+import { type Events, FixedPrompt, type Message, Window } from "@pivot/core"
 import type { Sessions } from "@pivot/runtime"
 
-/** Who makes a session's calls: the agent and model of its newest user message (OpenCode's `agent`, `model`). */
+/** Who makes a session's calls: the agent and model of a user message (OpenCode's `agent`, `model`). */
 export interface Caller {
   readonly agent: string | undefined
   readonly model: string | undefined
 }
 
-/** The caller of a session's coming call, from its window's newest user message. */
-export const callerOf = (state: Sessions.State): Caller => {
-  const user = Window.messages(state.session.window).findLast((m) => m.role === "user")
-  return {
-    agent: user?.role === "user" ? user.agent : undefined,
-    model:
-      user?.role === "user" && user.model !== undefined ? `${user.model.providerId}/${user.model.modelId}` : undefined,
-  }
-}
+const callerOfMessage = (user: Message.UserMessage | undefined): Caller => ({
+  agent: user?.agent,
+  model: user?.model === undefined ? undefined : `${user.model.providerId}/${user.model.modelId}`,
+})
+
+/** The caller of a session's coming call: its window's newest user message's agent and model. */
+export const callerOf = (state: Sessions.State): Caller =>
+  callerOfMessage(Window.messages(state.session.window).findLast((m): m is Message.UserMessage => m.role === "user"))
 
 /** The fixed prompt (system prompt and tool schemas, tokens) a session's recorded calls measured, if any. */
 export const measuredOf = (state: Sessions.State): number | undefined => state.runtime.fixed.tokens
 
-/** The fixed prompt another session measured, when its caller is `caller` (another agent or model: another prompt). */
-export const measuredFor = (state: Sessions.State, caller: Caller): number | undefined => {
-  const theirs = callerOf(state)
-  return theirs.agent === caller.agent && theirs.model === caller.model ? measuredOf(state) : undefined
+/** How many of another session's first events are read: its first call, which measured its fixed prompt, is there. */
+export const FIRST_EVENTS = 64
+
+/**
+ * The fixed prompt another session measured at its first call (`FixedPrompt` over its first events), when the user
+ * message that call answered was `caller`'s (another agent or model: another prompt, other tools).
+ */
+export const measuredIn = (first: ReadonlyArray<Sessions.Event>, caller: Caller): number | undefined => {
+  const core = first.filter(
+    (e): e is Events.Event => e._tag === "UserMessageAdded" || e._tag === "AssistantStepRecorded",
+  )
+  const user = core.find((e) => e._tag === "UserMessageAdded")
+  const theirs = callerOfMessage(user?._tag === "UserMessageAdded" ? user.message : undefined)
+  if (user === undefined || theirs.agent !== caller.agent || theirs.model !== caller.model) return undefined
+  return core.reduce(FixedPrompt.evolve, FixedPrompt.initial).tokens
 }
 
 /** A session as OpenCode's `session.list` gives it (the fields read here). */

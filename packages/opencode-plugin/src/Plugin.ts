@@ -554,27 +554,29 @@ export const make = async (
     strategy: strategy?.name,
   })
 
-  /** A session's state as the store has it. */
-  const stateOf = (sessionId: string) =>
-    queued(sessionId, () => run(Effect.flatMap(Sessions.Sessions, (sessions) => sessions.load(sessionId))))
-
   /**
    * What a session's coming agent call carries besides its window (OpenCode's system prompt and the tools' schemas),
-   * for the estimates made in the messages transform, before OpenCode builds the system prompt: the session's system
-   * prompt as this process last saw it (with the tools' schemas as OpenCode defined them for this call); else the
-   * fixed prompt the session's recorded calls measured (a process continuing it); else the one the project's newest
-   * session of the same agent and model measured (a new session); else the tools' schemas alone (`Overhead`).
+   * for the estimates made in the messages transform, before OpenCode builds the system prompt: the fixed prompt the
+   * session's recorded calls measured (its first call's reported prompt, less the messages it was sent); else the
+   * session's system prompt as this process last saw it, with the tools' schemas OpenCode defined for this call; else
+   * the fixed prompt the project's newest session measured at a first call of the same agent and model (a new
+   * session's first call in a process); else the tools' schemas alone (`Overhead`, ADR 0052).
    */
   const overheadOf = async (sessionId: string): Promise<number> => {
-    const system = systems.get(sessionId)
-    if (system !== undefined) return requestOverhead(system, toolTokens.values())
-    const state = await stateOf(sessionId)
+    const state = await queued(sessionId, () =>
+      run(Effect.flatMap(Sessions.Sessions, (sessions) => sessions.load(sessionId))),
+    )
     const own = Overhead.measuredOf(state)
     if (own !== undefined) return own
+    const system = systems.get(sessionId)
+    if (system !== undefined) return requestOverhead(system, toolTokens.values())
     const listed = client.session.list === undefined ? undefined : await client.session.list()
     const caller = Overhead.callerOf(state)
     for (const other of Overhead.candidates(listed?.data ?? [], sessionId)) {
-      const theirs = Overhead.measuredFor(await stateOf(other), caller)
+      const first = await run(
+        Effect.flatMap(Sessions.Sessions, (sessions) => sessions.events(other, { to: Overhead.FIRST_EVENTS })),
+      )
+      const theirs = Overhead.measuredIn(first, caller)
       if (theirs !== undefined) return theirs
     }
     return requestOverhead([], toolTokens.values())

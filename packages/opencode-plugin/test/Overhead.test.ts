@@ -1,8 +1,9 @@
 // The HUD's estimate under drive mode on a session's first call in a process (issue 29 item 5): OpenCode builds its
 // system prompt after the messages transform, so the plugin counts what the store measured instead — the session's own
 // fixed prompt (a process continuing it), else the project's newest session of the same agent and model (a new
-// session). The reference: the fixed prompt folded from the stored log by core's `FixedPrompt`, and the same HUD once
-// the plugin has seen an empty system prompt and no tools (the window's estimate alone).
+// session), and keeps counting it after OpenCode gave the system prompt. The reference: the fixed prompt folded from
+// the stored log by core's `FixedPrompt`, and record mode's HUD of the session with an empty system prompt and no tool
+// (the window's estimate alone).
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -70,10 +71,16 @@ const shown = async (hooks: Hooks, data: Exported): Promise<number> => {
   return Number(/context: ([\d,]+) \//.exec(text)![1]!.replaceAll(",", ""))
 }
 
-/** The same HUD once this process has seen the call's system prompt, empty, and no tool: the window's estimate. */
-const windowOnly = async (hooks: Hooks, data: Exported): Promise<number> => {
-  await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, { system: [""] })
-  return shown(hooks, data)
+/**
+ * The window's estimate alone: record mode's HUD of the same session in a store of its own, given an empty system
+ * prompt and no tool (record mode counts the system prompt it is given, nothing measured).
+ */
+const windowOnly = async (data: Exported): Promise<number> => {
+  const hooks = await Plugin.make({ client: clientOf([data]), directory: scratch() }, { hud: true }, {})
+  opened.push(hooks)
+  const output = { system: [""] }
+  await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+  return Number(/context: ([\d,]+) \//.exec(output.system[1]!)![1]!.replaceAll(",", ""))
 }
 
 /** The fixed prompt the session's stored log measured (core's fold, the reference). */
@@ -110,8 +117,15 @@ describe("the HUD's estimate on a session's first call in a process (drive mode)
     expect(fixed).toBeGreaterThan(1_000)
     // A new process: its first call has not seen OpenCode's system prompt.
     const next = await processIn(directory, [data])
-    const first = await shown(next, data)
-    expect(first - (await windowOnly(next, data))).toBe(fixed)
+    const window = await windowOnly(data)
+    expect(await shown(next, data)).toBe(window + fixed)
+    // Once it has (a call right after a prune or a compaction), the measurement still stands for it: pivot's estimate
+    // of the system prompt's text and the tools' schemas is not the provider's count.
+    await next["experimental.chat.system.transform"](
+      { sessionID: data.info.id, model: MODEL },
+      { system: ["You are opencode."] },
+    )
+    expect(await shown(next, data)).toBe(window + fixed)
   })
 
   it("counts the fixed prompt of the project's newest session of the same agent and model, for a new session", async () => {
@@ -131,8 +145,7 @@ describe("the HUD's estimate on a session's first call in a process (drive mode)
     const fresh = sessionAs("ses_fresh", 3)
     fresh.messages.splice(1)
     const next = await processIn(directory, [earlier, older, fresh])
-    const estimate = await shown(next, fresh)
-    expect(estimate - (await windowOnly(next, fresh))).toBe(fixed)
+    expect(await shown(next, fresh)).toBe((await windowOnly(fresh)) + fixed)
   })
 
   it("does not take another model's measurement for a new session", async () => {
@@ -144,7 +157,7 @@ describe("the HUD's estimate on a session's first call in a process (drive mode)
     fresh.messages.splice(1)
     ;(fresh.messages[0]!.info as unknown as { model: { modelID: string } }).model.modelID = "claude-opus-4"
     const next = await processIn(directory, [earlier, fresh])
-    expect(await shown(next, fresh)).toBe(await windowOnly(next, fresh))
+    expect(await shown(next, fresh)).toBe(await windowOnly(fresh))
   })
 })
 
