@@ -88,7 +88,7 @@ const fixedOf = async (directory: string, sessionId: string) =>
   (await storedEvents(Path.join(directory, ".pivot/opencode.db"), sessionId)).reduce(
     FixedPrompt.evolve,
     FixedPrompt.initial,
-  ).tokens
+  ).tokens ?? Number.NaN
 
 const scratch = () => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-overhead-"))
