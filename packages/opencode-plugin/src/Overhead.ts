@@ -1,12 +1,12 @@
 /**
- * What an agent request carries besides pivot's window — OpenCode's system prompt and the tools' schemas — when the
- * plugin has not seen this session's system prompt yet. Under drive mode the HUD is rendered in the messages
- * transform, and OpenCode 1.18 builds the system prompt after it (`experimental.chat.system.transform` comes once the
- * messages are converted to the model's input), so on a session's first call in a process the plugin has only what
- * the store recorded (ADR 0052):
+ * What an agent request carries besides pivot's window — OpenCode's system prompt and the tools' schemas — for drive
+ * mode's estimates. Under drive mode the HUD is rendered in the messages transform, and OpenCode 1.18 builds the system
+ * prompt after it (`experimental.chat.system.transform` comes once the messages are converted to the model's input),
+ * so the plugin counts what the store measured (ADR 0052):
  *
  * - the fixed prompt the session's own calls measured (`FixedPrompt`: the first call's reported prompt tokens minus
- *   pivot's estimate of the messages it was sent), which a process continuing the session folds from the log;
+ *   pivot's estimate of the messages it was sent), the provider's count, which a process continuing the session
+ *   folds from the log;
  * - for a session no call measured yet (a new one), the fixed prompt the project's newest session measured at its
  *   first call, when that call was made by the same agent and model: OpenCode builds the same system prompt and tools
  *   for them. Only that session's first events are read (`FIRST_EVENTS`), whatever its length.

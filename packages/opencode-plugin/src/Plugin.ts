@@ -676,11 +676,7 @@ export const make = async (
           running.add(input.sessionID)
           turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID))
-            models.set(
-              input.sessionID,
-              named.get(nameOf({ providerId: input.model.providerID, modelId: input.model.modelID })) ??
-                modelSpec({ id: input.model.modelID, providerID: input.model.providerID }),
-            )
+            models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
           if (redactOn)
             for (const part of output.parts)
               if (part.type === "text" && typeof part.text === "string") part.text = redacted(part.text)
