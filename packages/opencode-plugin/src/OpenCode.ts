@@ -3,6 +3,7 @@
  * the package needs no OpenCode dependency at run time. OpenCode passes more than this; the plugin reads no further.
  */
 import type { Cost } from "./ModelCost.ts"
+import type { Listed } from "./Overhead.ts"
 
 /** What an SDK call answers: `data` on success, `error` otherwise (the SDK does not throw by default). */
 export interface Answer<A> {
@@ -23,6 +24,8 @@ export interface Client {
     readonly messages: (options: {
       readonly path: { readonly id: string }
     }) => Promise<Answer<ReadonlyArray<MessageWithParts>>>
+    /** The project's sessions (OpenCode 1.18: `GET /session`); optional, read for a new session's HUD estimate. */
+    readonly list?: (() => Promise<Answer<ReadonlyArray<Listed>>>) | undefined
     readonly summarize: (options: {
       readonly path: { readonly id: string }
       readonly body: { readonly providerID: string; readonly modelID: string; readonly auto?: boolean }

@@ -23,7 +23,19 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Facts, Ids, Message, Pins, Prompt, Redaction, type Strategy, Tokens, Window } from "@pivot/core"
+import {
+  Facts,
+  Ids,
+  type Ledger,
+  Message,
+  type Model,
+  Pins,
+  Prompt,
+  Redaction,
+  type Strategy,
+  Tokens,
+  Window,
+} from "@pivot/core"
 import {
   Config,
   ContextManager,
@@ -47,6 +59,7 @@ import * as DriveStrategy from "./DriveStrategy.ts"
 import * as FirstPin from "./FirstPin.ts"
 import * as ModelCost from "./ModelCost.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
+import * as Overhead from "./Overhead.ts"
 import * as Recorder from "./Recorder.ts"
 import {
   COMPACT_DESCRIPTION,
@@ -74,8 +87,9 @@ export interface Options {
   readonly hud?: boolean | undefined
   /**
    * Add the cost line to the HUD (default false): the session's spend so far, the last compaction's net saving and
-   * the cache hit ratio, from pivot's ledger (prices: built-in defaults, then the models.dev catalog). Its numbers
-   * change with every call, and the system prompt with them.
+   * the cache hit ratio, from pivot's ledger (prices: the model's own `cost` as OpenCode gives it, else pivot's
+   * built-in defaults, then the models.dev catalog). Its numbers change with every call, and the system prompt with
+   * them.
    */
   readonly hudCost?: boolean | undefined
   /** Add pivot's context lines (previous summary anchored, facts block) to OpenCode's compaction; default true. */
@@ -301,6 +315,18 @@ export const make = async (
 
   // Each session's model as OpenCode last named it (the HUD's limits).
   const models = new Map<string, ReturnType<typeof modelSpec>>()
+  // Each model as OpenCode last gave it whole (the system transform: limits and its own price, `cost`), by ref.
+  const named = new Map<string, ReturnType<typeof modelSpec>>()
+  const nameOf = (ref: Model.ModelRef) => `${ref.providerId}/${ref.modelId}`
+  /** The price the HUD's cost line bills a model's steps at: its own when OpenCode gave one, else pivot's catalog. */
+  const priceOf: Ledger.PriceOf = (ref) => Config.priceFor(named.get(nameOf(ref)) ?? { ...FALLBACK_MODEL, ref })
+  /** Remembers a model OpenCode gave whole; a price the cost line's ledger did not bill with yet makes it fold again. */
+  const name = (spec: ReturnType<typeof modelSpec>) => {
+    const before = named.get(nameOf(spec.ref))
+    named.set(nameOf(spec.ref), spec)
+    if (JSON.stringify(before?.price) !== JSON.stringify(spec.price)) ledgerAt = undefined
+    return spec
+  }
   const recorder = Recorder.make()
 
   /**
@@ -529,6 +555,34 @@ export const make = async (
   })
 
   /**
+   * What a session's coming agent call carries besides its window (OpenCode's system prompt and the tools' schemas),
+   * for the estimates made in the messages transform, before OpenCode builds the system prompt: the fixed prompt the
+   * session's recorded calls measured (its first call's reported prompt, less the messages it was sent); else the
+   * session's system prompt as this process last saw it, with the tools' schemas OpenCode defined for this call; else
+   * the fixed prompt the project's newest session measured at a first call of the same agent and model (a new
+   * session's first call in a process); else the tools' schemas alone (`Overhead`, ADR 0052).
+   */
+  const overheadOf = async (sessionId: string): Promise<number> => {
+    const state = await queued(sessionId, () =>
+      run(Effect.flatMap(Sessions.Sessions, (sessions) => sessions.load(sessionId))),
+    )
+    const own = Overhead.measuredOf(state)
+    if (own !== undefined) return own
+    const system = systems.get(sessionId)
+    if (system !== undefined) return requestOverhead(system, toolTokens.values())
+    const listed = client.session.list === undefined ? undefined : await client.session.list()
+    const caller = Overhead.callerOf(state)
+    for (const other of Overhead.candidates(listed?.data ?? [], sessionId)) {
+      const first = await run(
+        Effect.flatMap(Sessions.Sessions, (sessions) => sessions.events(other, { to: Overhead.FIRST_EVENTS })),
+      )
+      const theirs = Overhead.measuredIn(first, caller)
+      if (theirs !== undefined) return theirs
+    }
+    return requestOverhead([], toolTokens.values())
+  }
+
+  /**
    * The HUD for a session, recorded as `HudShown` when its text changed. `overhead`: what the request carries besides
    * the window (system prompt, tool schemas), added when no usage measured the window yet (the first call, right
    * after a pivot or a prune); a reported usage counted them already.
@@ -541,7 +595,7 @@ export const make = async (
         const state = yield* sessions.load(sessionId)
         if (state.session.sessionId === undefined) return undefined
         const usage = yield* manager.usage(sessionId)
-        if (hudCost && ledgerAt === undefined) ledgerAt = LiveLedger.make(sessions, (ref) => Config.priceOf(ref))
+        if (hudCost && ledgerAt === undefined) ledgerAt = LiveLedger.make(sessions, priceOf)
         const cost = ledgerAt === undefined ? undefined : Hud.costOf(yield* ledgerAt(sessionId, state.session.version))
         const text = Status.hudOf(state, usage, { recall: true }, cost, overhead)
         if (text !== state.runtime.hud) {
@@ -673,7 +727,15 @@ export const make = async (
               () => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
               undefined,
             )
-          const overhead = requestOverhead(systems.get(sessionId) ?? [], toolTokens.values())
+          const overhead =
+            forSummary || !(hudOn || driveCompactionOn)
+              ? 0
+              : await guard(
+                  "overhead",
+                  sessionId,
+                  () => overheadOf(sessionId),
+                  requestOverhead([], toolTokens.values()),
+                )
           // pivot's strategy says compact: OpenCode is asked, and compacts once this call has ended.
           if (driveCompactionOn && !forSummary)
             await guard("driveCompaction", sessionId, () => asker.beforeCall(sessionId, overhead), undefined)
@@ -722,7 +784,7 @@ export const make = async (
         async () => {
           const sessionId = input.sessionID
           if (sessionId === undefined) return
-          models.set(sessionId, modelSpec(input.model))
+          models.set(sessionId, name(modelSpec(input.model)))
           // OpenCode's helper calls (the title, the summariser) need nothing recorded: the agent's next call, the
           // compaction hooks and the idle sync record the session.
           if (HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
