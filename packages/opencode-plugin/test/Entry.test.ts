@@ -1,0 +1,54 @@
+// The plugin's lazy entry (src/index.ts, as OpenCode loads it): what it answers before the hooks load.
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterEach, expect, it } from "vitest"
+import PivotPlugin from "../src/index.ts"
+import type { Client, MessageWithParts } from "../src/OpenCode.ts"
+
+const fixture = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../opencode/test/fixtures/pruned.json")
+const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
+
+const folders: Array<string> = []
+afterEach(() => {
+  for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
+})
+
+/** The HUD's estimate of the first call of the fixture's session, the read tool defined before or after the hooks load. */
+const estimate = async (defined: "before" | "after" | "never") => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-entry-"))
+  folders.push(directory)
+  const data = JSON.parse(Fs.readFileSync(fixture, "utf8")) as {
+    info: { id: string }
+    messages: Array<MessageWithParts>
+  }
+  data.messages.splice(1) // the first user message only: no usage measured the window yet
+  const client: Client = {
+    session: {
+      get: async () => ({ data: data.info }),
+      messages: async () => ({ data: data.messages }),
+      summarize: async () => ({ data: true }),
+    },
+  }
+  const hooks = await PivotPlugin({ client, directory }, { hud: true, db: Path.join(directory, "pivot.db") })
+  const define = () =>
+    hooks["tool.definition"](
+      { toolID: "read" },
+      { description: "Reads a file.", jsonSchema: { type: "object", properties: { filePath: { type: "string" } } } },
+    )
+  if (defined === "before") await define()
+  // The first hook with work to do: the hooks load.
+  await hooks["chat.message"]({ sessionID: data.info.id }, { parts: [] })
+  if (defined === "after") await define()
+  const output = { system: ["You are opencode."] }
+  await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+  await hooks.dispose()
+  return Number(/context: ([\d,]+) \//.exec(output.system[1]!)![1]!.replaceAll(",", ""))
+}
+
+it("hands the tools' definitions OpenCode gave before the hooks loaded to them: the HUD counts them as those given after", async () => {
+  const before = await estimate("before")
+  expect(before).toBe(await estimate("after"))
+  expect(before).toBeGreaterThan(await estimate("never"))
+})
