@@ -76,6 +76,15 @@ const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks
     }
   return {
     ...forward,
+    // A message with nothing to change in it (no redaction asked) does not wait for the hooks to load: on `--continue`
+    // it is the first hook about the session. The hooks take it once loaded, before any call that came after it.
+    "chat.message": async (hookInput, output) => {
+      if (loaded !== undefined || options?.redactOnRecord === true) return forward["chat.message"](hookInput, output)
+      void hooks().then(
+        (real) => real["chat.message"](hookInput, output),
+        () => undefined,
+      )
+    },
     // OpenCode defines every tool before each request, awaiting each call: noted without loading the hooks (a tool's
     // definition is only read for the HUD's estimate).
     "tool.definition": async (hookInput, output) => {

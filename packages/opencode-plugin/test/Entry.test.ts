@@ -52,3 +52,40 @@ it("hands the tools' definitions OpenCode gave before the hooks loaded to them: 
   expect(before).toBe(await estimate("after"))
   expect(before).toBeGreaterThan(await estimate("never"))
 })
+
+it("hands the hooks a message OpenCode sent before they loaded, before any later call: the model it names is known to context_compact", async () => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-entry-"))
+  folders.push(directory)
+  const client: Client = {
+    session: {
+      get: async () => ({ data: { id: "ses_entry" } }),
+      messages: async () => ({ data: [] }),
+      summarize: async () => ({ data: true }),
+    },
+  }
+  const hooks = await PivotPlugin({ client, directory }, { db: Path.join(directory, "pivot.db") })
+  await hooks["chat.message"](
+    { sessionID: "ses_entry", model: { providerID: "anthropic", modelID: "claude" } },
+    { parts: [] },
+  )
+  const answer = await hooks.tool.context_compact!.execute({}, { sessionID: "ses_entry", messageID: "msg_entry" })
+  await hooks.dispose()
+  expect(answer).toBe("Compaction requested: OpenCode summarises the conversation when this step ends.")
+})
+
+it("redacts a message OpenCode sent before the hooks loaded before answering it (redactOnRecord)", async () => {
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-entry-"))
+  folders.push(directory)
+  const client: Client = {
+    session: {
+      get: async () => ({ data: { id: "ses_entry" } }),
+      messages: async () => ({ data: [] }),
+      summarize: async () => ({ data: true }),
+    },
+  }
+  const hooks = await PivotPlugin({ client, directory }, { db: Path.join(directory, "pivot.db"), redactOnRecord: true })
+  const output = { parts: [{ type: "text", text: "my key is AKIAIOSFODNN7EXAMPLE" }] }
+  await hooks["chat.message"]({ sessionID: "ses_entry" }, output)
+  await hooks.dispose()
+  expect(output.parts[0]!.text).not.toContain("AKIAIOSFODNN7EXAMPLE")
+})
