@@ -639,10 +639,11 @@ const hookTimer = (entry: string): string => {
       'try { jsc = await import("bun:jsc"); jsc.startSamplingProfiler() } catch { jsc = undefined }',
       'const offset = Date.now() - Number(Fs.readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 1000',
       'const mine = (f) => typeof f.sourceURL === "string" && f.sourceURL.replace(/^file:\\/\\//, "").startsWith(own)',
-      "const drain = () => { if (jsc === undefined) return; for (const t of jsc.samplingProfilerStackTraces().traces) samples.push(Math.round(t.timestamp * 1000 + offset), t.frames.some(mine) ? 1 : 0) }",
+      "let sampleError",
+      "const drain = () => { if (jsc === undefined) return; try { for (const t of jsc.samplingProfilerStackTraces().traces) samples.push(Math.round(t.timestamp * 1000 + offset), t.frames.some(mine) ? 1 : 0) } catch (e) { sampleError = String(e) } }",
       "setInterval(drain, 1000).unref()",
       "const out = process.env.PIVOT_BENCH_HOOKS",
-      "const save = () => { if (out) { drain(); Fs.writeFileSync(out, JSON.stringify({ calls, samples })) } }",
+      "const save = () => { if (out) { drain(); Fs.writeFileSync(out, JSON.stringify({ calls, samples, sampleError })) } }",
       'process.on("exit", save)',
       "const timed = (name, fn) => async (...args) => {",
       "  const at = now(), c = cpu()",
@@ -866,7 +867,9 @@ const hookTimes = (sample: Sample) => {
 }
 
 /** One run's share of the plugin in its first agent request, as printed. */
-const share = (h: ReturnType<typeof hookTimes>) =>
+const share = (sample: Sample) =>
+  sample.hooks.length === 0 ? "— (the wrapper wrote no hook log)" : shareOf(hookTimes(sample))
+const shareOf = (h: ReturnType<typeof hookTimes>) =>
   `≤ ${h.boundMs.toFixed(0)} ms = load ${h.loadMs.toFixed(0)} + awaited ${h.awaitedSpanMs.toFixed(0)} (the calls' union) + its JavaScript outside them ${h.sampled ? h.pluginOutsideMs.toFixed(0) : "(not sampled)"} ms` +
   (h.sampled
     ? ` (its JavaScript before the request ${h.pluginMs.toFixed(0)} ms of the thread's ${h.jsMs.toFixed(0)} ms)`
@@ -975,8 +978,8 @@ const startup = async () => {
         )
         // The plugin's share of each first agent request (ADR 0051): its load and the awaited calls before it (wall),
         // plus its own JavaScript time outside them (sampled).
-        if (first.hooks.length > 0)
-          console.log(`    the plugin's share: first ${share(hookTimes(first))}; --continue ${share(hookTimes(again))}`)
+        if (variant.plugin !== undefined)
+          console.log(`    the plugin's share: first ${share(first)}; --continue ${share(again)}`)
         if (values.verbose)
           for (const [phase, sample] of [
             ["first", first],
@@ -1050,7 +1053,8 @@ const startup = async () => {
           true,
         )} MB`,
       )
-      const hooks = xs.map(hookTimes)
+      // Runs whose wrapper wrote nothing (none so far but one, cause unknown) are left out, not counted as zero.
+      const hooks = xs.filter((x) => x.hooks.length > 0).map(hookTimes)
       console.log(
         `  ${`${v.name}, its hooks`.padEnd(22)} load ${spread(
           hooks.map((h) => h.loadMs),
