@@ -53,7 +53,8 @@ it("hands the tools' definitions OpenCode gave before the hooks loaded to them: 
   expect(before).toBeGreaterThan(await estimate("never"))
 })
 
-it("hands the hooks a message OpenCode sent before they loaded, before any later call: the model it names is known to context_compact", async () => {
+/** A new project's folder and a client over an empty session. */
+const empty = () => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-entry-"))
   folders.push(directory)
   const client: Client = {
@@ -63,6 +64,11 @@ it("hands the hooks a message OpenCode sent before they loaded, before any later
       summarize: async () => ({ data: true }),
     },
   }
+  return { directory, client }
+}
+
+it("hands the hooks a message OpenCode sent before they loaded, before any later call: the model it names is known to context_compact", async () => {
+  const { directory, client } = empty()
   const hooks = await PivotPlugin({ client, directory }, { db: Path.join(directory, "pivot.db") })
   await hooks["chat.message"](
     { sessionID: "ses_entry", model: { providerID: "anthropic", modelID: "claude" } },
@@ -74,15 +80,7 @@ it("hands the hooks a message OpenCode sent before they loaded, before any later
 })
 
 it("redacts a message OpenCode sent before the hooks loaded before answering it (redactOnRecord)", async () => {
-  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-entry-"))
-  folders.push(directory)
-  const client: Client = {
-    session: {
-      get: async () => ({ data: { id: "ses_entry" } }),
-      messages: async () => ({ data: [] }),
-      summarize: async () => ({ data: true }),
-    },
-  }
+  const { directory, client } = empty()
   const hooks = await PivotPlugin({ client, directory }, { db: Path.join(directory, "pivot.db"), redactOnRecord: true })
   const output = { parts: [{ type: "text", text: "my key is AKIAIOSFODNN7EXAMPLE" }] }
   await hooks["chat.message"]({ sessionID: "ses_entry" }, output)
