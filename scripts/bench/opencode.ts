@@ -619,6 +619,8 @@ interface HookCall {
  */
 const hookTimer = (entry: string): string => {
   const file = Path.join(Os.tmpdir(), `pivot-bench-hooks-${Buffer.from(entry).toString("base64url").slice(-40)}.mjs`)
+  // The plugin's own files: the entry's folder (dist/), the bundle's chunks under it.
+  const own = `${Path.dirname(entry)}${Path.sep}`
   Fs.writeFileSync(
     file,
     [
@@ -626,8 +628,22 @@ const hookTimer = (entry: string): string => {
       "const now = () => performance.timeOrigin + performance.now()",
       "const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }",
       "const calls = []",
+      // JavaScriptCore's sampling profiler (bun:jsc, OpenCode's Bun): a stack every ~1 ms while JavaScript runs, none
+      // while the thread waits. Each sample is kept as its time (epoch ms) and whether a frame of the plugin's own
+      // files was on the stack (`plugin`: its code, or what it called synchronously: SQLite, OpenCode's client).
+      // Drained every second so the profiler's buffer stays small; the stacks' timestamps are the monotonic clock
+      // since boot, which /proc/uptime reads too (10 ms resolution).
+      `const own = ${JSON.stringify(own)}`,
+      "const samples = []",
+      "let jsc",
+      'try { jsc = await import("bun:jsc"); jsc.startSamplingProfiler() } catch { jsc = undefined }',
+      'const offset = Date.now() - Number(Fs.readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 1000',
+      'const mine = (f) => typeof f.sourceURL === "string" && f.sourceURL.replace(/^file:\\/\\//, "").startsWith(own)',
+      "let sampleError",
+      "const drain = () => { if (jsc === undefined) return; try { for (const t of jsc.samplingProfilerStackTraces().traces) samples.push(Math.round(t.timestamp * 1000 + offset), t.frames.some(mine) ? 1 : 0) } catch (e) { sampleError = String(e) } }",
+      "setInterval(drain, 1000).unref()",
       "const out = process.env.PIVOT_BENCH_HOOKS",
-      "const save = () => { if (out) Fs.writeFileSync(out, JSON.stringify(calls)) }",
+      "const save = () => { if (out) { drain(); Fs.writeFileSync(out, JSON.stringify({ calls, samples, sampleError })) } }",
       'process.on("exit", save)',
       "const timed = (name, fn) => async (...args) => {",
       "  const at = now(), c = cpu()",
@@ -680,6 +696,11 @@ interface Sample {
   readonly spawnedAt: number
   /** The hook calls of the plugin (its timing wrapper), empty without it. */
   readonly hooks: ReadonlyArray<HookCall>
+  /**
+   * The JavaScript thread's stack samples (the wrapper's, ~1 ms apart while JavaScript runs), flat: epoch ms, then 1
+   * when a frame of the plugin's files was on the stack, else 0. Empty without the plugin.
+   */
+  readonly samples: ReadonlyArray<number>
 }
 
 /** When each request reached the scripted model (epoch ms), and whether it was the agent's (it carries tools). */
@@ -727,7 +748,9 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
         Fs.writeFileSync(Path.join(values.logs, `${logName}.log`), stderr)
       }
       const firstAgent = arrivals.find((a) => a.agent && a.at >= epoch)
-      const hooks = Fs.existsSync(hookLog) ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as Array<HookCall>) : []
+      const logged = Fs.existsSync(hookLog)
+        ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as { calls: Array<HookCall>; samples: Array<number> })
+        : { calls: [], samples: [] }
       if (code !== 0) reject(new Error(`opencode ${args[0]} exited ${code}: ${stderr.slice(-1000)}`))
       else
         resolve({
@@ -739,7 +762,8 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
           sampledCpu: [...lastCpu.values()].reduce((n, c) => n + c, 0) / 1000,
           firstAgent: firstAgent === undefined ? undefined : (firstAgent.at - epoch) / 1000,
           spawnedAt: epoch,
-          hooks,
+          hooks: logged.calls,
+          samples: logged.samples,
         })
     })
   })
@@ -763,6 +787,22 @@ const spread = (xs: ReadonlyArray<number>, digits: number, sign = false) => {
  * time the process used during them; the `event` calls before it, apart; the load (the entry's import and the
  * plugin's set-up, awaited at OpenCode's start); and `dispose` (after the answer).
  */
+/** The longest gap between two stack samples counted as JavaScript running (the profiler samples every ~1 ms). */
+const SAMPLE_CAP_MS = 4
+
+/** The length of the union of the calls' intervals (ms). */
+const union = (calls: ReadonlyArray<HookCall>): number => {
+  let total = 0
+  let end = Number.NEGATIVE_INFINITY
+  for (const c of [...calls].sort((a, b) => a.at - b.at)) {
+    const stop = c.at + c.ms
+    if (stop <= end) continue
+    total += stop - Math.max(c.at, end)
+    end = stop
+  }
+  return total
+}
+
 const hookTimes = (sample: Sample) => {
   const cutoff =
     sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
@@ -783,7 +823,35 @@ const hookTimes = (sample: Sample) => {
     entry.ms += h.ms
     byName.set(h.name, entry)
   }
+  // The sampled JavaScript thread: each sample stands for the time since the one before, up to `SAMPLE_CAP_MS` (a longer
+  // gap is a wait, not JavaScript running). Samples within the load or an awaited call are in their wall time already.
+  const within = (t: number) =>
+    [...load, ...awaited].some((h) => t >= h.at && t <= h.at + h.ms) || t < (load[0]?.at ?? Number.NEGATIVE_INFINITY)
+  let jsMs = 0
+  let pluginMs = 0
+  let pluginOutsideMs = 0
+  for (let i = 0; i < sample.samples.length; i += 2) {
+    const t = sample.samples[i]!
+    if (t >= cutoff) break
+    const weight = i === 0 ? 1 : Math.min(SAMPLE_CAP_MS, Math.max(0, t - sample.samples[i - 2]!))
+    jsMs += weight
+    if (sample.samples[i + 1] !== 1) continue
+    pluginMs += weight
+    if (!within(t)) pluginOutsideMs += weight
+  }
+  const loadMs = sum(load, "ms")
+  // OpenCode awaits some hooks side by side (its 15 `tool.definition` calls): the time it waited is the union of the
+  // calls' intervals, not the sum of their wall times.
+  const awaitedSpanMs = union(awaited)
   return {
+    awaitedSpanMs,
+    /** Samples were taken (bun:jsc was there). */
+    sampled: sample.samples.length > 0,
+    jsMs,
+    pluginMs,
+    pluginOutsideMs,
+    /** What the plugin can have added to the first request on a quiet machine (docs/benchmarks.md, ADR 0051). */
+    boundMs: loadMs + awaitedSpanMs + pluginOutsideMs,
     loadMs: sum(load, "ms"),
     loadCpuMs: sum(load, "cpuMs"),
     awaitedMs: sum(awaited, "ms"),
@@ -797,6 +865,15 @@ const hookTimes = (sample: Sample) => {
     disposeMs: sum(dispose, "ms"),
   }
 }
+
+/** One run's share of the plugin in its first agent request, as printed. */
+const share = (sample: Sample) =>
+  sample.hooks.length === 0 ? "— (the wrapper wrote no hook log)" : shareOf(hookTimes(sample))
+const shareOf = (h: ReturnType<typeof hookTimes>) =>
+  `≤ ${h.boundMs.toFixed(0)} ms = load ${h.loadMs.toFixed(0)} + awaited ${h.awaitedSpanMs.toFixed(0)} (the calls' union) + its JavaScript outside them ${h.sampled ? h.pluginOutsideMs.toFixed(0) : "(not sampled)"} ms` +
+  (h.sampled
+    ? ` (its JavaScript before the request ${h.pluginMs.toFixed(0)} ms of the thread's ${h.jsMs.toFixed(0)} ms)`
+    : "")
 
 const startup = async () => {
   const runs = Number(values.runs)
@@ -899,6 +976,10 @@ const startup = async () => {
         console.log(
           `  run ${n + 1}/${runs}: ${variant.name}: first ${line(first)}; --continue ${line(again)} (load ${loadAtEnd()})`,
         )
+        // The plugin's share of each first agent request (ADR 0051): its load and the awaited calls before it (wall),
+        // plus its own JavaScript time outside them (sampled).
+        if (variant.plugin !== undefined)
+          console.log(`    the plugin's share: first ${share(first)}; --continue ${share(again)}`)
         if (values.verbose)
           for (const [phase, sample] of [
             ["first", first],
@@ -972,7 +1053,8 @@ const startup = async () => {
           true,
         )} MB`,
       )
-      const hooks = xs.map(hookTimes)
+      // Runs whose wrapper wrote nothing (none so far but one, cause unknown) are left out, not counted as zero.
+      const hooks = xs.filter((x) => x.hooks.length > 0).map(hookTimes)
       console.log(
         `  ${`${v.name}, its hooks`.padEnd(22)} load ${spread(
           hooks.map((h) => h.loadMs),
@@ -993,6 +1075,21 @@ const startup = async () => {
           hooks.map((h) => h.disposeMs),
           0,
         )} ms`,
+      )
+      console.log(
+        `  ${`${v.name}, its share`.padEnd(22)} ≤ ${spread(
+          hooks.map((h) => h.boundMs),
+          0,
+        )} ms before the first agent request (load + awaited + its JavaScript outside them ${spread(
+          hooks.map((h) => h.pluginOutsideMs),
+          0,
+        )} ms); its JavaScript before the request ${spread(
+          hooks.map((h) => h.pluginMs),
+          0,
+        )} ms of the thread's ${spread(
+          hooks.map((h) => h.jsMs),
+          0,
+        )} ms [${hooks.map((h) => h.boundMs.toFixed(0)).join(" ")}]`,
       )
     }
   }

@@ -167,6 +167,9 @@ export const toolSchemaTokens = (
   return Tokens.estimate(JSON.stringify({ type: "function", function: { name: toolID, description, parameters } }))
 }
 
+/** A tool's definition as OpenCode hands it to `tool.definition`: a JSON Schema, or a zod schema only. */
+type ToolDefinition = Parameters<Hooks["tool.definition"]>[1]
+
 /** What a request carries besides the messages, in estimated tokens: the system prompt and the tools' schemas. */
 export const requestOverhead = (system: ReadonlyArray<string>, tools: Iterable<number>): number => {
   let tokens = Tokens.estimate(system.join("\n"))
@@ -539,8 +542,25 @@ export const make = async (
     return info?.role === "assistant" && (typeof info.time?.completed === "number" || info.error !== undefined)
   }
 
-  // Each tool's schema as OpenCode last defined it (`tool.definition`), estimated in tokens.
-  const toolTokens = new Map<string, number>()
+  // Each tool as OpenCode last defined it (`tool.definition`, 15 calls before every request, each awaited): only noted
+  // there. Its size in tokens is estimated when a HUD needs it, and again only when the definition changed (a zod
+  // schema's conversion costs; OpenCode hands the same objects each time).
+  const toolDefinitions = new Map<string, ToolDefinition>()
+  const toolSizes = new Map<string, ToolDefinition & { readonly tokens: number }>()
+  const toolTokens = (): Array<number> =>
+    Array.from(toolDefinitions, ([toolID, definition]) => {
+      const known = toolSizes.get(toolID)
+      if (
+        known !== undefined &&
+        known.description === definition.description &&
+        known.parameters === definition.parameters &&
+        known.jsonSchema === definition.jsonSchema
+      )
+        return known.tokens
+      const tokens = toolSchemaTokens(toolID, definition)
+      toolSizes.set(toolID, { ...definition, tokens })
+      return tokens
+    })
   // Each session's system prompt as its last agent call had it: drive's HUD is rendered before OpenCode builds it.
   const systems = new Map<string, ReadonlyArray<string>>()
   // Sessions whose next messages transform is OpenCode's summariser history (no HUD there).
@@ -569,7 +589,7 @@ export const make = async (
     const own = Overhead.measuredOf(state)
     if (own !== undefined) return own
     const system = systems.get(sessionId)
-    if (system !== undefined) return requestOverhead(system, toolTokens.values())
+    if (system !== undefined) return requestOverhead(system, toolTokens())
     const listed = client.session.list === undefined ? undefined : await client.session.list()
     const caller = Overhead.callerOf(state)
     for (const other of Overhead.candidates(listed?.data ?? [], sessionId)) {
@@ -579,7 +599,7 @@ export const make = async (
       const theirs = Overhead.measuredIn(first, caller)
       if (theirs !== undefined) return theirs
     }
-    return requestOverhead([], toolTokens.values())
+    return requestOverhead([], toolTokens())
   }
 
   /**
@@ -630,6 +650,22 @@ export const make = async (
   const pendingFacts = new Map<string, Facts.Facts>()
 
   const redacted = (text: string) => Redaction.redact(text).text
+
+  /**
+   * The store is opened as soon as the hooks are made (the first event about a session: OpenCode announces a session
+   * before it builds its first request), without waiting: a new file's schema is made while OpenCode still prepares
+   * the call, instead of inside the messages transform OpenCode awaits (ADR 0051). A store that cannot be opened
+   * fails here silently; the first hook that needs it opens it again and reports it.
+   */
+  let disposed = false
+  const warming = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() =>
+    runtime === undefined && !disposed
+      ? ready().then(
+          () => undefined,
+          () => undefined,
+        )
+      : undefined,
+  )
 
   return {
     event: ({ event }) =>
@@ -734,7 +770,7 @@ export const make = async (
                   "overhead",
                   sessionId,
                   () => overheadOf(sessionId),
-                  requestOverhead([], toolTokens.values()),
+                  requestOverhead([], toolTokens()),
                 )
           // pivot's strategy says compact: OpenCode is asked, and compacts once this call has ended.
           if (driveCompactionOn && !forSummary)
@@ -766,16 +802,14 @@ export const make = async (
         undefined,
       ),
 
-    // OpenCode defines every tool before a call: the schemas' size goes into the HUD's estimate.
-    "tool.definition": (input, output) =>
-      guard(
-        "tool.definition",
-        undefined,
-        async () => {
-          toolTokens.set(input.toolID, toolSchemaTokens(input.toolID, output))
-        },
-        undefined,
-      ),
+    // OpenCode defines every tool before a call: the schemas' size goes into the HUD's estimate (`toolTokens`).
+    "tool.definition": async (input, output) => {
+      toolDefinitions.set(input.toolID, {
+        description: output.description,
+        parameters: output.parameters,
+        jsonSchema: output.jsonSchema,
+      })
+    },
 
     "experimental.chat.system.transform": (input, output) =>
       guard(
@@ -797,7 +831,7 @@ export const make = async (
           systems.set(sessionId, [...output.system])
           // Drive mode shows the HUD at the end of the messages instead (the messages transform).
           if (hudOn) {
-            const overhead = requestOverhead(output.system, toolTokens.values())
+            const overhead = requestOverhead(output.system, toolTokens())
             const hud = await queued(sessionId, () => hudFor(sessionId, overhead))
             if (hud !== undefined) output.system.push(hud)
           }
@@ -944,6 +978,8 @@ export const make = async (
     },
 
     dispose: async () => {
+      disposed = true
+      await warming
       // A prune still settling, and a title no sync has read yet, are recorded before the store closes.
       await Promise.allSettled([
         ...[...prunes.keys()].map(syncPruned),

@@ -9,9 +9,10 @@
  * Loaded lazily: OpenCode loads every plugin before anything else, so this entry imports only the tools' descriptions
  * and argument shapes (Tools.ts). The hooks (Plugin.ts, with pivot's store, runtime and importer) are imported on the
  * first call of a hook that has work to do — the first event about a session, the first message, system prompt or
- * tool call — and every later call goes straight to them. A process that never reaches a session (`opencode export`,
- * `opencode models`, a TUI left idle) never loads them. Built, they load as one tree-shaken bundle
- * (dist/bundle/Plugin.js: pivot's packages and the part of `effect` they use) instead of hundreds of modules.
+ * tool call; a tool's definition is only noted until then — and every later call goes straight to them. A process
+ * that never reaches a session (`opencode export`, `opencode models`, a TUI left idle) never loads them. Built, they
+ * load as one tree-shaken bundle (dist/bundle/Plugin.js: pivot's packages and the part of `effect` they use) instead
+ * of hundreds of modules.
  */
 
 // `#tools` (package.json "imports"): src/Tools.ts from source, else its bundle with the part of zod it uses (ADR 0033).
@@ -22,7 +23,7 @@ import type { Options } from "./Plugin.ts"
 export type { Hooks, PluginInput } from "./OpenCode.ts"
 export type { Options } from "./Plugin.ts"
 
-type Forwarded = Exclude<keyof Hooks, "tool" | "dispose" | "event">
+type Forwarded = Exclude<keyof Hooks, "tool" | "dispose" | "event" | "tool.definition">
 
 /** Every hook forwarded as is (a hook added to `Hooks` must be listed here: the type checks it). */
 const FORWARDED: { readonly [K in Forwarded]: true } = {
@@ -32,8 +33,6 @@ const FORWARDED: { readonly [K in Forwarded]: true } = {
   "experimental.chat.system.transform": true,
   "experimental.session.compacting": true,
   "experimental.compaction.autocontinue": true,
-  // Forwarded like the rest: the first time OpenCode asks for a tool's definition, the hooks load.
-  "tool.definition": true,
   "experimental.chat.messages.transform": true,
 }
 
@@ -49,12 +48,16 @@ const aboutSession = (event: Parameters<Hooks["event"]>[0]["event"]): boolean =>
 const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks> => {
   let loading: Promise<Hooks> | undefined
   let loaded: Hooks | undefined
+  // The tools' definitions OpenCode gave before the hooks loaded, handed to them when they do (ADR 0051).
+  const definitions = new Map<string, Parameters<Hooks["tool.definition"]>>()
   const hooks = (): Promise<Hooks> =>
     // `#hooks` (package.json "imports"): src/Plugin.ts from source, else its bundle in dist/bundle/ (ADR 0033).
     (loading ??= import("#hooks")
       .then((plugin) => plugin.make(input, options ?? {}))
-      .then((made) => {
+      .then(async (made) => {
         loaded = made
+        for (const args of definitions.values()) await made["tool.definition"](...args)
+        definitions.clear()
         return made
       }))
   const forward = Object.fromEntries(
@@ -73,6 +76,21 @@ const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks
     }
   return {
     ...forward,
+    // A message with nothing to change in it (no redaction asked) does not wait for the hooks to load: on `--continue`
+    // it is the first hook about the session. The hooks take it once loaded, before any call that came after it.
+    "chat.message": async (hookInput, output) => {
+      if (loaded !== undefined || options?.redactOnRecord === true) return forward["chat.message"](hookInput, output)
+      void hooks().then(
+        (real) => real["chat.message"](hookInput, output),
+        () => undefined,
+      )
+    },
+    // OpenCode defines every tool before each request, awaiting each call: noted without loading the hooks (a tool's
+    // definition is only read for the HUD's estimate).
+    "tool.definition": async (hookInput, output) => {
+      if (loaded !== undefined) return loaded["tool.definition"](hookInput, output)
+      definitions.set(hookInput.toolID, [hookInput, output])
+    },
     event: async (hookInput) => {
       if (loaded === undefined && !aboutSession(hookInput.event)) return
       return (await hooks()).event(hookInput)

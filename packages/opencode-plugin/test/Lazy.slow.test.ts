@@ -14,7 +14,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
 })
 
-it("given the plugin loaded and an event about no session, then neither its hooks, pivot's store nor effect are loaded; the first tool call loads them and is answered", () => {
+it("given the plugin loaded, an event about no session and the tools' definitions, then neither its hooks, pivot's store nor effect are loaded; the first tool call loads them and is answered", () => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-lazy-"))
   folders.push(directory)
   const out = execFileSync(process.execPath, ["--conditions=@pivot/source", probe, directory], {
@@ -34,6 +34,7 @@ it("given the plugin loaded and an event about no session, then neither its hook
       tools: ["context_recall", "context_compact", "context_pin"],
     },
     { step: "event without a session", plugin: false, store: false, effect: false },
+    { step: "tool definitions", plugin: false, store: false, effect: false },
     {
       step: "tool call",
       plugin: true,
@@ -58,6 +59,7 @@ it("given the built plugin (dist/index.js, as users load it), then it loads the 
   expect(steps).toEqual([
     { step: "init", ...nothing, bundle: false, tools: ["context_recall", "context_compact", "context_pin"] },
     { step: "event without a session", ...nothing, bundle: false },
+    { step: "tool definitions", ...nothing, bundle: false },
     {
       step: "tool call",
       ...nothing,

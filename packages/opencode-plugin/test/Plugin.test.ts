@@ -3,6 +3,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import { Events, Tokens } from "@pivot/core"
 import { Hud } from "@pivot/runtime"
@@ -365,6 +366,50 @@ describe("the plugin's hooks", () => {
     const events = await storedEvents(Path.join(directory, "blocked/pivot.db"), data.info.id)
     expect(events.filter((e) => e._tag === "AssistantStepRecorded")).toHaveLength(4)
     expect(logs).toHaveLength(1)
+  })
+
+  it("opens its store as soon as it is made, before any hook needs it: a new file's schema is made off the request's path", async () => {
+    const { hooks, db } = await setup()
+    // No hook called. The opening begins a macrotask after the hooks are made; dispose waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    await hooks.dispose()
+    const file = new DatabaseSync(db, { readOnly: true })
+    const tables = file.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()
+    file.close()
+    expect(tables.map((t) => t.name)).toContain("pivot_events")
+  })
+
+  it("says nothing when the store it opens at start cannot be opened: the first hook that needs it reports it", async () => {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-plugin-"))
+    folders.push(directory)
+    Fs.writeFileSync(Path.join(directory, "blocked"), "")
+    const data = session()
+    const logs: Array<string> = []
+    const made = await Plugin.make({ client: fakeClient(data, logs), directory }, { db: "blocked/pivot.db" }, {})
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    await made.dispose()
+    expect(logs).toEqual([])
+    const hooks = await Plugin.make({ client: fakeClient(data, logs), directory }, { db: "blocked/pivot.db" }, {})
+    disposers.push(hooks)
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: data.info.id } } })
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain("blocked")
+  })
+
+  it("sizes a tool's definition again when OpenCode changes it, and not otherwise", async () => {
+    const { hooks, data } = await setup({ hud: true })
+    data.messages.splice(1)
+    const schema = { type: "object", properties: { filePath: { type: "string" } } }
+    const shown = async (description: string) => {
+      await hooks["tool.definition"]({ toolID: "read" }, { description, jsonSchema: schema })
+      const output = { system: ["You are opencode."] }
+      await hooks["experimental.chat.system.transform"]({ sessionID: data.info.id, model: MODEL }, output)
+      return Number(/context: ([\d,]+) \//.exec(output.system[1]!)![1]!.replaceAll(",", ""))
+    }
+    const first = await shown("Reads a file.")
+    expect(await shown("Reads a file.")).toBe(first)
+    // 400 more characters: 100 more tokens, as a provider counts them (4 characters a token).
+    expect(await shown(`Reads a file.${"x".repeat(400)}`)).toBe(first + 100)
   })
 
   it("records into the store PIVOT_DB names, and a postgres:// URL is taken as one", () => {

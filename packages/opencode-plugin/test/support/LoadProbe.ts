@@ -52,6 +52,10 @@ const hooks = await plugin({ client, directory }, { db: Path.join(directory, "pr
 snapshot("init", { tools: Object.keys(hooks.tool) })
 await hooks.event({ event: { type: "server.connected", properties: {} } })
 snapshot("event without a session")
+// OpenCode defines its tools before each request (15 calls, each awaited): noted, nothing loaded (ADR 0051).
+for (const toolID of ["read", "edit", "bash"])
+  await hooks["tool.definition"]({ toolID }, { description: `The ${toolID} tool.`, jsonSchema: { type: "object" } })
+snapshot("tool definitions")
 const answer = await hooks.tool.context_compact!.execute({}, { sessionID: "ses_probe", messageID: "msg_probe" })
 snapshot("tool call", { answer })
 await hooks.event({ event: { type: "server.heartbeat", properties: {} } })
