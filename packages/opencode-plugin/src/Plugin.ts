@@ -766,12 +766,7 @@ export const make = async (
           const overhead =
             forSummary || !(hudOn || driveCompactionOn)
               ? 0
-              : await guard(
-                  "overhead",
-                  sessionId,
-                  () => overheadOf(sessionId),
-                  requestOverhead([], toolTokens()),
-                )
+              : await guard("overhead", sessionId, () => overheadOf(sessionId), requestOverhead([], toolTokens()))
           // pivot's strategy says compact: OpenCode is asked, and compacts once this call has ended.
           if (driveCompactionOn && !forSummary)
             await guard("driveCompaction", sessionId, () => asker.beforeCall(sessionId, overhead), undefined)
