@@ -123,6 +123,7 @@ export const PIVOT_OPTIONS: Readonly<Record<string, unknown>> = {
 export const MODEL_COST = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } as const
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     only: { type: "string", default: "opencode,dcp,pivot,pivot-nohud,pivot-record" },
     /** The session's shape (support/opencodeSession.ts SHAPES): `base` (160k context) or `compacting` (48k). */
@@ -143,6 +144,8 @@ const { values } = parseArgs({
     "imports-only": { type: "boolean", default: false },
     // Each run's process tree at its RSS peak (command, RSS/PSS MB).
     verbose: { type: "boolean", default: false },
+    // --no-sample: no stack sampler in the timing wrapper (it slows the runs with the plugin; the share is then not given).
+    sample: { type: "boolean", default: true },
     // A folder for each run's `--print-logs` output (OpenCode's own timeline), to see where a slower run waits.
     logs: { type: "string" },
   },
@@ -636,7 +639,7 @@ const hookTimer = (entry: string): string => {
       `const own = ${JSON.stringify(own)}`,
       "const samples = []",
       "let jsc",
-      'try { jsc = await import("bun:jsc"); jsc.startSamplingProfiler() } catch { jsc = undefined }',
+      'try { if (process.env.PIVOT_BENCH_SAMPLE === "0") throw 0; jsc = await import("bun:jsc"); jsc.startSamplingProfiler() } catch { jsc = undefined }',
       'const offset = Date.now() - Number(Fs.readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 1000',
       'const mine = (f) => typeof f.sourceURL === "string" && f.sourceURL.replace(/^file:\\/\\//, "").startsWith(own)',
       "let sampleError",
@@ -716,7 +719,7 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
     const cpuBefore = reapedCpuMs()
     const child = spawn(binaryPath(), argv, {
       cwd: ws.repo,
-      env: { ...ws.env, PIVOT_BENCH_HOOKS: hookLog },
+      env: { ...ws.env, PIVOT_BENCH_HOOKS: hookLog, PIVOT_BENCH_SAMPLE: values.sample ? "1" : "0" },
       stdio: ["ignore", "ignore", "pipe"],
     })
     let peak = 0
