@@ -57,6 +57,7 @@ import * as recall from "../readmodels/recall.ts"
 import { status as builtInStatus } from "../readmodels/status.ts"
 import {
   checkpointsOf,
+  hasReadModels,
   headOf,
   isCurrent,
   lock,
@@ -68,7 +69,7 @@ import {
 import * as usage from "../readmodels/usage.ts"
 import type { Verified } from "../readmodels/verify.ts"
 import * as window from "../readmodels/window.ts"
-import type { ReadError } from "../StoreError.ts"
+import { type ReadError, StoreUnavailable } from "../StoreError.ts"
 import { type UndecodableEvent, UnknownSession } from "./SessionError.ts"
 import * as SessionLog from "./SessionLog.ts"
 
@@ -150,6 +151,12 @@ export interface ReadModelsShape {
   readonly bulk: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ReadError, R>
 }
 
+/**
+ * Why the read models of a read-only store cannot answer when the database has none of their tables (a store written
+ * by the runtime alone, opened read-only): the reason of the `StoreUnavailable` their queries fail with.
+ */
+export const NO_READ_MODELS = "the database has no read-model tables, and a read-only connection does not create them"
+
 /** The read models service. */
 export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
 
@@ -157,10 +164,12 @@ const makeService = (
   sql: Sql,
   projector: ReturnType<typeof makeProjector>,
   path: string | undefined,
+  readonly: boolean,
 ): ReadModelsShape => {
   const toStoreError = classify(path)
-  const query = <A>(effect: Effect.Effect<A, SqlError.SqlError | UndecodableEvent | UnknownSession>) =>
-    effect.pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
+  const query = <A>(
+    effect: Effect.Effect<A, SqlError.SqlError | UndecodableEvent | UnknownSession | StoreUnavailable>,
+  ) => effect.pipe(Effect.catchTag("SqlError", (error) => Effect.fail(toStoreError(error))))
 
   const sync = (sessionId: string) =>
     query(
@@ -168,6 +177,10 @@ const makeService = (
         const stream = Events.streamName(sessionId)
         const head = yield* headOf(sql, stream)
         if (head === 0) return yield* new UnknownSession({ sessionId })
+        // A read-only connection never creates the read models' tables (a database written by the runtime alone has
+        // none): asked first, so the answer is not a failing statement, whose error costs a read-only command such
+        // as `pivot window` more than its own read of the log (issue 32).
+        if (readonly && !(yield* hasReadModels(sql))) return yield* new StoreUnavailable({ reason: NO_READ_MODELS })
         if (isCurrent(yield* checkpointsOf(sql, sessionId), head)) return head
         return yield* sql.withTransaction(
           Effect.gen(function* () {
@@ -282,7 +295,7 @@ export const withStore = <E, R>(
       })
       const service = Layer.effect(
         ReadModels,
-        Effect.map(opened, (sql) => makeService(sql, projector, options.path)),
+        Effect.map(opened, (sql) => makeService(sql, projector, options.path, options.readonly === true)),
       )
       const projections = Layer.effect(
         Projections.Projections,
