@@ -872,9 +872,9 @@ const hookTimes = (sample: Sample) => {
  * The plugin's own phases (ADR 0056) that began before the first agent request, by name: how many, their wall time and
  * the process's CPU during them (ms). A phase that awaits holds OpenCode's work meanwhile in its CPU (Phases.ts).
  */
-const phasesBefore = (sample: Sample): Map<string, { n: number; ms: number; cpuMs: number }> => {
+const phasesBefore = (sample: Sample, whole = false): Map<string, { n: number; ms: number; cpuMs: number }> => {
   const cutoff =
-    sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
+    whole || sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
   const by = new Map<string, { n: number; ms: number; cpuMs: number }>()
   for (const p of sample.phases) {
     if (p.at >= cutoff) continue
@@ -887,10 +887,10 @@ const phasesBefore = (sample: Sample): Map<string, { n: number; ms: number; cpuM
   return by
 }
 
-const phasesLine = (sample: Sample) =>
+const phasesLine = (sample: Sample, whole = false) =>
   sample.phases.length === 0
     ? "— (no phases: a build without them)"
-    : [...phasesBefore(sample)]
+    : [...phasesBefore(sample, whole)]
         .map(([name, x]) => `${name} ${x.n}× ${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`)
         .join(", ")
 
@@ -1009,7 +1009,8 @@ const startup = async () => {
         if (variant.plugin !== undefined)
           console.log(
             `    the plugin's share: first ${share(first)}; --continue ${share(again)}\n` +
-              `    its phases before the first agent request (n× wall/CPU ms): first ${phasesLine(first)}; --continue ${phasesLine(again)}`,
+              `    its phases before the first agent request (n× wall/CPU ms): first ${phasesLine(first)}; --continue ${phasesLine(again)}\n` +
+              `    its phases in the whole run: first ${phasesLine(first, true)}; --continue ${phasesLine(again, true)}`,
           )
         if (values.verbose)
           for (const [phase, sample] of [

@@ -598,7 +598,9 @@ export const make = async (
     const system = systems.get(sessionId)
     if (system !== undefined) return requestOverhead(system, toolTokens())
     const listed =
-      client.session.list === undefined ? undefined : await Phases.timed("hud.list", () => client.session.list!())
+      client.session.list === undefined
+        ? undefined
+        : await Phases.timed("hud.list", () => client.session.list!({ query: Overhead.LIST_QUERY }))
     const caller = Overhead.callerOf(state)
     for (const other of Overhead.candidates(listed?.data ?? [], sessionId)) {
       const first = await Phases.timed("hud.other", () =>
