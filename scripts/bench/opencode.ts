@@ -1125,7 +1125,7 @@ const startup = async () => {
       )
       // The plugin's phases before the first agent request (ADR 0056): median over the runs that have them of each
       // phase's summed CPU (and wall), ms; a run without the phase counts 0.
-      const phased = xs.filter((x) => x.phases.length > 0).map(phasesBefore)
+      const phased = xs.filter((x) => x.phases.length > 0).map((x) => phasesBefore(x))
       if (phased.length > 0) {
         const names = [...new Set(phased.flatMap((m) => [...m.keys()]))]
         console.log(
