@@ -9,6 +9,7 @@ import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { build } from "rolldown"
+import { catalogAsJson } from "./bundle-catalog.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -28,6 +29,8 @@ for (const bundle of bundles) {
     input: bundle.entries.map((entry) => join(dist, entry)),
     platform: "node",
     external: (id) => builtIn.test(id) || id === "pg-native",
+    // The model catalog as one JSON string rather than object literals (bundle-catalog.mjs, ADR 0056).
+    plugins: [catalogAsJson()],
     logLevel: "warn",
     output: {
       dir,

@@ -57,6 +57,7 @@ import { Pricing } from "@pivot/core"
 import { Config } from "@pivot/runtime"
 import { type Bill, bill, type Floor, floorOf, promptOf, type Timed } from "./support/opencodeBill.ts"
 import { Agent, ARTIFACTS, FILES, SHAPES, withoutPauses } from "./support/opencodeSession.ts"
+import { counted, footprint, type Member, spaceOf, statFields } from "./support/processTree.ts"
 
 // The harnesses the OpenCode tests use (loaded by path: they belong to those packages' tests): the scripted model on
 // loopback (model-server.ts) and the oracle's offline OpenCode (scratch project and home, `opencode serve`, its HTTP API).
@@ -540,25 +541,12 @@ const report = (runs: ReadonlyArray<Run>) => {
 /** The kernel's clock ticks per second, the unit of the CPU times in /proc. */
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
 
-/** The fields of a /proc/PID/stat line after the command (the first is the state, field 3 of proc(5)). */
-const statFields = (stat: string): ReadonlyArray<string> => stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-
-/**
- * One process of the tree at a sample: its command, RSS and PSS (shared pages divided among the processes that map
- * them), and the CPU time it has used so far (user + system, ms).
- */
-interface Member {
-  readonly pid: number
-  readonly command: string
-  readonly rss: number
-  readonly pss: number
-  readonly cpuMs: number
-}
-
 /** The process and its descendants at this moment, from /proc. */
 const tree = (pid: number): ReadonlyArray<Member> => {
   const children = new Map<number, Array<number>>()
   const cpu = new Map<number, number>()
+  const parent = new Map<number, number>()
+  const space = new Map<number, string>()
   for (const entry of Fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
@@ -567,6 +555,8 @@ const tree = (pid: number): ReadonlyArray<Member> => {
       const list = children.get(ppid) ?? []
       list.push(Number(entry))
       children.set(ppid, list)
+      parent.set(Number(entry), ppid)
+      space.set(Number(entry), spaceOf(fields))
       // utime and stime (fields 14 and 15).
       cpu.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS)
     } catch {
@@ -581,6 +571,8 @@ const tree = (pid: number): ReadonlyArray<Member> => {
       const command = Fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 3).join(" ")
       members.push({
         pid: p,
+        ppid: parent.get(p) ?? 0,
+        space: space.get(p) ?? "",
         command: command.replace(/^.*\//, "").slice(0, 60),
         rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024,
         pss: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024,
@@ -631,6 +623,8 @@ const hookTimer = (entry: string): string => {
       "const now = () => performance.timeOrigin + performance.now()",
       "const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }",
       "const calls = []",
+      // The plugin's own per-phase counters (its Phases.ts, ADR 0056): it pushes to this array when it is there.
+      'const phases = (globalThis[Symbol.for("pivot.phases")] = [])',
       // JavaScriptCore's sampling profiler (bun:jsc, OpenCode's Bun): a stack every ~1 ms while JavaScript runs, none
       // while the thread waits. Each sample is kept as its time (epoch ms) and whether a frame of the plugin's own
       // files was on the stack (`plugin`: its code, or what it called synchronously: SQLite, OpenCode's client).
@@ -646,7 +640,7 @@ const hookTimer = (entry: string): string => {
       "const drain = () => { if (jsc === undefined) return; try { for (const t of jsc.samplingProfilerStackTraces().traces) samples.push(Math.round(t.timestamp * 1000 + offset), t.frames.some(mine) ? 1 : 0) } catch (e) { sampleError = String(e) } }",
       "setInterval(drain, 1000).unref()",
       "const out = process.env.PIVOT_BENCH_HOOKS",
-      "const save = () => { if (out) { drain(); Fs.writeFileSync(out, JSON.stringify({ calls, samples, sampleError })) } }",
+      "const save = () => { if (out) { drain(); Fs.writeFileSync(out, JSON.stringify({ calls, samples, sampleError, phases })) } }",
       'process.on("exit", save)',
       "const timed = (name, fn) => async (...args) => {",
       "  const at = now(), c = cpu()",
@@ -656,7 +650,7 @@ const hookTimer = (entry: string): string => {
       "const reading = (client) => {",
       "  const session = client?.session",
       "  if (session === undefined) return client",
-      "  const read = new Proxy(session, { get: (t, k) => { const v = Reflect.get(t, k); return typeof v !== 'function' ? v : k === 'get' || k === 'messages' ? timed('read ' + k, v.bind(t)) : v.bind(t) } })",
+      "  const read = new Proxy(session, { get: (t, k) => { const v = Reflect.get(t, k); return typeof v !== 'function' ? v : k === 'get' || k === 'messages' || k === 'list' ? timed('read ' + k, v.bind(t)) : v.bind(t) } })",
       "  return new Proxy(client, { get: (t, k) => (k === 'session' ? read : Reflect.get(t, k)) })",
       "}",
       "export default async (input, options) => {",
@@ -699,6 +693,8 @@ interface Sample {
   readonly spawnedAt: number
   /** The hook calls of the plugin (its timing wrapper), empty without it. */
   readonly hooks: ReadonlyArray<HookCall>
+  /** The plugin's own phases (its per-phase counters, ADR 0056), empty without it or with a build that has none. */
+  readonly phases: ReadonlyArray<HookCall>
   /**
    * The JavaScript thread's stack samples (the wrapper's, ~1 ms apart while JavaScript runs), flat: epoch ms, then 1
    * when a frame of the plugin's files was on the stack, else 0. Empty without the plugin.
@@ -734,12 +730,10 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
       if (child.pid === undefined) return
       const members = tree(child.pid)
       for (const m of members) lastCpu.set(m.pid, m.cpuMs)
-      const rss = members.reduce((n, m) => n + m.rss, 0)
+      // Each address space once: a child between its spawn and its exec shows its parent's memory (processTree.ts).
+      const { rss, pss } = footprint(members)
       if (rss > peak) [peak, atPeak] = [rss, members]
-      peakPss = Math.max(
-        peakPss,
-        members.reduce((n, m) => n + m.pss, 0),
-      )
+      peakPss = Math.max(peakPss, pss)
     }, 50)
     child.on("error", reject)
     child.on("close", (code) => {
@@ -752,8 +746,12 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
       }
       const firstAgent = arrivals.find((a) => a.agent && a.at >= epoch)
       const logged = Fs.existsSync(hookLog)
-        ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as { calls: Array<HookCall>; samples: Array<number> })
-        : { calls: [], samples: [] }
+        ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as {
+            calls: Array<HookCall>
+            samples: Array<number>
+            phases?: Array<HookCall>
+          })
+        : { calls: [], samples: [], phases: [] }
       if (code !== 0) reject(new Error(`opencode ${args[0]} exited ${code}: ${stderr.slice(-1000)}`))
       else
         resolve({
@@ -766,6 +764,7 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
           firstAgent: firstAgent === undefined ? undefined : (firstAgent.at - epoch) / 1000,
           spawnedAt: epoch,
           hooks: logged.calls,
+          phases: logged.phases ?? [],
           samples: logged.samples,
         })
     })
@@ -868,6 +867,32 @@ const hookTimes = (sample: Sample) => {
     disposeMs: sum(dispose, "ms"),
   }
 }
+
+/**
+ * The plugin's own phases (ADR 0056) that began before the first agent request, by name: how many, their wall time and
+ * the process's CPU during them (ms). A phase that awaits holds OpenCode's work meanwhile in its CPU (Phases.ts).
+ */
+const phasesBefore = (sample: Sample, whole = false): Map<string, { n: number; ms: number; cpuMs: number }> => {
+  const cutoff =
+    whole || sample.firstAgent === undefined ? Number.POSITIVE_INFINITY : sample.spawnedAt + sample.firstAgent * 1000
+  const by = new Map<string, { n: number; ms: number; cpuMs: number }>()
+  for (const p of sample.phases) {
+    if (p.at >= cutoff) continue
+    const entry = by.get(p.name) ?? { n: 0, ms: 0, cpuMs: 0 }
+    entry.n++
+    entry.ms += p.ms
+    entry.cpuMs += p.cpuMs
+    by.set(p.name, entry)
+  }
+  return by
+}
+
+const phasesLine = (sample: Sample, whole = false) =>
+  sample.phases.length === 0
+    ? "— (no phases: a build without them)"
+    : [...phasesBefore(sample, whole)]
+        .map(([name, x]) => `${name} ${x.n}× ${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`)
+        .join(", ")
 
 /** One run's share of the plugin in its first agent request, as printed. */
 const share = (sample: Sample) =>
@@ -982,14 +1007,18 @@ const startup = async () => {
         // The plugin's share of each first agent request (ADR 0051): its load and the awaited calls before it (wall),
         // plus its own JavaScript time outside them (sampled).
         if (variant.plugin !== undefined)
-          console.log(`    the plugin's share: first ${share(first)}; --continue ${share(again)}`)
+          console.log(
+            `    the plugin's share: first ${share(first)}; --continue ${share(again)}\n` +
+              `    its phases before the first agent request (n× wall/CPU ms): first ${phasesLine(first)}; --continue ${phasesLine(again)}\n` +
+              `    its phases in the whole run: first ${phasesLine(first, true)}; --continue ${phasesLine(again, true)}`,
+          )
         if (values.verbose)
           for (const [phase, sample] of [
             ["first", first],
             ["--continue", again],
           ] as const) {
             console.log(
-              `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}`).join("; ")}; CPU sampled ${sample.sampledCpu.toFixed(2)} s`,
+              `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}${counted(sample.atPeak).includes(m) ? "" : " (its parent's memory, not counted)"}`).join("; ")}; CPU sampled ${sample.sampledCpu.toFixed(2)} s`,
             )
             if (sample.hooks.length > 0) {
               const h = hookTimes(sample)
@@ -1094,6 +1123,20 @@ const startup = async () => {
           0,
         )} ms [${hooks.map((h) => h.boundMs.toFixed(0)).join(" ")}]`,
       )
+      // The plugin's phases before the first agent request (ADR 0056): median over the runs that have them of each
+      // phase's summed CPU (and wall), ms; a run without the phase counts 0.
+      const phased = xs.filter((x) => x.phases.length > 0).map((x) => phasesBefore(x))
+      if (phased.length > 0) {
+        const names = [...new Set(phased.flatMap((m) => [...m.keys()]))]
+        console.log(
+          `  ${`${v.name}, its phases`.padEnd(22)} before the first agent request, CPU ms (wall ms), median of ${phased.length}: ${names
+            .map(
+              (name) =>
+                `${name} ${median(phased.map((m) => m.get(name)?.cpuMs ?? 0)).toFixed(0)} (${median(phased.map((m) => m.get(name)?.ms ?? 0)).toFixed(0)})`,
+            )
+            .join(", ")}`,
+        )
+      }
     }
   }
   console.log(

@@ -24,8 +24,16 @@ export interface Client {
     readonly messages: (options: {
       readonly path: { readonly id: string }
     }) => Promise<Answer<ReadonlyArray<MessageWithParts>>>
-    /** The project's sessions (OpenCode 1.18: `GET /session`); optional, read for a new session's HUD estimate. */
-    readonly list?: (() => Promise<Answer<ReadonlyArray<Listed>>>) | undefined
+    /**
+     * The project's sessions (OpenCode 1.18: `GET /session`, the most recently updated first; `roots` leaves out
+     * subagents' sessions, `limit` keeps the first N, 100 when not given); optional, read for a new session's HUD
+     * estimate.
+     */
+    readonly list?:
+      | ((options?: {
+          readonly query?: { readonly roots?: boolean; readonly limit?: number }
+        }) => Promise<Answer<ReadonlyArray<Listed>>>)
+      | undefined
     readonly summarize: (options: {
       readonly path: { readonly id: string }
       readonly body: { readonly providerID: string; readonly modelID: string; readonly auto?: boolean }

@@ -62,6 +62,13 @@ export interface Listed {
 export const MAX_CANDIDATES = 3
 
 /**
+ * What the plugin asks OpenCode's session list for: the project's root sessions (no subagent's), the most recently
+ * updated first, as many as could be candidates — the session itself may be among them — rather than OpenCode's
+ * default of 100, which OpenCode would serialize on its one JavaScript thread before a new session's first request.
+ */
+export const LIST_QUERY = { roots: true, limit: MAX_CANDIDATES + 1 } as const
+
+/**
  * The project's sessions worth reading for a new session's overhead: not the session itself, not a subagent's (a
  * task runs another agent, with its own prompt and tools), newest update first, at most `MAX_CANDIDATES`.
  */

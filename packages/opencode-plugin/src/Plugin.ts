@@ -60,6 +60,7 @@ import * as FirstPin from "./FirstPin.ts"
 import * as ModelCost from "./ModelCost.ts"
 import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Overhead from "./Overhead.ts"
+import * as Phases from "./Phases.ts"
 import * as Recorder from "./Recorder.ts"
 import {
   COMPACT_DESCRIPTION,
@@ -388,8 +389,12 @@ export const make = async (
   /** The runtime with its store open; a store that cannot be opened fails as `StoreUnavailable`, retried next time. */
   const ready = async () => {
     try {
+      const opening = runtime === undefined
       const current = open()
-      await current.runPromise(Effect.void)
+      // The first use builds the store's layers (a new file: its schema and migrations).
+      await (opening
+        ? Phases.timed("store.open", () => current.runPromise(Effect.void))
+        : current.runPromise(Effect.void))
       return current
     } catch (error) {
       const failed = runtime
@@ -468,15 +473,17 @@ export const make = async (
     synced.add(sessionId)
     // The title read now is the one recorded: a later change marks it pending again.
     titlePending.delete(sessionId)
-    const exported = await fetchSession(sessionId)
+    const exported = await Phases.timed("sync.read", () => fetchSession(sessionId))
     const moment = turns.moment(sessionId, request.moment, request.turn)
-    const result = await run(
-      recorder.sync(sessionId, exported, moment).pipe(
-        Effect.catchTag("WrongExpectedVersion", () =>
-          Effect.suspend(() => {
-            recorder.forget(sessionId)
-            return recorder.sync(sessionId, exported, moment)
-          }),
+    const result = await Phases.timed(`sync.record ${request.moment}`, () =>
+      run(
+        recorder.sync(sessionId, exported, moment).pipe(
+          Effect.catchTag("WrongExpectedVersion", () =>
+            Effect.suspend(() => {
+              recorder.forget(sessionId)
+              return recorder.sync(sessionId, exported, moment)
+            }),
+          ),
         ),
       ),
     )
@@ -590,11 +597,14 @@ export const make = async (
     if (own !== undefined) return own
     const system = systems.get(sessionId)
     if (system !== undefined) return requestOverhead(system, toolTokens())
-    const listed = client.session.list === undefined ? undefined : await client.session.list()
+    const listed =
+      client.session.list === undefined
+        ? undefined
+        : await Phases.timed("hud.list", () => client.session.list!({ query: Overhead.LIST_QUERY }))
     const caller = Overhead.callerOf(state)
     for (const other of Overhead.candidates(listed?.data ?? [], sessionId)) {
-      const first = await run(
-        Effect.flatMap(Sessions.Sessions, (sessions) => sessions.events(other, { to: Overhead.FIRST_EVENTS })),
+      const first = await Phases.timed("hud.other", () =>
+        run(Effect.flatMap(Sessions.Sessions, (sessions) => sessions.events(other, { to: Overhead.FIRST_EVENTS }))),
       )
       const theirs = Overhead.measuredIn(first, caller)
       if (theirs !== undefined) return theirs
@@ -760,22 +770,32 @@ export const make = async (
             await guard(
               "strategy",
               sessionId,
-              () => queued(sessionId, () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
+              () =>
+                queued(sessionId, () =>
+                  Phases.timed("strategy", () => run(Effect.flatMap(ContextManager, (m) => m.prune(sessionId)))),
+                ),
               undefined,
             )
           const overhead =
             forSummary || !(hudOn || driveCompactionOn)
               ? 0
-              : await guard("overhead", sessionId, () => overheadOf(sessionId), requestOverhead([], toolTokens()))
+              : await guard(
+                  "overhead",
+                  sessionId,
+                  () => Phases.timed("hud.overhead", () => overheadOf(sessionId)),
+                  requestOverhead([], toolTokens()),
+                )
           // pivot's strategy says compact: OpenCode is asked, and compacts once this call has ended.
           if (driveCompactionOn && !forSummary)
             await guard("driveCompaction", sessionId, () => asker.beforeCall(sessionId, overhead), undefined)
           const window = await queued(sessionId, () =>
-            run(
-              Effect.gen(function* () {
-                const state = yield* (yield* Sessions.Sessions).load(sessionId)
-                return Window.messages(state.session.window)
-              }),
+            Phases.timed("window", () =>
+              run(
+                Effect.gen(function* () {
+                  const state = yield* (yield* Sessions.Sessions).load(sessionId)
+                  return Window.messages(state.session.window)
+                }),
+              ),
             ),
           )
           if (window.length === 0) return
@@ -786,7 +806,12 @@ export const make = async (
           const hud =
             !hudOn || forSummary
               ? undefined
-              : await guard("hud", sessionId, () => queued(sessionId, () => hudFor(sessionId, overhead)), undefined)
+              : await guard(
+                  "hud",
+                  sessionId,
+                  () => queued(sessionId, () => Phases.timed("hud", () => hudFor(sessionId, overhead))),
+                  undefined,
+                )
           // In place: OpenCode reads the array it passed. The objects in it are copies; its own stay untouched.
           output.messages.splice(
             0,

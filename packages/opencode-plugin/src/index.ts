@@ -18,6 +18,8 @@
 // `#tools` (package.json "imports"): src/Tools.ts from source, else its bundle with the part of zod it uses (ADR 0033).
 import { COMPACT_DESCRIPTION, PIN_DESCRIPTION, pinArgs, RECALL_DESCRIPTION, recallArgs } from "#tools"
 import type { Hooks, PluginInput, ToolContext } from "./OpenCode.ts"
+// The bench's per-phase counters (a few lines, no dependency; off without the bench's sink: ADR 0056).
+import * as Phases from "./Phases.ts"
 import type { Options } from "./Plugin.ts"
 
 export type { Hooks, PluginInput } from "./OpenCode.ts"
@@ -52,8 +54,8 @@ const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks
   const definitions = new Map<string, Parameters<Hooks["tool.definition"]>>()
   const hooks = (): Promise<Hooks> =>
     // `#hooks` (package.json "imports"): src/Plugin.ts from source, else its bundle in dist/bundle/ (ADR 0033).
-    (loading ??= import("#hooks")
-      .then((plugin) => plugin.make(input, options ?? {}))
+    (loading ??= Phases.timed("bundle", () => import("#hooks"))
+      .then((plugin) => Phases.timed("make", () => plugin.make(input, options ?? {})))
       .then(async (made) => {
         loaded = made
         for (const args of definitions.values()) await made["tool.definition"](...args)

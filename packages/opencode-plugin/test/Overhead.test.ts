@@ -161,6 +161,62 @@ describe("the HUD's estimate on a session's first call in a process (drive mode)
   })
 })
 
+describe("the session list a new session's HUD reads", () => {
+  it("asks OpenCode for its root sessions, at most MAX_CANDIDATES + 1, and finds the same measurement as the whole list", async () => {
+    const directory = scratch()
+    const earlier = sessionAs("ses_earlier", 12)
+    await shown(await processIn(directory, [earlier]), earlier)
+    await opened.shift()!.dispose()
+    const fixed = await fixedOf(directory, "ses_earlier")
+    // Older root sessions (nothing recorded of them), subagents' sessions updated since (tasks the earlier session ran),
+    // then the new session.
+    const olderRoots = Array.from({ length: 5 }, (_, i) => ({ id: `ses_old${i}`, time: { updated: 1 + i } }))
+    const tasks = Array.from({ length: 8 }, (_, i) => ({
+      id: `ses_task${i}`,
+      parentID: "ses_earlier",
+      time: { updated: 13 + i },
+    }))
+    const fresh = sessionAs("ses_fresh", 30)
+    fresh.messages.splice(1)
+    // OpenCode 1.18's GET /session: the most recently updated first, `roots` without subagents', `limit` (100 unless
+    // given) of them.
+    const listed: ReadonlyArray<{ id: string; parentID?: string; time: { updated: number } }> = [
+      ...olderRoots,
+      { id: "ses_earlier", time: { updated: 12 } },
+      ...tasks,
+      { id: "ses_fresh", time: { updated: 30 } },
+    ]
+    const served: Array<number> = []
+    const client = clientOf([earlier, fresh])
+    const hooks = await Plugin.make(
+      {
+        client: {
+          session: {
+            ...client.session,
+            list: async (options) => {
+              const query = options?.query
+              const rows = listed
+                .filter((s) => query?.roots !== true || s.parentID === undefined)
+                .toSorted((a, b) => b.time.updated - a.time.updated)
+                .slice(0, query?.limit ?? 100)
+              served.push(rows.length)
+              return { data: rows }
+            },
+          },
+        },
+        directory,
+      },
+      { drive: true },
+      {},
+    )
+    opened.push(hooks)
+    expect(await shown(hooks, fresh)).toBe((await windowOnly(fresh)) + fixed)
+    // The new session, the earlier one and the two newest older roots: not the 15 sessions OpenCode would list.
+    expect(served).toEqual([Overhead.MAX_CANDIDATES + 1])
+    expect(Overhead.LIST_QUERY.limit).toBe(Overhead.MAX_CANDIDATES + 1)
+  })
+})
+
 describe("Overhead.candidates", () => {
   const listed = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ses_${i}`, time: { updated: i } }))
 
