@@ -311,7 +311,8 @@ const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules)
         }),
       )
       const prompt = serialise(request.system, request.messages)
-      const output = rules.summaryTokens ?? Tokens.estimate(text)
+      // Billed at the rule's size, or at the text's own when it is larger: a bigger summary costs its output.
+      const output = Math.max(rules.summaryTokens ?? 0, Tokens.estimate(text))
       const breakpoints = breakpointsOf(request.system, request.messages)
       requests.push({ kind: "summary", text: prompt, at: clock.now, output, breakpoints })
       return {
@@ -867,12 +868,12 @@ const change = (a: number, b: number) => {
  */
 const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
   console.log(
-    "\nArtifact retention (named: as sent; bare: without facts blocks; verbatim: the messages kept verbatim only):\n",
+    "\nArtifact retention (named: as sent; bare: without facts blocks; unindexed: bare and without the summaries' reach index, ADR 0060; verbatim: the messages kept verbatim only):\n",
   )
   console.log(
-    `| strategy | last prompt: named | bare | verbatim | every turn's start: named | bare | verbatim | bare, with the ${SKELETON_TURNS} previous turns' calls | their tokens per turn | returning turns read again |`,
+    `| strategy | last prompt: named | bare | unindexed | verbatim | every turn's start: named | bare | unindexed | verbatim | bare, with the ${SKELETON_TURNS} previous turns' calls | their tokens per turn | returning turns read again |`,
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const [name, t] of totals) {
     const cell = (r: Record<Provider, Retention.Totals>, f: (x: Retention.Totals) => number) => {
       const shares = {
@@ -882,7 +883,7 @@ const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
       return `${both({ anthropic: f(r.anthropic), openai: f(r.openai) })} (${shares.anthropic === shares.openai ? shares.anthropic : `${shares.anthropic} / ${shares.openai}`})`
     }
     console.log(
-      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.skeletonBare)} (${Retention.share(t.skeletonBare.anthropic, t.turnStarts.anthropic)}${t.skeletonBare.anthropic === t.skeletonBare.openai ? "" : ` / ${Retention.share(t.skeletonBare.openai, t.turnStarts.openai)}`}) | ${both({ anthropic: t.skeletonTokens.anthropic / Math.max(1, t.turnStarts.anthropic.samples), openai: t.skeletonTokens.openai / Math.max(1, t.turnStarts.openai.samples) }, (n) => n.toFixed(0))} | ${both(t.reread)}/${t.returnedTurns} |`,
+      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.unindexed)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.unindexed)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.skeletonBare)} (${Retention.share(t.skeletonBare.anthropic, t.turnStarts.anthropic)}${t.skeletonBare.anthropic === t.skeletonBare.openai ? "" : ` / ${Retention.share(t.skeletonBare.openai, t.turnStarts.openai)}`}) | ${both({ anthropic: t.skeletonTokens.anthropic / Math.max(1, t.turnStarts.anthropic.samples), openai: t.skeletonTokens.openai / Math.max(1, t.turnStarts.openai.samples) }, (n) => n.toFixed(0))} | ${both(t.reread)}/${t.returnedTurns} |`,
     )
   }
   const any = [...totals.values()][0]
