@@ -56,7 +56,8 @@
  *
  * Retention (issue 30) is printed two ways: at the last prompt, and at every turn's start summed over the sessions
  * (`support/retention.ts`: the artifacts of the turns before, named by the turn's first prompt), each as sent, without
- * facts blocks, and by the verbatim messages only. `--returns SHARE` makes that share of generated turns return to an
+ * facts blocks, without facts blocks and the summaries' reach index (ADR 0060: what the sections alone name), and by
+ * the verbatim messages only. A summary is billed at the larger of `--summary-tokens` and its own size. `--returns SHARE` makes that share of generated turns return to an
  * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
  * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail, `--no-rent-or-buy` without its rent-or-buy
  * compactions.
