@@ -276,7 +276,7 @@ interface Run {
   readonly compactions: ReadonlyArray<string>
   /**
    * Retention sampled at every turn's start (`Retention.sample`: the artifacts of the turns before it, named by the
-   * first call's prompt), summed over the session; and the last prompt's, read the same three ways.
+   * first call's prompt), summed over the session; and the last prompt's, read the same four ways.
    */
   readonly turnStarts: Retention.Totals
   /**
@@ -546,7 +546,7 @@ const runPivot = (
       shown(lastMessages.map((m) => Retention.withoutFacts(m as Shown.ModelMessage) as ModelMessage)),
     ),
   )
-  // The last prompt read the three ways of the turn-start samples; its first two are the figures above, checked.
+  // The last prompt read the four ways of the turn-start samples; its first two are the figures above, checked.
   const last = Retention.sample(all, system, windowOf(lastSources, lastMessages, all))
   if (last.named !== retained.named || last.bare !== retainedBare.named)
     throw new Error(

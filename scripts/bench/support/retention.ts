@@ -1,7 +1,7 @@
 // Artifact retention that does not hinge on where a session stops (issue 30): sampled at every turn's start and summed
 // over the session, beside the last prompt's. One sample is the session's artifacts so far (`ArtifactCheck.check`: the
 // files read and edited, the commands, the errors and the requests of every turn before this one) and which of them
-// the prompt about to be sent names, read three ways:
+// the prompt about to be sent names, read four ways:
 // - `named`: the prompt as sent (system prompt, summaries with their facts blocks, the messages kept verbatim);
 // - `bare`: the same with every summary's facts block left out (the same rule for every strategy: OpenCode has none);
 // - `unindexed`: as `bare`, and every summary's reach index left out too (`ExtractiveSummary.withoutIndex`, ADR 0060:
