@@ -56,7 +56,8 @@
  *
  * Retention (issue 30) is printed two ways: at the last prompt, and at every turn's start summed over the sessions
  * (`support/retention.ts`: the artifacts of the turns before, named by the turn's first prompt), each as sent, without
- * facts blocks, and by the verbatim messages only. `--returns SHARE` makes that share of generated turns return to an
+ * facts blocks, without facts blocks and the summaries' reach index (ADR 0060: what the sections alone name), and by
+ * the verbatim messages only. A summary is billed at the larger of `--summary-tokens` and its own size. `--returns SHARE` makes that share of generated turns return to an
  * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
  * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail, `--no-rent-or-buy` without its rent-or-buy
  * compactions.
@@ -275,7 +276,7 @@ interface Run {
   readonly compactions: ReadonlyArray<string>
   /**
    * Retention sampled at every turn's start (`Retention.sample`: the artifacts of the turns before it, named by the
-   * first call's prompt), summed over the session; and the last prompt's, read the same three ways.
+   * first call's prompt), summed over the session; and the last prompt's, read the same four ways.
    */
   readonly turnStarts: Retention.Totals
   /**
@@ -311,7 +312,8 @@ const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules)
         }),
       )
       const prompt = serialise(request.system, request.messages)
-      const output = rules.summaryTokens ?? Tokens.estimate(text)
+      // Billed at the rule's size, or at the text's own when it is larger: a bigger summary costs its output.
+      const output = Math.max(rules.summaryTokens ?? 0, Tokens.estimate(text))
       const breakpoints = breakpointsOf(request.system, request.messages)
       requests.push({ kind: "summary", text: prompt, at: clock.now, output, breakpoints })
       return {
@@ -544,7 +546,7 @@ const runPivot = (
       shown(lastMessages.map((m) => Retention.withoutFacts(m as Shown.ModelMessage) as ModelMessage)),
     ),
   )
-  // The last prompt read the three ways of the turn-start samples; its first two are the figures above, checked.
+  // The last prompt read the four ways of the turn-start samples; its first two are the figures above, checked.
   const last = Retention.sample(all, system, windowOf(lastSources, lastMessages, all))
   if (last.named !== retained.named || last.bare !== retainedBare.named)
     throw new Error(
@@ -867,12 +869,12 @@ const change = (a: number, b: number) => {
  */
 const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
   console.log(
-    "\nArtifact retention (named: as sent; bare: without facts blocks; verbatim: the messages kept verbatim only):\n",
+    "\nArtifact retention (named: as sent; bare: without facts blocks; unindexed: bare and without the summaries' reach index, ADR 0060; verbatim: the messages kept verbatim only):\n",
   )
   console.log(
-    `| strategy | last prompt: named | bare | verbatim | every turn's start: named | bare | verbatim | bare, with the ${SKELETON_TURNS} previous turns' calls | their tokens per turn | returning turns read again |`,
+    `| strategy | last prompt: named | bare | unindexed | verbatim | every turn's start: named | bare | unindexed | verbatim | bare, with the ${SKELETON_TURNS} previous turns' calls | their tokens per turn | returning turns read again |`,
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const [name, t] of totals) {
     const cell = (r: Record<Provider, Retention.Totals>, f: (x: Retention.Totals) => number) => {
       const shares = {
@@ -882,7 +884,7 @@ const retentionTable = (totals: ReadonlyMap<string, Totals>) => {
       return `${both({ anthropic: f(r.anthropic), openai: f(r.openai) })} (${shares.anthropic === shares.openai ? shares.anthropic : `${shares.anthropic} / ${shares.openai}`})`
     }
     console.log(
-      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.skeletonBare)} (${Retention.share(t.skeletonBare.anthropic, t.turnStarts.anthropic)}${t.skeletonBare.anthropic === t.skeletonBare.openai ? "" : ` / ${Retention.share(t.skeletonBare.openai, t.turnStarts.openai)}`}) | ${both({ anthropic: t.skeletonTokens.anthropic / Math.max(1, t.turnStarts.anthropic.samples), openai: t.skeletonTokens.openai / Math.max(1, t.turnStarts.openai.samples) }, (n) => n.toFixed(0))} | ${both(t.reread)}/${t.returnedTurns} |`,
+      `| ${name} | ${cell(t.last, (x) => x.named)} | ${cell(t.last, (x) => x.bare)} | ${cell(t.last, (x) => x.unindexed)} | ${cell(t.last, (x) => x.verbatim)} | ${cell(t.turnStarts, (x) => x.named)} | ${cell(t.turnStarts, (x) => x.bare)} | ${cell(t.turnStarts, (x) => x.unindexed)} | ${cell(t.turnStarts, (x) => x.verbatim)} | ${both(t.skeletonBare)} (${Retention.share(t.skeletonBare.anthropic, t.turnStarts.anthropic)}${t.skeletonBare.anthropic === t.skeletonBare.openai ? "" : ` / ${Retention.share(t.skeletonBare.openai, t.turnStarts.openai)}`}) | ${both({ anthropic: t.skeletonTokens.anthropic / Math.max(1, t.turnStarts.anthropic.samples), openai: t.skeletonTokens.openai / Math.max(1, t.turnStarts.openai.samples) }, (n) => n.toFixed(0))} | ${both(t.reread)}/${t.returnedTurns} |`,
     )
   }
   const any = [...totals.values()][0]

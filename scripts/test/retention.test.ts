@@ -118,8 +118,22 @@ describe("Retention.sample (checked by hand)", () => {
       artifacts: 8,
       named: 8,
       bare: 7,
+      unindexed: 7,
       verbatim: 5,
     })
+  })
+
+  it("given turn 1's command only in the summary's reach index, then it is named bare, not unindexed", () => {
+    // The same summary with the command moved from the facts block to an index line of Completed (ADR 0060).
+    const indexed = summary
+      .replace("- `npm test -- parser0` — ok", "(none)")
+      .replace("## Facts", "## Work State\n### Completed\n- Also ran: `npm test -- parser0`\n\n## Facts")
+    const counts = Retention.sample(history, "You are a coding agent.", [
+      shownSummary(indexed),
+      shownUser(request2),
+      ...shownStep("a2", calls2),
+    ])
+    expect(counts).toEqual({ artifacts: 8, named: 8, bare: 8, unindexed: 7, verbatim: 5 })
   })
 
   it("given only the system prompt, then nothing is named; an empty history has no artifacts", () => {
@@ -127,9 +141,16 @@ describe("Retention.sample (checked by hand)", () => {
       artifacts: 8,
       named: 0,
       bare: 0,
+      unindexed: 0,
       verbatim: 0,
     })
-    expect(Retention.sample([], "x", window)).toEqual({ artifacts: 0, named: 0, bare: 0, verbatim: 0 })
+    expect(Retention.sample([], "x", window)).toEqual({
+      artifacts: 0,
+      named: 0,
+      bare: 0,
+      unindexed: 0,
+      verbatim: 0,
+    })
   })
 
   it("given the skeleton of 0, 1, 2 and 3 previous turns, then it names their requests and calls, not their errors", () => {
@@ -142,13 +163,11 @@ describe("Retention.sample (checked by hand)", () => {
   })
 
   it("sums samples, and shares over the artifacts", () => {
-    const totals = Retention.add(Retention.add(Retention.empty, { artifacts: 8, named: 8, bare: 7, verbatim: 5 }), {
-      artifacts: 4,
-      named: 1,
-      bare: 1,
-      verbatim: 0,
-    })
-    expect(totals).toEqual({ samples: 2, artifacts: 12, named: 9, bare: 8, verbatim: 5 })
+    const totals = Retention.add(
+      Retention.add(Retention.empty, { artifacts: 8, named: 8, bare: 7, unindexed: 6, verbatim: 5 }),
+      { artifacts: 4, named: 1, bare: 1, unindexed: 1, verbatim: 0 },
+    )
+    expect(totals).toEqual({ samples: 2, artifacts: 12, named: 9, bare: 8, unindexed: 7, verbatim: 5 })
     expect(Retention.add(totals, totals).samples).toBe(4)
     expect(Retention.share(totals.bare, totals)).toBe("66.7%")
     expect(Retention.share(0, Retention.empty)).toBe("–")
@@ -158,10 +177,11 @@ describe("Retention.sample (checked by hand)", () => {
 describe("Retention at every turn's start (a property against a model of sets)", () => {
   // A session of `n` turns, turn k reading `src/m/file{k}.ts` for request `Do task{k}q`; at turn i's start, a window of
   // some earlier turns verbatim and a summary whose prose names some others' files and requests and whose facts block
-  // names yet others' files. The model: the artifacts so far are 2 per earlier turn (its read, its request); a turn
-  // is named as sent when verbatim, in the prose or (its file only) in the facts block; bare without the facts block;
-  // verbatim only when shown verbatim.
-  const where = fc.constantFrom("verbatim", "prose", "facts", "none")
+  // names yet others' files, and whose reach index names yet others' files by name in their folder's line. The model:
+  // the artifacts so far are 2 per earlier turn (its read, its request); a turn is named as sent when verbatim, in the
+  // prose or (its file only) in the facts block or the index; bare without the facts block; unindexed without the
+  // index too; verbatim only when shown verbatim.
+  const where = fc.constantFrom("verbatim", "prose", "index", "facts", "none")
   it("given random sessions and windows, then the sums equal the model's", () => {
     fc.assert(
       fc.property(
@@ -185,9 +205,19 @@ describe("Retention at every turn's start (a property against a model of sets)",
             const earlier = Array.from({ length: i }, (_, k) => k)
             const prose = earlier.filter((k) => shownAs(k) === "prose").map((k) => `- ${request(k)} in ${file(k)}`)
             const facts = earlier.filter((k) => shownAs(k) === "facts").map((k) => `- \`${file(k)}\``)
-            const summary = ["## Objective", ...prose, "", "## Facts (from the log)", "### Files read", ...facts].join(
-              "\n",
-            )
+            // The reach index (ADR 0060): the file by name in its folder's line.
+            const index = earlier.filter((k) => shownAs(k) === "index").map((k) => `\`file${k}.ts\``)
+            const summary = [
+              "## Objective",
+              ...prose,
+              "",
+              "## Relevant Files",
+              ...(index.length === 0 ? [] : [`- Also in \`src/m/\`: ${index.join(", ")}`]),
+              "",
+              "## Facts (from the log)",
+              "### Files read",
+              ...facts,
+            ].join("\n")
             const window = [
               shownSummary(summary),
               ...earlier
@@ -199,9 +229,10 @@ describe("Retention at every turn's start (a property against a model of sets)",
               earlier.reduce((c, k) => c + (ways.includes(shownAs(k)) ? (both ? 2 : 1) : 0), 0)
             model = Retention.add(model, {
               artifacts: 2 * i,
-              // A turn in the facts block names its file only (1); verbatim or in the prose, both (2).
-              named: count(["verbatim", "prose"], true) + count(["facts"], false),
-              bare: count(["verbatim", "prose"], true),
+              // A turn in the facts block or the index names its file only (1); verbatim or in the prose, both (2).
+              named: count(["verbatim", "prose"], true) + count(["facts", "index"], false),
+              bare: count(["verbatim", "prose"], true) + count(["index"], false),
+              unindexed: count(["verbatim", "prose"], true),
               verbatim: count(["verbatim"], true),
             })
           }

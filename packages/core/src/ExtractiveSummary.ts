@@ -27,8 +27,18 @@ export interface Input {
   readonly toolKinds?: Facts.ToolKinds | undefined
 }
 
-/** The most characters a summary has. */
-export const MAX_CHARS = 6_000
+/**
+ * The most characters a summary has: the output a summary is billed at (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`, 2,000
+ * tokens at the project's four characters a token). The sections keep within `SECTIONS_MAX_CHARS`; the rest is the
+ * reach index's (ADR 0060).
+ */
+export const MAX_CHARS = 8_000
+
+/** The most characters the sections and the facts block take, before the reach index. */
+export const SECTIONS_MAX_CHARS = 6_000
+
+/** How an index line of Relevant Files or Completed starts (`Also in \`dir/\`: …`, `Also ran: …`, `Also edited: …`). */
+export const ALSO = "Also"
 
 /** What a section with nothing to say holds. */
 export const NONE = "(none)"
@@ -48,7 +58,8 @@ const BUDGET = {
   facts: 1_200,
 } as const
 
-const LINE_MAX = 240
+/** The longest line of a section (an index line too: a previous summary's lines are read back cut to it). */
+export const LINE_MAX = 240
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Text helpers
@@ -292,6 +303,104 @@ const codeSpans = (line: string): Array<string> => {
 const pathOf = (line: string): string => codeSpans(line)[0] ?? line.split(": ")[0] ?? line
 
 // ---------------------------------------------------------------------------------------------------------------------
+// Reach (ADR 0060): what the section budgets leave out, kept as an index
+// ---------------------------------------------------------------------------------------------------------------------
+//
+// A section keeps its newest lines within its budget. Without more, each summary of a summary names fewer of the
+// session's older files and commands: what the budget left out of one summary is gone from every later one. The reach
+// index keeps them by name only — the older files grouped by folder, the older commands and edits as code spans — in
+// the room the sections leave under `MAX_CHARS`, the newest first when even that is short. A later summary reads the
+// index back (`fromIndex`) and folds it again with what it adds, so the index carries forward across compactions.
+
+const ALSO_IN = new RegExp(`^${ALSO} in `)
+const ALSO_RAN = new RegExp(`^${ALSO} ran: `)
+const ALSO_EDITED = new RegExp(`^${ALSO} edited: `)
+
+/** A path's folder (with its last `/`, or empty) and its name. */
+const folderOf = (path: string): readonly [string, string] => {
+  const cut = path.lastIndexOf("/") + 1
+  return [path.slice(0, cut), path.slice(cut)]
+}
+
+/** `spans` as lines `head` + comma-separated code spans, each line at most `LINE_MAX` characters (one span always). */
+const packed = (head: string, spans: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  let line = ""
+  for (const span of spans) {
+    const code = Facts.code(span, 160)
+    if (line !== "" && line.length + 2 + code.length > LINE_MAX) {
+      out.push(line)
+      line = ""
+    }
+    line = line === "" ? `${head}${code}` : `${line}, ${code}`
+  }
+  if (line !== "") out.push(line)
+  return out
+}
+
+/** Index lines of older Relevant Files: one group per folder, folders in the order of their newest file. */
+export const filesIndex = (paths: ReadonlyArray<string>): Array<string> => {
+  const groups = new Map<string, Array<string>>()
+  for (const path of paths) {
+    const [folder, name] = folderOf(path)
+    const names = groups.get(folder) ?? []
+    groups.delete(folder)
+    groups.set(folder, [...names.filter((n) => n !== name), name])
+  }
+  return [...groups].flatMap(([folder, names]) =>
+    packed(folder === "" ? `${ALSO} in the root: ` : `${ALSO} in ${Facts.code(folder, 160)}: `, names),
+  )
+}
+
+/** Index lines of older Completed lines (`Ran \`c\``, `Edited \`p\``); other lines are left out. */
+export const completedIndex = (lines: ReadonlyArray<string>): Array<string> => {
+  const ran: Array<string> = []
+  const edited: Array<string> = []
+  for (const line of lines) {
+    const span = codeSpans(line)[0]
+    if (span === undefined) continue
+    if (/^Ran /.test(line)) ran.push(span)
+    else if (/^Edited /.test(line)) edited.push(span)
+  }
+  return [...packed(`${ALSO} edited: `, [...new Set(edited)]), ...packed(`${ALSO} ran: `, [...new Set(ran)])]
+}
+
+/**
+ * A previous summary's lines of a section with its index lines read back: files as `\`path\`: seen earlier` lines,
+ * commands and edits as `Ran` and `Edited` lines, in the index's order, before the section's other lines.
+ */
+export const fromIndex = (lines: ReadonlyArray<string>): Array<string> => {
+  const index: Array<string> = []
+  const rest: Array<string> = []
+  for (const line of lines) {
+    const spans = codeSpans(line)
+    if (ALSO_IN.test(line)) {
+      const [folder, ...names] = line.startsWith(`${ALSO} in the root: `) ? ["", ...spans] : spans
+      for (const name of names) index.push(`${Facts.code(`${folder ?? ""}${name}`, 200)}: seen earlier`)
+    } else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
+    else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${Facts.code(span, 160)}`)
+    else rest.push(line)
+  }
+  return [...index, ...rest]
+}
+
+const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: )`)
+
+/** A summary without its reach index lines (what it names by its sections and facts block alone). */
+export const withoutIndex = (summary: string): string =>
+  summary
+    .split("\n")
+    .filter((line) => !INDEX_LINE.test(line))
+    .join("\n")
+
+/** The newest lines of `lines` within `budget` (bulleted), and the older ones it leaves out (not bulleted). */
+const newestAndOlder = (lines: ReadonlyArray<string>, budget: number) => {
+  const all = unique(lines)
+  const kept = Facts.newestWithin(bullets(all), budget).filter((l) => !MORE_LINE.test(l.slice(2)))
+  return { kept, older: all.slice(0, all.length - kept.length) }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
 // The summary
 // ---------------------------------------------------------------------------------------------------------------------
 
@@ -348,8 +457,8 @@ export const summarize = (input: Input): string => {
     ...headFacts.errors.slice(-5).map((e) => `Error: ${oneLine(e, 200)}`),
   ]
 
-  // Completed: successful edits and commands of the head.
-  const doneLines = [...prev("completed")]
+  // Completed: successful edits and commands of the head (after the previous summary's, its index read back).
+  const doneLines = [...fromIndex(prev("completed"))]
   for (const part of tools(head)) {
     const target = Facts.targetOf(part, kinds)
     if (target === undefined || !succeeded(part, kinds)) continue
@@ -398,14 +507,35 @@ export const summarize = (input: Input): string => {
   // Relevant files: the previous list's other files with their reasons, then what the log shows.
   const read = new Set(facts.filesRead)
   const edited = new Set(facts.filesEdited)
+  const older = fromIndex(prev("files")).filter((line) => !read.has(pathOf(line)) && !edited.has(pathOf(line)))
   const fileLines = [
-    ...prev("files").filter((line) => !read.has(pathOf(line)) && !edited.has(pathOf(line))),
+    // A path once: its newest line (an index entry read back may repeat a path a later line of the summary gives).
+    ...older.filter((line, i) => older.findLastIndex((l) => pathOf(l) === pathOf(line)) === i),
     ...facts.filesRead.filter((p) => !edited.has(p)).map((p) => `${Facts.code(p, 200)}: read`),
     ...facts.filesEdited.map((p) => `${Facts.code(p, 200)}: ${read.has(p) ? "read, edited" : "edited"}`),
   ]
 
-  const render = (scale: number): string => {
+  // The sections' newest lines within `budget`, the older ones as index lines within `reach` characters (split between
+  // Relevant Files and Completed in proportion to what each would need), the newest index lines kept.
+  const withReach = (lines: ReadonlyArray<string>, budget: number, index: (older: Array<string>) => Array<string>) => {
+    const { kept, older } = newestAndOlder(lines, budget)
+    return { kept, older: older.length, index: index(older) }
+  }
+  const sizeOfLines = (lines: ReadonlyArray<string>) => lines.reduce((n, l) => n + l.length + 3, 0)
+
+  const render = (scale: number, reach: number): string => {
     const budget = sectionBudgets(scale)
+    const done = withReach(doneLines, budget.completed, completedIndex)
+    const files = withReach(fileLines, budget.files, (older) => filesIndex(older.map(pathOf)))
+    const need = sizeOfLines(done.index) + sizeOfLines(files.index)
+    const share = (lines: ReadonlyArray<string>) => (need === 0 ? 0 : Math.floor((reach * sizeOfLines(lines)) / need))
+    const section = (part: { kept: Array<string>; older: number; index: Array<string> }) => {
+      const fits = part.index.length === 0 ? [] : Facts.newestWithin(bullets(part.index), share(part.index))
+      // No index line fits: the lines left out are counted, as without the index.
+      const index = fits.length > 0 && MORE_LINE.test(fits[0]!.slice(2)) && fits.length === 1 ? [] : fits
+      const all = [...(index.length === 0 && part.older > 0 ? [Facts.moreLine(part.older)] : index), ...part.kept]
+      return all.length > 0 ? all : [NONE]
+    }
     const next =
       steps.length > 0
         ? Facts.newestWithin(
@@ -419,23 +549,30 @@ export const summarize = (input: Input): string => {
       [
         "## Work State",
         "### Completed",
-        ...newest(doneLines, budget.completed),
+        ...section(done),
         "### Active",
         ...newest(activeLines, budget.active),
         "### Blocked",
         ...newest(blockedLines, budget.blocked),
       ].join("\n"),
       ["## Next Move", ...(next.length > 0 ? next : [NONE])].join("\n"),
-      ["## Relevant Files", ...newest(fileLines, budget.files)].join("\n"),
+      ["## Relevant Files", ...section(files)].join("\n"),
       Facts.factsBlock(facts, budget.facts),
     ].join("\n\n")
   }
-  // The budgets keep the text under MAX_CHARS; shrinking them is a guard, not the rule.
+  // The budgets keep the sections under SECTIONS_MAX_CHARS; shrinking them is a guard, not the rule.
   let scale = 1
-  let text = render(scale)
-  while (text.length > MAX_CHARS && scale > 0.1) {
+  let text = render(scale, 0)
+  while (text.length > SECTIONS_MAX_CHARS && scale > 0.1) {
     scale *= 0.8
-    text = render(scale)
+    text = render(scale, 0)
   }
-  return text
+  // The reach index takes the room left under MAX_CHARS (a `… and N more` line may cost a little more: then less).
+  let reach = MAX_CHARS - text.length
+  let reached = render(scale, reach)
+  while (reached.length > MAX_CHARS && reach > 0) {
+    reach -= reached.length - MAX_CHARS + 40
+    reached = render(scale, Math.max(0, reach))
+  }
+  return reached.length <= MAX_CHARS ? reached : text
 }

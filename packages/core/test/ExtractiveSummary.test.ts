@@ -1,11 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as ArtifactCheck from "../src/ArtifactCheck.ts"
 import * as ExtractiveSummary from "../src/ExtractiveSummary.ts"
 import * as Facts from "../src/Facts.ts"
 import type { AssistantPart, Message, ToolPart, UserMessage } from "../src/Message.ts"
 import * as Prompt from "../src/Prompt.ts"
 import { assistant, marker, partId, sessionArb, summary, tool, user } from "./support/arbitraries.ts"
-import { RUNS } from "./support/runs.ts"
+import { RUNS, runs } from "./support/runs.ts"
 
 const { summarize } = ExtractiveSummary
 
@@ -570,5 +571,127 @@ describe("ExtractiveSummary.summarize with your own tool names (toolKinds, issue
     const unmapped = summarize({ head: theirs })
     expect(section(unmapped, "### Commands")).toEqual(["(none)"])
     expect(section(unmapped, "### Completed")).toEqual(["(none)"])
+  })
+})
+
+describe("ExtractiveSummary reach: summaries of summaries keep older files and commands (ADR 0060)", () => {
+  // Turn `t` of a session: a request, reads of `src/<area>/t<t>k<k>.ts` (k < files), an edit of the first, a test run
+  // (`npm test -- <area><t>q`). No name is part of another's (a file is named by its last segment, a command by its line).
+  const AREAS = ["parser", "router", "cache", "auth"]
+  const turn = (t: number, files: number): ReadonlyArray<Message> => {
+    const area = AREAS[t % AREAS.length]!
+    const base = 1_000 * (t + 1)
+    const paths = Array.from({ length: files }, (_, k) => `src/${area}/t${t}k${k}.ts`)
+    return [
+      user(base, `Fix the ${area} module, turn ${t}`),
+      assistant(
+        base + 1,
+        base,
+        [
+          ...paths.map((p, k) => tool(`${base}_r${k}`, "read", "x", { input: { filePath: p } })),
+          tool(`${base}_e`, "edit", "ok", { input: { filePath: paths[0]!, oldString: "a", newString: "b" } }),
+          bash(`${base}_b`, `npm test -- ${area}${t}q`, "PASS", 0),
+        ],
+        { finish: "stop" },
+      ),
+    ]
+  }
+  /** Every turn summarised in its own compaction, each summary updating the previous one (as the runtime does). */
+  const compacted = (turns: number, files: (t: number) => number) => {
+    let previousSummary: string | undefined
+    const all: Array<Message> = []
+    for (let t = 0; t < turns; t++) {
+      const head = turn(t, files(t))
+      all.push(...head)
+      previousSummary = summarize({ head, ...(previousSummary === undefined ? {} : { previousSummary }) })
+    }
+    return { text: previousSummary!, all }
+  }
+  /** The files read and edited and the commands of `all` (the reference), and those `text` does not name. */
+  const missed = (all: ReadonlyArray<Message>, text: string) =>
+    ArtifactCheck.check(all, text)
+      .filter((a) => a.kind !== "request" && a.kind !== "error" && !a.named)
+      .map((a) => a.text)
+
+  it("given twelve compactions of a turn each, then the last summary still names every file and command; its sections alone name the newest only", () => {
+    // 12 turns × (3 files read, 1 edited, 1 command): 60 artifacts, more than Relevant Files' 650 and Completed's 600
+    // characters hold; the facts block is left out, as a model's summary has none.
+    const { text, all } = compacted(12, () => 3)
+    const bare = Facts.strip(text)
+    expect(missed(all, bare)).toEqual([])
+    // The decay the index undoes: without it, the oldest turns' files and commands are gone.
+    const lost = missed(all, ExtractiveSummary.withoutIndex(bare))
+    expect(lost).toContain("src/parser/t0k1.ts")
+    expect(lost).toContain("npm test -- parser0q")
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(ExtractiveSummary.withoutIndex(text).length).toBeLessThanOrEqual(ExtractiveSummary.SECTIONS_MAX_CHARS)
+    expect(section(text, "## Relevant Files")[0]).toMatch(/^- Also in `src\/\w+\/`: `t\d+k\d\.ts`/)
+    expect(section(text, "### Completed")).toContain("- Also ran: `npm test -- parser0q`, `npm test -- router1q`")
+  })
+
+  it("given one compaction whose files fit the section, then it writes no index (the summary is unchanged)", () => {
+    const head = turn(0, 3)
+    const text = summarize({ head })
+    expect(text).toBe(ExtractiveSummary.withoutIndex(text))
+    expect(missed(head, Facts.strip(text))).toEqual([])
+  })
+
+  it("property: over repeated compactions the summary stays within MAX_CHARS, the sections within SECTIONS_MAX_CHARS, names the newest turn whole, and names every file and command while the session is small", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 40 }), (files) => {
+        const { text, all } = compacted(files.length, (t) => files[t]!)
+        expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+        expect(ExtractiveSummary.withoutIndex(text).length).toBeLessThanOrEqual(ExtractiveSummary.SECTIONS_MAX_CHARS)
+        const bare = Facts.strip(text)
+        const newest = turn(files.length - 1, files.at(-1)!)
+        expect(missed(newest, bare)).toEqual([])
+        // The reference: every file and command so far. 15 turns of at most 4 files fit the room the sections leave.
+        if (files.length <= 15) expect(missed(all, bare)).toEqual([])
+      }),
+      runs(100),
+    )
+  })
+
+  it("index lines are at most LINE_MAX characters: a line of exactly LINE_MAX stays one, one character more makes two", () => {
+    // A folder of 100 characters: head + `name` + ", `b`" + ", `c`" is LINE_MAX with a name of the rest.
+    const folder = `${"d".repeat(99)}/`
+    const head = `${ExtractiveSummary.ALSO} in \`${folder}\`: `
+    const name = "a".repeat(ExtractiveSummary.LINE_MAX - head.length - 12)
+    const index = (first: string) => ExtractiveSummary.filesIndex([`${folder}${first}`, `${folder}b`, `${folder}c`])
+    expect(index(name).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX])
+    expect(index(name.slice(1)).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 1])
+    // One more: `c` moves to a line of its own.
+    expect(index(`${name}x`).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 4, head.length + 3])
+  })
+
+  it("an index read back gives each path, command and edit once, in its folder; root files too", () => {
+    const paths = ["src/a/x.ts", "README.md", "src/b/y.ts", "src/a/z.ts", "src/a/x.ts"]
+    const index = ExtractiveSummary.filesIndex(paths)
+    // Folders in the order of their newest file; a path once.
+    expect(index).toEqual([
+      "Also in the root: `README.md`",
+      "Also in `src/b/`: `y.ts`",
+      "Also in `src/a/`: `z.ts`, `x.ts`",
+    ])
+    expect(ExtractiveSummary.fromIndex(index)).toEqual([
+      "`README.md`: seen earlier",
+      "`src/b/y.ts`: seen earlier",
+      "`src/a/z.ts`: seen earlier",
+      "`src/a/x.ts`: seen earlier",
+    ])
+    const done = ExtractiveSummary.completedIndex([
+      "Ran `npm test`",
+      "Edited `src/a/x.ts`",
+      "Ran `ls`",
+      "Ran `npm test`",
+      "Wrote docs",
+    ])
+    expect(done).toEqual(["Also edited: `src/a/x.ts`", "Also ran: `npm test`, `ls`"])
+    expect(ExtractiveSummary.fromIndex([...done, "Ran `make`"])).toEqual([
+      "Edited `src/a/x.ts`",
+      "Ran `npm test`",
+      "Ran `ls`",
+      "Ran `make`",
+    ])
   })
 })

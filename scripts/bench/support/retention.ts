@@ -1,13 +1,15 @@
 // Artifact retention that does not hinge on where a session stops (issue 30): sampled at every turn's start and summed
 // over the session, beside the last prompt's. One sample is the session's artifacts so far (`ArtifactCheck.check`: the
 // files read and edited, the commands, the errors and the requests of every turn before this one) and which of them
-// the prompt about to be sent names, read three ways:
+// the prompt about to be sent names, read four ways:
 // - `named`: the prompt as sent (system prompt, summaries with their facts blocks, the messages kept verbatim);
 // - `bare`: the same with every summary's facts block left out (the same rule for every strategy: OpenCode has none);
+// - `unindexed`: as `bare`, and every summary's reach index left out too (`ExtractiveSummary.withoutIndex`, ADR 0060:
+//   the older files, edits and commands a summary keeps by name only), what the sections alone name;
 // - `verbatim`: only the messages the window keeps verbatim (no summary at all).
 // "Names" is `ArtifactCheck`'s literal rule (a file by its path or last segment, a command by its first line, an
 // error by its line or message, a request by half its keywords).
-import { ArtifactCheck, Facts, type Message, type ModelMessage, Tokens } from "@pivot/core"
+import { ArtifactCheck, ExtractiveSummary, Facts, type Message, type ModelMessage, Tokens } from "@pivot/core"
 
 /** A window as sent: each model message, and whether it is a summary (a compaction's assistant message). */
 export interface Shown {
@@ -20,18 +22,27 @@ export interface Sample {
   readonly artifacts: number
   readonly named: number
   readonly bare: number
+  readonly unindexed: number
   readonly verbatim: number
 }
 
-/** The model message with its facts block left out (only summaries carry one). */
-export const withoutFacts = (message: ModelMessage.ModelMessage): ModelMessage.ModelMessage => {
+/** The model message with each text changed by `f`. */
+const mapText = (message: ModelMessage.ModelMessage, f: (text: string) => string): ModelMessage.ModelMessage => {
   if (typeof message.content === "string")
-    return { ...message, content: Facts.strip(message.content) } as ModelMessage.ModelMessage
+    return { ...message, content: f(message.content) } as ModelMessage.ModelMessage
   return {
     ...message,
-    content: message.content.map((p) => (p.type === "text" ? { ...p, text: Facts.strip(p.text) } : p)),
+    content: message.content.map((p) => (p.type === "text" ? { ...p, text: f(p.text) } : p)),
   } as ModelMessage.ModelMessage
 }
+
+/** The model message with its facts block left out (only summaries carry one). */
+export const withoutFacts = (message: ModelMessage.ModelMessage): ModelMessage.ModelMessage =>
+  mapText(message, Facts.strip)
+
+/** The model message with its facts block and its reach index left out (only summaries carry them). */
+export const withoutIndex = (message: ModelMessage.ModelMessage): ModelMessage.ModelMessage =>
+  mapText(message, (text) => ExtractiveSummary.withoutIndex(Facts.strip(text)))
 
 /**
  * The texts a window shows (`ArtifactCheck.shownText`, after `system`): as sent, without facts blocks, and its verbatim
@@ -43,6 +54,7 @@ export const textsOf = (system: string, window: ReadonlyArray<Shown>) => {
   return {
     named: text(window.map((s) => s.message)),
     bare: text(window.map((s) => (s.summary ? withoutFacts(s.message) : s.message))),
+    unindexed: text(window.map((s) => (s.summary ? withoutIndex(s.message) : s.message))),
     verbatim: text(window.flatMap((s) => (s.summary ? [] : [s.message]))),
   }
 }
@@ -60,6 +72,7 @@ export const sample = (
     artifacts: named.total,
     named: named.named,
     bare: count(texts.bare).named,
+    unindexed: count(texts.unindexed).named,
     verbatim: count(texts.verbatim).named,
   }
 }
@@ -69,7 +82,7 @@ export interface Totals extends Sample {
   readonly samples: number
 }
 
-export const empty: Totals = { samples: 0, artifacts: 0, named: 0, bare: 0, verbatim: 0 }
+export const empty: Totals = { samples: 0, artifacts: 0, named: 0, bare: 0, unindexed: 0, verbatim: 0 }
 
 /** `totals` with one more sample (or the sums of two totals). */
 export const add = (totals: Totals, s: Sample | Totals): Totals => ({
@@ -77,6 +90,7 @@ export const add = (totals: Totals, s: Sample | Totals): Totals => ({
   artifacts: totals.artifacts + s.artifacts,
   named: totals.named + s.named,
   bare: totals.bare + s.bare,
+  unindexed: totals.unindexed + s.unindexed,
   verbatim: totals.verbatim + s.verbatim,
 })
 
