@@ -65,6 +65,7 @@ import {
   type Tables,
   tablesOf,
 } from "../readmodels/tables.ts"
+import * as timeline from "../readmodels/timeline.ts"
 import * as usage from "../readmodels/usage.ts"
 import type { Verified } from "../readmodels/verify.ts"
 import * as window from "../readmodels/window.ts"
@@ -88,6 +89,15 @@ export {
   statesOfSnapshot,
 } from "../readmodels/snapshot.ts"
 export { type Checkpoint, migrate, type Tables } from "../readmodels/tables.ts"
+export * as Timeline from "../readmodels/timeline.ts"
+
+/** A session's timeline rows and compactions as stored, at the stream version (and position) they stand for. */
+export interface StoredTimeline {
+  readonly head: number
+  readonly position: number
+  readonly buckets: ReadonlyArray<timeline.Bucket>
+  readonly compactions: ReadonlyArray<CompactionHistory.Entry>
+}
 export type { Verified } from "../readmodels/verify.ts"
 
 /** The read models' options with users' projections (see `Projections.layerSqlite`). */
@@ -142,6 +152,12 @@ export interface ReadModelsShape {
    */
   readonly verify: (sessionId: string) => Effect.Effect<Verified, ReadModelError>
   /** The raw rows and checkpoints of a session, as stored (no catching up). */
+  /**
+   * The timeline read model's rows and the compaction history, as stored, when both stand at the session's head
+   * (ADR 0057); `undefined` when they do not (a store whose rows are behind, of another version, or without the table:
+   * the caller folds the log). Never catches up, so a read-only reader can ask: nothing is written.
+   */
+  readonly timeline: (sessionId: string) => Effect.Effect<StoredTimeline | undefined, ReadError>
   readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
   /**
    * Runs `effect` (appends through the same store) as ONE transaction, all or nothing, with the read models of the
@@ -149,6 +165,40 @@ export interface ReadModelsShape {
    */
   readonly bulk: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ReadError, R>
 }
+
+const TIMELINE = timeline.model.projection
+const COMPACTIONS = compactions.model.projection
+
+/**
+ * The timeline rows at the head, read without a transaction: where the two checkpoints stand is read before and after
+ * the rows (a writer between them moves them: read again, at most three times). A missing table (a store migrated
+ * before the timeline existed, opened read-only) reads as no rows.
+ */
+const storedTimeline = (sql: Sql, sessionId: string): Effect.Effect<StoredTimeline | undefined, ReadError> =>
+  Effect.gen(function* () {
+    const stream = Events.streamName(sessionId)
+    const at = Effect.map(checkpointsOf(sql, sessionId), (cps) => {
+      const t = cps.get(TIMELINE.name)
+      const c = cps.get(COMPACTIONS.name)
+      return t !== undefined &&
+        c !== undefined &&
+        t.projectionVersion === TIMELINE.version &&
+        c.projectionVersion === COMPACTIONS.version &&
+        t.streamVersion === c.streamVersion
+        ? t
+        : undefined
+    })
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = yield* at
+      if (before === undefined || before.streamVersion !== (yield* headOf(sql, stream))) return undefined
+      const buckets = yield* timeline.read(sql, sessionId)
+      const entries = yield* compactions.read(sql, sessionId)
+      const after = yield* at
+      if (after?.streamVersion === before.streamVersion)
+        return { head: before.streamVersion, position: before.position, buckets, compactions: entries }
+    }
+    return undefined
+  }).pipe(Effect.catchTag("SqlError", () => Effect.succeed(undefined)))
 
 /** The read models service. */
 export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
@@ -240,6 +290,7 @@ const makeService = (
       ),
     verify: (sessionId) => query(projector.verify(sql, sessionId)).pipe(Effect.withSpan("ReadModels.verify")),
     tables: (sessionId) => query(tablesOf(sql, sessionId)) as Effect.Effect<Tables, ReadError>,
+    timeline: (sessionId) => storedTimeline(sql, sessionId),
   }
 }
 
