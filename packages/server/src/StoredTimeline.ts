@@ -96,7 +96,7 @@ export const marks = (buckets: ReadonlyArray<Bucket>): Array<SessionView.Mark> =
         version: b.firstPrune,
         eventId: "",
         eventType: "PartCompacted",
-        label: `prune: ${b.prunes} tool outputs cleared in ${b.pruneRuns} prune${b.pruneRuns === 1 ? "" : "s"} (versions ${b.firstPrune} to ${b.last} and before)`,
+        label: `prune: ${b.prunes} tool outputs cleared between versions ${b.firstPrune} and ${b.last}`,
         count: b.prunes,
       })
     inBucket.sort((x, y) => x.version - y.version)
