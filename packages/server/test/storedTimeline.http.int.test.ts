@@ -63,7 +63,7 @@ describe("the session page's first answers from the timeline read model", () => 
     fs.copyFileSync(stored, folded)
     // Without the read model's checkpoint the rows are not trusted: that server folds the log.
     const raw = new DatabaseSync(folded)
-    raw.exec("DELETE FROM pivot_rm_checkpoints WHERE model = 'pivot.timeline'")
+    raw.exec("DELETE FROM pivot_rm_checkpoints WHERE model = 'timeline'")
     raw.close()
     const fromRows = await answers(stored)
     const fromFold = await answers(folded)

@@ -55,7 +55,7 @@ export const applyBatch = (sql: Sql, sessionId: string, before: States, after: S
   upsert(sql, sessionId, changed(before.timeline, after.timeline))
 
 export const model: ReadModel = readModel({
-  name: "pivot.timeline",
+  name: "timeline",
   version: VERSION,
   table: "timeline",
   key: ["bucket"],

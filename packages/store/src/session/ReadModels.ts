@@ -7,12 +7,14 @@
  * - `audit`: one row per (message, event) pair: the events each message came from;
  * - `recall`: one row per recallable document (a pruned output, a finished summary, each part of a message behind a
  *   pivot, with the pivot's summary id) with its text, searched in full text by `context_recall`: an FTS5 table on
- *   SQLite, a `tsvector` GIN index on PostgreSQL.
+ *   SQLite, a `tsvector` GIN index on PostgreSQL;
+ * - `timeline`: one row per bucket of 200 stream versions (counts, the steps' lowest, highest and newest context, the
+ *   marks): what the viewer's session page draws first (ADR 0057), read at the head by `timeline`.
  *
  * Each is an inline projection in the shape users register theirs (`Projections.Definition`), one file each under
- * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`), run by the one
- * inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018). This module is
- * their service (the queries) and the store layers that install the projector.
+ * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`, `timeline.ts`),
+ * run by the one inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018).
+ * This module is their service (the queries) and the store layers that install the projector.
  *
  * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
  * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
