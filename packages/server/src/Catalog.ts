@@ -208,10 +208,23 @@ export const make = (
         (entry): Loaded => ({ sessionId, log: entry.log!, view: entry.view, position: entry.position }),
       )
 
-    const stored = (sessionId: string) =>
-      options.timeline === undefined
-        ? Effect.succeed(undefined)
-        : Effect.orElseSucceed(options.timeline(sessionId), () => undefined)
+    // The rows last read per session: asked again at the same head (one stream-version query), they are not read again.
+    const storedRows = new Map<string, ReadModels.StoredTimeline>()
+    const stored = (sessionId: string): Effect.Effect<ReadModels.StoredTimeline | undefined> => {
+      const read = options.timeline
+      if (read === undefined) return Effect.succeed(undefined)
+      return Effect.gen(function* () {
+        const known = storedRows.get(sessionId)
+        if (known !== undefined && (yield* store.streamVersion(Events.streamName(sessionId))) === known.head)
+          return known
+        const rows = yield* read(sessionId)
+        storedRows.delete(sessionId)
+        if (rows !== undefined) storedRows.set(sessionId, rows)
+        // As many as the logs the catalog keeps, the most recently read.
+        if (storedRows.size > cacheSize) storedRows.delete(storedRows.keys().next().value!)
+        return rows
+      }).pipe(Effect.orElseSucceed(() => undefined))
+    }
 
     const sessions = Effect.gen(function* () {
       const listed = yield* Effect.mapError(listSessions, storeFailed)
