@@ -36,6 +36,7 @@ describe("pivot projections", () => {
       "prune-index",
       "audit",
       "recall",
+      "timeline",
     ])
     for (const row of current) expect(row.status).toMatchObject({ lag: 0, keys: 1, head: events })
     // As if the usage read model's code had moved to a new version since the import.

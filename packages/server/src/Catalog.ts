@@ -5,10 +5,18 @@
  * their summaries stay. Reads only: the catalog never appends.
  */
 import { Events } from "@pivot/core"
-import { EventStore, type EventStoreShape, Projections, type ReadError, SessionLog } from "@pivot/store"
+import {
+  EventStore,
+  type EventStoreShape,
+  Projections,
+  type ReadError,
+  type ReadModels,
+  SessionLog,
+} from "@pivot/store"
 import { Context, Effect, Layer, Semaphore, Stream } from "effect"
 import { describe, NotFound, StoreFailed } from "./ServeError.ts"
 import * as SessionView from "./SessionView.ts"
+import * as StoredTimeline from "./StoredTimeline.ts"
 
 /** A session held in memory, caught up with the store. */
 export interface Loaded {
@@ -39,6 +47,12 @@ export interface CatalogShape {
    * as figures only), so that opening a session does not wait for its log to be folded. Failures are left to pages.
    */
   readonly warm: Effect.Effect<void>
+  /**
+   * A session's timeline rows and compactions from the store's read model when they stand at its head (ADR 0057):
+   * what the session page's first render needs, without reading the log. `undefined` when the store has none current
+   * (the routes fold the log then). Does not take the catalog's lock: a fold under way does not hold it up.
+   */
+  readonly stored: (sessionId: string) => Effect.Effect<ReadModels.StoredTimeline | undefined>
   /** Every session in the store, with its figures. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionView.Summary>, StoreFailed>
   /** One session, caught up with the store; `NotFound` when the store has no events for it. */
@@ -95,7 +109,14 @@ const storeFailed = (error: unknown) => new StoreFailed({ message: describe(erro
 export const make = (
   store: EventStoreShape,
   listSessions: ListSessions,
-  options: { readonly cacheSize?: number | undefined; readonly projections?: ProjectionSource | undefined } = {},
+  options: {
+    readonly cacheSize?: number | undefined
+    readonly projections?: ProjectionSource | undefined
+    /** The store's timeline read model (`ReadModels.timeline`), when it has one. */
+    readonly timeline?:
+      | ((sessionId: string) => Effect.Effect<ReadModels.StoredTimeline | undefined, ReadError>)
+      | undefined
+  } = {},
 ): Effect.Effect<CatalogShape> =>
   Effect.gen(function* () {
     const cacheSize = Math.max(1, options.cacheSize ?? CACHE_SIZE)
@@ -187,10 +208,37 @@ export const make = (
         (entry): Loaded => ({ sessionId, log: entry.log!, view: entry.view, position: entry.position }),
       )
 
+    // The rows last read per session: asked again at the same head (one stream-version query), they are not read again.
+    const storedRows = new Map<string, ReadModels.StoredTimeline>()
+    const stored = (sessionId: string): Effect.Effect<ReadModels.StoredTimeline | undefined> => {
+      const read = options.timeline
+      if (read === undefined) return Effect.succeed(undefined)
+      return Effect.gen(function* () {
+        const known = storedRows.get(sessionId)
+        if (known !== undefined && (yield* store.streamVersion(Events.streamName(sessionId))) === known.head)
+          return known
+        const rows = yield* read(sessionId)
+        storedRows.delete(sessionId)
+        if (rows !== undefined) storedRows.set(sessionId, rows)
+        // As many as the logs the catalog keeps, the most recently read.
+        if (storedRows.size > cacheSize) storedRows.delete(storedRows.keys().next().value!)
+        return rows
+      }).pipe(Effect.orElseSucceed(() => undefined))
+    }
+
     const sessions = Effect.gen(function* () {
       const listed = yield* Effect.mapError(listSessions, storeFailed)
       const out: Array<SessionView.Summary> = []
       for (const { sessionId } of listed) {
+        // A session folded here at its head answers from memory; else from the timeline rows when current.
+        const held = entries.get(sessionId)
+        if (held === undefined || held.view.version === 0) {
+          const rows = yield* stored(sessionId)
+          if (rows !== undefined) {
+            out.push(StoredTimeline.summary(sessionId, rows))
+            continue
+          }
+        }
         const entry = yield* catchUp(sessionId, false).pipe(
           Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
         )
@@ -256,7 +304,7 @@ export const make = (
         return found
       })
 
-    return { ids, warm, sessions, session, events, live, projections, projection }
+    return { ids, warm, stored, sessions, session, events, live, projections, projection }
   })
 
 /** The index in a log (stream versions ascending, foreign events skipped) of the event at `version`. */

@@ -4,7 +4,7 @@
  * an access token guards every route when one is set, and every answer carries a strict content security policy.
  */
 import { timingSafeEqual } from "node:crypto"
-import type { Events, Ledger } from "@pivot/core"
+import type { CompactionHistory, Events, Ledger } from "@pivot/core"
 import { WhatIf, WhatIfTable } from "@pivot/runtime"
 import { Effect, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -17,6 +17,7 @@ import * as LedgerView from "./LedgerView.ts"
 import * as Pages from "./Pages.ts"
 import { BadRequest, describe, NotFound, type RequestError } from "./ServeError.ts"
 import * as SessionView from "./SessionView.ts"
+import * as StoredTimeline from "./StoredTimeline.ts"
 import * as WindowView from "./WindowView.ts"
 
 /** What the application serves from. */
@@ -150,11 +151,103 @@ const whatIf = (
     ).pipe(Effect.mapError((error) => new BadRequest({ message: describe(error) })))
   })
 
+/** The pivots as the session's API answer lists them, numbered from 1. */
+const pivotsJson = (entries: ReadonlyArray<CompactionHistory.Entry>) =>
+  entries.map((entry, i) => ({
+    number: i + 1,
+    markerId: entry.markerId,
+    summaryId: entry.summaryId,
+    version: entry.settledVersion,
+    requestedVersion: entry.requestedVersion,
+    auto: entry.auto,
+    // Why it was asked for, when the log recorded it (`CompactionRequested.reason`).
+    ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+    overflow: entry.overflow,
+    fallback: entry.fallback,
+  }))
+
+/** The live stream of a session's heads from a global position: the current head first, then each new one. */
+const liveStream = (options: AppOptions, sessionId: string, head: number, position: number) => {
+  const encoder = new TextEncoder()
+  const hello = Stream.succeed(encoder.encode(`retry: 1000\nevent: head\ndata: ${head}\n\n`))
+  const updates = options.catalog.live(sessionId, position).pipe(
+    Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)),
+    options.closing === undefined ? (stream) => stream : Stream.interruptWhen(options.closing),
+  )
+  return HttpServerResponse.stream(Stream.concat(hello, updates), {
+    contentType: "text/event-stream",
+    headers: { "cache-control": "no-store", "x-accel-buffering": "no" },
+  })
+}
+
+/**
+ * The answers the session page's first render asks for, from the store's timeline rows when they stand at the head
+ * (ADR 0057): the session's figures (`/api/sessions/:id`), its whole timeline when the fold's would be sampled too
+ * (more steps than `TIMELINE_POINTS`: bands of the buckets), and its live stream. `undefined`: the log is folded.
+ */
+const storedAnswer = (
+  options: AppOptions & { readonly storedTimelines: StoredCache },
+  sessionId: string,
+  sub: string | undefined,
+  arg: string | undefined,
+  query: URLSearchParams,
+) =>
+  Effect.gen(function* () {
+    const wanted =
+      arg === undefined &&
+      (sub === undefined || sub === "live" || (sub === "timeline" && !query.has("from") && !query.has("to")))
+    if (!wanted) return undefined
+    const stored = yield* options.catalog.stored(sessionId)
+    if (stored === undefined) return undefined
+    const head = stored.head
+    if (sub === undefined)
+      return json({
+        ...StoredTimeline.summary(sessionId, stored),
+        head,
+        pivots: pivotsJson(StoredTimeline.pivots(stored)),
+        types: StoredTimeline.types(stored),
+      })
+    if (sub === "live") return liveStream(options, sessionId, head, stored.position)
+    const steps = StoredTimeline.stepCount(stored)
+    if (steps <= TIMELINE_POINTS) return undefined
+    const cached = options.storedTimelines.get(sessionId)
+    if (cached !== undefined && cached.version === head)
+      return HttpServerResponse.text(cached.body, { contentType: "application/json" })
+    const points = StoredTimeline.bands(stored.buckets, TIMELINE_POINTS)
+    const triggers = StoredTimeline.triggers(stored.buckets)
+    const body = JSON.stringify({
+      head,
+      from: 0,
+      to: head,
+      steps,
+      usable: options.usable,
+      // Each bucket's lowest and highest step (merged to at most TIMELINE_POINTS): bands, readable at any count.
+      bands: true,
+      points: {
+        version: points.map((p) => p.version),
+        input: points.map((p) => p.input),
+        cache: points.map((p) => p.cache),
+        output: points.map((p) => p.output),
+        total: points.map((p) => p.total),
+      },
+      triggers,
+      chart: SessionView.chart(points, triggers, 0, head),
+      marks: StoredTimeline.marks(stored.buckets),
+      legend: StoredTimeline.legend(stored.buckets),
+    })
+    options.storedTimelines.set(sessionId, { version: head, body })
+    return HttpServerResponse.text(body, { contentType: "application/json" })
+  })
+
+/** The timeline answers made from stored rows, per session, kept until it moves on. */
+type StoredCache = Map<string, { readonly version: number; readonly body: string }>
+
 const route = (
   options: AppOptions & {
     readonly timelines: TimelineCache
     readonly ledgers: Ledgers.LedgersShape
     readonly whatifs: WhatIfCache
+    readonly storedTimelines: StoredCache
   },
   segments: ReadonlyArray<string>,
   query: URLSearchParams,
@@ -167,6 +260,9 @@ const route = (
     if (more.length > 0) return undefined
     return Effect.gen(function* () {
       const sessionId = yield* sessionIdOf(raw!)
+      // The session page itself needs only to know the session: its timeline rows say so without reading the log.
+      if (sub === undefined && (yield* catalog.stored(sessionId)) !== undefined)
+        return Pages.page({ page: "session", title: sessionId, sessionId })
       const loaded = yield* catalog.session(sessionId)
       const head = loaded.view.version
       if (sub === undefined) return Pages.page({ page: "session", title: sessionId, sessionId })
@@ -202,22 +298,13 @@ const route = (
   if (raw === undefined) return Effect.map(catalog.sessions, (sessions) => json({ sessions }))
   return Effect.gen(function* () {
     const sessionId = yield* sessionIdOf(raw)
+    const fromRows = yield* storedAnswer(options, sessionId, sub, arg, query)
+    if (fromRows !== undefined) return fromRows
     const loaded = yield* catalog.session(sessionId)
     const view = loaded.view
     const head = view.version
     if (sub === undefined) {
-      const pivots = SessionView.pivots(view).map((entry, i) => ({
-        number: i + 1,
-        markerId: entry.markerId,
-        summaryId: entry.summaryId,
-        version: entry.settledVersion,
-        requestedVersion: entry.requestedVersion,
-        auto: entry.auto,
-        // Why it was asked for, when the log recorded it (`CompactionRequested.reason`).
-        ...(entry.reason === undefined ? {} : { reason: entry.reason }),
-        overflow: entry.overflow,
-        fallback: entry.fallback,
-      }))
+      const pivots = pivotsJson(SessionView.pivots(view))
       const types = Object.fromEntries([...view.byType].map(([type, versions]) => [type, versions.length]))
       return json({ ...SessionView.summary(view), head, pivots, types })
     }
@@ -348,18 +435,7 @@ const route = (
       const page = yield* catalog.events(sessionId, { type, offset, limit })
       return json({ sessionId, type, offset, limit, ...page })
     }
-    if (sub === "live" && arg === undefined) {
-      const encoder = new TextEncoder()
-      const hello = Stream.succeed(encoder.encode(`retry: 1000\nevent: head\ndata: ${head}\n\n`))
-      const updates = catalog.live(sessionId, loaded.position).pipe(
-        Stream.map((version) => encoder.encode(`event: head\ndata: ${version}\n\n`)),
-        options.closing === undefined ? (stream) => stream : Stream.interruptWhen(options.closing),
-      )
-      return HttpServerResponse.stream(Stream.concat(hello, updates), {
-        contentType: "text/event-stream",
-        headers: { "cache-control": "no-store", "x-accel-buffering": "no" },
-      })
-    }
+    if (sub === "live" && arg === undefined) return liveStream(options, sessionId, head, loaded.position)
     return yield* new NotFound({ message: "no such API route" })
   })
 }
@@ -379,6 +455,7 @@ export const app = (options: AppOptions) => {
   const timelines: TimelineCache = new WeakMap()
   const ledgers = options.ledgers ?? Ledgers.make(options.catalog, options.priceOf)
   const whatifs: WhatIfCache = new WeakMap()
+  const storedTimelines: StoredCache = new Map()
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://viewer.invalid")
@@ -419,7 +496,7 @@ export const app = (options: AppOptions) => {
             })
       return Compress.response(withSecurity(response), request.headers["accept-encoding"])
     }
-    const handled = route({ ...options, timelines, ledgers, whatifs }, segments, url.searchParams)
+    const handled = route({ ...options, timelines, ledgers, whatifs, storedTimelines }, segments, url.searchParams)
     response =
       handled === undefined
         ? errorResponse(isApi, 404, `no such ${isApi ? "API route" : "page"}: ${url.pathname}`)

@@ -4,8 +4,8 @@
  * errors, manual compactions), and the stream versions of each event type (the filterable event log). Pure: the
  * server feeds it the events it reads, in order, and only the new ones after that.
  */
-import { CompactionHistory, Conversation, Events, Pins, type Projection, Tokens } from "@pivot/core"
-import { Replay } from "@pivot/store"
+import { CompactionHistory, Conversation, Events, Pins, type Projection } from "@pivot/core"
+import { ReadModels, Replay } from "@pivot/store"
 import { sample } from "./Sample.ts"
 
 type Event = Events.Event
@@ -23,7 +23,7 @@ export interface Step {
 }
 
 /** The kinds of marks on the timeline. */
-export type MarkKind = "pivot" | "prune" | "fallback" | "provider-overflow" | "manual-compaction"
+export type MarkKind = ReadModels.Timeline.MarkKind
 
 /** A mark on the timeline: an event worth seeing at a glance. */
 export interface Mark {
@@ -104,36 +104,6 @@ export const make = (sessionId: string): State => ({
   lineage: [],
 })
 
-const markOf = (
-  event: Event,
-  meta: Projection.EventMeta,
-): Omit<Mark, "version" | "eventId" | "eventType" | "count"> | undefined => {
-  switch (event._tag) {
-    case "SummaryFinished":
-      return { kind: "pivot", label: `pivot: summary ${event.summary.id} replaces the head (marker ${event.markerId})` }
-    case "PartCompacted":
-      return {
-        kind: "prune",
-        label: `prune: tool ${event.target ?? "output"} ${event.partId} of ${event.messageId} cleared`,
-      }
-    case "SummaryFallbackUsed":
-      return { kind: "fallback", label: `fallback: extractive summary for ${event.markerId} (${event.reason})` }
-    case "ProviderErrorReported":
-      return event.overflow
-        ? { kind: "provider-overflow", label: `provider overflow error: ${event.error.name} on ${event.message.id}` }
-        : undefined
-    case "CompactionRequested": {
-      const part = event.marker.parts.find((p) => p.type === "compaction")
-      return part !== undefined && part.type === "compaction" && part.auto === false
-        ? { kind: "manual-compaction", label: `manual compaction requested (marker ${event.marker.id})` }
-        : undefined
-    }
-    default:
-      void meta
-      return undefined
-  }
-}
-
 /** Folds one event (the next of the stream) into the view. */
 export const evolve = (state: State, event: Event, meta: Projection.EventMeta): void => {
   state.version = meta.version
@@ -171,19 +141,9 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
       state.lineage.push({ session: event.parent, version: event.parentVersion })
       break
     case "AssistantStepRecorded": {
-      const message = event.message
-      if (message.summary === true) break
-      const tokens = message.tokens
-      const total = Tokens.contextCount(tokens)
-      if (total > 0)
-        state.steps.push({
-          version: meta.version,
-          messageId: message.id,
-          input: tokens.input,
-          cache: tokens.cacheRead + tokens.cacheWrite,
-          output: tokens.output,
-          total,
-        })
+      // The step's usage and the marks are read as the timeline read model reads them (their one home).
+      const step = ReadModels.Timeline.stepOf(event, meta.version)
+      if (step !== undefined) state.steps.push({ ...step, messageId: event.message.id })
       break
     }
     case "PartCompacted":
@@ -193,7 +153,7 @@ export const evolve = (state: State, event: Event, meta: Projection.EventMeta): 
       if (event.trigger !== undefined) state.triggers.push({ version: meta.version, tokens: event.trigger })
       break
   }
-  const mark = markOf(event, meta)
+  const mark = ReadModels.Timeline.markOf(event)
   if (mark === undefined) return
   const last = state.marks[state.marks.length - 1]
   // One prune clears many outputs in a row: one mark for the run, naming how many.

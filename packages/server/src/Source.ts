@@ -77,7 +77,7 @@ const overReadModels = Layer.effect(
   Effect.gen(function* () {
     const readModels = yield* ReadModels.ReadModels
     const projections = yield* Projections.Projections
-    return yield* Catalog.make(yield* EventStore, readModels.sessions, { projections })
+    return yield* Catalog.make(yield* EventStore, readModels.sessions, { projections, timeline: readModels.timeline })
   }),
 )
 

@@ -30,7 +30,7 @@ export const clearRows =
     Effect.asVoid(sql`DELETE FROM ${sql(table)} WHERE session_id = ${sessionId}`)
 
 /** The tables of the read models, as `ReadModels.tables` answers them (the checkpoints aside). */
-export type TableName = "window" | "usage" | "compactions" | "pruned" | "audit" | "recall"
+export type TableName = "window" | "usage" | "compactions" | "pruned" | "audit" | "recall" | "timeline"
 
 /**
  * A built-in read model: an inline projection per session, registered in the same shape as users' projections
@@ -44,6 +44,11 @@ export interface ReadModel extends Projections.Definition<States> {
   readonly key: ReadonlyArray<string>
   /** The rows `rows.write` would insert for these states, `session_id` left out (what `verify` compares). */
   readonly expected: (sessionId: string, states: States) => ReadonlyArray<Record<string, unknown>>
+  /**
+   * Writes what a whole batch changed (`before` → `after`) instead of `rows.apply` per event, when given: for a read
+   * model whose rows aggregate many events (one statement per batch, not per event).
+   */
+  readonly applyBatch?: ((sql: Sql, sessionId: string, before: States, after: States) => Write) | undefined
 }
 
 /** Defines a built-in read model: `name` and `version` are its own (bump the version to rebuild it), the fold shared. */
@@ -54,6 +59,7 @@ export const readModel = (model: {
   readonly key: ReadonlyArray<string>
   readonly expected: ReadModel["expected"]
   readonly rows: Projections.Rows<States>
+  readonly applyBatch?: ReadModel["applyBatch"]
 }): ReadModel => ({
   projection: { name: model.name, version: model.version, initial: initialStates, evolve: evolveStates },
   mode: "inline",
@@ -62,6 +68,7 @@ export const readModel = (model: {
   table: model.table,
   key: model.key,
   expected: model.expected,
+  applyBatch: model.applyBatch,
 })
 /** The JSON text an append already made of each stored message, when at hand (see `OnAppend`). */
 export type Fields = ReadonlyMap<object, string>

@@ -14,6 +14,7 @@ import {
   type Window,
 } from "@pivot/core"
 import type * as SessionLog from "../session/SessionLog.ts"
+import * as Timeline from "./timelineFold.ts"
 
 type Event = Events.Event
 type MessageId = Ids.MessageId
@@ -26,6 +27,8 @@ export interface States {
   readonly history: CompactionHistory.State
   readonly pruned: PruneIndex.State
   readonly audit: Audit.State
+  /** The viewer's timeline in buckets (`timeline.ts`). */
+  readonly timeline: Timeline.State
   /**
    * Resumed from a snapshot: messages before the window's oldest, and old compaction and prune entries, are not held
    * (see `snapshotOf`). Such states serve deltas only; anything needing more is folded from the whole log.
@@ -40,6 +43,7 @@ export const initialStates: States = {
   history: CompactionHistory.projection.initial,
   pruned: PruneIndex.projection.initial,
   audit: Audit.projection.initial,
+  timeline: Timeline.initial,
 }
 
 /**
@@ -55,6 +59,8 @@ export const evolveStates = (states: States, event: Event, meta: Meta): States =
     history: CompactionHistory.projection.evolve(states.history, event, meta),
     pruned: PruneIndex.projection.evolve(states.pruned, event, meta),
     audit,
+    // Whether the event adds a new message is asked of the conversation before the event.
+    timeline: Timeline.evolve(states.timeline, event, meta, Timeline.addsNew(states.window.conversation, event)),
     ...(states.partial === true ? { partial: true } : {}),
   }
 }

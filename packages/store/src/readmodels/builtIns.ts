@@ -4,6 +4,7 @@ import * as compactions from "./compactions.ts"
 import * as prunes from "./prunes.ts"
 import type { ReadModel } from "./ReadModel.ts"
 import * as recall from "./recall.ts"
+import * as timeline from "./timeline.ts"
 import * as usage from "./usage.ts"
 import * as window from "./window.ts"
 
@@ -15,6 +16,7 @@ export const models: ReadonlyArray<ReadModel> = [
   prunes.model,
   audit.model,
   recall.model,
+  timeline.model,
 ]
 
 /** The read models' names and projection versions. */

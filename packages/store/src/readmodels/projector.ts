@@ -232,14 +232,19 @@ export const makeProjector = (options: Options, projections: ReadonlyArray<Proje
         states = yield* statesAt(sql, sessionId, stream, base, true)
       for (const [i, m] of models.entries())
         if (fresh[i] && !checkpoints.has(m.projection.name)) yield* m.rows.clear(sql, sessionId)
-      const anyFresh = fresh.some((f) => f)
+      // Models that write per batch (`applyBatch`) are left out of the per-event loop.
+      const perEvent = models.map((m, i) => fresh[i] === true && m.applyBatch === undefined)
+      const anyPerEvent = perEvent.some((f) => f)
+      const before = states
       for (const { event, meta } of logged) {
         const next = evolveStates(states, event, meta)
-        if (anyFresh)
+        if (anyPerEvent)
           for (const [i, m] of models.entries())
-            if (fresh[i]) yield* m.rows.apply(sql, sessionId, states, next, event, meta)
+            if (perEvent[i]) yield* m.rows.apply(sql, sessionId, states, next, event, meta)
         states = next
       }
+      for (const [i, m] of models.entries())
+        if (fresh[i] && m.applyBatch !== undefined) yield* m.applyBatch(sql, sessionId, before, states)
       for (const [i, m] of models.entries())
         if (!fresh[i]) {
           yield* m.rows.clear(sql, sessionId)

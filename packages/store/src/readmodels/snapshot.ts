@@ -56,6 +56,12 @@ export const snapshotOf = (owner: SnapshotOwner, states: States): string => {
       lastCallTokens: states.history.lastCallTokens ?? null,
     },
     pruned: { count: states.pruned.entries.length, tokensFreed: states.pruned.tokensFreed },
+    // The timeline's closed buckets are written and never change: only their count and the open one are needed.
+    timeline: {
+      closed: states.timeline.closed.length,
+      open: states.timeline.open ?? null,
+      lastPrune: states.timeline.lastPrune,
+    },
   })
 }
 
@@ -74,6 +80,14 @@ export const statesOfSnapshot = (data: string, owner: SnapshotOwner): States => 
   if (!Number.isSafeInteger(history.count) || !Array.isArray(tail) || tail.length > history.count)
     throw new Error("bad compaction history")
   if (!Number.isSafeInteger(raw.pruned.count)) throw new Error("bad prune index")
+  const timeline = raw.timeline
+  if (
+    typeof timeline !== "object" ||
+    timeline === null ||
+    !Number.isSafeInteger(timeline.closed) ||
+    !Number.isSafeInteger(timeline.lastPrune)
+  )
+    throw new Error("bad timeline")
   const usage = { ...Usage.projection.initial, ...raw.usage }
   return {
     window,
@@ -87,6 +101,11 @@ export const statesOfSnapshot = (data: string, owner: SnapshotOwner): States => 
       tokensFreed: raw.pruned.tokensFreed,
     },
     audit: Audit.restore(window, raw.sources),
+    timeline: {
+      closed: Array.from({ length: timeline.closed }, () => NOT_HELD),
+      open: timeline.open ?? undefined,
+      lastPrune: timeline.lastPrune,
+    },
     partial: true,
   }
 }

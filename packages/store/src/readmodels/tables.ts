@@ -17,6 +17,7 @@ import * as compactions from "./compactions.ts"
 import * as prunes from "./prunes.ts"
 import type { Sql, Write } from "./ReadModel.ts"
 import * as recall from "./recall.ts"
+import * as timeline from "./timeline.ts"
 import * as usage from "./usage.ts"
 import * as window from "./window.ts"
 
@@ -46,6 +47,7 @@ export const migrate = migrateUnlessCurrent("pivot_rm_migrations", {
   "1_create_read_models": createTables,
   "2_recall_index": recall.create,
   "3_recall_everything": recall.recreate,
+  "4_timeline": timeline.create,
 })
 
 /** Where one read model of one session stands. */
@@ -203,10 +205,12 @@ export const tablesOf = (sql: Sql, sessionId: string) =>
       yield* sql`SELECT message_id, seq, event_id FROM pivot_rm_audit WHERE session_id = ${sessionId} ORDER BY message_id, seq`
     const recall =
       yield* sql`SELECT doc_id, kind, message_id, tool, pivot, body FROM pivot_rm_recall WHERE session_id = ${sessionId} ORDER BY doc_id`
+    const timelineRows =
+      yield* sql`SELECT bucket, last_version, data FROM pivot_rm_timeline WHERE session_id = ${sessionId} ORDER BY bucket`
     const checkpoints = [...(yield* checkpointsOf(sql, sessionId)).values()].sort((a, b) =>
       a.model.localeCompare(b.model),
     )
-    return { window, usage, compactions, pruned, audit, recall, checkpoints } as Tables
+    return { window, usage, compactions, pruned, audit, recall, timeline: timelineRows, checkpoints } as Tables
   })
 
 /** Whether the read models' tables exist (a read-only connection never creates them). */
@@ -233,5 +237,6 @@ export interface Tables {
   readonly pruned: ReadonlyArray<unknown>
   readonly audit: ReadonlyArray<unknown>
   readonly recall: ReadonlyArray<unknown>
+  readonly timeline: ReadonlyArray<unknown>
   readonly checkpoints: ReadonlyArray<Checkpoint>
 }

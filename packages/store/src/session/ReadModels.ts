@@ -7,12 +7,14 @@
  * - `audit`: one row per (message, event) pair: the events each message came from;
  * - `recall`: one row per recallable document (a pruned output, a finished summary, each part of a message behind a
  *   pivot, with the pivot's summary id) with its text, searched in full text by `context_recall`: an FTS5 table on
- *   SQLite, a `tsvector` GIN index on PostgreSQL.
+ *   SQLite, a `tsvector` GIN index on PostgreSQL;
+ * - `timeline`: one row per bucket of 200 stream versions (counts, the steps' lowest, highest and newest context, the
+ *   marks): what the viewer's session page draws first (ADR 0057), read at the head by `timeline`.
  *
  * Each is an inline projection in the shape users register theirs (`Projections.Definition`), one file each under
- * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`), run by the one
- * inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018). This module is
- * their service (the queries) and the store layers that install the projector.
+ * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`, `timeline.ts`),
+ * run by the one inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018).
+ * This module is their service (the queries) and the store layers that install the projector.
  *
  * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
  * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
@@ -66,6 +68,7 @@ import {
   type Tables,
   tablesOf,
 } from "../readmodels/tables.ts"
+import * as timeline from "../readmodels/timeline.ts"
 import * as usage from "../readmodels/usage.ts"
 import type { Verified } from "../readmodels/verify.ts"
 import * as window from "../readmodels/window.ts"
@@ -89,6 +92,15 @@ export {
   statesOfSnapshot,
 } from "../readmodels/snapshot.ts"
 export { type Checkpoint, migrate, type Tables } from "../readmodels/tables.ts"
+export * as Timeline from "../readmodels/timeline.ts"
+
+/** A session's timeline rows and compactions as stored, at the stream version (and position) they stand for. */
+export interface StoredTimeline {
+  readonly head: number
+  readonly position: number
+  readonly buckets: ReadonlyArray<timeline.Bucket>
+  readonly compactions: ReadonlyArray<CompactionHistory.Entry>
+}
 export type { Verified } from "../readmodels/verify.ts"
 
 /** The read models' options with users' projections (see `Projections.layerSqlite`). */
@@ -143,6 +155,12 @@ export interface ReadModelsShape {
    */
   readonly verify: (sessionId: string) => Effect.Effect<Verified, ReadModelError>
   /** The raw rows and checkpoints of a session, as stored (no catching up). */
+  /**
+   * The timeline read model's rows and the compaction history, as stored, when both stand at the session's head
+   * (ADR 0057); `undefined` when they do not (a store whose rows are behind, of another version, or without the table:
+   * the caller folds the log). Never catches up, so a read-only reader can ask: nothing is written.
+   */
+  readonly timeline: (sessionId: string) => Effect.Effect<StoredTimeline | undefined, ReadError>
   readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
   /**
    * Runs `effect` (appends through the same store) as ONE transaction, all or nothing, with the read models of the
@@ -156,6 +174,40 @@ export interface ReadModelsShape {
  * by the runtime alone, opened read-only): the reason of the `StoreUnavailable` their queries fail with.
  */
 export const NO_READ_MODELS = "the database has no read-model tables, and a read-only connection does not create them"
+
+const TIMELINE = timeline.model.projection
+const COMPACTIONS = compactions.model.projection
+
+/**
+ * The timeline rows at the head, read without a transaction: where the two checkpoints stand is read before and after
+ * the rows (a writer between them moves them: read again, at most three times). A missing table (a store migrated
+ * before the timeline existed, opened read-only) reads as no rows.
+ */
+const storedTimeline = (sql: Sql, sessionId: string): Effect.Effect<StoredTimeline | undefined, ReadError> =>
+  Effect.gen(function* () {
+    const stream = Events.streamName(sessionId)
+    const at = Effect.map(checkpointsOf(sql, sessionId), (cps) => {
+      const t = cps.get(TIMELINE.name)
+      const c = cps.get(COMPACTIONS.name)
+      return t !== undefined &&
+        c !== undefined &&
+        t.projectionVersion === TIMELINE.version &&
+        c.projectionVersion === COMPACTIONS.version &&
+        t.streamVersion === c.streamVersion
+        ? t
+        : undefined
+    })
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = yield* at
+      if (before === undefined || before.streamVersion !== (yield* headOf(sql, stream))) return undefined
+      const buckets = yield* timeline.read(sql, sessionId)
+      const entries = yield* compactions.read(sql, sessionId)
+      const after = yield* at
+      if (after?.streamVersion === before.streamVersion)
+        return { head: before.streamVersion, position: before.position, buckets, compactions: entries }
+    }
+    return undefined
+  }).pipe(Effect.catchTag("SqlError", () => Effect.succeed(undefined)))
 
 /** The read models service. */
 export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
@@ -253,6 +305,7 @@ const makeService = (
       ),
     verify: (sessionId) => query(projector.verify(sql, sessionId)).pipe(Effect.withSpan("ReadModels.verify")),
     tables: (sessionId) => query(tablesOf(sql, sessionId)) as Effect.Effect<Tables, ReadError>,
+    timeline: (sessionId) => storedTimeline(sql, sessionId),
   }
 }
 

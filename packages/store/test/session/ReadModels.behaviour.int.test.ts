@@ -67,6 +67,7 @@ describe("read models (SQLite)", () => {
           "prune-index",
           "audit",
           "recall",
+          "timeline",
         ])
       }),
     )

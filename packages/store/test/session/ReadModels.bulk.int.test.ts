@@ -96,6 +96,7 @@ describe("ReadModels.bulk (SQLite)", () => {
       pruned: [],
       audit: [],
       recall: [],
+      timeline: [],
       checkpoints: [],
     })
     // The store is usable afterwards, inline as before.
