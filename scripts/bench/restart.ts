@@ -8,6 +8,11 @@
  * `--phases` also times the restart's steps (see docs/benchmarks.md, "A cold restart at scale"). `--compile-cache` also
  * times pivot's restart with Node's compile cache warm (one unmeasured run fills it first), lazily compiled as usual and
  * eagerly compiled (`support/eager.mjs`), and the floor of any restart in Node (`support/restart.ts floor`, `floor-fold`).
+ * Like with like (sixth round): both sides' spans start after the child's module loading (the same modules for both:
+ * the child imports pivot's and the AI SDK's) and include opening the file; OpenCode's is its bare per-step read
+ * (pragmas, statements prepared, newest messages read, parsed, converted), pivot's its whole restart (store and
+ * runtime layers, snapshot, the events after it, the first `prepare`). Each table also prints the garbage collector's
+ * time inside the span (and in how many runs it ran there) and the module loading's CPU before it.
  *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5] [--phases]
  *                          [--compile-cache] [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
  */
@@ -98,6 +103,9 @@ interface Run extends Timed {
   readonly window: number
   readonly loadMs: number
   readonly loadCpuMs: number
+  /** The garbage collector's time inside the span (V8's record of each collection), and the collections' kinds. */
+  readonly gcMs: number
+  readonly gcs: ReadonlyArray<string>
   readonly phases?: Record<string, Timed>
 }
 
@@ -123,6 +131,9 @@ const restart = (file: string, who: Who = "pivot", start?: Start): Run => {
   return JSON.parse(out.trim().split("\n").at(-1)!)
 }
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+/** The garbage collector inside the span: its time's median, and in how many runs it ran at all. */
+const gcCell = (runs: ReadonlyArray<Run>) =>
+  `${median(runs.map((r) => r.gcMs)).toFixed(1)} (${runs.filter((r) => r.gcs.length > 0).length} of ${runs.length})`
 
 const openCode: Array<{ readonly size: number; readonly runs: ReadonlyArray<Run> }> = []
 const phased: Array<{ readonly size: number; readonly snapshot: boolean; readonly runs: ReadonlyArray<Run> }> = []
@@ -133,8 +144,10 @@ const warmCache = (file: string, eager: boolean): Start => {
   restart(file, "pivot", start)
   return start
 }
-console.log("| events | snapshot | first `prepare` after a restart, median ms | min | max | its CPU time, median ms |")
-console.log("|---:|---|---:|---:|---:|---:|")
+console.log(
+  "| events | snapshot | first `prepare` after a restart, median ms | min | max | its CPU time, median ms | GC in it, median ms (runs with one) | module loading before it, CPU ms |",
+)
+console.log("|---:|---|---:|---:|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
   for (const snapshot of size <= Number(values["without-up-to"]) ? [true, false] : [true]) {
     const file = path.join(dir, `restart-${size}-${snapshot}.db`)
@@ -144,7 +157,7 @@ for (const size of values.sizes.split(",").map(Number)) {
     const runs = Array.from({ length: Number(values.runs) }, () => restart(file))
     const times = runs.map((r) => r.ms)
     console.log(
-      `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
+      `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${gcCell(runs)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
     )
     if (snapshot && size <= Number(values["opencode-up-to"])) {
       const ocFile = path.join(dir, `restart-${size}-opencode.db`)
@@ -183,12 +196,14 @@ if (openCode.length > 0) {
   console.log(
     "\nOpenCode's first step after a restart on the same session's shape in its own tables (`support/restart.ts opencode`), timed the same way:\n",
   )
-  console.log("| events | first step, median ms | min | max | its CPU time, median ms |")
-  console.log("|---:|---:|---:|---:|---:|")
+  console.log(
+    "| events | first step, median ms | min | max | its CPU time, median ms | GC in it, median ms (runs with one) | module loading before it, CPU ms |",
+  )
+  console.log("|---:|---:|---:|---:|---:|---:|---:|")
   for (const { size, runs } of openCode) {
     const times = runs.map((r) => r.ms)
     console.log(
-      `| ${size.toLocaleString("en")} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} |`,
+      `| ${size.toLocaleString("en")} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${gcCell(runs)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
     )
   }
 }
@@ -210,12 +225,14 @@ if (cached.length > 0) {
   console.log(
     "\nWith a snapshot, how the child starts (`--compile-cache`; interleaved runs), median ms / CPU ms of the same span, module loading's CPU ms beside it:\n",
   )
-  console.log("| events | how | first `prepare`, median ms | min | max | CPU, median ms | module loading, CPU ms |")
-  console.log("|---:|---|---:|---:|---:|---:|---:|")
+  console.log(
+    "| events | how | first `prepare`, median ms | min | max | CPU, median ms | GC in it, median ms (runs with one) | module loading, CPU ms |",
+  )
+  console.log("|---:|---|---:|---:|---:|---:|---:|---:|")
   for (const { size, variant, runs } of cached) {
     const times = runs.map((r) => r.ms)
     console.log(
-      `| ${size.toLocaleString("en")} | ${variant} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
+      `| ${size.toLocaleString("en")} | ${variant} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${gcCell(runs)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
     )
   }
 }

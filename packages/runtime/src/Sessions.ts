@@ -641,32 +641,48 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       return fold(yield* decodeAll(sessionId, recorded))
     })
 
-    /** The latest snapshot's state, when it can be trusted; a warning says why one is not used. */
+    /**
+     * The latest snapshot's state, when it can be trusted; a warning says why one is not used. Whether the stream
+     * reaches the snapshot's version is `resume`'s to check, with the events after it.
+     */
     const fromSnapshot = (sessionId: string) =>
       Effect.gen(function* () {
-        const stream = Events.streamName(sessionId)
-        const stored = yield* store.readSnapshot(stream)
+        const stored = yield* store.readSnapshot(Events.streamName(sessionId))
         if (stored === undefined) return undefined
         const decoded = decodeSnapshot(sessionId, stored)
-        let rejection = Result.isFailure(decoded) ? decoded.failure : undefined
-        if (rejection === undefined) {
-          const head = yield* store.streamVersion(stream)
-          if (stored.version > head)
-            rejection = { reason: "beyond-stream", detail: `version ${stored.version}, the stream has ${head} events` }
-        }
-        if (rejection !== undefined) {
-          yield* Effect.logWarning(snapshotWarning(sessionId, rejection.reason, rejection.detail))
+        if (Result.isFailure(decoded)) {
+          yield* Effect.logWarning(snapshotWarning(sessionId, decoded.failure.reason, decoded.failure.detail))
           return undefined
         }
-        snapshotAt.set(sessionId, stored.version)
-        return Result.getOrThrow(decoded)
+        return decoded.success
+      })
+
+    /**
+     * The snapshot `from`, unless the stream is shorter than its version (a warning then): asked only when no event
+     * followed it, since an event after the snapshot's version proves the stream reaches it (issue 32: a restart's
+     * first call asks the store one thing less).
+     */
+    const reached = (sessionId: string, from: State) =>
+      Effect.gen(function* () {
+        const version = from.session.version
+        const head = yield* store.streamVersion(Events.streamName(sessionId))
+        if (version <= head) return true
+        const detail = `version ${version}, the stream has ${head} events`
+        yield* Effect.logWarning(snapshotWarning(sessionId, "beyond-stream", detail))
+        return false
       })
 
     /** A session not in the cache: from its latest snapshot and the events after it, or from its first event. */
     const resume = (sessionId: string) =>
       Effect.gen(function* () {
-        const start = snapshotting ? yield* fromSnapshot(sessionId) : undefined
-        const state = yield* catchUp(sessionId, start ?? initialState)
+        let start = snapshotting ? yield* fromSnapshot(sessionId) : undefined
+        if (start !== undefined) snapshotAt.set(sessionId, start.session.version)
+        let state = yield* catchUp(sessionId, start ?? initialState)
+        if (start !== undefined && state === start && !(yield* reached(sessionId, start))) {
+          snapshotAt.delete(sessionId)
+          start = undefined
+          state = yield* catchUp(sessionId, initialState)
+        }
         if (state === initialState || !bounded || start !== undefined) return state
         // Folded from the first event: drop what no rule can reach before caching it.
         const kept = retain(state)

@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { Events, Retention } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
-import { EventStore, type StoredSnapshot } from "@pivot/store"
+import { EventStore, Snapshot, type StoredSnapshot } from "@pivot/store"
 import { Effect, type Layer, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
@@ -251,6 +251,42 @@ describe("bad snapshots are ignored with a warning, and the state is folded from
     expect(out.value.session.version).toBeLessThan(snapshot.version)
     const events = await Effect.runPromise(shorter.read(stream))
     expect(observe(out.value)).toEqual(observe(Sessions.fold(Result.getOrThrow(decodeAll(events)))))
+  })
+
+  // Issue 32: a restart's first call asks the store one thing less. An event after the snapshot's version proves the
+  // stream reaches it, so the stream's version is asked only when none follows (and then the check is as before).
+  it("given events after a sound snapshot, then the restart does not ask the stream's version; given none, it asks once", async () => {
+    const store = await serviceOf(EventStore.layerMemory())
+    await record(store, generated, { snapshots: false })
+    const asked: Array<string> = []
+    const counting = (snapshot: StoredSnapshot): Store => ({
+      ...answering(store, snapshot),
+      streamVersion: (s) => {
+        asked.push(s)
+        return store.streamVersion(s)
+      },
+    })
+    const snapshotOf = (state: Sessions.State): StoredSnapshot => {
+      const data = Sessions.encodeSnapshot(state)
+      const version = state.session.version
+      return {
+        stream,
+        version,
+        format: Sessions.SNAPSHOT_FORMAT,
+        data,
+        checksum: Snapshot.checksum(data),
+        recordedAt: 0,
+      }
+    }
+    const earlier = Sessions.fold(generated.events.slice(0, 20))
+    const behind = await withHandler(counting(snapshotOf(earlier)), options, (sessions) => sessions.load(SESSION))
+    expect(behind.warnings).toEqual([])
+    expect(asked).toEqual([])
+    expect(observe(behind.value)).toEqual(observe(fromZero))
+    const atHead = await withHandler(counting(snapshotOf(fromZero)), options, (sessions) => sessions.load(SESSION))
+    expect(atHead.warnings).toEqual([])
+    expect(asked).toEqual([stream])
+    expect(observe(atHead.value)).toEqual(observe(fromZero))
   })
 
   it("given another session's snapshot, then it is ignored (session)", async () => {

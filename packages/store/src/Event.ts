@@ -308,7 +308,7 @@ export interface NewSnapshot {
   readonly unlessAfter?: string | undefined
 }
 
-/** A snapshot as stored: the checksum is the SHA-256 of `data` taken when it was written. */
+/** A snapshot as stored: the checksum of `data` taken when it was written (`Snapshot.checksum`; see `Snapshot.intact`). */
 export interface StoredSnapshot extends NewSnapshot {
   readonly stream: string
   readonly checksum: string

@@ -11,6 +11,7 @@
 // floor-fold <file>`: the same rows, then pivot's pure code on them without Effect's runtime or any layer (the
 // snapshot's checksum and decoding, each event decoded as the store's decoder does, the fold, the window rendered).
 import { DatabaseSync } from "node:sqlite"
+import * as v8 from "node:v8"
 import { Ids, Window } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
 import { EventStore, type RecordedEvent } from "@pivot/store"
@@ -25,6 +26,20 @@ if (who === undefined || !WHO.includes(who) || file === undefined) {
   process.exit(2)
 }
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000
+// PIVOT_BENCH_CPU_PROFILE=FILE: the span (and only it) sampled by V8's profiler every 50 µs, written to FILE as a
+// `.cpuprofile` (started before the clock, so its own start is outside the span; it slows the span ~2×).
+const profileTo = process.env.PIVOT_BENCH_CPU_PROFILE
+const inspector = profileTo === undefined ? undefined : new (await import("node:inspector/promises")).Session()
+if (inspector !== undefined) {
+  performance.now() // Node's lazy `performance` global loaded before the profile starts, as it is before the span.
+  inspector.connect()
+  await inspector.post("Profiler.enable")
+  await inspector.post("Profiler.setSamplingInterval", { interval: 50 })
+  await inspector.post("Profiler.start")
+}
+// The garbage collections inside the span (V8's own record of each, with its duration): `gcMs` and `gcs` in the JSON.
+const gcs = new v8.GCProfiler()
+gcs.start()
 const t0 = performance.now()
 const cpu0 = process.cpuUsage()
 const store = () => EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })
@@ -141,10 +156,18 @@ const window =
         ? await Effect.runPromise(phased(phases))
         : (await OpenCode.step(new OpenCode.OnSqlite(new DatabaseSync(file), SESSION, false).newestFirst())).length
 const cpu = process.cpuUsage(cpu0)
+const ms = performance.now() - t0
+const inSpan = gcs.stop()?.statistics ?? []
+if (inspector !== undefined && profileTo !== undefined) {
+  const { profile } = await inspector.post("Profiler.stop")
+  ;(await import("node:fs")).writeFileSync(profileTo, JSON.stringify(profile))
+}
 console.log(
   JSON.stringify({
-    ms: performance.now() - t0,
+    ms,
     cpuMs: cpuMs(cpu),
+    gcMs: inSpan.reduce((sum, gc) => sum + gc.cost, 0) / 1000,
+    gcs: inSpan.map((gc) => gc.gcType),
     window,
     loadMs: t0,
     loadCpuMs: cpuMs(cpu0),
