@@ -14,10 +14,10 @@ export * from "./timelineFold.ts"
 /** The read model's version: bump it when the fold or the row's encoding changes (rows are then rewritten). */
 export const VERSION = 1
 
-/** Its table (read-model migration 4). */
+/** Its table (read-model migration 4; safe to run again, as the store test that re-applies the newest migration does). */
 export const create = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_timeline (
+  yield* sql`CREATE TABLE IF NOT EXISTS pivot_rm_timeline (
   session_id TEXT NOT NULL,
   bucket INTEGER NOT NULL,
   last_version INTEGER NOT NULL,
