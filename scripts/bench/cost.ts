@@ -308,6 +308,8 @@ const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules)
       const text = Facts.strip(
         ExtractiveSummary.summarize({
           head: request.head,
+          // The stand-in has no facts block: its room goes to the reach index, as in any summary without one (ADR 0065).
+          factsBlock: false,
           ...(request.previousSummary === undefined ? {} : { previousSummary: request.previousSummary }),
         }),
       )

@@ -25,6 +25,8 @@ export interface Input {
   readonly tail?: ReadonlyArray<Message> | undefined
   /** Your tool names mapped to read / edit / command, over OpenCode's (`Facts.toolsOf`). */
   readonly toolKinds?: Facts.ToolKinds | undefined
+  /** Whether to write the facts block (default true); without it, its room goes to the reach index (ADR 0065). */
+  readonly factsBlock?: boolean | undefined
 }
 
 /**
@@ -315,6 +317,10 @@ const pathOf = (line: string): string => codeSpans(line)[0] ?? line.split(": ")[
 const ALSO_IN = new RegExp(`^${ALSO} in `)
 const ALSO_RAN = new RegExp(`^${ALSO} ran: `)
 const ALSO_EDITED = new RegExp(`^${ALSO} edited: `)
+const ALSO_EDITED_IN = new RegExp(`^${ALSO} edited in `)
+
+// A name written without a code span in a folder's list (ADR 0065: two characters a name fewer); any other is a span.
+const PLAIN_NAME = /^[\w.@+-]+$/
 
 /** A path's folder (with its last `/`, or empty) and its name. */
 const folderOf = (path: string): readonly [string, string] => {
@@ -322,12 +328,15 @@ const folderOf = (path: string): readonly [string, string] => {
   return [path.slice(0, cut), path.slice(cut)]
 }
 
-/** `spans` as lines `head` + comma-separated code spans, each line at most `LINE_MAX` characters (one span always). */
-const packed = (head: string, spans: ReadonlyArray<string>): Array<string> => {
+/**
+ * `spans` as lines `head` + comma-separated code spans, each line at most `LINE_MAX` characters (one span always);
+ * with `plain`, a name of letters, digits and `._@+-` is written bare.
+ */
+const packed = (head: string, spans: ReadonlyArray<string>, plain = false): Array<string> => {
   const out: Array<string> = []
   let line = ""
   for (const span of spans) {
-    const code = Facts.code(span, 160)
+    const code = plain && PLAIN_NAME.test(span) ? span : Facts.code(span, 160)
     if (line !== "" && line.length + 2 + code.length > LINE_MAX) {
       out.push(line)
       line = ""
@@ -338,8 +347,8 @@ const packed = (head: string, spans: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-/** Index lines of older Relevant Files: one group per folder, folders in the order of their newest file. */
-export const filesIndex = (paths: ReadonlyArray<string>): Array<string> => {
+/** `paths` grouped by folder (folders in the order of their newest path), as lines `${verb} in \`dir/\`: a.ts, b.ts`. */
+const byFolder = (verb: string, paths: ReadonlyArray<string>): Array<string> => {
   const groups = new Map<string, Array<string>>()
   for (const path of paths) {
     const [folder, name] = folderOf(path)
@@ -348,9 +357,12 @@ export const filesIndex = (paths: ReadonlyArray<string>): Array<string> => {
     groups.set(folder, [...names.filter((n) => n !== name), name])
   }
   return [...groups].flatMap(([folder, names]) =>
-    packed(folder === "" ? `${ALSO} in the root: ` : `${ALSO} in ${Facts.code(folder, 160)}: `, names),
+    packed(folder === "" ? `${verb} in the root: ` : `${verb} in ${Facts.code(folder, 160)}: `, names, true),
   )
 }
+
+/** Index lines of older Relevant Files: one group per folder, folders in the order of their newest file. */
+export const filesIndex = (paths: ReadonlyArray<string>): Array<string> => byFolder(ALSO, paths)
 
 /** Index lines of older Completed lines (`Ran \`c\``, `Edited \`p\``); other lines are left out. */
 export const completedIndex = (lines: ReadonlyArray<string>): Array<string> => {
@@ -362,7 +374,21 @@ export const completedIndex = (lines: ReadonlyArray<string>): Array<string> => {
     if (/^Ran /.test(line)) ran.push(span)
     else if (/^Edited /.test(line)) edited.push(span)
   }
-  return [...packed(`${ALSO} edited: `, [...new Set(edited)]), ...packed(`${ALSO} ran: `, [...new Set(ran)])]
+  return [...byFolder(`${ALSO} edited`, edited), ...packed(`${ALSO} ran: `, [...new Set(ran)])]
+}
+
+/** The paths of a folder's index line (`… in \`dir/\`: a.ts, \`b c.ts\``, or `… in the root: …`), in order. */
+const folderPaths = (line: string): Array<string> => {
+  const root = / in the root: /.exec(line)
+  const folder = root === null ? (codeSpans(line)[0] ?? "") : ""
+  // The list starts after the first `: ` that follows the folder's span (or `the root`).
+  const from =
+    root === null ? line.indexOf(": ", line.indexOf(`\``) + folder.length + 2) : root.index + root[0].length - 2
+  const list = from < 0 ? "" : line.slice(from + 2)
+  const names: Array<string> = []
+  const re = /(`+) ?(.+?) ?\1(?!`)|[^,\s][^,]*/g
+  for (let m = re.exec(list); m !== null; m = re.exec(list)) names.push((m[2] ?? m[0]).trim())
+  return names.filter((n) => n !== "").map((n) => `${folder}${n}`)
 }
 
 /**
@@ -374,17 +400,17 @@ export const fromIndex = (lines: ReadonlyArray<string>): Array<string> => {
   const rest: Array<string> = []
   for (const line of lines) {
     const spans = codeSpans(line)
-    if (ALSO_IN.test(line)) {
-      const [folder, ...names] = line.startsWith(`${ALSO} in the root: `) ? ["", ...spans] : spans
-      for (const name of names) index.push(`${Facts.code(`${folder ?? ""}${name}`, 200)}: seen earlier`)
-    } else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
+    if (ALSO_IN.test(line)) for (const path of folderPaths(line)) index.push(`${Facts.code(path, 200)}: seen earlier`)
+    else if (ALSO_EDITED_IN.test(line))
+      for (const path of folderPaths(line)) index.push(`Edited ${Facts.code(path, 160)}`)
+    else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
     else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${Facts.code(span, 160)}`)
     else rest.push(line)
   }
   return [...index, ...rest]
 }
 
-const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: )`)
+const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: |edited in )`)
 
 /** A summary without its reach index lines (what it names by its sections and facts block alone). */
 export const withoutIndex = (summary: string): string =>
@@ -557,7 +583,7 @@ export const summarize = (input: Input): string => {
       ].join("\n"),
       ["## Next Move", ...(next.length > 0 ? next : [NONE])].join("\n"),
       ["## Relevant Files", ...section(files)].join("\n"),
-      Facts.factsBlock(facts, budget.facts),
+      ...(input.factsBlock === false ? [] : [Facts.factsBlock(facts, budget.facts)]),
     ].join("\n\n")
   }
   // The budgets keep the sections under SECTIONS_MAX_CHARS; shrinking them is a guard, not the rule.

@@ -625,7 +625,7 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
     expect(lost).toContain("npm test -- parser0q")
     expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
     expect(ExtractiveSummary.withoutIndex(text).length).toBeLessThanOrEqual(ExtractiveSummary.SECTIONS_MAX_CHARS)
-    expect(section(text, "## Relevant Files")[0]).toMatch(/^- Also in `src\/\w+\/`: `t\d+k\d\.ts`/)
+    expect(section(text, "## Relevant Files")[0]).toMatch(/^- Also in `src\/\w+\/`: t\d+k\d\.ts, /)
     expect(section(text, "### Completed")).toContain("- Also ran: `npm test -- parser0q`, `npm test -- router1q`")
   })
 
@@ -653,26 +653,90 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
   })
 
   it("index lines are at most LINE_MAX characters: a line of exactly LINE_MAX stays one, one character more makes two", () => {
-    // A folder of 100 characters: head + `name` + ", `b`" + ", `c`" is LINE_MAX with a name of the rest.
+    // A folder of 100 characters: head + name + ", b" + ", c" is LINE_MAX with a name of the rest (plain names bare).
     const folder = `${"d".repeat(99)}/`
     const head = `${ExtractiveSummary.ALSO} in \`${folder}\`: `
-    const name = "a".repeat(ExtractiveSummary.LINE_MAX - head.length - 12)
+    const name = "a".repeat(ExtractiveSummary.LINE_MAX - head.length - 6)
     const index = (first: string) => ExtractiveSummary.filesIndex([`${folder}${first}`, `${folder}b`, `${folder}c`])
     expect(index(name).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX])
     expect(index(name.slice(1)).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 1])
     // One more: `c` moves to a line of its own.
-    expect(index(`${name}x`).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 4, head.length + 3])
+    expect(index(`${name}x`).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 2, head.length + 1])
+    // A name that is not plain (a space) is a code span: two characters more, so the same cap moves `c` on.
+    expect(index(`${name.slice(2)} `).map((l) => l.length)).toEqual([ExtractiveSummary.LINE_MAX - 2, head.length + 1])
+  })
+
+  it("an index line written before ADR 0065 (every name a code span, edits one path each) is read back the same", () => {
+    expect(ExtractiveSummary.fromIndex(["Also in `src/a/`: `z.ts`, `x.ts`", "Also edited: `src/a/x.ts`"])).toEqual([
+      "`src/a/z.ts`: seen earlier",
+      "`src/a/x.ts`: seen earlier",
+      "Edited `src/a/x.ts`",
+    ])
+  })
+
+  it("edits in the index are grouped by folder like files (ADR 0065): the folder once, not once an edit", () => {
+    const done = ExtractiveSummary.completedIndex([
+      "Edited `src/parser/parser1.ts`",
+      "Edited `src/parser/parser2.ts`",
+      "Edited `src/router/router3.ts`",
+    ])
+    expect(done).toEqual([
+      "Also edited in `src/parser/`: parser1.ts, parser2.ts",
+      "Also edited in `src/router/`: router3.ts",
+    ])
+    expect(ExtractiveSummary.fromIndex(done)).toEqual([
+      "Edited `src/parser/parser1.ts`",
+      "Edited `src/parser/parser2.ts`",
+      "Edited `src/router/router3.ts`",
+    ])
+  })
+
+  it("given fifty-five compactions of a four-file turn each, then the last summary names every file and command (the index before ADR 0065 lost the first at fifty)", () => {
+    const { text, all } = compacted(55, () => 4)
+    expect(missed(all, Facts.strip(text))).toEqual([])
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+  })
+
+  it("given no facts block, then the index takes its room: every file and command of seventy compactions, within MAX_CHARS", () => {
+    let previousSummary: string | undefined
+    const all: Array<Message> = []
+    for (let t = 0; t < 70; t++) {
+      const head = turn(t, 4)
+      all.push(...head)
+      previousSummary = summarize({
+        head,
+        factsBlock: false,
+        ...(previousSummary === undefined ? {} : { previousSummary }),
+      })
+    }
+    expect(previousSummary!).not.toContain(Facts.HEADING)
+    expect(missed(all, previousSummary!)).toEqual([])
+    expect(previousSummary!.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    // With the facts block the same session loses its oldest to the block's room.
+    expect(missed(all, Facts.strip(compacted(70, () => 4).text))).not.toEqual([])
+  })
+
+  it("property: an index read back gives each path once, in order of its folder's newest, whatever its characters", () => {
+    const segment = fc.constantFrom("a", "b.ts", "my file.ts", "x,y.ts", "a, b.ts", "n`t.ts", "é.md", "-x.ts")
+    const path = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/"))
+    fc.assert(
+      fc.property(fc.array(path, { minLength: 1, maxLength: 30 }), (paths) => {
+        const back = ExtractiveSummary.fromIndex(ExtractiveSummary.filesIndex(paths)).map((l) =>
+          l.replace(/: seen earlier$/, ""),
+        )
+        const spans = back.map((l) => /^(`+) ?(.+?) ?\1$/.exec(l)?.[2])
+        expect(new Set(spans)).toEqual(new Set(paths))
+        expect(spans.length).toBe(new Set(paths).size)
+      }),
+      runs(200),
+    )
   })
 
   it("an index read back gives each path, command and edit once, in its folder; root files too", () => {
     const paths = ["src/a/x.ts", "README.md", "src/b/y.ts", "src/a/z.ts", "src/a/x.ts"]
     const index = ExtractiveSummary.filesIndex(paths)
     // Folders in the order of their newest file; a path once.
-    expect(index).toEqual([
-      "Also in the root: `README.md`",
-      "Also in `src/b/`: `y.ts`",
-      "Also in `src/a/`: `z.ts`, `x.ts`",
-    ])
+    expect(index).toEqual(["Also in the root: README.md", "Also in `src/b/`: y.ts", "Also in `src/a/`: z.ts, x.ts"])
     expect(ExtractiveSummary.fromIndex(index)).toEqual([
       "`README.md`: seen earlier",
       "`src/b/y.ts`: seen earlier",
@@ -686,7 +750,7 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
       "Ran `npm test`",
       "Wrote docs",
     ])
-    expect(done).toEqual(["Also edited: `src/a/x.ts`", "Also ran: `npm test`, `ls`"])
+    expect(done).toEqual(["Also edited in `src/a/`: x.ts", "Also ran: `npm test`, `ls`"])
     expect(ExtractiveSummary.fromIndex([...done, "Ran `make`"])).toEqual([
       "Edited `src/a/x.ts`",
       "Ran `npm test`",
