@@ -597,13 +597,13 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
     ]
   }
   /** Every turn summarised in its own compaction, each summary updating the previous one (as the runtime does). */
-  const compacted = (turns: number, files: (t: number) => number) => {
+  const compacted = (turns: number, files: (t: number) => number, factsBlock = true) => {
     let previousSummary: string | undefined
     const all: Array<Message> = []
     for (let t = 0; t < turns; t++) {
       const head = turn(t, files(t))
       all.push(...head)
-      previousSummary = summarize({ head, ...(previousSummary === undefined ? {} : { previousSummary }) })
+      previousSummary = summarize({ head, factsBlock, ...(previousSummary === undefined ? {} : { previousSummary }) })
     }
     return { text: previousSummary!, all }
   }
@@ -636,18 +636,22 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
     expect(missed(head, Facts.strip(text))).toEqual([])
   })
 
-  it("property: over repeated compactions the summary stays within MAX_CHARS, the sections within SECTIONS_MAX_CHARS, names the newest turn whole, and names every file and command while the session is small", () => {
+  it("property: over repeated compactions, with or without the facts block, the summary stays within MAX_CHARS, the sections within SECTIONS_MAX_CHARS, names the newest turn whole, and names every file and command while the session is small", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 40 }), (files) => {
-        const { text, all } = compacted(files.length, (t) => files[t]!)
-        expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
-        expect(ExtractiveSummary.withoutIndex(text).length).toBeLessThanOrEqual(ExtractiveSummary.SECTIONS_MAX_CHARS)
-        const bare = Facts.strip(text)
-        const newest = turn(files.length - 1, files.at(-1)!)
-        expect(missed(newest, bare)).toEqual([])
-        // The reference: every file and command so far. 15 turns of at most 4 files fit the room the sections leave.
-        if (files.length <= 15) expect(missed(all, bare)).toEqual([])
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        (files, withFacts) => {
+          const { text, all } = compacted(files.length, (t) => files[t]!, withFacts)
+          expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+          expect(ExtractiveSummary.withoutIndex(text).length).toBeLessThanOrEqual(ExtractiveSummary.SECTIONS_MAX_CHARS)
+          const bare = Facts.strip(text)
+          const newest = turn(files.length - 1, files.at(-1)!)
+          expect(missed(newest, bare)).toEqual([])
+          // The reference: every file and command so far. 40 turns of at most 4 files fit the room the sections leave.
+          expect(missed(all, bare)).toEqual([])
+        },
+      ),
       runs(100),
     )
   })
@@ -698,20 +702,10 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
   })
 
   it("given no facts block, then the index takes its room: every file and command of seventy compactions, within MAX_CHARS", () => {
-    let previousSummary: string | undefined
-    const all: Array<Message> = []
-    for (let t = 0; t < 70; t++) {
-      const head = turn(t, 4)
-      all.push(...head)
-      previousSummary = summarize({
-        head,
-        factsBlock: false,
-        ...(previousSummary === undefined ? {} : { previousSummary }),
-      })
-    }
-    expect(previousSummary!).not.toContain(Facts.HEADING)
-    expect(missed(all, previousSummary!)).toEqual([])
-    expect(previousSummary!.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    const { text, all } = compacted(70, () => 4, false)
+    expect(text).not.toContain(Facts.HEADING)
+    expect(missed(all, text)).toEqual([])
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
     // With the facts block the same session loses its oldest to the block's room.
     expect(missed(all, Facts.strip(compacted(70, () => 4).text))).not.toEqual([])
   })
