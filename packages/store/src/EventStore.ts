@@ -253,7 +253,7 @@ export class EventStore extends Context.Service<EventStore, EventStoreShape>()("
         // more of SQLite, against 79 MB). Only a database without tables takes it; an existing one keeps its size.
         if (options.readonly !== true) yield* Effect.mapError(sql.unsafe(`PRAGMA page_size = ${PAGE_SIZE}`), classify)
         // A new file: every table at its newest migration in one script and transaction (ADR 0061), where the
-        // migrators would take ~100 ms of CPU in round trips; the migrators then find it current. Another process
+        // migrators took ~70–90 ms more CPU in round trips; the migrators then find it current. Another process
         // that created the schema first wins: the script is skipped and the migrators judge what it left.
         if (empty)
           yield* Effect.mapError(
