@@ -46,6 +46,9 @@ const fileSize = (path: string): number | undefined => {
   }
 }
 
+/** Whether `path` holds no database yet (missing, empty or in memory): a new store. */
+export const isEmpty = (path: string): boolean => path === ":memory:" || path === "" || (fileSize(path) ?? 0) === 0
+
 const readHeader = (path: string): Uint8Array => {
   const fd = fs.openSync(path, "r")
   try {

@@ -59,6 +59,7 @@ import * as recall from "../readmodels/recall.ts"
 import { status as builtInStatus } from "../readmodels/status.ts"
 import {
   checkpointsOf,
+  freshSqlite,
   hasReadModels,
   headOf,
   isCurrent,
@@ -339,6 +340,8 @@ export const withStore = <E, R>(
         },
         onAppend: projector.onAppend,
         onForget: (sql, stream) => Effect.andThen(projector.onForget(sql, stream), user.onForget(sql, stream)),
+        // A new SQLite file gets these tables with the store's own, so `onOpen`'s migrators find them current.
+        ...(options.readonly === true ? {} : { freshSqlite: `${freshSqlite}\n${Projections.freshSqlite}` }),
       }
       // Built after the store: its `onOpen` hands over the connection.
       const opened = Effect.gen(function* () {
