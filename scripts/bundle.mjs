@@ -30,7 +30,7 @@ const coreByModule = () => ({
   transform: {
     filter: { code: "@pivot/core" },
     handler(code, id) {
-      if (!id.includes(`${join("packages")}`) || id.startsWith(coreDist)) return undefined
+      if (!id.startsWith(join(root, "packages")) || id.startsWith(coreDist)) return undefined
       return code.replace(/import\s*\{([^}]*)\}\s*from\s*"@pivot\/core";?/g, (_, names) =>
         names
           .split(",")
@@ -38,7 +38,8 @@ const coreByModule = () => ({
           .filter((name) => name !== "")
           .map((name) => {
             const [imported, local = imported] = name.split(/\s+as\s+/)
-            if (!existsSync(join(coreDist, `${imported}.js`))) throw new Error(`@pivot/core has no module ${imported} (${id})`)
+            if (!existsSync(join(coreDist, `${imported}.js`)))
+              throw new Error(`@pivot/core has no module ${imported} (${id})`)
             return `import * as ${local} from ${JSON.stringify(join(coreDist, `${imported}.js`))};`
           })
           .join(""),

@@ -9,6 +9,8 @@
 export * from "./Event.ts"
 /** The `EventStore` service and its layers. */
 export * from "./EventStore.ts"
+/** The store's typed failures. */
+export * from "./StoreError.ts"
 /** The read models' service: its tag and shape (the layers are in the main entry's `ReadModels`). */
 export * as ReadModels from "./session/ReadModelsService.ts"
 /** A SQLite store opened read-only, loading the read models' code only when the database has their tables. */
@@ -19,8 +21,6 @@ export * as Replay from "./session/Replay.ts"
 export * from "./session/SessionError.ts"
 /** A session's core events in the store: encoding, the upcasting decoder, read and append. */
 export * as SessionLog from "./session/SessionLog.ts"
-/** The store's typed failures. */
-export * from "./StoreError.ts"
 
 // As the main entry does: the copy of effect this package loaded (core's EffectCopies; registering twice is a no-op).
 import { EffectCopies } from "@pivot/core"

@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, type Exit } from "effect"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { EventStore, ReadModels, ReadOnly, SessionLog } from "../../src/index.ts"
@@ -54,7 +54,7 @@ const syncWith = async (
   return { exit, beside }
 }
 
-const failureOf = (exit: Awaited<ReturnType<typeof syncWith>>["exit"]) =>
+const failureOf = (exit: Exit.Exit<unknown, unknown>) =>
   exit._tag === "Failure" ? (exit.cause.reasons[0] as { readonly error?: unknown } | undefined)?.error : undefined
 
 describe.each(opens)("read models opened read-only (SQLite) by %s", (_, open) => {
