@@ -25,12 +25,13 @@ const builtIn = /^(node:|bun:)/
 // core (its index re-exports each module as a namespace, nothing else): through the index, a command's chunk reached
 // every module of core whether it used it or not (issue 32, ADR 0062).
 const coreDist = join(root, "packages", "core", "dist")
+const byModule = ["cli", "store"].map((name) => join(root, "packages", name, "dist"))
 const coreByModule = () => ({
   name: "pivot-core-by-module",
   transform: {
     filter: { code: "@pivot/core" },
     handler(code, id) {
-      if (!id.startsWith(join(root, "packages")) || id.startsWith(coreDist)) return undefined
+      if (!byModule.some((dir) => id.startsWith(dir))) return undefined
       return code.replace(/import\s*\{([^}]*)\}\s*from\s*"@pivot\/core";?/g, (_, names) =>
         names
           .split(",")
