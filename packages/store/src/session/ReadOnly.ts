@@ -1,9 +1,9 @@
 /**
  * A SQLite store opened for reading only, with the read models' service loaded on demand: what `pivot window` and
  * `pivot inspect` open. The read models' code (every read model, the projector, most of core) is imported only when a
- * query needs it and the database has their tables; a database written by the runtime alone has none, and then every
- * query but `sessions` fails with `StoreUnavailable` as `ReadModels.layerSqlite({ readonly: true })` does, without
- * loading that code (issue 32, ADR 0062).
+ * query needs it and the database has their tables; a database written by the runtime alone has none, and then the
+ * queries that catch up first (`sync`, `window`, …) fail as `ReadModels.layerSqlite({ readonly: true })`'s do, and
+ * `sessions` answers, without loading that code (issue 32, ADR 0062).
  *
  * **Example**
  *
