@@ -5,7 +5,7 @@
 // stay outside, and so does what is optional at run time (`pg-native`). The plugin has two entries sharing their
 // chunks (one copy of zod): its tools' descriptions and argument shapes, which its lazy entry loads at OpenCode's
 // start, and its hooks. Run by scripts/build.mjs after `tsc -b` (so by `npm install`); plain JavaScript, like it.
-import { rmSync, writeFileSync } from "node:fs"
+import { existsSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { build } from "rolldown"
@@ -21,6 +21,34 @@ export const bundles = [
 
 const builtIn = /^(node:|bun:)/
 
+// `import { Events, Ids } from "@pivot/core"` in the other packages' compiled code becomes one import per module of
+// core (its index re-exports each module as a namespace, nothing else): through the index, a command's chunk reached
+// every module of core whether it used it or not (issue 32, ADR 0062).
+const coreDist = join(root, "packages", "core", "dist")
+const byModule = ["cli", "store"].map((name) => join(root, "packages", name, "dist"))
+const coreByModule = () => ({
+  name: "pivot-core-by-module",
+  transform: {
+    filter: { code: "@pivot/core" },
+    handler(code, id) {
+      if (!byModule.some((dir) => id.startsWith(dir))) return undefined
+      return code.replace(/import\s*\{([^}]*)\}\s*from\s*"@pivot\/core";?/g, (_, names) =>
+        names
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "")
+          .map((name) => {
+            const [imported, local = imported] = name.split(/\s+as\s+/)
+            if (!existsSync(join(coreDist, `${imported}.js`)))
+              throw new Error(`@pivot/core has no module ${imported} (${id})`)
+            return `import * as ${local} from ${JSON.stringify(join(coreDist, `${imported}.js`))};`
+          })
+          .join(""),
+      )
+    },
+  },
+})
+
 for (const bundle of bundles) {
   const dist = join(root, "packages", bundle.name, "dist")
   const dir = join(dist, "bundle")
@@ -30,7 +58,7 @@ for (const bundle of bundles) {
     platform: "node",
     external: (id) => builtIn.test(id) || id === "pg-native",
     // The model catalog as one JSON string rather than object literals (bundle-catalog.mjs, ADR 0056).
-    plugins: [catalogAsJson()],
+    plugins: [catalogAsJson(), coreByModule()],
     logLevel: "warn",
     output: {
       dir,

@@ -85,6 +85,18 @@ describe("the bundled pivot", () => {
     expect(cliFiles(["window", `--db=${demoDb}`]).length).toBeGreaterThan(0)
   })
 
+  it("given window on a database without read-model tables, then no file of the read models' code is loaded; with them, it is (ADR 0062)", () => {
+    // The read models' code is in the bundle's file that holds the recall table's index on its messages.
+    const readModelFiles = (args: ReadonlyArray<string>) =>
+      loads(args)
+        .files.filter((file) => file.startsWith(bundle))
+        .filter((file) => fs.readFileSync(file, "utf8").includes("pivot_rm_recall_message"))
+    expect(readModelFiles(["window", "--db", demoDb])).toEqual([])
+    expect(readModelFiles(["window", "--db", demoDb, "--sources"])).toEqual([])
+    // The imported database has the tables: its window is read from them, so the check above can see the file.
+    expect(readModelFiles(["window", "--db", importDb]).length).toBeGreaterThan(0)
+  })
+
   it("given the bundle's precomputed answers, then they are effect/cli's for the current sources", async () => {
     const built = JSON.parse(fs.readFileSync(path.join(bundle, "precomputed.json"), "utf8"))
     expect(built).toEqual(await precompute(path.join(repoRoot, "packages/cli")))

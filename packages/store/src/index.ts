@@ -16,6 +16,8 @@ export * as Snapshot from "./Snapshot.ts"
 export * from "./StoreError.ts"
 /** The SQL read models (window, usage, compactions, prune index, audit), inline, checkpointed and rebuildable. */
 export * as ReadModels from "./session/ReadModels.ts"
+/** A SQLite store opened read-only, loading the read models' code only when the database has their tables. */
+export * as ReadOnly from "./session/ReadOnly.ts"
 /** Replay and time travel: `stateAt`, `windowAt`, `pivots`. */
 export * as Replay from "./session/Replay.ts"
 /** The typed failures of reading a session: undecodable events, unknown sessions, versions out of range. */

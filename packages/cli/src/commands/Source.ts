@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import { Ids, Tokens } from "@pivot/core"
 import type { Import, ImportError } from "@pivot/opencode"
-import { EventStore, ReadModels, SessionLog, VersionOutOfRange } from "@pivot/store"
+import { EventStore, ReadModels, ReadOnly, SessionLog, VersionOutOfRange } from "@pivot/store/read"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -214,8 +214,11 @@ export const checkReadable = (db: string): Effect.Effect<void, CliError> =>
     return Effect.void
   })
 
-/** A database opened read-only: no migrations, no WAL switch, nothing written (a corrupt file fails, untouched). */
-export const openReadOnly = (db: string) => ReadModels.layerSqlite({ filename: db, readonly: true })
+/**
+ * A database opened read-only: no migrations, no WAL switch, nothing written (a corrupt file fails, untouched). The
+ * read models' code loads only if the database has their tables (issue 32).
+ */
+export const openReadOnly = (db: string) => ReadOnly.layerSqlite({ filename: db })
 
 /**
  * Opens the source and runs `use` with the session and an event store holding it (the database's, with its read

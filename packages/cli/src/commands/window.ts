@@ -6,7 +6,7 @@
  * runs it without loading effect/cli (`Fast.ts`, ADR 0048).
  */
 import { Audit, PruneIndex, type Render, ValidWindow, Window } from "@pivot/core"
-import { Replay, SessionLog } from "@pivot/store"
+import { Replay, SessionLog } from "@pivot/store/read"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Args from "./Args.ts"

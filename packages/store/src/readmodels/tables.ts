@@ -201,14 +201,6 @@ export const readRecorded = (sql: Sql, stream: string, from: number, to: number)
     )
   })
 
-export const headOf = (sql: Sql, stream: string) =>
-  Effect.map(
-    sql<{
-      readonly stream_version: number | string
-    }>`SELECT stream_version FROM pivot_events WHERE stream = ${stream} ORDER BY stream_version DESC LIMIT 1`,
-    (rows) => (rows[0] === undefined ? 0 : Number(rows[0].stream_version)),
-  )
-
 export const checkpointsOf = (sql: Sql, sessionId: string) =>
   Effect.map(
     sql<{
@@ -283,21 +275,7 @@ export const tablesOf = (sql: Sql, sessionId: string) =>
     return { window, usage, compactions, pruned, audit, recall, timeline: timelineRows, checkpoints } as Tables
   })
 
-/** Whether the read models' tables exist (a read-only connection never creates them). */
-export const hasReadModels = (sql: Sql) =>
-  Effect.map(
-    sql.onDialectOrElse({
-      pg: () =>
-        sql<{
-          readonly n: number | string
-        }>`SELECT COUNT(*) AS n FROM pg_catalog.pg_tables WHERE tablename = 'pivot_rm_checkpoints' AND schemaname = ANY (current_schemas(false))`,
-      orElse: () =>
-        sql<{
-          readonly n: number | string
-        }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'pivot_rm_checkpoints'`,
-    }),
-    (rows) => Number(rows[0]?.n ?? 0) > 0,
-  )
+export { hasReadModels, headOf } from "../session/ReadModelsService.ts"
 
 /** The raw rows of a session's read models, for audits and for tests comparing inline and rebuilt tables. */
 export interface Tables {

@@ -1,40 +1,4 @@
-/**
- * The read side in SQL: core's projections of a session kept as tables next to the event log, on SQLite or
- * PostgreSQL, through the store's own `SqlClient`.
- *
- * - `window`: one row per message the model sees, in order (the stored message as JSON);
- * - `usage`: one row per session; `compactions`: one row per compaction; `pruned`: one row per pruned output;
- * - `audit`: one row per (message, event) pair: the events each message came from;
- * - `recall`: one row per recallable document (a pruned output, a finished summary, each part of a message behind a
- *   pivot, with the pivot's summary id) with its text, searched in full text by `context_recall`: an FTS5 table on
- *   SQLite, a `tsvector` GIN index on PostgreSQL;
- * - `timeline`: one row per bucket of 200 stream versions (counts, the steps' lowest, highest and newest context, the
- *   marks): what the viewer's session page draws first (ADR 0057), read at the head by `timeline`.
- *
- * Each is an inline projection in the shape users register theirs (`Projections.Definition`), one file each under
- * `../readmodels/` (`window.ts`, `usage.ts`, `compactions.ts`, `prunes.ts`, `audit.ts`, `recall.ts`, `timeline.ts`),
- * run by the one inline projector (`../readmodels/projector.ts`) that runs users' inline projections too (ADR 0018).
- * This module is their service (the queries) and the store layers that install the projector.
- *
- * They are kept inline: the store's `onAppend` hook folds the new events into each projection inside the append's
- * transaction and writes only the rows that changed, so a committed event and its read models are never apart. Each
- * read model has a checkpoint per session (its name, projection version, stream version and position). A read first
- * catches up with the log if its checkpoint is behind (events appended by a store without the hook) or its
- * projection version changed (a bump forces a rebuild), and `rebuild` replays the log at any time. Rebuilt == inline
- * == the pure fold: the property the tests check.
- *
- * **Example**
- *
- * ```ts
- * const program = Effect.gen(function* () {
- *   const readModels = yield* ReadModels.ReadModels
- *   const window = yield* readModels.window("ses_1") // the stored messages the next model call sees
- * }).pipe(Effect.provide(ReadModels.layerSqlite({ filename: ".pivot/pivot.db" })))
- * ```
- */
-import type { CompactionHistory, Message, PruneIndex, Recall, Usage } from "@pivot/core"
 import { Events } from "@pivot/core"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -47,7 +11,6 @@ import {
 } from "../EventStore.ts"
 import { classify } from "../internal/sql.ts"
 import * as Projections from "../projections/Projections.ts"
-import type { AuditEntry } from "../readmodels/audit.ts"
 import * as audit from "../readmodels/audit.ts"
 import { models } from "../readmodels/builtIns.ts"
 import * as compactions from "../readmodels/compactions.ts"
@@ -71,9 +34,15 @@ import {
 } from "../readmodels/tables.ts"
 import * as timeline from "../readmodels/timeline.ts"
 import * as usage from "../readmodels/usage.ts"
-import type { Verified } from "../readmodels/verify.ts"
 import * as window from "../readmodels/window.ts"
 import { type ReadError, StoreUnavailable } from "../StoreError.ts"
+import {
+  NO_READ_MODELS,
+  ReadModels,
+  type ReadModelsShape,
+  type StoredTimeline,
+  sessionsOf,
+} from "./ReadModelsService.ts"
 import { type UndecodableEvent, UnknownSession } from "./SessionError.ts"
 import * as SessionLog from "./SessionLog.ts"
 
@@ -95,14 +64,14 @@ export {
 export { type Checkpoint, migrate, type Tables } from "../readmodels/tables.ts"
 export * as Timeline from "../readmodels/timeline.ts"
 
-/** A session's timeline rows and compactions as stored, at the stream version (and position) they stand for. */
-export interface StoredTimeline {
-  readonly head: number
-  readonly position: number
-  readonly buckets: ReadonlyArray<timeline.Bucket>
-  readonly compactions: ReadonlyArray<CompactionHistory.Entry>
-}
 export type { Verified } from "../readmodels/verify.ts"
+export {
+  NO_READ_MODELS,
+  type ReadModelError,
+  ReadModels,
+  type ReadModelsShape,
+  type StoredTimeline,
+} from "./ReadModelsService.ts"
 
 /** The read models' options with users' projections (see `Projections.layerSqlite`). */
 export interface ProjectedOptions extends Options {
@@ -114,67 +83,6 @@ export interface ProjectedOptions extends Options {
 
 // ---------------------------------------------------------------------------------------------------------------
 // The service
-
-/** Why a read-model query failed. */
-export type ReadModelError = ReadError | UndecodableEvent | UnknownSession
-
-/** The read side's queries. Each first brings the session's read models up to date with its log. */
-export interface ReadModelsShape {
-  /** Catches the session's read models up with its log (a no-op when they are); answers its stream version. */
-  readonly sync: (sessionId: string) => Effect.Effect<number, ReadModelError>
-  /** The stored messages the next model call sees, in order. */
-  readonly window: (sessionId: string) => Effect.Effect<ReadonlyArray<Message.Message>, ReadModelError>
-  /** Context usage as folded from the log (turn it into tokens and a level with `Usage.report`). */
-  readonly usage: (sessionId: string) => Effect.Effect<Usage.State, ReadModelError>
-  /** Every compaction, oldest first. */
-  readonly compactions: (sessionId: string) => Effect.Effect<ReadonlyArray<CompactionHistory.Entry>, ReadModelError>
-  /** Every pruned tool output, oldest prune first, and the tokens they freed. */
-  readonly pruned: (sessionId: string) => Effect.Effect<PruneIndex.State, ReadModelError>
-  /** Each window message with the ids of the events it came from. */
-  readonly audit: (sessionId: string) => Effect.Effect<ReadonlyArray<AuditEntry>, ReadModelError>
-  /**
-   * The stream version to start the window fold from to get the window at `version`: where the oldest message kept
-   * by the latest pivot at or before `version` was added (1 when there is none). See `Replay.windowAt`.
-   */
-  readonly origin: (sessionId: string, version: number) => Effect.Effect<number, ReadModelError>
-  /**
-   * The session's recallable documents (`Recall.documents`) matching any word of `query`, best first (FTS5
-   * `bm25` on SQLite, `ts_rank_cd` normalised by length on PostgreSQL; ties newest id first), at most `limit`.
-   */
-  readonly recall: (
-    sessionId: string,
-    query: string,
-    limit: number,
-  ) => Effect.Effect<ReadonlyArray<Recall.Document>, ReadModelError>
-  /** Replays the log into the read models of one session, or of every session; answers how many were rebuilt. */
-  readonly rebuild: (target: string | { readonly all: true }) => Effect.Effect<number, ReadModelError>
-  /** Every session in the store with its stream version. */
-  readonly sessions: Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
-  /**
-   * Compares the session's stored read models (and their snapshot) with a fold of its whole log, writing nothing:
-   * what `pivot check` reports. A difference means a rebuild would change them.
-   */
-  readonly verify: (sessionId: string) => Effect.Effect<Verified, ReadModelError>
-  /** The raw rows and checkpoints of a session, as stored (no catching up). */
-  /**
-   * The timeline read model's rows and the compaction history, as stored, when both stand at the session's head
-   * (ADR 0057); `undefined` when they do not (a store whose rows are behind, of another version, or without the table:
-   * the caller folds the log). Never catches up, so a read-only reader can ask: nothing is written.
-   */
-  readonly timeline: (sessionId: string) => Effect.Effect<StoredTimeline | undefined, ReadError>
-  readonly tables: (sessionId: string) => Effect.Effect<Tables, ReadError>
-  /**
-   * Runs `effect` (appends through the same store) as ONE transaction, all or nothing, with the read models of the
-   * sessions it appends to folded in memory and written once at the end: how a large import appends in batches.
-   */
-  readonly bulk: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ReadError, R>
-}
-
-/**
- * Why the read models of a read-only store cannot answer when the database has none of their tables (a store written
- * by the runtime alone, opened read-only): the reason of the `StoreUnavailable` their queries fail with.
- */
-export const NO_READ_MODELS = "the database has no read-model tables, and a read-only connection does not create them"
 
 const TIMELINE = timeline.model.projection
 const COMPACTIONS = compactions.model.projection
@@ -209,9 +117,6 @@ const storedTimeline = (sql: Sql, sessionId: string): Effect.Effect<StoredTimeli
     }
     return undefined
   }).pipe(Effect.catchTag("SqlError", () => Effect.succeed(undefined)))
-
-/** The read models service. */
-export class ReadModels extends Context.Service<ReadModels, ReadModelsShape>()("@pivot/store/ReadModels") {}
 
 const makeService = (
   sql: Sql,
@@ -266,16 +171,10 @@ const makeService = (
   const rebuildOne = (sessionId: string) =>
     query(sql.withTransaction(Effect.andThen(lock(sql, sessionId), projector.rewrite(sql, sessionId))))
 
-  const sessions = query(
-    sql<{
-      readonly stream: string
-      readonly version: number | string
-    }>`SELECT stream, MAX(stream_version) AS version FROM pivot_events WHERE stream LIKE 'session-%' GROUP BY stream ORDER BY stream`,
-  ).pipe(
-    Effect.map((rows) =>
-      rows.map((row) => ({ sessionId: SessionLog.sessionIdOf(row.stream)!, version: Number(row.version) })),
-    ),
-  ) as Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly version: number }>, ReadError>
+  const sessions = query(sessionsOf(sql)) as Effect.Effect<
+    ReadonlyArray<{ readonly sessionId: string; readonly version: number }>,
+    ReadError
+  >
 
   return {
     sync,
@@ -393,3 +292,10 @@ export const layerSql = (
   options: SqlStoreOptions & Options = {},
 ): Layer.Layer<ReadModels | EventStore, ReadError, SqlClient.SqlClient> =>
   withStore(options, (hooks) => EventStore.layerSql({ ...options, ...hooks })).pipe(withoutProjections)
+
+/**
+ * The read models' queries over a read-only connection the caller opened (`ReadOnly.layerSqlite` loads this module
+ * once the database has their tables): no projector of users' projections, nothing written.
+ */
+export const readOnlyService = (sql: Sql, path: string | undefined): ReadModelsShape =>
+  makeService(sql, makeProjector({}, []), path, true)

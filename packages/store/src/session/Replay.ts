@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStore } from "../EventStore.ts"
 import type { ReadError } from "../StoreError.ts"
-import { ReadModels } from "./ReadModels.ts"
+import { ReadModels } from "./ReadModelsService.ts"
 import { type UndecodableEvent, UnknownSession, VersionOutOfRange } from "./SessionError.ts"
 import * as SessionLog from "./SessionLog.ts"
 
