@@ -9,6 +9,16 @@ export const migrationsTable = "pivot_migrations"
 /** The id of the newest migration this version of pivot knows. */
 export const latestMigration = 4
 
+/** Runs DDL statements (no parameters) in order; each table's statements have one home, shared with `script`. */
+export const runAll = (statements: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    for (const statement of statements) yield* sql.unsafe(statement)
+  })
+
+/** SQLite: statements as one script for `exec`. */
+export const script = (statements: ReadonlyArray<string>): string => statements.map((s) => `${s};`).join("\n")
+
 /** The columns `pivot_events` must have; a table without them is not a pivot store. */
 export const eventColumns = [
   "position",
@@ -26,6 +36,20 @@ export const eventColumns = [
 // because rows are never deleted). On Postgres it was an identity column assigned under a store-wide append lock;
 // since migration 4 it is assigned after commit, in commit order, by the sequencer (see `commitOrder` below).
 // UNIQUE (stream, stream_version) is the last line of defence against two writers taking the same version.
+const eventsSqlite = `CREATE TABLE pivot_events (
+  position INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  stream_version INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  metadata TEXT,
+  recorded_at INTEGER NOT NULL,
+  CONSTRAINT pivot_events_event_id_key UNIQUE (event_id),
+  CONSTRAINT pivot_events_stream_version_key UNIQUE (stream, stream_version)
+) STRICT`
+
 const createEvents = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql.onDialectOrElse({
@@ -42,19 +66,7 @@ const createEvents = Effect.gen(function* () {
   CONSTRAINT pivot_events_event_id_key UNIQUE (event_id),
   CONSTRAINT pivot_events_stream_version_key UNIQUE (stream, stream_version)
 )`,
-    orElse: () => sql`CREATE TABLE pivot_events (
-  position INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL,
-  stream TEXT NOT NULL,
-  stream_version INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  schema_version INTEGER NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT,
-  recorded_at INTEGER NOT NULL,
-  CONSTRAINT pivot_events_event_id_key UNIQUE (event_id),
-  CONSTRAINT pivot_events_stream_version_key UNIQUE (stream, stream_version)
-) STRICT`,
+    orElse: () => sql.unsafe(eventsSqlite),
   })
 })
 
@@ -63,6 +75,13 @@ export const keysTable = "pivot_keys"
 
 // One key per stream; deleting the row is what erases the stream's sealed fields. `key_id` is written in every
 // envelope, so a stream given a new key after a forget never mistakes old envelopes for new ones.
+const keysSqlite = `CREATE TABLE pivot_keys (
+  stream TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT`
+
 const createKeys = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql.onDialectOrElse({
@@ -72,17 +91,21 @@ const createKeys = Effect.gen(function* () {
   key TEXT NOT NULL,
   created_at BIGINT NOT NULL
 )`,
-    orElse: () => sql`CREATE TABLE pivot_keys (
-  stream TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  key TEXT NOT NULL,
-  created_at INTEGER NOT NULL
-) STRICT`,
+    orElse: () => sql.unsafe(keysSqlite),
   })
 })
 
 /** The table of snapshots: the latest checkpoint of each stream's folded state (an optimisation, see Snapshot.ts). */
 export const snapshotsTable = "pivot_snapshots"
+
+const snapshotsSqlite = `CREATE TABLE pivot_snapshots (
+  stream TEXT PRIMARY KEY,
+  stream_version INTEGER NOT NULL,
+  format TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  data TEXT NOT NULL,
+  recorded_at INTEGER NOT NULL
+) STRICT`
 
 const createSnapshots = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -95,14 +118,7 @@ const createSnapshots = Effect.gen(function* () {
   data TEXT NOT NULL,
   recorded_at BIGINT NOT NULL
 )`,
-    orElse: () => sql`CREATE TABLE pivot_snapshots (
-  stream TEXT PRIMARY KEY,
-  stream_version INTEGER NOT NULL,
-  format TEXT NOT NULL,
-  checksum TEXT NOT NULL,
-  data TEXT NOT NULL,
-  recorded_at INTEGER NOT NULL
-) STRICT`,
+    orElse: () => sql.unsafe(snapshotsSqlite),
   })
 })
 
@@ -251,33 +267,7 @@ INSERT INTO "${table}" (migration_id, name) VALUES ${rows.join(", ")};`
  * a new migration must extend this script too.
  */
 export const freshSqlite = `${recordedSqlite(migrationsTable, Object.keys(migrations))}
-CREATE TABLE pivot_events (
-  position INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL,
-  stream TEXT NOT NULL,
-  stream_version INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  schema_version INTEGER NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT,
-  recorded_at INTEGER NOT NULL,
-  CONSTRAINT pivot_events_event_id_key UNIQUE (event_id),
-  CONSTRAINT pivot_events_stream_version_key UNIQUE (stream, stream_version)
-) STRICT;
-CREATE TABLE pivot_keys (
-  stream TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  key TEXT NOT NULL,
-  created_at INTEGER NOT NULL
-) STRICT;
-CREATE TABLE pivot_snapshots (
-  stream TEXT PRIMARY KEY,
-  stream_version INTEGER NOT NULL,
-  format TEXT NOT NULL,
-  checksum TEXT NOT NULL,
-  data TEXT NOT NULL,
-  recorded_at INTEGER NOT NULL
-) STRICT;`
+${script([eventsSqlite, keysSqlite, snapshotsSqlite])}`
 
 /** The newest migration `table` records (0 for none); fails when the table does not exist yet. One read. */
 export const newestApplied = (sql: SqlClient.SqlClient, table: string) =>

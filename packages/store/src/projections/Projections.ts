@@ -30,7 +30,7 @@ import * as Stream from "effect/Stream"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
 import type { EventStoreShape } from "../EventStore.ts"
-import { migrateUnlessCurrent, recordedSqlite } from "../internal/migrations.ts"
+import { migrateUnlessCurrent, recordedSqlite, runAll, script } from "../internal/migrations.ts"
 import { classify, streamLock } from "../internal/sql.ts"
 import type { ReadError } from "../StoreError.ts"
 import * as SessionLog from "../session/SessionLog.ts"
@@ -216,17 +216,16 @@ export interface Options {
 // ---------------------------------------------------------------------------------------------------------------
 // Tables
 
-const createTables = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_pj_state (
+const tablesDdl = [
+  `CREATE TABLE pivot_pj_state (
   name TEXT NOT NULL,
   version INTEGER NOT NULL,
   key TEXT NOT NULL,
   state TEXT NOT NULL,
   stream_version INTEGER NOT NULL,
   PRIMARY KEY (name, version, key)
-)`
-  yield* sql`CREATE TABLE pivot_pj_status (
+)`,
+  `CREATE TABLE pivot_pj_status (
   name TEXT NOT NULL,
   version INTEGER NOT NULL,
   mode TEXT NOT NULL,
@@ -238,35 +237,17 @@ const createTables = Effect.gen(function* () {
   owner TEXT,
   lease_until BIGINT,
   PRIMARY KEY (name, version)
-)`
-})
+)`,
+] as const
+
+const createTables = runAll(tablesDdl)
 
 /** Creates the projections' tables (migrations in their own table, `pivot_pj_migrations`); one read when current. */
 export const migrate = migrateUnlessCurrent("pivot_pj_migrations", { "1_create_projections": createTables })
 
 /** SQLite: the projections' tables of a new store, in one script (ADR 0061); what `migrate` leaves in an empty one. */
 export const freshSqlite = `${recordedSqlite("pivot_pj_migrations", ["1_create_projections"])}
-CREATE TABLE pivot_pj_state (
-  name TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  key TEXT NOT NULL,
-  state TEXT NOT NULL,
-  stream_version INTEGER NOT NULL,
-  PRIMARY KEY (name, version, key)
-);
-CREATE TABLE pivot_pj_status (
-  name TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  mode TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  checkpoint BIGINT NOT NULL,
-  ready INTEGER NOT NULL,
-  failures INTEGER NOT NULL,
-  error TEXT,
-  owner TEXT,
-  lease_until BIGINT,
-  PRIMARY KEY (name, version)
-);`
+${script(tablesDdl)}`
 
 type Sql = SqlClient.SqlClient
 type Num = number | string | bigint

@@ -4,7 +4,7 @@
  */
 import { Audit, type Message } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import { type States, seqAt, touchedIds } from "./States.ts"
 
@@ -14,17 +14,18 @@ export interface AuditEntry {
   readonly eventIds: ReadonlyArray<string>
 }
 
-/** Its table (migration 1). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_audit (
+/** Its table (migration 1). Its statements also make a new SQLite store's one script (ADR 0061). */
+export const ddl = [
+  `CREATE TABLE pivot_rm_audit (
   session_id TEXT NOT NULL,
   message_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
   event_id TEXT NOT NULL,
   PRIMARY KEY (session_id, message_id, seq)
-)`
-})
+)`,
+] as const
+
+export const create = runAll(ddl)
 
 const auditRows = (sessionId: string, messageId: string, ids: ReadonlyArray<string>, from: number) => {
   const rows: Array<Record<string, unknown>> = []

@@ -4,13 +4,12 @@
  */
 import { CompactionHistory, type Ids, Pins } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { CHUNK, clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
-/** Its table (migration 1). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_compactions (
+/** Its table (migration 1). Its statements also make a new SQLite store's one script (ADR 0061). */
+export const ddl = [
+  `CREATE TABLE pivot_rm_compactions (
   session_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
   marker_id TEXT NOT NULL,
@@ -19,10 +18,12 @@ export const create = Effect.gen(function* () {
   settled_version INTEGER,
   entry TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
-)`
+)`,
   // Replay finds the latest pivot at or before a version without reading every compaction.
-  yield* sql`CREATE INDEX pivot_rm_compactions_settled ON pivot_rm_compactions (session_id, settled_version)`
-})
+  `CREATE INDEX pivot_rm_compactions_settled ON pivot_rm_compactions (session_id, settled_version)`,
+] as const
+
+export const create = runAll(ddl)
 
 const compactionRow = (sessionId: string, seq: number, entry: CompactionHistory.Entry) => ({
   session_id: sessionId,

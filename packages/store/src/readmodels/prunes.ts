@@ -4,13 +4,12 @@
  */
 import { PruneIndex } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
-/** Its table (migration 1). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_pruned (
+/** Its table (migration 1). Its statements also make a new SQLite store's one script (ADR 0061). */
+export const ddl = [
+  `CREATE TABLE pivot_rm_pruned (
   session_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
   message_id TEXT NOT NULL,
@@ -20,8 +19,10 @@ export const create = Effect.gen(function* () {
   stream_version INTEGER NOT NULL,
   entry TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
-)`
-})
+)`,
+] as const
+
+export const create = runAll(ddl)
 
 const prunedRow = (sessionId: string, seq: number, entry: PruneIndex.Entry) => ({
   session_id: sessionId,

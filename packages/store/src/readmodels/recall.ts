@@ -6,6 +6,7 @@
 import { Conversation, Recall } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { CHUNK, clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import { type States, touchedIds } from "./States.ts"
 
@@ -43,6 +44,12 @@ export const create = Effect.gen(function* () {
   })
 })
 
+/** SQLite: the table's newest form (migration 3), also in a new SQLite store's one script (ADR 0061). */
+export const sqliteDdl = [
+  "CREATE VIRTUAL TABLE pivot_rm_recall USING fts5(session_id UNINDEXED, doc_id UNINDEXED, kind UNINDEXED, message_id UNINDEXED, tool UNINDEXED, pivot UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 0')",
+  "INSERT INTO pivot_rm_recall (pivot_rm_recall, rank) VALUES ('secure-delete', 1)",
+] as const
+
 /**
  * The table again with a `pivot` column (migration 3, issue 31): the summary id of the pivot a document fell behind.
  * An FTS5 table cannot gain a column, so the table is dropped and created anew; the version bump of the projection
@@ -67,11 +74,7 @@ export const recreate = Effect.gen(function* () {
         yield* sql`CREATE INDEX pivot_rm_recall_body ON pivot_rm_recall USING GIN (to_tsvector('simple', body))`
         yield* sql`CREATE INDEX pivot_rm_recall_message ON pivot_rm_recall (session_id, message_id)`
       }),
-    orElse: () =>
-      Effect.gen(function* () {
-        yield* sql`CREATE VIRTUAL TABLE pivot_rm_recall USING fts5(session_id UNINDEXED, doc_id UNINDEXED, kind UNINDEXED, message_id UNINDEXED, tool UNINDEXED, pivot UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 0')`
-        yield* sql`INSERT INTO pivot_rm_recall (pivot_rm_recall, rank) VALUES ('secure-delete', 1)`
-      }),
+    orElse: () => runAll(sqliteDdl),
   })
 })
 

@@ -6,7 +6,7 @@ import { Events } from "@pivot/core"
 import * as Effect from "effect/Effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { RecordedEvent } from "../Event.ts"
-import { migrateUnlessCurrent, recordedSqlite } from "../internal/migrations.ts"
+import { migrateUnlessCurrent, recordedSqlite, runAll, script } from "../internal/migrations.ts"
 import * as Seal from "../internal/seal.ts"
 import { keysOf, streamLock } from "../internal/sql.ts"
 import { UndecodableEvent } from "../session/SessionError.ts"
@@ -21,10 +21,7 @@ import * as timeline from "./timeline.ts"
 import * as usage from "./usage.ts"
 import * as window from "./window.ts"
 
-// The statements of the first migration, in their original order: the checkpoints, then each read model's table.
-const createTables = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_checkpoints (
+const checkpointsDdl = `CREATE TABLE pivot_rm_checkpoints (
   model TEXT NOT NULL,
   session_id TEXT NOT NULL,
   projection_version INTEGER NOT NULL,
@@ -32,6 +29,10 @@ const createTables = Effect.gen(function* () {
   position BIGINT NOT NULL,
   PRIMARY KEY (model, session_id)
 )`
+
+// The statements of the first migration, in their original order: the checkpoints, then each read model's table.
+const createTables = Effect.gen(function* () {
+  yield* runAll([checkpointsDdl])
   yield* window.create
   yield* usage.create
   yield* compactions.create
@@ -58,67 +59,7 @@ export const migrate = migrateUnlessCurrent("pivot_rm_migrations", migrations)
  * `freshSchema.int.test.ts` checks both give the same database.
  */
 export const freshSqlite = `${recordedSqlite("pivot_rm_migrations", Object.keys(migrations))}
-CREATE TABLE pivot_rm_checkpoints (
-  model TEXT NOT NULL,
-  session_id TEXT NOT NULL,
-  projection_version INTEGER NOT NULL,
-  stream_version INTEGER NOT NULL,
-  position BIGINT NOT NULL,
-  PRIMARY KEY (model, session_id)
-);
-CREATE TABLE pivot_rm_window (
-  session_id TEXT NOT NULL,
-  ordinal INTEGER NOT NULL,
-  message_id TEXT NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (session_id, ordinal)
-);
-CREATE INDEX pivot_rm_window_message ON pivot_rm_window (session_id, message_id);
-CREATE TABLE pivot_rm_usage (
-  session_id TEXT NOT NULL PRIMARY KEY,
-  calls INTEGER NOT NULL,
-  last_tokens DOUBLE PRECISION,
-  compacting INTEGER NOT NULL,
-  state TEXT NOT NULL
-);
-CREATE TABLE pivot_rm_compactions (
-  session_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  marker_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  requested_version INTEGER NOT NULL,
-  settled_version INTEGER,
-  entry TEXT NOT NULL,
-  PRIMARY KEY (session_id, seq)
-);
-CREATE INDEX pivot_rm_compactions_settled ON pivot_rm_compactions (session_id, settled_version);
-CREATE TABLE pivot_rm_pruned (
-  session_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  message_id TEXT NOT NULL,
-  part_id TEXT NOT NULL,
-  tokens DOUBLE PRECISION NOT NULL,
-  event_id TEXT NOT NULL,
-  stream_version INTEGER NOT NULL,
-  entry TEXT NOT NULL,
-  PRIMARY KEY (session_id, seq)
-);
-CREATE TABLE pivot_rm_audit (
-  session_id TEXT NOT NULL,
-  message_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  event_id TEXT NOT NULL,
-  PRIMARY KEY (session_id, message_id, seq)
-);
-CREATE VIRTUAL TABLE pivot_rm_recall USING fts5(session_id UNINDEXED, doc_id UNINDEXED, kind UNINDEXED, message_id UNINDEXED, tool UNINDEXED, pivot UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 0');
-INSERT INTO pivot_rm_recall (pivot_rm_recall, rank) VALUES ('secure-delete', 1);
-CREATE TABLE pivot_rm_timeline (
-  session_id TEXT NOT NULL,
-  bucket INTEGER NOT NULL,
-  last_version INTEGER NOT NULL,
-  data TEXT NOT NULL,
-  PRIMARY KEY (session_id, bucket)
-);`
+${script([checkpointsDdl, ...window.ddl, ...usage.ddl, ...compactions.ddl, ...prunes.ddl, ...audit.ddl, ...recall.sqliteDdl, ...timeline.ddl])}`
 
 /** Where one read model of one session stands. */
 export interface Checkpoint {

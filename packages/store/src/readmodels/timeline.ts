@@ -4,7 +4,7 @@
  * fall in (the newest, or a few), never an older one; a session's first render reads O(buckets) rows.
  */
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { CHUNK, clearRows, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 import type { States } from "./States.ts"
 import { type Bucket, buckets, type State } from "./timelineFold.ts"
@@ -14,17 +14,21 @@ export * from "./timelineFold.ts"
 /** The read model's version: bump it when the fold or the row's encoding changes (rows are then rewritten). */
 export const VERSION = 1
 
-/** Its table (read-model migration 4; safe to run again, as the store test that re-applies the newest migration does). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE IF NOT EXISTS pivot_rm_timeline (
+/**
+ * Its table (read-model migration 4; safe to run again, as the store test that re-applies the newest migration does).
+ * Its statements also make a new SQLite store's one script (ADR 0061).
+ */
+export const ddl = [
+  `CREATE TABLE IF NOT EXISTS pivot_rm_timeline (
   session_id TEXT NOT NULL,
   bucket INTEGER NOT NULL,
   last_version INTEGER NOT NULL,
   data TEXT NOT NULL,
   PRIMARY KEY (session_id, bucket)
-)`
-})
+)`,
+] as const
+
+export const create = runAll(ddl)
 
 const row = (sessionId: string, b: Bucket) => ({
   session_id: sessionId,

@@ -4,20 +4,21 @@
  */
 import { Usage } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import { clearRows, insertAll, type ReadModel, readModel, type Sql, withoutSession } from "./ReadModel.ts"
 
-/** Its table (migration 1). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_usage (
+/** Its table (migration 1). Its statements also make a new SQLite store's one script (ADR 0061). */
+export const ddl = [
+  `CREATE TABLE pivot_rm_usage (
   session_id TEXT NOT NULL PRIMARY KEY,
   calls INTEGER NOT NULL,
   last_tokens DOUBLE PRECISION,
   compacting INTEGER NOT NULL,
   state TEXT NOT NULL
-)`
-})
+)`,
+] as const
+
+export const create = runAll(ddl)
 
 const usageRow = (sessionId: string, state: Usage.State) => ({
   session_id: sessionId,

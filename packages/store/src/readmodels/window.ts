@@ -5,7 +5,7 @@
  */
 import { Conversation, type Events, type Ids, type Message, Window } from "@pivot/core"
 import * as Effect from "effect/Effect"
-import { SqlClient } from "effect/sql"
+import { runAll } from "../internal/migrations.ts"
 import {
   CHUNK,
   clearRows,
@@ -23,18 +23,19 @@ import { seqAt, touchedIds } from "./States.ts"
 type Event = Events.Event
 type MessageId = Ids.MessageId
 
-/** Its table (migration 1). */
-export const create = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE pivot_rm_window (
+/** Its table (migration 1). Its statements also make a new SQLite store's one script (ADR 0061). */
+export const ddl = [
+  `CREATE TABLE pivot_rm_window (
   session_id TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   message_id TEXT NOT NULL,
   message TEXT NOT NULL,
   PRIMARY KEY (session_id, ordinal)
-)`
-  yield* sql`CREATE INDEX pivot_rm_window_message ON pivot_rm_window (session_id, message_id)`
-})
+)`,
+  `CREATE INDEX pivot_rm_window_message ON pivot_rm_window (session_id, message_id)`,
+] as const
+
+export const create = runAll(ddl)
 
 const windowRows = (
   sessionId: string,
