@@ -681,6 +681,10 @@ interface Sample {
   readonly peak: number
   /** Peak of the tree's summed PSS (shared pages divided): the tree's real footprint. */
   readonly peakPss: number
+  /** When the PSS peak was sampled, s after the spawn: before or after the first agent request. */
+  readonly peakPssAt: number
+  /** The tree's highest PSS sampled before the first agent request (that request's own peak), 0 if none. */
+  readonly pssBeforeAgent: number
   /** The tree at its RSS peak. */
   readonly atPeak: ReadonlyArray<Member>
   /** CPU time of the whole process tree (user + system of every process, waited for), s: `reapedCpuMs`. */
@@ -720,6 +724,9 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
     })
     let peak = 0
     let peakPss = 0
+    let peakPssAt = 0
+    // Every sample's time (s after the spawn) and PSS: the peak before the first agent request is read at the end.
+    const pssSeries: Array<readonly [number, number]> = []
     let atPeak: ReadonlyArray<Member> = []
     const lastCpu = new Map<number, number>()
     let stderr = ""
@@ -733,7 +740,9 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
       // Each address space once: a child between its spawn and its exec shows its parent's memory (processTree.ts).
       const { rss, pss } = footprint(members)
       if (rss > peak) [peak, atPeak] = [rss, members]
-      peakPss = Math.max(peakPss, pss)
+      const t = (performance.now() - began) / 1000
+      pssSeries.push([t, pss])
+      if (pss > peakPss) [peakPss, peakPssAt] = [pss, t]
     }, 50)
     child.on("error", reject)
     child.on("close", (code) => {
@@ -745,6 +754,8 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
         Fs.writeFileSync(Path.join(values.logs, `${logName}.log`), stderr)
       }
       const firstAgent = arrivals.find((a) => a.agent && a.at >= epoch)
+      const agentAt = firstAgent === undefined ? Number.POSITIVE_INFINITY : (firstAgent.at - epoch) / 1000
+      const pssBeforeAgent = pssSeries.reduce((max, [t, pss]) => (t < agentAt ? Math.max(max, pss) : max), 0)
       const logged = Fs.existsSync(hookLog)
         ? (JSON.parse(Fs.readFileSync(hookLog, "utf8")) as {
             calls: Array<HookCall>
@@ -758,6 +769,8 @@ const timed = (ws: Workspace, args: ReadonlyArray<string>, logName: string, arri
           seconds,
           peak,
           peakPss,
+          peakPssAt,
+          pssBeforeAgent,
           atPeak,
           cpu,
           sampledCpu: [...lastCpu.values()].reduce((n, c) => n + c, 0) / 1000,
@@ -1018,6 +1031,9 @@ const startup = async () => {
             ["--continue", again],
           ] as const) {
             console.log(
+              `    ${phase} PSS peak ${mib(sample.peakPss)} MB at ${sample.peakPssAt.toFixed(1)} s; before the first agent request (${sample.firstAgent?.toFixed(1) ?? "—"} s) at most ${mib(sample.pssBeforeAgent)} MB`,
+            )
+            console.log(
               `    ${phase} at its RSS peak: ${sample.atPeak.map((m) => `${m.command} ${mib(m.rss)}/${mib(m.pss)}${counted(sample.atPeak).includes(m) ? "" : " (its parent's memory, not counted)"}`).join("; ")}; CPU sampled ${sample.sampledCpu.toFixed(2)} s`,
             )
             if (sample.hooks.length > 0) {
@@ -1059,7 +1075,7 @@ const startup = async () => {
         )}; CPU ${spread(
           xs.map((x) => x.cpu),
           2,
-        )}; ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS [${xs.map((x) => mib(x.peakPss)).join(" ")}]`,
+        )}; ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS [${xs.map((x) => `${mib(x.peakPss)} at ${x.peakPssAt.toFixed(1)} s`).join(", ")}]; PSS before the first agent request ${mib(median(xs.map((x) => x.pssBeforeAgent)))} MB [${xs.map((x) => mib(x.pssBeforeAgent)).join(" ")}]`,
       )
     }
     // Run by run against the run without the plugin of the same round (the rounds interleave the variants).
