@@ -954,7 +954,12 @@ const compare = (
     : STRATEGIES
   if (only !== undefined) {
     // A diagnostic run: no floor without `none`, so the retention table only.
-    const { totals } = runAll(sessions, model, rules, strategies.filter((s) => only.includes(s.name)))
+    const { totals } = runAll(
+      sessions,
+      model,
+      rules,
+      strategies.filter((s) => only.includes(s.name)),
+    )
     for (const [name, t] of totals)
       console.log(`${name}: billed ${k(t.billed.anthropic)} / ${k(t.billed.openai)}, summaries ${both(t.summaries)}`)
     retentionTable(totals)
