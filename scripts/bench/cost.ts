@@ -60,7 +60,8 @@
  * the verbatim messages only. A summary is billed at the larger of `--summary-tokens` and its own size. `--returns SHARE` makes that share of generated turns return to an
  * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
  * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail, `--no-rent-or-buy` without its rent-or-buy
- * compactions.
+ * compactions. For a diagnosis: `--strategies "opencode,pivot cache-aware"` runs only those (no floor without `none`:
+ * the retention table and the bills only), `--misses FILE` writes each turn start's unnamed artifacts per run.
  */
 import { appendFileSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
