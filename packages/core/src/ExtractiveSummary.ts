@@ -458,8 +458,8 @@ export const newestFitting = <A>(
     return sizeOfLines(index(older.slice(older.length - n))) + more <= room
   }
   if (fits(older.length)) return older
-  // Below all of them, each entry more adds at least a name to the index and takes at most a digit off the more-line,
-  // so what fits only grows with the count: the most that fit is found by halving.
+  // Below all of them, an entry more adds a name to the index and takes at most a digit off the more-line, so what
+  // fits grows with the count and halving finds the most (an entry that adds no name can only make it keep fewer).
   let lo = 0
   let hi = older.length - 1
   while (lo < hi) {
@@ -607,7 +607,7 @@ export const summarize = (input: Input): string => {
   ]
 
   // The sections' newest lines within `budget`, the older ones as index lines within `reach` characters (split between
-  // Relevant Files and Completed in proportion to what each would need), the newest index lines kept.
+  // Relevant Files and Completed in proportion to what each would need), the newest entries kept (`newestFitting`).
   const withReach = (
     lines: ReadonlyArray<string>,
     budget: number,
