@@ -60,9 +60,10 @@
  * the verbatim messages only. A summary is billed at the larger of `--summary-tokens` and its own size. `--returns SHARE` makes that share of generated turns return to an
  * earlier turn's file (read again, and billed, when the prompt no longer shows it: `support/costSessions.ts`);
  * `--cache-aware-tail N` runs cache-aware with an N-token verbatim tail, `--no-rent-or-buy` without its rent-or-buy
- * compactions.
+ * compactions. For a diagnosis: `--strategies "opencode,pivot cache-aware"` runs only those (no floor without `none`:
+ * the retention table and the bills only), `--misses FILE` writes each turn start's unnamed artifacts per run.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { appendFileSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { gunzipSync } from "node:zlib"
@@ -117,6 +118,11 @@ const { values } = parseArgs({
     // Per session and run: where each compaction fell (turn and step, and why) and the artifacts the last prompt names
     // without facts blocks (which depend on how many turns follow the session's last compaction).
     retention: { type: "boolean", default: false },
+    // A file to write, one JSON line per turn start and run, the artifacts the prompt does not name without facts
+    // blocks (kind and text) and what the window held: a diagnostic of where two strategies' retention differs.
+    misses: { type: "string" },
+    // Only these strategies (comma-separated names), for a diagnostic run; the floor needs `none`.
+    strategies: { type: "string" },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -288,6 +294,20 @@ interface Run {
   readonly last: Retention.Sample
   /** Returning turns (`Turn.returnsTo`): how many, and how many read the file again (the prompt no longer showed it). */
   readonly returned: { readonly turns: number; readonly reread: number }
+  /** With `--misses`: each turn start's unnamed artifacts (bare) and the window's make-up; else empty. */
+  readonly misses: ReadonlyArray<Miss>
+}
+
+/** One turn start's artifacts the prompt does not name without facts blocks (`--misses`). */
+interface Miss {
+  readonly turn: number
+  readonly artifacts: number
+  readonly missed: ReadonlyArray<{ readonly kind: string; readonly text: string }>
+  /** The window's summaries (characters, without facts blocks) and verbatim messages. */
+  readonly summaryChars: number
+  readonly summary: string
+  readonly verbatim: number
+  readonly compactions: number
 }
 
 // A prompt as its blocks in order, one per line: an earlier prompt is a prefix of a later one when the later one only
@@ -366,6 +386,8 @@ const runPivot = (
   const skeleton = { bare: 0, tokens: 0 }
   const returned = { turns: 0, reread: 0 }
   const workingSet = { calls: 0, intact: 0 }
+  const misses: Array<Miss> = []
+  let summariesSoFar = 0
   let rereads = 0
   let traced = 0
   let lastTokens = 0
@@ -480,6 +502,21 @@ const runPivot = (
           const kept = Retention.skeletonOf(before, SKELETON_TURNS)
           skeleton.bare += Retention.sample(before, system, [...window, ...kept.window]).bare
           skeleton.tokens += kept.tokens
+          if (values.misses !== undefined) {
+            const bare = Retention.textsOf(system, window).bare
+            const checked = ArtifactCheck.check(before, bare)
+            const summaries = window.filter((w) => w.summary).map((w) => Retention.withoutFacts(w.message))
+            summariesSoFar = requests.filter((r) => r.kind === "summary").length
+            misses.push({
+              turn: n + 1,
+              artifacts: checked.length,
+              missed: checked.filter((a) => !a.named).map((a) => ({ kind: a.kind, text: a.text })),
+              summaryChars: ArtifactCheck.shownText(summaries).length,
+              summary: ArtifactCheck.shownText(summaries),
+              verbatim: window.length - summaries.length,
+              compactions: summariesSoFar,
+            })
+          }
         }
         if (trace !== undefined) trace(`turn ${n + 1} step ${s + 1}: prompt ${Tokens.estimate(prompt)} tokens`)
         const intact = (text: string) =>
@@ -567,6 +604,7 @@ const runPivot = (
     skeleton,
     last,
     returned,
+    misses,
   } satisfies Run
 }
 
@@ -773,6 +811,13 @@ const runAll = (
         anthropic: first,
         openai: strategy.byProvider === true ? strategy.run(turns, model, rules, "openai") : first,
       }
+      if (values.misses !== undefined)
+        for (const provider of strategy.byProvider === true ? PROVIDERS : (["anthropic"] as const))
+          for (const m of runs[provider].misses)
+            appendFileSync(
+              values.misses,
+              `${JSON.stringify({ session: perSession.length, strategy: strategy.name, provider, ...m })}\n`,
+            )
       if (values.retention)
         for (const provider of strategy.byProvider === true ? PROVIDERS : (["anthropic"] as const)) {
           const r = runs[provider]
@@ -904,9 +949,23 @@ const compare = (
   rules: Rules,
   names?: ReadonlyArray<string>,
 ) => {
+  const only = values.strategies?.split(",").map((n) => n.trim())
   const strategies = values.quick
     ? STRATEGIES.filter((s) => ["none", OPENCODE.name, CACHE_AWARE.name].includes(s.name))
     : STRATEGIES
+  if (only !== undefined) {
+    // A diagnostic run: no floor without `none`, so the retention table only.
+    const { totals } = runAll(
+      sessions,
+      model,
+      rules,
+      strategies.filter((s) => only.includes(s.name)),
+    )
+    for (const [name, t] of totals)
+      console.log(`${name}: billed ${k(t.billed.anthropic)} / ${k(t.billed.openai)}, summaries ${both(t.summaries)}`)
+    retentionTable(totals)
+    return
+  }
   const { totals, floor, fixedFloor, perSession } = runAll(sessions, model, rules, strategies)
   const base = totals.get("opencode")!
   const usable = model.limits.context - model.limits.output

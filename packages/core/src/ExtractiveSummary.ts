@@ -245,6 +245,26 @@ const workState = (messages: ReadonlyArray<Message>, kinds: Facts.Tools) => {
   return { blocked: [...open.values()], resolved }
 }
 
+/**
+ * The files `messages` read or edited, in the order each was last read or edited (message by message, as `Facts`
+ * reads them, uncapped), with what was done to each.
+ */
+const lastTouched = (messages: ReadonlyArray<Message>, kinds: Facts.Tools) => {
+  const files = new Map<string, { path: string; read: boolean; edited: boolean }>()
+  for (const message of messages) {
+    if (message.role !== "assistant") continue
+    const step = Facts.facts([message], kinds, Number.POSITIVE_INFINITY)
+    const touch = (path: string, kind: "read" | "edited") => {
+      const file = files.get(path) ?? { path, read: false, edited: false }
+      files.delete(path)
+      files.set(path, { ...file, [kind]: true })
+    }
+    for (const path of step.filesRead) touch(path, "read")
+    for (const path of step.filesEdited) touch(path, "edited")
+  }
+  return [...files.values()]
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 // The previous summary
 // ---------------------------------------------------------------------------------------------------------------------
@@ -349,15 +369,17 @@ const packed = (head: string, spans: ReadonlyArray<string>, plain = false): Arra
 
 /** `paths` grouped by folder (folders in the order of their newest path), as lines `${verb} in \`dir/\`: a.ts, b.ts`. */
 const byFolder = (verb: string, paths: ReadonlyArray<string>): Array<string> => {
-  const groups = new Map<string, Array<string>>()
+  // A set keeps insertion order: a name seen again is deleted and added, so it moves to its newest place.
+  const groups = new Map<string, Set<string>>()
   for (const path of paths) {
     const [folder, name] = folderOf(path)
-    const names = groups.get(folder) ?? []
+    const names = groups.get(folder) ?? new Set<string>()
     groups.delete(folder)
-    groups.set(folder, [...names.filter((n) => n !== name), name])
+    names.delete(name)
+    groups.set(folder, names.add(name))
   }
   return [...groups].flatMap(([folder, names]) =>
-    packed(folder === "" ? `${verb} in the root: ` : `${verb} in ${Facts.code(folder, 160)}: `, names, true),
+    packed(folder === "" ? `${verb} in the root: ` : `${verb} in ${Facts.code(folder, 160)}: `, [...names], true),
   )
 }
 
@@ -418,6 +440,35 @@ export const withoutIndex = (summary: string): string =>
     .split("\n")
     .filter((line) => !INDEX_LINE.test(line))
     .join("\n")
+
+const sizeOfLines = (lines: ReadonlyArray<string>) => lines.reduce((n, l) => n + l.length + 3, 0)
+
+/**
+ * The newest of `older` (oldest first) whose index lines (`index`, bulleted) and the `… and N more` line counting the
+ * rest fit `room` characters (ADR 0066): the oldest entries go first, whatever their folder, where cutting the index's
+ * lines would drop a folder's every name, its newest too.
+ */
+export const newestFitting = <A>(
+  older: ReadonlyArray<A>,
+  index: (entries: ReadonlyArray<A>) => ReadonlyArray<string>,
+  room: number,
+): ReadonlyArray<A> => {
+  const fits = (n: number) => {
+    const more = n < older.length ? Facts.moreLine(older.length - n).length + 1 : 0
+    return sizeOfLines(index(older.slice(older.length - n))) + more <= room
+  }
+  if (fits(older.length)) return older
+  // Below all of them, an entry more adds a name to the index and takes at most a digit off the more-line, so what
+  // fits grows with the count and halving finds the most (an entry that adds no name can only make it keep fewer).
+  let lo = 0
+  let hi = older.length - 1
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (fits(mid)) lo = mid
+    else hi = mid - 1
+  }
+  return older.slice(older.length - lo)
+}
 
 /** The newest lines of `lines` within `budget` (bulleted), and the older ones it leaves out (not bulleted). */
 const newestAndOlder = (lines: ReadonlyArray<string>, budget: number) => {
@@ -530,36 +581,54 @@ export const summarize = (input: Input): string => {
     if (steps.length === 0) steps.push("Continue the work in progress")
   } else if (lastReal === undefined) steps.push(...prev("next"))
 
-  // Relevant files: the previous list's other files with their reasons, then what the log shows.
+  // Relevant files, oldest first (ADR 0066): the previous list's files in its own order, then those only the previous
+  // facts block names, then the head's files in the order of their last read or edit. Each path once, at its newest
+  // place, so that the section keeps the files last worked on and the index drops the oldest (a file moved to its
+  // place in the facts' read-then-edited lists would be ranked by its kind, not by when it was used).
+  const headFiles = lastTouched(head, kinds)
+  const inHead = new Set(headFiles.map((f) => f.path))
   const read = new Set(facts.filesRead)
   const edited = new Set(facts.filesEdited)
-  const older = fromIndex(prev("files")).filter((line) => !read.has(pathOf(line)) && !edited.has(pathOf(line)))
+  const lineOf = (path: string, wasRead: boolean, wasEdited: boolean) =>
+    `${Facts.code(path, 200)}: ${wasEdited ? (wasRead ? "read, edited" : "edited") : "read"}`
+  const previousFiles = fromIndex(prev("files")).filter((line) => !inHead.has(pathOf(line)))
+  const listed = new Set(previousFiles.map(pathOf))
+  const older = previousFiles.map((line) => {
+    const path = pathOf(line)
+    return read.has(path) || edited.has(path) ? lineOf(path, read.has(path), edited.has(path)) : line
+  })
   const fileLines = [
     // A path once: its newest line (an index entry read back may repeat a path a later line of the summary gives).
     ...older.filter((line, i) => older.findLastIndex((l) => pathOf(l) === pathOf(line)) === i),
-    ...facts.filesRead.filter((p) => !edited.has(p)).map((p) => `${Facts.code(p, 200)}: read`),
-    ...facts.filesEdited.map((p) => `${Facts.code(p, 200)}: ${read.has(p) ? "read, edited" : "edited"}`),
+    ...[...facts.filesRead.filter((p) => !edited.has(p)), ...facts.filesEdited]
+      .filter((p) => !listed.has(p) && !inHead.has(p))
+      .map((p) => lineOf(p, read.has(p), edited.has(p))),
+    ...headFiles.map((f) => lineOf(f.path, f.read || read.has(f.path), f.edited || edited.has(f.path))),
   ]
 
   // The sections' newest lines within `budget`, the older ones as index lines within `reach` characters (split between
-  // Relevant Files and Completed in proportion to what each would need), the newest index lines kept.
-  const withReach = (lines: ReadonlyArray<string>, budget: number, index: (older: Array<string>) => Array<string>) => {
+  // Relevant Files and Completed in proportion to what each would need), the newest entries kept (`newestFitting`).
+  const withReach = (
+    lines: ReadonlyArray<string>,
+    budget: number,
+    index: (older: ReadonlyArray<string>) => ReadonlyArray<string>,
+  ) => {
     const { kept, older } = newestAndOlder(lines, budget)
-    return { kept, older: older.length, index: index(older) }
+    return { kept, older, index }
   }
-  const sizeOfLines = (lines: ReadonlyArray<string>) => lines.reduce((n, l) => n + l.length + 3, 0)
 
   const render = (scale: number, reach: number): string => {
     const budget = sectionBudgets(scale)
     const done = withReach(doneLines, budget.completed, completedIndex)
     const files = withReach(fileLines, budget.files, (older) => filesIndex(older.map(pathOf)))
-    const need = sizeOfLines(done.index) + sizeOfLines(files.index)
-    const share = (lines: ReadonlyArray<string>) => (need === 0 ? 0 : Math.floor((reach * sizeOfLines(lines)) / need))
-    const section = (part: { kept: Array<string>; older: number; index: Array<string> }) => {
-      const fits = part.index.length === 0 ? [] : Facts.newestWithin(bullets(part.index), share(part.index))
-      // No index line fits: the lines left out are counted, as without the index.
-      const index = fits.length > 0 && MORE_LINE.test(fits[0]!.slice(2)) && fits.length === 1 ? [] : fits
-      const all = [...(index.length === 0 && part.older > 0 ? [Facts.moreLine(part.older)] : index), ...part.kept]
+    const need = sizeOfLines(done.index(done.older)) + sizeOfLines(files.index(files.older))
+    const share = (part: typeof done) =>
+      need === 0 ? 0 : Math.floor((reach * sizeOfLines(part.index(part.older))) / need)
+    const section = (part: typeof done) => {
+      const shown = newestFitting(part.older, part.index, share(part))
+      const index = shown.length === 0 ? [] : bullets(part.index(shown))
+      const left = part.older.length - shown.length
+      const all = [...(left > 0 ? [Facts.moreLine(left)] : []), ...index, ...part.kept]
       return all.length > 0 ? all : [NONE]
     }
     const next =

@@ -753,3 +753,94 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
     ])
   })
 })
+
+describe("ExtractiveSummary recency: the files last worked on stay, the oldest names go first (ADR 0066)", () => {
+  const read = (id: string, path: string) => tool(id, "read", "x", { input: { filePath: path } })
+  const edit = (id: string, path: string) =>
+    tool(id, "edit", "ok", { input: { filePath: path, oldString: "a", newString: "b" } })
+
+  it("given an edited file and then a file only read, then Relevant Files lists them in the order they were last used", () => {
+    const head = [
+      user(1, "Fix the parser"),
+      assistant(2, 1, [read("3", "src/a/main.ts"), edit("4", "src/a/main.ts")], { finish: "tool-calls" }),
+      assistant(5, 1, [read("6", "src/a/helper.ts")], { finish: "stop" }),
+    ]
+    // Before ADR 0066 the files only read came first, whenever they were read.
+    expect(section(summarize({ head }), "## Relevant Files")).toEqual([
+      "- `src/a/main.ts`: read, edited",
+      "- `src/a/helper.ts`: read",
+    ])
+  })
+
+  it("given a previous summary whose facts block names its files, then its list keeps its own order (not read, then edited)", () => {
+    const previousSummary = [
+      "## Relevant Files",
+      "- `src/a/old.ts`: read, edited",
+      "- `src/b/new.ts`: read",
+      "",
+      Facts.factsBlock({
+        filesRead: ["src/a/old.ts", "src/b/new.ts"],
+        filesEdited: ["src/a/old.ts"],
+        commands: [],
+        errors: [],
+      }),
+    ].join("\n")
+    const head = [user(10, "Go on"), assistant(11, 10, [read("12", "src/c/next.ts")], { finish: "stop" })]
+    expect(section(summarize({ head, previousSummary }), "## Relevant Files")).toEqual([
+      "- `src/a/old.ts`: read, edited",
+      "- `src/b/new.ts`: read",
+      "- `src/c/next.ts`: read",
+    ])
+  })
+
+  it("given more older files than the index holds, then the oldest names are left out, whatever their folder", () => {
+    // A previous list of folder a's first 150 files, then folder b's 250, then one more in a: a's group is the newest
+    // folder, so cutting whole index lines (before ADR 0066) dropped b's names and kept a's oldest. 30 files read in c
+    // fill the section.
+    const older = [
+      ...Array.from({ length: 150 }, (_, i) => `src/a/alpha_module_${i}.ts`),
+      ...Array.from({ length: 250 }, (_, i) => `src/b/bravo_module_${i}.ts`),
+      "src/a/alpha_module_newest.ts",
+    ]
+    const newer = Array.from({ length: 30 }, (_, i) => `src/c/charlie_${i}.ts`)
+    const paths = [...older, ...newer]
+    const previousSummary = ["## Relevant Files", ...older.map((p) => `- \`${p}\`: read`)].join("\n")
+    const head = [
+      user(1, "Survey the code"),
+      assistant(
+        2,
+        1,
+        newer.map((p, i) => read(`r${i}`, p)),
+        { finish: "stop" },
+      ),
+    ]
+    const text = summarize({ head, previousSummary, factsBlock: false })
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    const named = paths.map((p) => ArtifactCheck.names("file-read", p, text))
+    const left = named.indexOf(true)
+    // Some are left out, and those are the oldest: every path from the first named one on is named.
+    expect(left).toBeGreaterThan(0)
+    expect(named.slice(left).every((n) => n)).toBe(true)
+    expect(named.slice(0, left).some((n) => n)).toBe(false)
+    expect(section(text, "## Relevant Files")[0]).toBe(`- … and ${left} more`)
+  })
+
+  it("newestFitting: at the room all entries' index lines take, all of them; one character less, the newest that fit with the more-line", () => {
+    const index = (names: ReadonlyArray<string>) => ExtractiveSummary.filesIndex(names.map((n) => `src/x/${n}`))
+    const size = (lines: ReadonlyArray<string>) => lines.reduce((n, l) => n + l.length + 3, 0)
+    const older = Array.from({ length: 8 }, (_, i) => `file_${i}.ts`)
+    const all = size(index(older))
+    expect(ExtractiveSummary.newestFitting(older, index, all)).toEqual(older)
+    // Without the oldest: its index and the line counting the one left out, which is more than all eight take.
+    const cut = (n: number) => size(index(older.slice(n))) + Facts.moreLine(n).length + 1
+    expect(cut(1)).toBeGreaterThan(all)
+    expect(cut(2)).toBeLessThan(all)
+    expect(ExtractiveSummary.newestFitting(older, index, all - 1)).toEqual(older.slice(2))
+    expect(ExtractiveSummary.newestFitting(older, index, cut(2))).toEqual(older.slice(2))
+    expect(ExtractiveSummary.newestFitting(older, index, cut(2) - 1)).toEqual(older.slice(3))
+    expect(ExtractiveSummary.newestFitting(older, index, cut(7))).toEqual(older.slice(7))
+    expect(ExtractiveSummary.newestFitting(older, index, cut(7) - 1)).toEqual([])
+    expect(ExtractiveSummary.newestFitting(older, index, 0)).toEqual([])
+    expect(ExtractiveSummary.newestFitting([], index, 100)).toEqual([])
+  })
+})
