@@ -13,8 +13,10 @@
  * (pragmas, statements prepared, newest messages read, parsed, converted), pivot's its whole restart (store and
  * runtime layers, snapshot, the events after it, the first `prepare`). Each table also prints the garbage collector's
  * time inside the span (and in how many runs it ran there) and the module loading's CPU before it.
+ * `--at-rest` adds a file whose snapshot is at the head (what the runtime leaves at rest or at its close, ADR 0069).
  *   node --conditions=@pivot/source scripts/bench/restart.ts [--sizes 1000,100000,1000000] [--runs 5] [--phases]
  *                          [--compile-cache] [--without-up-to 100000] [--opencode-up-to 1000000] [--files DIR]
+ *                          [--at-rest]
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -47,14 +49,23 @@ const { values } = parseArgs({
     phases: { type: "boolean", default: false },
     // Also pivot's restart with a warm compile cache, lazily and eagerly compiled, and the floor (ADR 0049).
     "compile-cache": { type: "boolean", default: false },
+    // Also a file whose snapshot is at the head: what a clean close or a kill at rest leaves (ADR 0069), timed run by
+    // run alternately with the snapshot 100 events before the end.
+    "at-rest": { type: "boolean", default: false },
   },
 })
 const child = fileURLToPath(new URL("./support/restart.ts", import.meta.url))
 const dir = values.files ?? fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-restart-"))
 fs.mkdirSync(dir, { recursive: true })
 
-/** A file holding the session at `size` events, with a snapshot 100 events before the end when `snapshot`. */
-const build = (file: string, size: number, snapshot: boolean) =>
+/**
+ * Where a file's snapshot is: 100 events before the end (`yes`, what the cadence of 200 leaves on average), at the
+ * head (`at rest`, what the runtime leaves at rest or at its close: ADR 0069), or none (`no`).
+ */
+type SnapshotAt = "yes" | "at rest" | "no"
+
+/** A file holding the session at `size` events, with its snapshot where `snapshot` says. */
+const build = (file: string, size: number, snapshot: SnapshotAt) =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const bulk = bulkSession(SESSION)
@@ -65,14 +76,15 @@ const build = (file: string, size: number, snapshot: boolean) =>
           yield* store.append(bulk.stream, expected, events.slice(at, at + 2_000))
         }
       })
+    const snap = store.writeSnapshot(bulk.stream, {
+      version: bulk.state.session.version,
+      format: Sessions.SNAPSHOT_FORMAT,
+      data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
+    })
     yield* append(bulk.until(size - 100))
-    if (snapshot)
-      yield* store.writeSnapshot(bulk.stream, {
-        version: bulk.state.session.version,
-        format: Sessions.SNAPSHOT_FORMAT,
-        data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
-      })
+    if (snapshot === "yes") yield* snap
     yield* append(bulk.until(size, { midCycle: true }))
+    if (snapshot === "at rest") yield* snap
     return bulk.state.session.version
   }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })))
 
@@ -136,7 +148,7 @@ const gcCell = (runs: ReadonlyArray<Run>) =>
   `${median(runs.map((r) => r.gcMs)).toFixed(1)} (${runs.filter((r) => r.gcs.length > 0).length} of ${runs.length})`
 
 const openCode: Array<{ readonly size: number; readonly runs: ReadonlyArray<Run> }> = []
-const phased: Array<{ readonly size: number; readonly snapshot: boolean; readonly runs: ReadonlyArray<Run> }> = []
+const phased: Array<{ readonly size: number; readonly snapshot: SnapshotAt; readonly runs: ReadonlyArray<Run> }> = []
 const cached: Array<{ readonly size: number; readonly variant: string; readonly runs: ReadonlyArray<Run> }> = []
 /** A warm compile cache: a fresh folder filled by one unmeasured restart started the same way. */
 const warmCache = (file: string, eager: boolean): Start => {
@@ -149,17 +161,34 @@ console.log(
 )
 console.log("|---:|---|---:|---:|---:|---:|---:|---:|")
 for (const size of values.sizes.split(",").map(Number)) {
-  for (const snapshot of size <= Number(values["without-up-to"]) ? [true, false] : [true]) {
-    const file = path.join(dir, `restart-${size}-${snapshot}.db`)
+  const kinds: Array<SnapshotAt> = ["yes"]
+  if (values["at-rest"]) kinds.push("at rest")
+  if (size <= Number(values["without-up-to"])) kinds.push("no")
+  const fileOf = (snapshot: SnapshotAt) =>
+    // The names of earlier runs' kept files (`--files`): `true` with the snapshot before the end, `false` without.
+    path.join(dir, `restart-${size}-${snapshot === "yes" ? "true" : snapshot === "no" ? "false" : "rest"}.db`)
+  // With `--at-rest`, the snapshot before the end and the one at the head are timed run by run alternately.
+  const alternated = new Map<SnapshotAt, Array<Run>>()
+  if (values["at-rest"]) {
+    for (const kind of ["yes", "at rest"] as const) {
+      const file = fileOf(kind)
+      if (values.files === undefined || !fs.existsSync(file)) await Effect.runPromise(build(file, size, kind))
+      alternated.set(kind, [])
+    }
+    for (let i = 0; i < Number(values.runs); i++)
+      for (const [kind, runs] of alternated) runs.push(restart(fileOf(kind)))
+  }
+  for (const snapshot of kinds) {
+    const file = fileOf(snapshot)
     const events = await Effect.runPromise(
       values.files !== undefined && fs.existsSync(file) ? versionOf(file) : build(file, size, snapshot),
     )
-    const runs = Array.from({ length: Number(values.runs) }, () => restart(file))
+    const runs = alternated.get(snapshot) ?? Array.from({ length: Number(values.runs) }, () => restart(file))
     const times = runs.map((r) => r.ms)
     console.log(
-      `| ${events.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${gcCell(runs)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
+      `| ${events.toLocaleString("en")} | ${snapshot} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${median(runs.map((r) => r.cpuMs)).toFixed(1)} | ${gcCell(runs)} | ${median(runs.map((r) => r.loadCpuMs)).toFixed(0)} |`,
     )
-    if (snapshot && size <= Number(values["opencode-up-to"])) {
+    if (snapshot === "yes" && size <= Number(values["opencode-up-to"])) {
       const ocFile = path.join(dir, `restart-${size}-opencode.db`)
       if (values.files === undefined || !fs.existsSync(ocFile)) buildOpenCode(ocFile, size)
       const oc = Array.from({ length: Number(values.runs) }, () => restart(ocFile, "opencode"))
@@ -167,7 +196,7 @@ for (const size of values.sizes.split(",").map(Number)) {
       if (values.files === undefined) fs.rmSync(ocFile, { force: true })
     }
     if (values.phases) phased.push({ size: events, snapshot, runs: runs.map(() => restart(file, "pivot-phases")) })
-    if (values["compile-cache"] && snapshot) {
+    if (values["compile-cache"] && snapshot === "yes") {
       const lazy = warmCache(file, false)
       const eager = warmCache(file, true)
       const variants: ReadonlyArray<readonly [string, () => Run]> = [
@@ -218,7 +247,7 @@ if (values.phases) {
     `${median(xs.map((x) => x.cpuMs)).toFixed(1)} / ${median(xs.map((x) => x.ms)).toFixed(1)}`
   for (const { size, snapshot, runs } of phased)
     console.log(
-      `| ${size.toLocaleString("en")} | ${snapshot ? "yes" : "no"} | ${names.map((n) => cell(runs.map((r) => r.phases![n]!))).join(" | ")} | ${cell(runs)} | ${cell(runs.map((r) => ({ ms: r.loadMs, cpuMs: r.loadCpuMs })))} |`,
+      `| ${size.toLocaleString("en")} | ${snapshot} | ${names.map((n) => cell(runs.map((r) => r.phases![n]!))).join(" | ")} | ${cell(runs)} | ${cell(runs.map((r) => ({ ms: r.loadMs, cpuMs: r.loadCpuMs })))} |`,
     )
 }
 if (cached.length > 0) {

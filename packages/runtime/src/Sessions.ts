@@ -406,6 +406,10 @@ export interface Options {
    * their sealed text in plain). Written after the command returns, by a fiber of the layer's scope (ADR 0024): see
    * `SessionsShape.flushSnapshots`. The layer's close writes the ones still due, waiting at most `flushTimeout`
    * (default 5 s) before it drops them (a restart then folds a few more events).
+   *
+   * At rest (`idle`, default 1 s; `false`: off): once no event has been appended for `idle`, as between an agent's
+   * steps or turns, every session this handler appended to gets one at its head, and so does the close; so a restart
+   * after a clean close or a kill at rest folds no event after its snapshot (ADR 0069).
    */
   readonly snapshots?:
     | false
@@ -413,6 +417,7 @@ export interface Options {
         readonly every?: number | undefined
         readonly atPivots?: boolean | undefined
         readonly flushTimeout?: Duration.Input | undefined
+        readonly idle?: Duration.Input | false | undefined
       }
     | undefined
   /**
@@ -573,6 +578,10 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     )
     // The version of each cached session's latest snapshot (due, written or resumed from).
     const snapshotAt = new Map<string, number>()
+    // At rest, the sessions appended to are snapshotted at their heads (never one only read: a reader writes nothing).
+    const idleOption = options.snapshots === false ? false : options.snapshots?.idle
+    const idleAfter = idleOption === false ? undefined : Duration.fromInputUnsafe(idleOption ?? Duration.seconds(1))
+    const appended = new Set<string>()
 
     const remember = (sessionId: string, state: State) => {
       cache.delete(sessionId)
@@ -582,6 +591,7 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
         if (!oldest.done) {
           cache.delete(oldest.value)
           snapshotAt.delete(oldest.value)
+          appended.delete(oldest.value)
         }
       }
     }
@@ -701,11 +711,21 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
     // Appends so far: the writer waits for a quiet moment (no append for `SNAPSHOT_QUIET`), as between an agent's
     // turns, so the encoding does not land in the next command (the same thread runs both); at most `SNAPSHOT_DEFER`.
     let appends = 0
+    // Woken by the first append after a rest (`restArmed` until the rest watcher takes it).
+    const rest = yield* Queue.unbounded<void>()
+    let restArmed = false
 
     /** Leaves a snapshot for the writer when one is due (synchronous: the command does not wait for it). */
     const snapshotIfDue = (sessionId: string, state: State, events: ReadonlyArray<Event>) => {
       appends++
       if (!snapshotting || closed) return
+      if (idleAfter !== undefined) {
+        appended.add(sessionId)
+        if (!restArmed) {
+          restArmed = true
+          Queue.offerUnsafe(rest, undefined)
+        }
+      }
       const last = snapshotAt.get(sessionId) ?? 0
       const pivoted = snapshotAtPivots && events.some((e) => e._tag === "SummaryFinished")
       if (!pivoted && state.session.version - last < snapshotEvery) return
@@ -757,12 +777,46 @@ export const make = (options: Options = {}): Effect.Effect<SessionsShape, never,
       }
     })
 
+    /** Leaves each session appended to whose latest snapshot is behind its head for the writer, at its head. */
+    const dueAtHeads = () => {
+      for (const sessionId of appended) {
+        const state = cache.get(sessionId)
+        if (state === undefined || state.session.version <= (snapshotAt.get(sessionId) ?? 0)) continue
+        due.set(sessionId, state)
+        snapshotAt.set(sessionId, state.session.version)
+      }
+      appended.clear()
+    }
+
+    /** Returns once no append came for `after`: the runtime is at rest. */
+    const atRest = (after: Duration.Duration) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const seen = appends
+          yield* Effect.sleep(after)
+          if (appends === seen) return
+        }
+      })
+
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.andThen(Queue.take(wake), quiet), drain)))
+    if (idleAfter !== undefined)
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.gen(function* () {
+            yield* Queue.take(rest)
+            yield* atRest(idleAfter)
+            restArmed = false
+            dueAtHeads()
+            yield* drain
+          }),
+        ),
+      )
     // Runs before the writer is interrupted (finalizers run in reverse), and before the store's own close (the store
     // was built first): what is due is written, or dropped after `flushTimeout`; no write follows the close.
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {
         closed = true
+        if (idleAfter !== undefined) dueAtHeads()
         return Effect.ignore(Effect.timeoutOption(drain, flushTimeout)).pipe(
           // Dropped: a `flushSnapshots` after the close must not write them (the store may be closed by then).
           Effect.andThen(Effect.sync(() => due.clear())),

@@ -118,7 +118,8 @@ describe("the snapshot writer", () => {
       fc.asyncProperty(generatedArb(40), fc.integer({ min: 1, max: 6 }), async (session, every) => {
         const program = Effect.gen(function* () {
           const { inner, store, gate } = yield* gated
-          const options: Sessions.Options = { snapshots: { every } }
+          // Without snapshots at rest: the close would write the head, and this property is about the late ones.
+          const options: Sessions.Options = { snapshots: { every, idle: false } }
           const scope = yield* Scope.make()
           const sessions = yield* handlerIn(store, scope, options)
           // Every command runs before any snapshot is written: each is encoded after later commands were folded.
@@ -149,10 +150,75 @@ describe("the snapshot writer", () => {
     Effect.gen(function* () {
       const store = yield* memory
       const scope = yield* Scope.make()
-      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4 } })
+      const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4, idle: false } })
       for (const step of generated.steps) yield* sessions.execute(SESSION, step.command)
       yield* Scope.close(scope, Exit.void)
       expect((yield* store.readSnapshot(stream))?.version).toBe(dueVersions(4).at(-1))
+    }),
+  )
+
+  // ADR 0069: at rest (no append for `idle`) and at the close, a session appended to is snapshotted at its head, so a
+  // restart after a clean close or a kill at rest folds no event after its snapshot.
+  it.effect(
+    "at rest: none while appends come within `idle`, none 1 ms before `idle` after the last, one at the head by twice `idle`",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* memory
+        const scope = yield* Scope.make()
+        const sessions = yield* handlerIn(store, scope, { snapshots: { idle: "1 second" } })
+        const steps = generated.steps
+        const head = generated.events.length
+        expect(head).toBeLessThan(200)
+        // A command every 999 ms: never at rest, so nothing is written (the cadence of 200 is not reached either).
+        for (const step of steps) {
+          yield* sessions.execute(SESSION, step.command)
+          yield* TestClock.adjust(999)
+        }
+        yield* sessions.flushSnapshots
+        expect(yield* store.readSnapshot(stream)).toBeUndefined()
+        // Rest is checked every `idle`: the head is written between `idle` and twice `idle` after the last append.
+        yield* TestClock.adjust(1_000)
+        yield* sessions.flushSnapshots
+        const stored = yield* store.readSnapshot(stream)
+        expect(stored?.version).toBe(head)
+        expect(observe(Result.getOrThrow(Sessions.decodeSnapshot(SESSION, stored!)))).toEqual(
+          observe(Sessions.fold(generated.events)),
+        )
+        yield* Scope.close(scope, Exit.void)
+      }),
+  )
+
+  it.effect("the close writes a session appended to at its head; `idle: false` writes only the cadence's", () =>
+    Effect.gen(function* () {
+      // The cadence's last snapshot is not the head, so the two settings are told apart.
+      expect(dueVersions(4).at(-1)).toBeLessThan(generated.events.length)
+      for (const idle of ["1 second", false] as const) {
+        const store = yield* memory
+        const scope = yield* Scope.make()
+        const sessions = yield* handlerIn(store, scope, { snapshots: { every: 4, idle } })
+        for (const step of generated.steps) yield* sessions.execute(SESSION, step.command)
+        yield* Scope.close(scope, Exit.void)
+        const expected = idle === false ? dueVersions(4).at(-1) : generated.events.length
+        expect((yield* store.readSnapshot(stream))?.version).toBe(expected)
+      }
+    }),
+  )
+
+  it.effect("a session only read is never snapshotted at rest or at the close (a reader writes nothing)", () =>
+    Effect.gen(function* () {
+      const store = yield* memory
+      const writer = yield* Scope.make()
+      const recording = yield* handlerIn(store, writer, { snapshots: false })
+      for (const step of generated.steps) yield* recording.execute(SESSION, step.command)
+      yield* Scope.close(writer, Exit.void)
+      const scope = yield* Scope.make()
+      const reader = yield* handlerIn(store, scope, { snapshots: { idle: "1 second" } })
+      const state = yield* reader.load(SESSION)
+      expect(state.session.version).toBe(generated.events.length)
+      yield* TestClock.adjust("1 minute")
+      yield* reader.flushSnapshots
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* store.readSnapshot(stream)).toBeUndefined()
     }),
   )
 
