@@ -76,15 +76,17 @@ const build = (file: string, size: number, snapshot: SnapshotAt) =>
           yield* store.append(bulk.stream, expected, events.slice(at, at + 2_000))
         }
       })
-    const snap = store.writeSnapshot(bulk.stream, {
-      version: bulk.state.session.version,
-      format: Sessions.SNAPSHOT_FORMAT,
-      data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
-    })
+    // The state as it stands when written (the bulk session's state moves on with each `until`).
+    const snap = () =>
+      store.writeSnapshot(bulk.stream, {
+        version: bulk.state.session.version,
+        format: Sessions.SNAPSHOT_FORMAT,
+        data: Sessions.encodeSnapshot(Sessions.retain(bulk.state)),
+      })
     yield* append(bulk.until(size - 100))
-    if (snapshot === "yes") yield* snap
+    if (snapshot === "yes") yield* snap()
     yield* append(bulk.until(size, { midCycle: true }))
-    if (snapshot === "at rest") yield* snap
+    if (snapshot === "at rest") yield* snap()
     return bulk.state.session.version
   }).pipe(Effect.provide(EventStore.layerSqlite({ filename: file, synchronous: SYNCHRONOUS })))
 

@@ -124,7 +124,8 @@ export interface Options {
   readonly encryptAtRest?: boolean | undefined
   /**
    * Snapshots of each session's state, so a restart reads the latest one and the events after it (default: every
-   * 200 events and after each pivot; `false`: none). See `Sessions.Options.snapshots`; applies to `layer`'s own
+   * 200 events, after each pivot, and at the head once at rest and at the close; `false`: none). See
+   * `Sessions.Options.snapshots`; applies to `layer`'s own
    * `Sessions`.
    */
   readonly snapshots?: SessionsOptions["snapshots"]
