@@ -14,10 +14,11 @@ import { DatabaseSync } from "node:sqlite"
 import * as v8 from "node:v8"
 import { Ids, Window } from "@pivot/core"
 import { ContextManager, Sessions } from "@pivot/runtime"
-import { EventStore, type RecordedEvent } from "@pivot/store"
+import { EventStore } from "@pivot/store"
 import { Effect, Layer, Result } from "effect"
 import { PRUNING, runtime, SESSION, SYNCHRONOUS } from "./agentLoop.ts"
 import * as OpenCode from "./openCode.ts"
+import { recordedOf, snapshotAndTail } from "./snapshotRows.ts"
 
 const [who, file] = process.argv.slice(2)
 const WHO = ["pivot", "pivot-phases", "opencode", "floor", "floor-fold"]
@@ -79,25 +80,7 @@ const phased = (phases: Record<string, { ms: number; cpuMs: number }>) => {
 const rowsOf = () => {
   const db = new DatabaseSync(file)
   const stream = `session-${SESSION}`
-  const rows = db
-    .prepare(
-      `SELECT 0 AS kind, stream_version AS version, format AS type, checksum AS id, data, recorded_at AS at, 0 AS position, 0 AS schema
-         FROM pivot_snapshots WHERE stream = ?1
-       UNION ALL
-       SELECT 1, stream_version, type, event_id, data, recorded_at, position, schema_version FROM pivot_events
-         WHERE stream = ?1 AND stream_version > COALESCE((SELECT stream_version FROM pivot_snapshots WHERE stream = ?1), 0)
-       ORDER BY 1, 2`,
-    )
-    .all(stream) as Array<{
-    kind: number
-    version: number
-    type: string
-    id: string
-    data: string
-    at: number
-    position: number
-    schema: number
-  }>
+  const rows = snapshotAndTail(db, stream)
   db.close()
   return { stream, rows }
 }
@@ -125,20 +108,7 @@ const floor = (fold: boolean): number => {
             recordedAt: snapshot.at,
           }),
         )
-  const decoded = events.map((r) => {
-    const recorded: RecordedEvent = {
-      id: r.id,
-      type: r.type,
-      version: r.schema,
-      data: JSON.parse(r.data),
-      metadata: null,
-      stream,
-      streamVersion: r.version,
-      position: r.position,
-      recordedAt: r.at,
-    }
-    return Result.getOrThrow(Sessions.decodeEvent(SESSION, recorded))
-  })
+  const decoded = events.map((r) => Result.getOrThrow(Sessions.decodeEvent(SESSION, recordedOf(r, stream))))
   return Window.render(Sessions.fold(decoded, from).session.window).length
 }
 

@@ -15,35 +15,17 @@ import { DatabaseSync } from "node:sqlite"
 import * as v8 from "node:v8"
 import { IncrementalWindow, type Message, Render, StateSnapshot, ValidWindow, Window } from "@pivot/core"
 import { RuntimeState, Sessions } from "@pivot/runtime"
-import { type RecordedEvent, Snapshot } from "@pivot/store"
+import { Snapshot } from "@pivot/store"
 import { Result } from "effect"
 import { SESSION } from "./agentLoop.ts"
+import { recordedOf, snapshotAndTail } from "./snapshotRows.ts"
 
 const [how, file, to] = process.argv.slice(2)
 if (file === undefined)
   throw new Error("usage: restartProbe.ts stages|stored|head|augment|augment-head <file> [to] [k]")
 const stream = `session-${SESSION}`
 
-const read = (db: DatabaseSync) =>
-  db
-    .prepare(
-      `SELECT 0 AS kind, stream_version AS version, format AS type, checksum AS id, data, recorded_at AS at, 0 AS position, 0 AS schema
-         FROM pivot_snapshots WHERE stream = ?1
-       UNION ALL
-       SELECT 1, stream_version, type, event_id, data, recorded_at, position, schema_version FROM pivot_events
-         WHERE stream = ?1 AND stream_version > COALESCE((SELECT stream_version FROM pivot_snapshots WHERE stream = ?1), 0)
-       ORDER BY 1, 2`,
-    )
-    .all(stream) as Array<{
-    kind: number
-    version: number
-    type: string
-    id: string
-    data: string
-    at: number
-    position: number
-    schema: number
-  }>
+const read = (db: DatabaseSync) => snapshotAndTail(db, stream)
 
 if (how === "augment-head") {
   // A snapshot at the stream's head (no event after it) holding the window's model messages as the fold renders them;
@@ -54,21 +36,9 @@ if (how === "augment-head") {
   const rows = read(db)
   const raw = JSON.parse(rows[0]!.data)
   const from: Sessions.State = { session: StateSnapshot.decode(raw.session), runtime: RuntimeState.decode(raw.runtime) }
-  const events = rows.slice(1, rows.length - tail).map((r) =>
-    Result.getOrThrow(
-      Sessions.decodeEvent(SESSION, {
-        id: r.id,
-        type: r.type,
-        version: r.schema,
-        data: JSON.parse(r.data),
-        metadata: null,
-        stream,
-        streamVersion: r.version,
-        position: r.position,
-        recordedAt: r.at,
-      }),
-    ),
-  )
+  const events = rows
+    .slice(1, rows.length - tail)
+    .map((r) => Result.getOrThrow(Sessions.decodeEvent(SESSION, recordedOf(r, stream))))
   const head = Sessions.retain(Sessions.fold(events, from))
   const window = IncrementalWindow.make()
     .render(Window.messages(head.session.window))
@@ -166,20 +136,7 @@ const once = () => {
   }
   const from: Sessions.State = { session: StateSnapshot.decode(raw.session), runtime: RuntimeState.decode(raw.runtime) }
   mark("decode-state")
-  const events = rows.slice(1).map((r) => {
-    const recorded: RecordedEvent = {
-      id: r.id,
-      type: r.type,
-      version: r.schema,
-      data: JSON.parse(r.data),
-      metadata: null,
-      stream,
-      streamVersion: r.version,
-      position: r.position,
-      recordedAt: r.at,
-    }
-    return Result.getOrThrow(Sessions.decodeEvent(SESSION, recorded))
-  })
+  const events = rows.slice(1).map((r) => Result.getOrThrow(Sessions.decodeEvent(SESSION, recordedOf(r, stream))))
   mark("decode-tail")
   const state = Sessions.fold(events, from)
   mark("fold")
