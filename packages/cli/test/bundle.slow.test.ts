@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { precompute } from "../src/Precompute.ts"
-import { realExport, realSessionId, repoRoot } from "./support/audit.ts"
+import { realExport, realSessionId, repoRoot, stopped } from "./support/audit.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.mjs", import.meta.url))
 const probe = fileURLToPath(new URL("./support/ModuleProbe.mjs", import.meta.url))
@@ -148,7 +148,7 @@ describe("the bundled pivot", () => {
 
   describe("given serve", () => {
     let server: ChildProcess | undefined
-    afterAll(() => server?.kill())
+    afterAll(() => stopped(server))
 
     it("then the viewer's assets are the server package's files, byte for byte", async () => {
       server = spawn(process.execPath, [bin, "serve", demoDb, "--port", "0"], { cwd: dir, env })

@@ -9,7 +9,7 @@ import { Config } from "@pivot/runtime"
 import { Serve } from "@pivot/server"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEFAULT_PORT } from "../src/commands/serve.ts"
-import { fixture, importedEvents, pivot, tempDir } from "./support/audit.ts"
+import { fixture, importedEvents, pivot, stopped, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -102,7 +102,7 @@ describe("pivot serve", () => {
       expect(served.totals.dollars).toBeCloseTo(want, 12)
       expect(served.totals.dollars).not.toBeCloseTo(catalog, 6)
     } finally {
-      child.kill()
+      await stopped(child)
     }
     const bad = path.join(dir, "bad-prices.json")
     fs.writeFileSync(bad, JSON.stringify({ "anthropic/claude-sonnet-4": { input: -1 } }))

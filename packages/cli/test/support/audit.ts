@@ -1,4 +1,5 @@
 /** Inputs and a runner for the audit command tests: the real export, the OpenCode fixtures, a temporary directory. */
+import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -26,6 +27,17 @@ export const fixture = (name: string) => path.join(repoRoot, "packages/opencode/
 
 /** A fresh temporary directory, removed by `cleanup`. */
 export const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "pivot-cli-"))
+
+/**
+ * Stops a child (SIGTERM) and waits for it to exit: a `pivot serve` closing its database removes its `-wal`/`-shm`
+ * files, and a folder removed meanwhile failed with ENOTEMPTY (CI on ecc7d9c).
+ */
+export const stopped = (child: ChildProcess | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill()
+  })
 
 /** Runs `pivot` in-process; answers the exit code and what it printed. */
 export const pivot = async (...args: ReadonlyArray<string>) => {

@@ -65,6 +65,9 @@ const reference = () => {
   }
 }
 
+/** The reason of the injected failure: any other `StoreUnavailable` is the store's own, and fails the run. */
+const LOST = "connection lost before the acknowledgement"
+
 /** A store whose next append, when armed, commits and then fails as a lost acknowledgement would. */
 const losing = (inner: EventStoreShape, armed: { value: boolean }): EventStoreShape => ({
   ...inner,
@@ -72,7 +75,7 @@ const losing = (inner: EventStoreShape, armed: { value: boolean }): EventStoreSh
     Effect.flatMap(inner.append(stream, expected, events), (result) => {
       if (!armed.value || events.length === 0) return Effect.succeed(result)
       armed.value = false
-      return Effect.fail(new StoreUnavailable({ reason: "connection lost before the acknowledgement" }))
+      return Effect.fail(new StoreUnavailable({ reason: LOST }))
     }),
 })
 
@@ -146,6 +149,7 @@ export const check = (sequence: ReadonlyArray<Action>, store: Layer.Layer<EventS
       let outcome = yield* settled(call(cm, SESSION, a))
       armed.value = false
       if (outcome._tag === "Failure" && outcome.failure._tag === "StoreUnavailable") {
+        if (outcome.failure.reason !== LOST) return yield* Effect.die(`the store failed: ${outcome.failure.reason}`)
         // Lost: stored, not acknowledged. The caller retries the very call later (the runtime stamps a later time).
         if (expected !== "stored") return yield* Effect.die(`a lost acknowledgement on a call that stores nothing`)
         yield* TestClock.adjust(1_000)
