@@ -15,14 +15,10 @@ import { EventStore, SessionLog } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { generate, type Op } from "../../agents/test/support/claudeCode.ts"
-import { tempDir } from "./support/audit.ts"
+import { stopped, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 const children: Array<ChildProcess> = []
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-  fs.rmSync(dir, { recursive: true, force: true })
-})
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 const follow = (file: string, db: string): ChildProcess => {
@@ -35,12 +31,11 @@ const follow = (file: string, db: string): ChildProcess => {
   children.push(child)
   return child
 }
-const killed = (child: ChildProcess, signal: NodeJS.Signals) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill(signal)
-  })
+// Each child's exit is awaited before the folder goes: one still running could create a file in it meanwhile.
+afterAll(async () => {
+  await Promise.all(children.map((child) => stopped(child, "SIGKILL")))
+  fs.rmSync(dir, { recursive: true, force: true })
+})
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // 36 turns of one to three calls with tools, thinking and text, three compactions among them, and noise lines.
@@ -91,7 +86,7 @@ describe("pivot import --follow with a writer appending and the importer SIGKILL
       } else fs.appendFileSync(file, `${line}\n`)
       await sleep(15)
       if (kills.has(i)) {
-        await killed(child, "SIGKILL")
+        await stopped(child, "SIGKILL")
         child = follow(file, db)
       }
     }
@@ -102,7 +97,7 @@ describe("pivot import --follow with a writer appending and the importer SIGKILL
       stored = fs.existsSync(db) ? await storedEvents(db, expected.sessionId).catch(() => []) : []
       if (stored.length >= wanted.length) break
     }
-    await killed(child, "SIGTERM")
+    await stopped(child, "SIGTERM")
     expect(stored.length).toBe(wanted.length)
     expect(stored).toEqual(wanted)
     expect(expected.report.compactions).toBe(3)

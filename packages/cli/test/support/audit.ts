@@ -29,14 +29,14 @@ export const fixture = (name: string) => path.join(repoRoot, "packages/opencode/
 export const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "pivot-cli-"))
 
 /**
- * Stops a child (SIGTERM) and waits for it to exit: a `pivot serve` closing its database removes its `-wal`/`-shm`
+ * Stops a child (SIGTERM unless told) and waits for it to exit: a `pivot serve` closing its database removes its `-wal`/`-shm`
  * files, and a folder removed meanwhile failed with ENOTEMPTY (CI on ecc7d9c).
  */
-export const stopped = (child: ChildProcess | undefined): Promise<void> =>
+export const stopped = (child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM"): Promise<void> =>
   new Promise((resolve) => {
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resolve()
     child.once("exit", () => resolve())
-    child.kill()
+    child.kill(signal)
   })
 
 /** Runs `pivot` in-process; answers the exit code and what it printed. */
