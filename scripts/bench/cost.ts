@@ -330,7 +330,6 @@ const standIn = (clock: { now: number }, requests: Array<Request>, rules: Rules)
           head: request.head,
           // The stand-in has no facts block: its room goes to the reach index, as in any summary without one (ADR 0065).
           factsBlock: false,
-          ...(process.env.REACH4_EVERY === undefined ? {} : { everyName: true }),
           ...(request.previousSummary === undefined ? {} : { previousSummary: request.previousSummary }),
         }),
       )

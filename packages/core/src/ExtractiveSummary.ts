@@ -11,7 +11,6 @@
  * reported as blocked and the next move is not stale.
  */
 import * as Facts from "./Facts.ts"
-import * as Render from "./Render.ts"
 import { attachedPlaceholder, compactionPartOf, isMedia, type Message, type ToolPart } from "./Message.ts"
 import { CONTINUE_TEXT, continueText } from "./Prompt.ts"
 import * as Text from "./Text.ts"
@@ -28,12 +27,6 @@ export interface Input {
   readonly toolKinds?: Facts.ToolKinds | undefined
   /** Whether to write the facts block (default true); without it, its room goes to the reach index (ADR 0065). */
   readonly factsBlock?: boolean | undefined
-  /**
-   * Whether the summary names every file, edit, command and error of the span it summarises (default false; ADR 0070):
-   * the reach index takes the room its names need, past `MAX_CHARS` when it must, and also keeps the errors and the
-   * failed commands Important Details and Blocked leave out. Never larger than what it replaces (`replacedChars`).
-   */
-  readonly everyName?: boolean | undefined
 }
 
 /**
@@ -345,8 +338,6 @@ const ALSO_IN = new RegExp(`^${ALSO} in `)
 const ALSO_RAN = new RegExp(`^${ALSO} ran: `)
 const ALSO_EDITED = new RegExp(`^${ALSO} edited: `)
 const ALSO_EDITED_IN = new RegExp(`^${ALSO} edited in `)
-const ALSO_HIT = new RegExp(`^${ALSO} hit: `)
-const ALSO_FAILED = new RegExp(`^${ALSO} failed: `)
 
 // A name written without a code span in a folder's list (ADR 0065: two characters a name fewer); any other is a span.
 const PLAIN_NAME = /^[\w.@+-]+$/
@@ -436,30 +427,12 @@ export const fromIndex = (lines: ReadonlyArray<string>): Array<string> => {
       for (const path of folderPaths(line)) index.push(`Edited ${Facts.code(path, 160)}`)
     else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
     else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${Facts.code(span, 160)}`)
-    else if (ALSO_HIT.test(line)) for (const span of spans) index.push(`Error: ${span}`)
-    else if (ALSO_FAILED.test(line)) for (const span of spans) index.push(`${Facts.code(span, 160)} failed`)
     else rest.push(line)
   }
   return [...index, ...rest]
 }
 
-const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: |edited in |hit: |failed: )`)
-
-/** Index lines of older Important Details: the errors (`Error: …` lines) as code spans; other lines are left out. */
-export const errorsIndex = (lines: ReadonlyArray<string>): Array<string> =>
-  packed(`${ALSO} hit: `, [...new Set(lines.flatMap((l) => (/^Error: /.test(l) ? [l.slice(7)] : [])))])
-
-/** Index lines of older Blocked lines: what failed (each line's first code span); other lines are left out. */
-export const failedIndex = (lines: ReadonlyArray<string>): Array<string> =>
-  packed(`${ALSO} failed: `, [...new Set(lines.flatMap((l) => codeSpans(l).slice(0, 1)))])
-
-/**
- * The characters of what a summary replaces: the previous summary and the head as the model saw it (rendered, in
- * JSON). With `everyName` a summary may grow past `MAX_CHARS`, never past this (ADR 0070).
- */
-export const replacedChars = (input: Input): number =>
-  (input.previousSummary?.length ?? 0) +
-  input.head.reduce((n, m) => n + JSON.stringify(Render.renderMessage(m)).length, 0)
+const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: |edited in )`)
 
 /** A summary without its reach index lines (what it names by its sections and facts block alone). */
 export const withoutIndex = (summary: string): string =>
@@ -541,10 +514,6 @@ export const summarize = (input: Input): string => {
       return r === undefined ? [] : [r]
     })
 
-  const every = input.everyName === true
-  const errFull = process.env.REACH4_ERRFULL !== undefined
-  const errorsIndexed = every || errFull || process.env.REACH4_ERRORS !== undefined
-  let errChars = 0
   const headRequests = requestsIn(head)
   const lastRequest = requestsIn(all).at(-1)
   const kinds = Facts.toolsOf(input.toolKinds)
@@ -560,9 +529,9 @@ export const summarize = (input: Input): string => {
 
   // Important details: what still holds from before, the user's constraints, the errors hit.
   const detailLines = [
-    ...(errorsIndexed ? fromIndex(prev("details")) : prev("details")),
+    ...prev("details"),
     ...headRequests.slice(-20).flatMap(constraintsOf),
-    ...(errorsIndexed ? headFacts.errors : headFacts.errors.slice(-5)).map((e) => `Error: ${oneLine(e, 200)}`),
+    ...headFacts.errors.slice(-5).map((e) => `Error: ${oneLine(e, 200)}`),
   ]
 
   // Completed: successful edits and commands of the head (after the previous summary's, its index read back).
@@ -593,10 +562,8 @@ export const summarize = (input: Input): string => {
       ? [`The last model call failed: ${lastReal.error.name}: ${Facts.firstLine(lastReal.error.message, 160)}`]
       : []
   const blockedLines = [
-    ...(errorsIndexed ? fromIndex(prev("blocked")) : prev("blocked")).filter(
-      (line) => !codeSpans(line).some((span) => state.resolved.has(span)),
-    ),
-    ...(errorsIndexed ? state.blocked : state.blocked.slice(-5)).map((f) => f.line),
+    ...prev("blocked").filter((line) => !codeSpans(line).some((span) => state.resolved.has(span))),
+    ...state.blocked.slice(-5).map((f) => f.line),
     ...modelError,
   ]
 
@@ -654,21 +621,9 @@ export const summarize = (input: Input): string => {
     const budget = sectionBudgets(scale)
     const done = withReach(doneLines, budget.completed, completedIndex)
     const files = withReach(fileLines, budget.files, (older) => filesIndex(older.map(pathOf)))
-    // With `everyName`, Important Details and Blocked keep their older errors and failures by name too.
-    const details = errorsIndexed ? withReach(detailLines, budget.details, errorsIndex) : undefined
-    const blocked = errorsIndexed ? withReach(blockedLines, budget.blocked, failedIndex) : undefined
-    const parts = [done, files, ...(details === undefined ? [] : [details]), ...(blocked === undefined ? [] : [blocked])]
-    const shared = errFull ? [done, files] : parts
-    const need = shared.reduce((n, part) => n + sizeOfLines(part.index(part.older)), 0)
-    errChars = 0
-    const share = (part: typeof done) => {
-      if (errFull && (part === details || part === blocked)) {
-        const size = sizeOfLines(part.index(part.older))
-        errChars += size
-        return size
-      }
-      return need === 0 ? 0 : Math.floor((reach * sizeOfLines(part.index(part.older))) / need)
-    }
+    const need = sizeOfLines(done.index(done.older)) + sizeOfLines(files.index(files.older))
+    const share = (part: typeof done) =>
+      need === 0 ? 0 : Math.floor((reach * sizeOfLines(part.index(part.older))) / need)
     const section = (part: typeof done) => {
       const shown = newestFitting(part.older, part.index, share(part))
       const index = shown.length === 0 ? [] : bullets(part.index(shown))
@@ -685,9 +640,7 @@ export const summarize = (input: Input): string => {
         : [WAIT_FOR_USER]
     return [
       ["## Objective", ...firstAndNewest(objectiveLines, budget.objective)].join("\n"),
-      ["## Important Details", ...(details === undefined ? newest(detailLines, budget.details) : section(details))].join(
-        "\n",
-      ),
+      ["## Important Details", ...newest(detailLines, budget.details)].join("\n"),
       [
         "## Work State",
         "### Completed",
@@ -695,7 +648,7 @@ export const summarize = (input: Input): string => {
         "### Active",
         ...newest(activeLines, budget.active),
         "### Blocked",
-        ...(blocked === undefined ? newest(blockedLines, budget.blocked) : section(blocked)),
+        ...newest(blockedLines, budget.blocked),
       ].join("\n"),
       ["## Next Move", ...(next.length > 0 ? next : [NONE])].join("\n"),
       ["## Relevant Files", ...section(files)].join("\n"),
@@ -705,19 +658,16 @@ export const summarize = (input: Input): string => {
   // The budgets keep the sections under SECTIONS_MAX_CHARS; shrinking them is a guard, not the rule.
   let scale = 1
   let text = render(scale, 0)
-  while (text.length - errChars > SECTIONS_MAX_CHARS && scale > 0.1) {
+  while (text.length > SECTIONS_MAX_CHARS && scale > 0.1) {
     scale *= 0.8
     text = render(scale, 0)
   }
-  const textErr = errChars
   // The reach index takes the room left under MAX_CHARS (a `… and N more` line may cost a little more: then less).
-  // With `everyName` the room is what the names need, up to what the summary replaces (ADR 0070).
-  const max = every ? Math.max(MAX_CHARS, replacedChars(input)) : MAX_CHARS
-  let reach = max - (text.length - textErr)
+  let reach = MAX_CHARS - text.length
   let reached = render(scale, reach)
-  while (reached.length - errChars > max && reach > 0) {
-    reach -= reached.length - errChars - max + 40
+  while (reached.length > MAX_CHARS && reach > 0) {
+    reach -= reached.length - MAX_CHARS + 40
     reached = render(scale, Math.max(0, reach))
   }
-  return reached.length - errChars <= max ? reached : text
+  return reached.length <= MAX_CHARS ? reached : text
 }
