@@ -13,6 +13,7 @@
 import * as Facts from "./Facts.ts"
 import { attachedPlaceholder, compactionPartOf, isMedia, type Message, type ToolPart } from "./Message.ts"
 import { CONTINUE_TEXT, continueText } from "./Prompt.ts"
+import * as Render from "./Render.ts"
 import * as Text from "./Text.ts"
 
 /** What to summarise. */
@@ -32,7 +33,8 @@ export interface Input {
 /**
  * The most characters a summary has: the output a summary is billed at (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`, 2,000
  * tokens at the project's four characters a token). The sections keep within `SECTIONS_MAX_CHARS`; the rest is the
- * reach index's (ADR 0060).
+ * reach index's (ADR 0060). Only the index of the errors and failed commands may pass it, never past what the summary
+ * replaces (`replacedChars`, ADR 0070).
  */
 export const MAX_CHARS = 8_000
 
@@ -338,6 +340,8 @@ const ALSO_IN = new RegExp(`^${ALSO} in `)
 const ALSO_RAN = new RegExp(`^${ALSO} ran: `)
 const ALSO_EDITED = new RegExp(`^${ALSO} edited: `)
 const ALSO_EDITED_IN = new RegExp(`^${ALSO} edited in `)
+const ALSO_HIT = new RegExp(`^${ALSO} hit: `)
+const ALSO_FAILED = new RegExp(`^${ALSO} failed: `)
 
 // A name written without a code span in a folder's list (ADR 0065: two characters a name fewer); any other is a span.
 const PLAIN_NAME = /^[\w.@+-]+$/
@@ -427,12 +431,48 @@ export const fromIndex = (lines: ReadonlyArray<string>): Array<string> => {
       for (const path of folderPaths(line)) index.push(`Edited ${Facts.code(path, 160)}`)
     else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
     else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${Facts.code(span, 160)}`)
+    else if (ALSO_HIT.test(line)) for (const span of spans) index.push(`Error: ${span}`)
+    else if (ALSO_FAILED.test(line)) for (const span of spans) index.push(`${Facts.code(span, 160)} failed`)
     else rest.push(line)
   }
   return [...index, ...rest]
 }
 
-const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: |edited in )`)
+const INDEX_LINE = new RegExp(`^- ${ALSO} (?:in |ran: |edited: |edited in |hit: |failed: )`)
+
+// ---------------------------------------------------------------------------------------------------------------------
+// What failed (ADR 0070): Important Details keeps every error of the head and Blocked every failure still open, the
+// newest lines within their budgets as before; what the budgets leave out is kept by name in an index that later
+// summaries read back, so that an error or a failed command is not lost two summaries later. That index is outside
+// the room of `MAX_CHARS`, bounded by what the summary replaces (`replacedChars`).
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** Index lines of older Important Details: their errors (`Error: …` lines) as code spans; other lines are left out. */
+export const errorsIndex = (lines: ReadonlyArray<string>): Array<string> =>
+  packed(`${ALSO} hit: `, [...new Set(lines.flatMap((l) => (/^Error: /.test(l) ? [l.slice(7)] : [])))])
+
+/** Index lines of older Blocked lines: what failed (each line's first code span); other lines are left out. */
+export const failedIndex = (lines: ReadonlyArray<string>): Array<string> =>
+  packed(`${ALSO} failed: `, [...new Set(lines.flatMap((l) => codeSpans(l).slice(0, 1)))])
+
+/** `lines` with each key once, at its last place: a failure seen again (or its index entry read back) moves there. */
+const latest = (lines: ReadonlyArray<string>, key: (line: string) => string): Array<string> => {
+  const keys = lines.map(key)
+  return lines.filter((_, i) => keys.lastIndexOf(keys[i]!) === i)
+}
+
+// An error is the same one by its first 150 characters: an index entry read back is its first 159 and an ellipsis.
+const errorKey = (line: string) => normalise(line).slice(0, 150)
+// A failure is the same one by what failed: its first code span.
+const failureKey = (line: string) => codeSpans(line)[0] ?? normalise(line)
+
+/**
+ * The characters of what a summary replaces: the previous summary and the head as the model saw it (rendered, in
+ * JSON). The errors' and failed commands' index may take a summary past `MAX_CHARS`, never past this (ADR 0070).
+ */
+export const replacedChars = (input: Input): number =>
+  (input.previousSummary?.length ?? 0) +
+  input.head.reduce((n, m) => n + JSON.stringify(Render.renderMessage(m)).length, 0)
 
 /** A summary without its reach index lines (what it names by its sections and facts block alone). */
 export const withoutIndex = (summary: string): string =>
@@ -527,12 +567,16 @@ export const summarize = (input: Input): string => {
   // Objective: the previous objective, then every request of the head.
   const objectiveLines = [...prev("objective"), ...headRequests.map((r) => oneLine(r))]
 
-  // Important details: what still holds from before, the user's constraints, the errors hit.
-  const detailLines = [
-    ...prev("details"),
-    ...headRequests.slice(-20).flatMap(constraintsOf),
-    ...headFacts.errors.slice(-5).map((e) => `Error: ${oneLine(e, 200)}`),
-  ]
+  // Important details: what still holds from before (its errors' index read back), the user's constraints, every error
+  // of the head (ADR 0070), an error hit again at its newest place.
+  const detailLines = latest(
+    [
+      ...fromIndex(prev("details")),
+      ...headRequests.slice(-20).flatMap(constraintsOf),
+      ...Facts.facts(head, kinds, Number.POSITIVE_INFINITY).errors.map((e) => `Error: ${oneLine(e, 200)}`),
+    ],
+    errorKey,
+  )
 
   // Completed: successful edits and commands of the head (after the previous summary's, its index read back).
   const doneLines = [...fromIndex(prev("completed"))]
@@ -561,11 +605,15 @@ export const summarize = (input: Input): string => {
     lastReal?.role === "assistant" && lastReal.error !== undefined && working
       ? [`The last model call failed: ${lastReal.error.name}: ${Facts.firstLine(lastReal.error.message, 160)}`]
       : []
-  const blockedLines = [
-    ...prev("blocked").filter((line) => !codeSpans(line).some((span) => state.resolved.has(span))),
-    ...state.blocked.slice(-5).map((f) => f.line),
-    ...modelError,
-  ]
+  // Earlier blockers (their index read back) leave once resolved; every failure still open is kept (ADR 0070).
+  const blockedLines = latest(
+    [
+      ...fromIndex(prev("blocked")).filter((line) => !codeSpans(line).some((span) => state.resolved.has(span))),
+      ...state.blocked.map((f) => f.line),
+      ...modelError,
+    ],
+    failureKey,
+  )
 
   // Next move: only when the assistant was mid-task; when it had finished, it waits for the user.
   const steps: Array<string> = []
@@ -606,8 +654,10 @@ export const summarize = (input: Input): string => {
     ...headFiles.map((f) => lineOf(f.path, f.read || read.has(f.path), f.edited || edited.has(f.path))),
   ]
 
-  // The sections' newest lines within `budget`, the older ones as index lines within `reach` characters (split between
-  // Relevant Files and Completed in proportion to what each would need), the newest entries kept (`newestFitting`).
+  // The sections' newest lines within `budget`, the older ones as index lines: Relevant Files' and Completed's within
+  // `reach` characters, the errors' and failures' within `failRoom` (ADR 0070), each room split between its sections in
+  // proportion to what each would need, the newest entries kept (`newestFitting`).
+  type Part = ReturnType<typeof withReach>
   const withReach = (
     lines: ReadonlyArray<string>,
     budget: number,
@@ -616,19 +666,31 @@ export const summarize = (input: Input): string => {
     const { kept, older } = newestAndOlder(lines, budget)
     return { kept, older, index }
   }
+  const shares = (parts: ReadonlyArray<Part>, room: number) => {
+    const need = parts.reduce((n, part) => n + sizeOfLines(part.index(part.older)), 0)
+    return (part: Part) => {
+      const size = sizeOfLines(part.index(part.older))
+      return size === 0 ? 0 : Math.floor((room * size) / need)
+    }
+  }
 
-  const render = (scale: number, reach: number): string => {
+  // A summary, and its characters outside the failures' index (its lines and `… and N more` lines).
+  const render = (scale: number, reach: number, failRoom: number) => {
     const budget = sectionBudgets(scale)
     const done = withReach(doneLines, budget.completed, completedIndex)
     const files = withReach(fileLines, budget.files, (older) => filesIndex(older.map(pathOf)))
-    const need = sizeOfLines(done.index(done.older)) + sizeOfLines(files.index(files.older))
-    const share = (part: typeof done) =>
-      need === 0 ? 0 : Math.floor((reach * sizeOfLines(part.index(part.older))) / need)
-    const section = (part: typeof done) => {
-      const shown = newestFitting(part.older, part.index, share(part))
-      const index = shown.length === 0 ? [] : bullets(part.index(shown))
-      const left = part.older.length - shown.length
-      const all = [...(left > 0 ? [Facts.moreLine(left)] : []), ...index, ...part.kept]
+    const details = withReach(detailLines, budget.details, errorsIndex)
+    const blocked = withReach(blockedLines, budget.blocked, failedIndex)
+    const reachShare = shares([done, files], reach)
+    const failShare = shares([details, blocked], failRoom)
+    let failures = 0
+    const section = (part: Part) => {
+      const failing = part === details || part === blocked
+      const shown = newestFitting(part.older, part.index, failing ? failShare(part) : reachShare(part))
+      const index = shown.length < part.older.length ? [Facts.moreLine(part.older.length - shown.length)] : []
+      if (shown.length > 0) index.push(...bullets(part.index(shown)))
+      if (failing) failures += index.reduce((n, line) => n + line.length + 1, 0)
+      const all = [...index, ...part.kept]
       return all.length > 0 ? all : [NONE]
     }
     const next =
@@ -638,9 +700,9 @@ export const summarize = (input: Input): string => {
             budget.next,
           )
         : [WAIT_FOR_USER]
-    return [
+    const text = [
       ["## Objective", ...firstAndNewest(objectiveLines, budget.objective)].join("\n"),
-      ["## Important Details", ...newest(detailLines, budget.details)].join("\n"),
+      ["## Important Details", ...section(details)].join("\n"),
       [
         "## Work State",
         "### Completed",
@@ -648,26 +710,39 @@ export const summarize = (input: Input): string => {
         "### Active",
         ...newest(activeLines, budget.active),
         "### Blocked",
-        ...newest(blockedLines, budget.blocked),
+        ...section(blocked),
       ].join("\n"),
       ["## Next Move", ...(next.length > 0 ? next : [NONE])].join("\n"),
       ["## Relevant Files", ...section(files)].join("\n"),
       ...(input.factsBlock === false ? [] : [Facts.factsBlock(facts, budget.facts)]),
     ].join("\n\n")
+    return { text, outside: text.length - failures }
   }
-  // The budgets keep the sections under SECTIONS_MAX_CHARS; shrinking them is a guard, not the rule.
+  // The budgets keep the sections under SECTIONS_MAX_CHARS; shrinking them is a guard, not the rule. The failures'
+  // index is outside both rooms (ADR 0070): it is measured apart, whole.
+  const WHOLE = Number.POSITIVE_INFINITY
   let scale = 1
-  let text = render(scale, 0)
-  while (text.length > SECTIONS_MAX_CHARS && scale > 0.1) {
+  let text = render(scale, 0, WHOLE)
+  while (text.outside > SECTIONS_MAX_CHARS && scale > 0.1) {
     scale *= 0.8
-    text = render(scale, 0)
+    text = render(scale, 0, WHOLE)
   }
   // The reach index takes the room left under MAX_CHARS (a `… and N more` line may cost a little more: then less).
-  let reach = MAX_CHARS - text.length
-  let reached = render(scale, reach)
-  while (reached.length > MAX_CHARS && reach > 0) {
-    reach -= reached.length - MAX_CHARS + 40
-    reached = render(scale, Math.max(0, reach))
+  let reach = MAX_CHARS - text.outside
+  let reached = render(scale, reach, WHOLE)
+  while (reached.outside > MAX_CHARS && reach > 0) {
+    reach = Math.max(0, reach - (reached.outside - MAX_CHARS + 40))
+    reached = render(scale, reach, WHOLE)
   }
-  return reached.length <= MAX_CHARS ? reached : text
+  if (reached.outside > MAX_CHARS) {
+    reach = 0
+    reached = text
+  }
+  // The failures' index then takes what the summary needs past that, never past what it replaces: whole when it fits,
+  // else its newest names in the room left (the rest of the summary is the same whatever that room).
+  if (reached.text.length <= MAX_CHARS) return reached.text
+  const limit = Math.max(MAX_CHARS, replacedChars(input))
+  if (reached.text.length <= limit) return reached.text
+  const cut = render(scale, reach, limit - reached.outside).text
+  return cut.length <= limit ? cut : render(scale, 0, 0).text
 }

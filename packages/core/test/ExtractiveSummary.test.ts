@@ -28,6 +28,13 @@ const section = (text: string, heading: string): Array<string> => {
   return out
 }
 
+/** A summary without its errors' and failed commands' index lines (ADR 0070: the only lines past MAX_CHARS). */
+const withoutFailures = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => !/^- Also (?:hit|failed): /.test(l))
+    .join("\n")
+
 const bash = (id: string, command: string, output: string, exit: number): ToolPart =>
   tool(id, "bash", output, { input: { command }, metadata: { exit } })
 
@@ -290,7 +297,7 @@ describe("ExtractiveSummary.summarize with a previous summary", () => {
 })
 
 describe("ExtractiveSummary.summarize bounds", () => {
-  it("given a huge session, when summarised, then the text stays under MAX_CHARS with every heading and counts", () => {
+  it("given a huge session, when summarised, then the text stays under MAX_CHARS but for its failures' index, with every heading and counts", () => {
     const head: Array<Message> = []
     for (let i = 0; i < 200; i++) {
       const u = i * 3 + 1
@@ -305,7 +312,9 @@ describe("ExtractiveSummary.summarize bounds", () => {
       head.push(assistant(u + 1, u, parts, { finish: "tool-calls" }))
     }
     const text = summarize({ head })
-    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    // 300 failed commands: their index takes the summary past MAX_CHARS, within what it replaces (ADR 0070).
+    expect(withoutFailures(text).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.replacedChars({ head }))
     expect(headings(text)).toEqual(ALL_HEADINGS)
     expect(text).toMatch(/^- … and \d+ more$/m)
     // The first request and the newest are kept.
@@ -341,7 +350,10 @@ describe("ExtractiveSummary properties", () => {
         for (const heading of ALL_HEADINGS)
           if (heading !== "## Work State" && heading !== Facts.HEADING)
             expect(section(text, heading).length).toBeGreaterThan(0)
-        expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+        expect(withoutFailures(text).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+        expect(text.length).toBeLessThanOrEqual(
+          Math.max(ExtractiveSummary.MAX_CHARS, ExtractiveSummary.replacedChars(input)),
+        )
         expect(summarize(input)).toBe(text)
       }),
       RUNS,
@@ -842,5 +854,114 @@ describe("ExtractiveSummary recency: the files last worked on stay, the oldest n
     expect(ExtractiveSummary.newestFitting(older, index, cut(7) - 1)).toEqual([])
     expect(ExtractiveSummary.newestFitting(older, index, 0)).toEqual([])
     expect(ExtractiveSummary.newestFitting([], index, 100)).toEqual([])
+  })
+})
+
+describe("ExtractiveSummary: the summary keeps what failed, by name (ADR 0070)", () => {
+  /** A read that failed: an error (`read: …`) of Important Details only (a read is no command or edit to block). */
+  const failedRead = (id: string, path: string): ToolPart => ({
+    type: "tool",
+    id: partId(`prt_${id}`),
+    callId: id,
+    tool: "read",
+    state: { status: "error", input: { filePath: path }, error: `ENOENT: no such file or directory, open '${path}'` },
+  })
+  /** A turn of a request and `errors` failed reads, then `failures` failed commands (`npm test -- <tag>-<k>`). */
+  const turn = (id: number, tag: string, errors: number, failures: number): ReadonlyArray<Message> => [
+    user(id, `Fix the ${tag} tests`),
+    assistant(
+      id + 1,
+      id,
+      [
+        ...Array.from({ length: errors }, (_, k) => failedRead(`${id}_r${k}`, `src/${tag}/missing-${k}.ts`)),
+        ...Array.from({ length: failures }, (_, k) =>
+          bash(`${id}_b${k}`, `npm test -- ${tag}-${k}`, `FAIL ${tag}-${k}: expected 1 to be 2`, 1),
+        ),
+      ],
+      { finish: "stop" },
+    ),
+  ]
+  /** Each head summarised in turn, each summary updating the previous one; without facts block (it names commands). */
+  const chain = (heads: ReadonlyArray<ReadonlyArray<Message>>): string =>
+    heads.reduce<string | undefined>(
+      (previousSummary, head) =>
+        summarize({ head, factsBlock: false, ...(previousSummary === undefined ? {} : { previousSummary }) }),
+      undefined,
+    )!
+  const failureLines = (text: string) => text.split("\n").filter((l) => /^- Also (?:hit|failed): /.test(l))
+
+  it("given seven errors in one head, then the first two are still named (main kept the head's last five)", () => {
+    const text = summarize({ head: turn(1, "parser", 7, 0), factsBlock: false })
+    for (let k = 0; k < 7; k++) expect(text).toContain(`src/parser/missing-${k}.ts`)
+  })
+
+  it("given an error Important Details left out, then it is still named two summaries later", () => {
+    // 30 errors do not fit Important Details' 1,000 characters: the oldest go to its index, read back twice.
+    const first = chain([turn(1, "parser", 30, 0)])
+    expect(section(first, "## Important Details")[0]).toMatch(/^- Also hit: `read: ENOENT/)
+    const text = chain([turn(1, "parser", 30, 0), turn(10, "router", 30, 0), turn(20, "cache", 30, 0)])
+    for (const tag of ["parser", "router", "cache"])
+      for (let k = 0; k < 30; k++) expect(text).toContain(`src/${tag}/missing-${k}.ts`)
+  })
+
+  it("given a failed command Blocked left out, then it is still named two summaries later; one run since successfully is not", () => {
+    const fixed = [
+      user(40, "Run the parser tests again"),
+      assistant(41, 40, [bash("41_b", "npm test -- parser-1", "PASS", 0)], { finish: "stop" }),
+    ]
+    const text = chain([turn(1, "parser", 0, 12), [...turn(10, "router", 0, 12), ...fixed], turn(20, "cache", 0, 12)])
+    const blocked = section(text, "### Blocked").join("\n")
+    for (const tag of ["parser", "router", "cache"])
+      for (let k = 0; k < 12; k++)
+        if (tag !== "parser" || k !== 1) expect(blocked).toContain(`npm test -- ${tag}-${k}\``)
+    expect(blocked).not.toContain("npm test -- parser-1`")
+    // A command failed twice is named once.
+    const again = chain([turn(1, "parser", 0, 12), turn(10, "parser", 0, 12)])
+    expect(section(again, "### Blocked").join("\n").split("npm test -- parser-0`").length).toBe(2)
+  })
+
+  // A head whose read output pads what the summary replaces by `pad` characters (the summary does not name it), and a
+  // tail of failed commands of long names: the failures' index takes the summary past MAX_CHARS.
+  const bounded = (pad: number) => ({
+    head: [
+      user(1, "Make the whole suite pass"),
+      assistant(2, 1, [tool(3, "read", "x".repeat(pad), { input: { filePath: "src/suite.ts" } })], { finish: "stop" }),
+    ],
+    tail: [
+      user(10, "Run every suite"),
+      assistant(
+        11,
+        10,
+        Array.from({ length: 120 }, (_, k) =>
+          bash(`11_${k}`, `npm test -- --suite packages/very/long/path/to/suite-${k}.test.ts`, "FAIL", 1),
+        ),
+        { finish: "tool-calls" },
+      ),
+    ],
+    factsBlock: false,
+  })
+  it("the summary passes MAX_CHARS only by the failures' index, and never past what it replaces: at that size, one character more, one less", () => {
+    const roomy = summarize(bounded(100_000))
+    const whole = roomy.length
+    expect(whole).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
+    expect(withoutFailures(roomy).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(failureLines(roomy).length).toBeGreaterThan(0)
+    // The pad that makes what the summary replaces exactly the whole summary's size.
+    const exact = whole - ExtractiveSummary.replacedChars(bounded(0))
+    expect(ExtractiveSummary.replacedChars(bounded(exact))).toBe(whole)
+    expect(summarize(bounded(exact))).toBe(roomy)
+    expect(summarize(bounded(exact + 1))).toBe(roomy)
+    const cut = summarize(bounded(exact - 1))
+    expect(cut.length).toBeLessThanOrEqual(whole - 1)
+    expect(cut.length).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
+    expect(section(cut, "### Blocked")[0]).toMatch(/^- … and \d+ more$/)
+    // What it leaves out is the oldest: the newest failure is still named, the first is not.
+    expect(cut).toContain("suite-119.test.ts")
+    expect(cut).not.toContain("suite-0.test.ts`")
+    // With less to replace than MAX_CHARS, the summary keeps within MAX_CHARS.
+    const small = summarize(bounded(0))
+    expect(ExtractiveSummary.replacedChars(bounded(0))).toBeLessThan(ExtractiveSummary.MAX_CHARS)
+    expect(small.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(section(small, "### Blocked")[0]).toMatch(/^- … and \d+ more$/)
   })
 })
