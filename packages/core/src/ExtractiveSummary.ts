@@ -534,7 +534,8 @@ const sectionBudgets = (scale: number) => ({
 
 /**
  * A summary of `head` in the TEMPLATE structure followed by the facts block, every section present (`(none)` when
- * empty), at most `MAX_CHARS` characters. The same input always gives the same text.
+ * empty), at most `MAX_CHARS` characters; only the index of what failed may take it past them, and then never past what
+ * it replaces (`replacedChars`, ADR 0070). The same input always gives the same text.
  *
  * **Example**
  * ```ts
