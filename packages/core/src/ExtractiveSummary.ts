@@ -458,7 +458,8 @@ export const failedIndex = (lines: ReadonlyArray<string>): Array<string> =>
 /** `lines` with each key once, at its last place: a failure seen again (or its index entry read back) moves there. */
 const latest = (lines: ReadonlyArray<string>, key: (line: string) => string): Array<string> => {
   const keys = lines.map(key)
-  return lines.filter((_, i) => keys.lastIndexOf(keys[i]!) === i)
+  const last = new Map(keys.map((k, i) => [k, i]))
+  return lines.filter((_, i) => last.get(keys[i]!) === i)
 }
 
 // An error is the same one by its first 150 characters: an index entry read back is its first 159 and an ellipsis.
