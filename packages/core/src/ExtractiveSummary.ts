@@ -28,6 +28,11 @@ export interface Input {
   readonly toolKinds?: Facts.ToolKinds | undefined
   /** Whether to write the facts block (default true); without it, its room goes to the reach index (ADR 0065). */
   readonly factsBlock?: boolean | undefined
+  /**
+   * Keep the whole text, the failures' index included, within `MAX_CHARS` whatever it replaces: for a digest that
+   * stands in a prompt whose room reserves exactly `MAX_CHARS` (the runtime's budgeted summariser input).
+   */
+  readonly withinMaxChars?: boolean | undefined
 }
 
 /**
@@ -536,7 +541,7 @@ const sectionBudgets = (scale: number) => ({
 /**
  * A summary of `head` in the TEMPLATE structure followed by the facts block, every section present (`(none)` when
  * empty), at most `MAX_CHARS` characters; only the index of what failed may take it past them, and then never past what
- * it replaces (`replacedChars`, ADR 0070). The same input always gives the same text.
+ * it replaces (`replacedChars`, ADR 0070), nor at all with `withinMaxChars`. The same input always gives the same text.
  *
  * **Example**
  * ```ts
@@ -743,7 +748,7 @@ export const summarize = (input: Input): string => {
   // The failures' index then takes what the summary needs past that, never past what it replaces: whole when it fits,
   // else its newest names in the room left (the rest of the summary is the same whatever that room).
   if (reached.text.length <= MAX_CHARS) return reached.text
-  const limit = Math.max(MAX_CHARS, replacedChars(input))
+  const limit = input.withinMaxChars === true ? MAX_CHARS : Math.max(MAX_CHARS, replacedChars(input))
   if (reached.text.length <= limit) return reached.text
   const cut = render(scale, reach, limit - reached.outside).text
   return cut.length <= limit ? cut : render(scale, 0, 0).text

@@ -964,4 +964,17 @@ describe("ExtractiveSummary: the summary keeps what failed, by name (ADR 0070)",
     expect(small.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
     expect(section(small, "### Blocked")[0]).toMatch(/^- … and \d+ more$/)
   })
+
+  it("withinMaxChars keeps the failures' index too within MAX_CHARS, the newest failures named (the runtime's digest)", () => {
+    const roomy = summarize(bounded(100_000))
+    expect(roomy.length).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
+    const within = summarize({ ...bounded(100_000), withinMaxChars: true })
+    expect(within.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(headings(within)).toEqual(headings(roomy))
+    expect(section(within, "### Blocked")[0]).toMatch(/^- … and \d+ more$/)
+    expect(within).toContain("suite-119.test.ts")
+    expect(within).not.toContain("suite-0.test.ts`")
+    // A summary already within MAX_CHARS is the same with it.
+    expect(summarize({ ...bounded(0), withinMaxChars: true })).toBe(summarize(bounded(0)))
+  })
 })

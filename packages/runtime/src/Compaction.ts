@@ -253,6 +253,8 @@ const digestOf = (
     head: dropped,
     ...(previousSummary === undefined ? {} : { previousSummary }),
     toolKinds,
+    // The prompt's budget reserves MAX_CHARS for it (below): the failures' index may not take it past them here.
+    withinMaxChars: true,
   })
 
 const asFinding = (f: Redaction.Finding): RuntimeEvents.RedactionFinding => ({

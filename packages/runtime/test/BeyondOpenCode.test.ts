@@ -240,6 +240,43 @@ describe("never too large to compact", () => {
     expect(captured(request)).toContain("request 39")
   })
 
+  it("given a budgeted-out head with hundreds of distinct failed commands, then its digest keeps within the room the budget reserves and the call fits (ADR 0070)", async () => {
+    const s = stub()
+    const out = await run(
+      Effect.gen(function* () {
+        const { cm, sessions } = yield* services
+        for (let i = 0; i < 40; i++) {
+          yield* user(`request ${i}: ${"lorem ipsum dolor sit amet ".repeat(20)}`)
+          yield* cm.recordAssistantStep(SESSION, {
+            parts: Array.from({ length: 8 }, (_, k) => ({
+              type: "tool" as const,
+              callId: `call_fail_${i}_${k}`,
+              tool: "bash",
+              state: {
+                status: "error" as const,
+                input: { command: `npm test -- packages/some/long/path/to/suite-${i}-${k}.test.ts --reporter verbose` },
+                error: "FAIL",
+              },
+            })),
+            usage: used(1_000),
+            finish: "stop",
+          })
+        }
+        const compacted = yield* cm.compact(SESSION)
+        const events = yield* sessions.events(SESSION)
+        return { compacted, budgeted: events.find((e) => e._tag === "SummaryInputBudgeted") }
+      }),
+      { summarizer: s, options: { compactionModel: small, config: { tail_turns: 0 } } },
+    )
+    expect(out.compacted.outcome?.status).toBe("finished")
+    expect(out.budgeted?._tag === "SummaryInputBudgeted" && out.budgeted.digest).toBe(true)
+    const request = s.requests[0]!
+    const size =
+      Tokens.estimate(JSON.stringify(Prompt.SYSTEM_PROMPT)) + Tokens.estimate(JSON.stringify(request.messages))
+    expect(size).toBeLessThanOrEqual(Compaction.inputRoom(small.limits))
+    expect(captured(request)).toContain("Also failed")
+  })
+
   it("given a compaction model too small for even the prompt, then the extractive summary is used (too-large) and the pivot forms", async () => {
     const s = stub()
     const out = await run(
