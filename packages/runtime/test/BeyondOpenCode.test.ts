@@ -10,6 +10,7 @@ import {
   InvalidToolKind,
   Summarizer,
   SummarizerError,
+  type SummaryRequest,
 } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
 import { Cause, Effect, Layer } from "effect"
@@ -24,6 +25,7 @@ import {
   run,
   SESSION,
   SPEC,
+  type Stub,
   services,
   step,
   stub,
@@ -216,64 +218,62 @@ describe("never too large to compact", () => {
     }
   })
   const small = { ref: { providerId: "small", modelId: "s" }, limits: { context: 8_000, output: 2_000 } }
-
-  it("given a head far larger than the compaction model's window, when compacted, then the oldest messages are budgeted out into a digest, the call fits, and the pivot forms", async () => {
-    const s = stub()
-    const out = await run(
+  /** Compacts the session on the small compaction model: its outcome and the summariser input's budget record. */
+  const compactedOnSmall = (summarizer: Stub, record: typeof bigHead) =>
+    run(
       Effect.gen(function* () {
         const { cm, sessions } = yield* services
-        yield* bigHead
+        yield* record
         const compacted = yield* cm.compact(SESSION)
         const events = yield* sessions.events(SESSION)
         return { compacted, budgeted: events.find((e) => e._tag === "SummaryInputBudgeted") }
       }),
-      { summarizer: s, options: { compactionModel: small, config: { tail_turns: 0 } } },
+      { summarizer, options: { compactionModel: small, config: { tail_turns: 0 } } },
     )
+  /** The summariser request's estimated size against the small model's input room. */
+  const fitsSmall = (request: SummaryRequest) =>
+    Tokens.estimate(JSON.stringify(Prompt.SYSTEM_PROMPT)) + Tokens.estimate(JSON.stringify(request.messages)) <=
+    Compaction.inputRoom(small.limits)
+
+  it("given a head far larger than the compaction model's window, when compacted, then the oldest messages are budgeted out into a digest, the call fits, and the pivot forms", async () => {
+    const s = stub()
+    const out = await compactedOnSmall(s, bigHead)
     expect(out.compacted.outcome?.status).toBe("finished")
     expect(out.budgeted?._tag === "SummaryInputBudgeted" && out.budgeted.dropped.length).toBeGreaterThan(0)
     expect(out.budgeted?._tag === "SummaryInputBudgeted" && out.budgeted.digest).toBe(true)
     const request = s.requests[0]!
-    const size =
-      Tokens.estimate(JSON.stringify(Prompt.SYSTEM_PROMPT)) + Tokens.estimate(JSON.stringify(request.messages))
-    expect(size).toBeLessThanOrEqual(Compaction.inputRoom(small.limits))
+    expect(fitsSmall(request)).toBe(true)
     expect(captured(request)).toContain("<previous-summary>")
     expect(captured(request)).toContain("request 39")
   })
 
   it("given a budgeted-out head with hundreds of distinct failed commands, then its digest keeps within the room the budget reserves and the call fits (ADR 0070)", async () => {
     const s = stub()
-    const out = await run(
-      Effect.gen(function* () {
-        const { cm, sessions } = yield* services
-        for (let i = 0; i < 40; i++) {
-          yield* user(`request ${i}: ${"lorem ipsum dolor sit amet ".repeat(20)}`)
-          yield* cm.recordAssistantStep(SESSION, {
-            parts: Array.from({ length: 8 }, (_, k) => ({
-              type: "tool" as const,
-              callId: `call_fail_${i}_${k}`,
-              tool: "bash",
-              state: {
-                status: "error" as const,
-                input: { command: `npm test -- packages/some/long/path/to/suite-${i}-${k}.test.ts --reporter verbose` },
-                error: "FAIL",
-              },
-            })),
-            usage: used(1_000),
-            finish: "stop",
-          })
-        }
-        const compacted = yield* cm.compact(SESSION)
-        const events = yield* sessions.events(SESSION)
-        return { compacted, budgeted: events.find((e) => e._tag === "SummaryInputBudgeted") }
-      }),
-      { summarizer: s, options: { compactionModel: small, config: { tail_turns: 0 } } },
-    )
+    const failures = Effect.gen(function* () {
+      const { cm } = yield* services
+      for (let i = 0; i < 40; i++) {
+        yield* user(`request ${i}: ${"lorem ipsum dolor sit amet ".repeat(20)}`)
+        yield* cm.recordAssistantStep(SESSION, {
+          parts: Array.from({ length: 8 }, (_, k) => ({
+            type: "tool" as const,
+            callId: `call_fail_${i}_${k}`,
+            tool: "bash",
+            state: {
+              status: "error" as const,
+              input: { command: `npm test -- packages/some/long/path/to/suite-${i}-${k}.test.ts --reporter verbose` },
+              error: "FAIL",
+            },
+          })),
+          usage: used(1_000),
+          finish: "stop",
+        })
+      }
+    })
+    const out = await compactedOnSmall(s, failures)
     expect(out.compacted.outcome?.status).toBe("finished")
     expect(out.budgeted?._tag === "SummaryInputBudgeted" && out.budgeted.digest).toBe(true)
     const request = s.requests[0]!
-    const size =
-      Tokens.estimate(JSON.stringify(Prompt.SYSTEM_PROMPT)) + Tokens.estimate(JSON.stringify(request.messages))
-    expect(size).toBeLessThanOrEqual(Compaction.inputRoom(small.limits))
+    expect(fitsSmall(request)).toBe(true)
     expect(captured(request)).toContain("Also failed")
   })
 
