@@ -58,7 +58,7 @@ import * as DriveCompaction from "./DriveCompaction.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
 import * as FirstPin from "./FirstPin.ts"
 import * as ModelCost from "./ModelCost.ts"
-import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
+import type { BusEvent, Client, ConfiguredProvider, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Overhead from "./Overhead.ts"
 import * as Phases from "./Phases.ts"
 import * as Recorder from "./Recorder.ts"
@@ -330,6 +330,23 @@ export const make = async (
     named.set(nameOf(spec.ref), spec)
     if (JSON.stringify(before?.price) !== JSON.stringify(spec.price)) ledgerAt = undefined
     return spec
+  }
+  // OpenCode's configured providers, asked once per process (under drive mode): the model of a session's first call
+  // whole, before any hook gave it (OpenCode gives it whole in the system transform only, after drive's HUD is made).
+  let configured: Promise<ReadonlyArray<ConfiguredProvider>> | undefined
+  /** The model `ref` names as OpenCode gave it whole, else as its configuration has it; undefined when neither says. */
+  const wholeModel = async (ref: { readonly providerID: string; readonly modelID: string }) => {
+    const known = named.get(`${ref.providerID}/${ref.modelID}`)
+    if (known !== undefined) return known
+    if (client.config === undefined) return undefined
+    configured ??= client.config.providers().then(
+      (answer) => answer.data?.providers ?? [],
+      () => [],
+    )
+    const model = (await configured).find((p) => p.id === ref.providerID)?.models?.[ref.modelID]
+    return model?.limit?.context === undefined
+      ? undefined
+      : name(modelSpec({ ...model, id: ref.modelID, providerID: ref.providerID }))
   }
   const recorder = Recorder.make()
 
@@ -721,8 +738,13 @@ export const make = async (
         async () => {
           running.add(input.sessionID)
           turns.begin(input.sessionID)
-          if (input.model !== undefined && !models.has(input.sessionID))
-            models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
+          if (input.model !== undefined && !models.has(input.sessionID)) {
+            const ref = input.model
+            // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
+            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output).
+            const whole = driveOn ? await wholeModel(ref) : undefined
+            models.set(input.sessionID, whole ?? modelSpec({ id: ref.modelID, providerID: ref.providerID }))
+          }
           if (redactOn)
             for (const part of output.parts)
               if (part.type === "text" && typeof part.text === "string") part.text = redacted(part.text)
