@@ -704,7 +704,9 @@ export const make = async (
         const text = Status.hudOf(state, usage, { recall: true }, cost, overhead)
         if (text !== state.runtime.hud) {
           const at = Date.now()
-          yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text }] })
+          // Under drive the HUD is the request's last message (the messages transform), else in the system prompt.
+          const shown = { _tag: "HudShown" as const, at, text, ...(driveOn ? { last: true } : {}) }
+          yield* sessions.execute(sessionId, { _tag: "Record", events: [shown] })
         }
         return text
       }),

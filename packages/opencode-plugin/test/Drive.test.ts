@@ -256,6 +256,8 @@ describe("the messages transform", () => {
       (e) => e._tag === "HudShown",
     )
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([text])
+    // Recorded as the request's last message: the ledger's prefix estimate puts it after the conversation.
+    expect(shown.map((e) => (e as { last?: boolean }).last)).toEqual([true])
   })
 
   it("with drive on, shows in a process's first HUD the model's limits from OpenCode's configuration, not pivot's fallback", async () => {

@@ -200,6 +200,8 @@ describe("the plugin's hooks", () => {
     await transform(hooks, data.info.id)
     const shown = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([expected])
+    // In the system prompt: no `last`.
+    expect(shown.map((e) => (e as { last?: boolean }).last)).toEqual([undefined])
   })
 
   it("counts the system prompt and the tools' schemas in the HUD's estimate while no usage measured the window", async () => {
