@@ -321,12 +321,18 @@ export const CompactionRequestedByModel = Schema.TaggedStruct("CompactionRequest
 })
 
 /**
- * The usage HUD the model saw in its system prompt from this point on: recorded when its text changes, so an audit
- * and a replay show exactly what the model was told about its own context.
+ * The usage HUD the model saw in its system prompt (or, with `last`, as the request's last message) from this point
+ * on: recorded when its text changes, so an audit and a replay show exactly what the model was told about its own
+ * context.
  */
 export const HudShown = Schema.TaggedStruct("HudShown", {
   at: Millis,
   text: Schema.String,
+  /**
+   * `true`: the HUD was the request's last message, after the conversation, not in its system prompt (the OpenCode
+   * plugin's drive mode); the ledger's prefix estimate puts it there. Absent: in the system prompt.
+   */
+  last: Schema.optionalKey(Schema.Boolean),
 })
 
 /**

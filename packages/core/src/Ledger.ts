@@ -188,6 +188,8 @@ export interface OpenPrune {
  */
 export interface Input {
   readonly hud: string
+  /** The HUD is the request's last message (`HudShown.last`): serialised after the messages, not before them. */
+  readonly last?: boolean
   readonly pieces: ReadonlyArray<string>
   /** The serialisation's length in characters. */
   readonly length: number
@@ -197,6 +199,8 @@ export interface Input {
 export interface State {
   readonly window: Window.State
   readonly hud: string | undefined
+  /** The newest `HudShown` was the request's last message (its `last`). */
+  readonly hudLast?: boolean | undefined
   /** The input of the newest conversation call. */
   readonly lastInput: Input | undefined
   /** Every call so far (`calls` reads them). */
@@ -249,20 +253,22 @@ const json = (message: object): string => {
 }
 
 /** The window as a call would send it, in pieces (see `Input`). */
-export const inputOf = (window: Window.State, hud: string | undefined): Input => {
+export const inputOf = (window: Window.State, hud: string | undefined, last?: boolean): Input => {
   const pieces = ValidWindow.repair(Window.messages(window).flatMap(rendered)).rendered.map((r) => json(r.message))
   let length = (hud ?? "").length + 2 + Math.max(0, pieces.length - 1)
   for (const piece of pieces) length += piece.length
-  return { hud: hud ?? "", pieces, length }
+  return { hud: hud ?? "", pieces, length, ...(last === true ? { last: true } : {}) }
 }
 
-const textOf = (input: Input): string => `${input.hud}[${input.pieces.join(",")}]`
+const textOf = (input: Input): string =>
+  input.last === true ? `[${input.pieces.join(",")}]${input.hud}` : `${input.hud}[${input.pieces.join(",")}]`
 
 /**
  * The window as a call would send it: the HUD text, then the rendered, repaired model messages as JSON — the same
  * bytes as `JSON.stringify(Window.render(window).map((r) => r.message))`.
  */
-export const serialize = (window: Window.State, hud: string | undefined): string => textOf(inputOf(window, hud))
+export const serialize = (window: Window.State, hud: string | undefined, last?: boolean): string =>
+  textOf(inputOf(window, hud, last))
 
 /** Characters two strings share from their start. */
 export const commonPrefix = (a: string, b: string): number => {
@@ -277,12 +283,13 @@ export const commonPrefix = (a: string, b: string): number => {
 
 /** An input's serialisation as the strings it joins: the HUD, "[", each message's JSON between ",", then "]". */
 const segmentsOf = (input: Input): ReadonlyArray<string> => {
-  const out: Array<string> = [input.hud, "["]
+  const out: Array<string> = input.last === true ? ["["] : [input.hud, "["]
   input.pieces.forEach((piece, i) => {
     if (i > 0) out.push(",")
     out.push(piece)
   })
   out.push("]")
+  if (input.last === true) out.push(input.hud)
   return out
 }
 
@@ -370,7 +377,7 @@ const cacheEffect = (after: Input, lastInput: Input | undefined) => {
 const closePrune = (state: State): State => {
   const open = state.pruning
   if (open === undefined) return state
-  const after = inputOf(state.window, state.hud)
+  const after = inputOf(state.window, state.hud, state.hudLast)
   const entry: Entry = {
     kind: "prune",
     version: open.version,
@@ -398,7 +405,11 @@ const accrue = (open: ReadonlyArray<Entry>, rates: Pricing.Rates): ReadonlyArray
 /** Folds one event; `version` is its stream version. */
 export const evolve = (state: State, event: Event, version: number, priceOf: PriceOf = () => undefined): State => {
   if (event._tag === "PartCompacted") {
-    const pruning = state.pruning ?? { version, parts: 0, before: inputOf(state.window, state.hud).length }
+    const pruning = state.pruning ?? {
+      version,
+      parts: 0,
+      before: inputOf(state.window, state.hud, state.hudLast).length,
+    }
     return {
       ...state,
       window: Window.evolve(state.window, event),
@@ -408,12 +419,12 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
   const settled = closePrune(state)
   switch (event._tag) {
     case "HudShown":
-      return { ...settled, hud: event.text }
+      return { ...settled, hud: event.text, hudLast: event.last === true ? true : undefined }
     case "AssistantStepRecorded": {
       const message = event.message
       const window = Window.evolve(settled.window, event)
       if (message.summary === true) return { ...settled, window }
-      const input = inputOf(settled.window, settled.hud)
+      const input = inputOf(settled.window, settled.hud, settled.hudLast)
       const stable = settled.lastInput === undefined ? 0 : estimateLength(sharedLength(input, settled.lastInput))
       const call = billedCall(priceOf, version, message, "step", estimateLength(input.length), stable)
       return {
@@ -436,7 +447,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         window.pivot?.summaryId === summary.id &&
         settled.window.pivot?.summaryId !== summary.id
       if (!pivoted) return { ...settled, window, callLog }
-      const after = inputOf(window, settled.hud)
+      const after = inputOf(window, settled.hud, settled.hudLast)
       const plan = Option.getOrUndefined(HashMap.get(settled.window.plans, event.markerId))
       const head = (plan?.head ?? []).flatMap((id) => {
         const m = Conversation.get(settled.window.conversation, id)
@@ -447,7 +458,8 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         version,
         markerId: event.markerId,
         parts: 0,
-        shed: estimateLength(inputOf(settled.window, settled.hud).length) - estimateLength(after.length),
+        shed:
+          estimateLength(inputOf(settled.window, settled.hud, settled.hudLast).length) - estimateLength(after.length),
         ...cacheEffect(after, settled.lastInput),
         summaryCost: call?.cost ?? 0,
         summaryDollars: call?.dollars,
@@ -658,6 +670,8 @@ export interface Encoded {
   readonly format: number
   readonly window: StateSnapshot.EncodedWindow
   readonly hud: string | null
+  /** The state's `hudLast` (absent: false). */
+  readonly hudLast?: boolean
   readonly lastInput: Input | null
   readonly calls: ReadonlyArray<Call>
   readonly closed: ReadonlyArray<Entry>
@@ -670,6 +684,7 @@ export const encode = (state: State): Encoded => ({
   format: FORMAT,
   window: StateSnapshot.encodeWindow(state.window),
   hud: state.hud ?? null,
+  ...(state.hudLast === true ? { hudLast: true } : {}),
   lastInput: state.lastInput ?? null,
   calls: calls(state),
   closed: Seq.toArray(state.closed),
@@ -683,6 +698,7 @@ export const decode = (e: Encoded): State => {
   return {
     window: StateSnapshot.decodeWindow(e.window),
     hud: e.hud ?? undefined,
+    ...(e.hudLast === true ? { hudLast: true } : {}),
     lastInput: e.lastInput ?? undefined,
     callLog: Seq.fromIterable(e.calls),
     closed: Seq.fromIterable(e.closed),

@@ -548,3 +548,33 @@ describe("Ledger.price and the codec (the ledger projection's state)", () => {
     expect(() => Ledger.decode({ ...Ledger.encode(Ledger.initial), format: 99 })).toThrow(/format 99/)
   })
 })
+
+describe("Ledger, the HUD's place", () => {
+  // Each call shows a new HUD text; the conversation before it is unchanged (a long first message).
+  const usage: Tokens.TokenUsage = { input: 100, output: 10, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
+  const events = (last: boolean): Array<Event> => {
+    const hud = (text: string): Event => ({ _tag: "HudShown", at: 0, text, ...(last ? { last: true } : {}) })
+    return [
+      E.started(),
+      E.user("u1", "y".repeat(8_000)),
+      hud("[pivot context status] context: 2,000"),
+      E.assistant("a1", "u1", "one", { tokens: usage }),
+      hud("[pivot context status] context: 2,010"),
+      E.assistant("a2", "u1", "two", { tokens: usage }),
+    ]
+  }
+  const second = (last: boolean) => Ledger.calls(Ledger.fold(events(last)))[1]!
+
+  it("in the system prompt (before the messages), a new HUD text breaks the prefix at its start", () => {
+    expect(second(false).stablePrefix).toBeLessThan(20)
+  })
+
+  it("as the request's last message (HudShown.last: OpenCode's drive mode), the conversation before it stays stable", () => {
+    const call = second(true)
+    expect(call.stablePrefix).toBeGreaterThan(2_000)
+    expect(call.input).toBe(second(false).input)
+    // The encoded state keeps the place.
+    const state = Ledger.fold(events(true).slice(0, 3))
+    expect(Ledger.decode(Ledger.encode(state)).hudLast).toBe(true)
+  })
+})

@@ -39,6 +39,16 @@ export interface Client {
       readonly body: { readonly providerID: string; readonly modelID: string; readonly auto?: boolean }
     }) => Promise<Answer<unknown>>
   }
+  /**
+   * OpenCode's configured providers with their models whole (OpenCode 1.18: `GET /config/providers`, `{ providers:
+   * [{ id, models: { [id]: model } }] }`); optional, read under drive mode for the limits of a model no hook gave whole
+   * yet (a continued session's first call in a new process).
+   */
+  readonly config?:
+    | {
+        readonly providers: () => Promise<Answer<{ readonly providers?: ReadonlyArray<ConfiguredProvider> }>>
+      }
+    | undefined
   readonly app?:
     | {
         readonly log: (options: {
@@ -51,6 +61,12 @@ export interface Client {
         }) => Promise<unknown>
       }
     | undefined
+}
+
+/** A provider as `client.config.providers` answers it (the fields used here). */
+export interface ConfiguredProvider {
+  readonly id: string
+  readonly models?: Readonly<Record<string, ModelInfo>> | undefined
 }
 
 /** What OpenCode hands a plugin when it loads it (the fields used here). */

@@ -58,7 +58,7 @@ import * as DriveCompaction from "./DriveCompaction.ts"
 import * as DriveStrategy from "./DriveStrategy.ts"
 import * as FirstPin from "./FirstPin.ts"
 import * as ModelCost from "./ModelCost.ts"
-import type { BusEvent, Client, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
+import type { BusEvent, Client, ConfiguredProvider, Hooks, ModelInfo, PluginInput } from "./OpenCode.ts"
 import * as Overhead from "./Overhead.ts"
 import * as Phases from "./Phases.ts"
 import * as Recorder from "./Recorder.ts"
@@ -263,14 +263,69 @@ export const HELPER_PROMPTS: ReadonlyArray<string> = [
 
 export { COMPACT_DESCRIPTION, RECALL_DESCRIPTION } from "./Tools.ts"
 
+/** The plugin's options that take `true` or `false`. */
+const BOOLEAN_OPTIONS = [
+  "hud",
+  "hudCost",
+  "compaction",
+  "redactOnRecord",
+  "drive",
+  "pinFirstMessage",
+  "driveCompaction",
+] as const
+/** Every option the plugin reads. */
+export const OPTION_NAMES: ReadonlyArray<string> = ["db", ...BOOLEAN_OPTIONS, "strategy", "rules"]
+
+/** The edit distance of two short names (a misspelt option's closest known one). */
+const distance = (a: string, b: string): number => {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++)
+      next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
+    row = next
+  }
+  return row[b.length]!
+}
+
+/**
+ * The options as the plugin uses them, and what is wrong with the given ones: an option it does not know (a misspelt
+ * one would otherwise be ignored without a word) and a switch that is not `true` or `false` (`"hud": "yes"`), which
+ * is left at its default. `strategy`, `rules` and `db` are checked where they are read.
+ */
+export const checkOptions = (given: unknown): { readonly options: Options; readonly problems: Array<string> } => {
+  if (given === null || typeof given !== "object" || Array.isArray(given))
+    return {
+      options: {},
+      problems: given === undefined ? [] : [`options must be an object, got ${JSON.stringify(given)}: defaults used`],
+    }
+  const problems: Array<string> = []
+  const options: Record<string, unknown> = { ...given }
+  for (const key of Object.keys(given)) {
+    if (OPTION_NAMES.includes(key)) continue
+    const near = OPTION_NAMES.find((name) => name.toLowerCase() === key.toLowerCase() || distance(name, key) <= 2)
+    problems.push(
+      `unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}, ignored; the options are ${OPTION_NAMES.join(", ")}`,
+    )
+  }
+  for (const key of BOOLEAN_OPTIONS) {
+    const value = options[key]
+    if (value === undefined || typeof value === "boolean") continue
+    problems.push(`${key} must be true or false, got ${JSON.stringify(value)}: its default is used`)
+    delete options[key]
+  }
+  return { options: options as Options, problems }
+}
+
 /**
  * Builds the hooks. `env` is a parameter for tests; OpenCode calls the default export (see index.ts).
  */
 export const make = async (
   input: PluginInput,
-  options: Options = {},
+  given: Options = {},
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<Hooks> => {
+  const { options, problems } = checkOptions(given)
   const client: Client = input.client
   const where = resolveDb(input.directory, options, env)
   const logFile =
@@ -316,6 +371,8 @@ export const make = async (
 
   // A strategy or rule opencode.json names that pivot does not know: said once, and OpenCode decides as without one.
   if (chosen._tag === "Invalid") await report("options", new Error(chosen.reason))
+  // An option misspelt or of the wrong type: said once, at start, and the plugin goes on without it.
+  if (problems.length > 0) await report("options", new Error(problems.join("; ")))
 
   // Each session's model as OpenCode last named it (the HUD's limits).
   const models = new Map<string, ReturnType<typeof modelSpec>>()
@@ -330,6 +387,23 @@ export const make = async (
     named.set(nameOf(spec.ref), spec)
     if (JSON.stringify(before?.price) !== JSON.stringify(spec.price)) ledgerAt = undefined
     return spec
+  }
+  // OpenCode's configured providers, asked once per process (under drive mode): the model of a session's first call
+  // whole, before any hook gave it (OpenCode gives it whole in the system transform only, after drive's HUD is made).
+  let configured: Promise<ReadonlyArray<ConfiguredProvider>> | undefined
+  /** The model `ref` names as OpenCode gave it whole, else as its configuration has it; undefined when neither says. */
+  const wholeModel = async (ref: { readonly providerID: string; readonly modelID: string }) => {
+    const known = named.get(`${ref.providerID}/${ref.modelID}`)
+    if (known !== undefined) return known
+    if (client.config === undefined) return undefined
+    configured ??= client.config.providers().then(
+      (answer) => answer.data?.providers ?? [],
+      () => [],
+    )
+    const model = (await configured).find((p) => p.id === ref.providerID)?.models?.[ref.modelID]
+    return model?.limit?.context === undefined
+      ? undefined
+      : name(modelSpec({ ...model, id: ref.modelID, providerID: ref.providerID }))
   }
   const recorder = Recorder.make()
 
@@ -630,7 +704,9 @@ export const make = async (
         const text = Status.hudOf(state, usage, { recall: true }, cost, overhead)
         if (text !== state.runtime.hud) {
           const at = Date.now()
-          yield* sessions.execute(sessionId, { _tag: "Record", events: [{ _tag: "HudShown", at, text }] })
+          // Under drive the HUD is the request's last message (the messages transform), else in the system prompt.
+          const shown = { _tag: "HudShown" as const, at, text, ...(driveOn ? { last: true } : {}) }
+          yield* sessions.execute(sessionId, { _tag: "Record", events: [shown] })
         }
         return text
       }),
@@ -721,8 +797,13 @@ export const make = async (
         async () => {
           running.add(input.sessionID)
           turns.begin(input.sessionID)
-          if (input.model !== undefined && !models.has(input.sessionID))
-            models.set(input.sessionID, modelSpec({ id: input.model.modelID, providerID: input.model.providerID }))
+          if (input.model !== undefined && !models.has(input.sessionID)) {
+            const ref = input.model
+            // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
+            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output).
+            const whole = driveOn ? await wholeModel(ref) : undefined
+            models.set(input.sessionID, whole ?? modelSpec({ id: ref.modelID, providerID: ref.providerID }))
+          }
           if (redactOn)
             for (const part of output.parts)
               if (part.type === "text" && typeof part.text === "string") part.text = redacted(part.text)

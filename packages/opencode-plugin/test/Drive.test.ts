@@ -200,7 +200,7 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
 })
 
-const hooksOver = async (data: Exported, options: Plugin.Options) => {
+const hooksOver = async (data: Exported, options: Plugin.Options, config?: Client["config"]) => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-drive-"))
   folders.push(directory)
   const client: Client = {
@@ -209,6 +209,7 @@ const hooksOver = async (data: Exported, options: Plugin.Options) => {
       messages: async () => ({ data: data.messages }),
       summarize: async () => ({ data: true }),
     },
+    ...(config === undefined ? {} : { config }),
   }
   const hooks = await Plugin.make({ client, directory }, options, {})
   disposers.push(hooks)
@@ -255,6 +256,36 @@ describe("the messages transform", () => {
       (e) => e._tag === "HudShown",
     )
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([text])
+    // Recorded as the request's last message: the ledger's prefix estimate puts it after the conversation.
+    expect(shown.map((e) => (e as { last?: boolean }).last)).toEqual([true])
+  })
+
+  it("with drive on, shows in a process's first HUD the model's limits from OpenCode's configuration, not pivot's fallback", async () => {
+    // A continued session's first call in a new process: OpenCode names the model (chat.message) and builds the
+    // messages before it gives the model whole (the system transform), so the HUD's limits come from its config.
+    const data = load()
+    let asked = 0
+    const hooks = await hooksOver(
+      data,
+      { drive: true },
+      {
+        providers: async () => {
+          asked++
+          return { data: { providers: [{ id: "anthropic", models: { "claude-sonnet-4": MODEL } }] } }
+        },
+      },
+    )
+    const hudOf = async () => {
+      const output = { messages: structuredClone(data.messages) }
+      await hooks["experimental.chat.messages.transform"]({}, output)
+      return (output.messages.at(-1)!.parts[0] as unknown as { text: string }).text
+    }
+    const ref = { providerID: "anthropic", modelID: "claude-sonnet-4" }
+    await hooks["chat.message"]({ sessionID: data.info.id, model: ref }, { parts: [] })
+    expect(await hudOf()).toContain(" / 16,000 tokens")
+    // A session named later reads the answer already given: OpenCode is asked once per process.
+    await hooks["chat.message"]({ sessionID: "ses_other", model: ref }, { parts: [] })
+    expect(asked).toBe(1)
   })
 
   it("with drive on, gives OpenCode's summariser history no HUD, and the agent call after it one again", async () => {

@@ -200,6 +200,8 @@ describe("the plugin's hooks", () => {
     await transform(hooks, data.info.id)
     const shown = (await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")
     expect(shown.map((e) => (e as { text: string }).text)).toEqual([expected])
+    // In the system prompt: no `last`.
+    expect(shown.map((e) => (e as { last?: boolean }).last)).toEqual([undefined])
   })
 
   it("counts the system prompt and the tools' schemas in the HUD's estimate while no usage measured the window", async () => {
@@ -246,6 +248,24 @@ describe("the plugin's hooks", () => {
       expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
       expect((await storedEvents(db, data.info.id)).filter((e) => e._tag === "HudShown")).toEqual([])
     }
+  })
+
+  it("says once which option it does not know or cannot take, and goes on without it (a switch at its default)", async () => {
+    const { hooks, data, db, logs, directory } = await setup({ drvie: true, hud: "yes" } as unknown as Plugin.Options)
+    // Record mode, the HUD at its default (off): "yes" is not taken for true.
+    expect(await transform(hooks, data.info.id)).toEqual(["You are opencode."])
+    await transform(hooks, data.info.id)
+    expect((await storedEvents(db, data.info.id)).length).toBeGreaterThan(0)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain('unknown option "drvie" (did you mean "drive"?)')
+    expect(logs[0]).toContain('hud must be true or false, got "yes"')
+    const logged = Fs.readFileSync(Path.join(directory, ".pivot", Plugin.LOG_FILE), "utf8")
+      .trim()
+      .split("\n")
+    expect(logged).toHaveLength(1)
+    // Known options of the right type say nothing.
+    const quiet = await setup({ drive: false, hud: false, db: ".pivot/opencode.db" })
+    expect(quiet.logs).toEqual([])
   })
 
   it("answers context_recall with a search, then the exact original by id", async () => {

@@ -93,6 +93,12 @@ describe("the HUD's estimate under drive mode, in the real OpenCode", () => {
     within(callOf((text) => text.includes("Go on.")))
   })
 
+  it("shows every agent call the model's own usable window, a new process's first calls too (not pivot's fallback)", () => {
+    // 200,000 of context less 4,000 of output, from opencode.json; pivot's fallback (200,000, 32,000) shows 168,000.
+    for (const request of agentCalls())
+      expect(textOf(request.body.messages.at(-1)!), lastUser(request).slice(0, 20)).toContain(" / 196,000 tokens")
+  })
+
   it("sent, at every agent call, pivot's window at a version of the store with the recorded HUD", async () => {
     // The second session's only call is the one its prompt names; every other agent call is the first session's.
     const ofSecond = (r: Captured) => lastUser(r).includes("Hello again.")
