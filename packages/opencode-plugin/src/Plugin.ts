@@ -317,6 +317,9 @@ export const checkOptions = (given: unknown): { readonly options: Options; reado
   return { options: options as Options, problems }
 }
 
+/** How long drive mode waits for OpenCode's configured providers before using pivot's fallback limits. */
+export const CONFIG_WAIT_MS = 2_000
+
 /**
  * Builds the hooks. `env` is a parameter for tests; OpenCode calls the default export (see index.ts).
  */
@@ -396,10 +399,16 @@ export const make = async (
     const known = named.get(`${ref.providerID}/${ref.modelID}`)
     if (known !== undefined) return known
     if (client.config === undefined) return undefined
-    configured ??= client.config.providers().then(
-      (answer) => answer.data?.providers ?? [],
-      () => [],
-    )
+    // Never held up by it: an answer later than CONFIG_WAIT_MS (or none) leaves pivot's fallback for this process.
+    configured ??= Promise.race([
+      client.config.providers().then(
+        (answer) => answer.data?.providers ?? [],
+        () => [],
+      ),
+      new Promise<ReadonlyArray<ConfiguredProvider>>((resolve) =>
+        setTimeout(() => resolve([]), CONFIG_WAIT_MS).unref(),
+      ),
+    ])
     const model = (await configured).find((p) => p.id === ref.providerID)?.models?.[ref.modelID]
     return model?.limit?.context === undefined
       ? undefined

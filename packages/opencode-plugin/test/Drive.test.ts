@@ -7,7 +7,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
 import { Hud, Pins } from "@pivot/runtime"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import * as Drive from "../src/Drive.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
@@ -286,6 +286,28 @@ describe("the messages transform", () => {
     // A session named later reads the answer already given: OpenCode is asked once per process.
     await hooks["chat.message"]({ sessionID: "ses_other", model: ref }, { parts: [] })
     expect(asked).toBe(1)
+  })
+
+  it("with drive on, a configuration OpenCode never answers holds the first call up CONFIG_WAIT_MS at most, then pivot's fallback limits", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true }, { providers: () => new Promise(() => {}) })
+    vi.useFakeTimers()
+    try {
+      let done = false
+      const message = hooks["chat.message"](
+        { sessionID: data.info.id, model: { providerID: "anthropic", modelID: "claude-sonnet-4" } },
+        { parts: [] },
+      ).then(() => {
+        done = true
+      })
+      await vi.advanceTimersByTimeAsync(Plugin.CONFIG_WAIT_MS - 1)
+      expect(done).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(done).toBe(true)
+      await message
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("with drive on, gives OpenCode's summariser history no HUD, and the agent call after it one again", async () => {
