@@ -610,8 +610,15 @@ export class NothingToReplay extends Schema.TaggedError<NothingToReplay>()("Noth
 export class UnknownLimits extends Schema.TaggedError<UnknownLimits>()("UnknownLimits", {
   model: Schema.String,
 }) {
+  /**
+   * The message, naming how its reader gives the window: `context` and `output` (`WhatIf.session`'s options, the
+   * viewer's query parameters) unless told otherwise (`pivot whatif`: `--context`, `--output`).
+   */
+  describe(context = "context", output = "output"): string {
+    return `no context window known for ${this.model} (not in the model catalog): give it (${context} N, and ${output} N)`
+  }
   override get message(): string {
-    return `no context window known for ${this.model} (not in the model catalog): give it (--context N, and --output N)`
+    return this.describe()
   }
 }
 

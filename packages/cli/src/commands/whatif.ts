@@ -109,7 +109,7 @@ export const whatif: Entry = {
           if (Result.isFailure(outcome)) {
             const error = outcome.failure
             return yield* error._tag === "UnknownLimits"
-              ? new UsageError({ message: error.message })
+              ? new UsageError({ message: error.describe("--context", "--output") })
               : new CliError({ message: error.message })
           }
           const comparison = outcome.success
