@@ -131,6 +131,11 @@ describe("pivot whatif", () => {
       ],
       [["whatif", realExport, "--context", "0"], /--context must be above 0/],
       [["whatif", realExport, "--context", "-5"], /--context/],
+      [
+        ["whatif", realExport, "--context", "100", "--output", "200"],
+        /impossible limits for .*: output 200 exceeds context 100/,
+      ],
+      [["whatif", realExport, "--context", "1"], /impossible limits for .*: no usable window: context 1/],
     ] as const
     for (const [args, pattern] of usage) {
       const result = await pivot(...args)
