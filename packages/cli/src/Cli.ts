@@ -93,9 +93,18 @@ const presenter = (io: Io): CliOutput.Presenter => ({
     }),
 })
 
-/** `pivot help` and `pivot help <command>` are `--help`. */
-const normalize = (argv: ReadonlyArray<string>): ReadonlyArray<string> =>
-  argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
+/**
+ * `pivot help` and `pivot help <command>` are `--help`. effect/cli answers `--help` before it reads the command, so
+ * for a command that does not exist (`pivot help windw`, `pivot windw --help`) the flag is left out: the unknown
+ * command is then wrong usage with its suggestion (exit 2), not the root help (exit 0).
+ */
+const normalize = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const args = argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
+  const first = args[0]
+  return first !== undefined && !first.startsWith("-") && !catalog.some((l) => l.name === first)
+    ? args.filter((arg) => arg !== "--help" && arg !== "-h")
+    : args
+}
 
 /** Runs `pivot` with the arguments after the program name; answers the exit code. */
 export const main = (argv: ReadonlyArray<string>, io: Io): Effect.Effect<number> =>

@@ -70,6 +70,19 @@ describe("pivot", () => {
     expect(helps.size).toBe(commands.length)
   })
 
+  it("given help for an unknown command (help windw, windw --help), then it is the same wrong usage, not the root help", async () => {
+    for (const argv of [
+      ["help", "windw"],
+      ["windw", "--help"],
+      ["windw", "-h"],
+    ]) {
+      const { io, out, err } = capture()
+      expect(await run(argv, io), argv.join(" ")).toBe(2)
+      expect(out).toEqual([])
+      expect(err[0]).toBe('pivot: Unknown subcommand "windw" for "pivot" (did you mean window?)')
+    }
+  })
+
   it("given an unknown command close to a real one, then one line suggests it, the usage follows, exit 2", async () => {
     const { io, out, err } = capture()
     expect(await run(["windw"], io)).toBe(2)

@@ -25,6 +25,7 @@ const example = Example.load(Example.bundledPath)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-demo-"))
 const db = path.join(dir, "demo.db")
 const lines: Array<string> = []
+const warnings: Array<string> = []
 let outcome: Demo.Outcome
 let stored: ReadonlyArray<{ readonly type: string; readonly stream: string; readonly event: Event }>
 
@@ -43,7 +44,14 @@ const readAll = (file: string) =>
   )
 
 beforeAll(async () => {
-  outcome = await Demo.run({ example, db, out: (line) => lines.push(line), style: plain, width: 100 })
+  outcome = await Demo.run({
+    example,
+    db,
+    out: (line) => lines.push(line),
+    warn: (line) => warnings.push(line),
+    style: plain,
+    width: 100,
+  })
   stored = await readAll(db)
 }, 60_000)
 
@@ -237,6 +245,15 @@ describe("given the bundled example, when the demo runs on a temporary SQLite fi
       return match === null ? [] : [Number(match[1]!.replace(/,/g, ""))]
     })
     expect(bars).toEqual(steps)
+  })
+
+  it("then pivot's warning (the summary that fell back) is one plain line: no logger timestamp, level or fiber", () => {
+    expect(countOf("SummaryFallbackUsed")).toBeGreaterThan(0)
+    expect(warnings).toHaveLength(countOf("SummaryFallbackUsed"))
+    for (const warning of warnings) {
+      expect(warning).toMatch(/^pivot: session ses_\S+, compaction msg_\S+: the summariser's summary was replaced/)
+      expect(warning).not.toMatch(/timestamp=|level=|fiber=/)
+    }
   })
 
   it("then lines fit a 100-column terminal", () => {

@@ -40,6 +40,28 @@ describe("pivot fork", () => {
     expect((await pivot("window", "--db", db, "--session", "try-b", "--format", "json")).stdout).toBe(child.stdout)
   })
 
+  it("given the name a session was forked --into, then the writing commands find it as the reading ones do (pin, unpin, fork, rebuild, forget)", async () => {
+    const db = await importedDb("names")
+    expect((await pivot("fork", "--db", db, realSessionId, "--into", "try-b", "--at", "20")).code).toBe(0)
+    const message = JSON.parse((await pivot("window", "--db", db, "--session", "try-b", "--format", "json")).stdout)
+      .messages[0].sourceMessageId as string
+    for (const args of [
+      ["pin", "--db", db, "try-b", message, "--budget", "100000"],
+      ["unpin", "--db", db, "try-b", message],
+      ["fork", "--db", db, "try-b", "--into", "try-c"],
+      ["rebuild", "--db", db, "--session", "try-b"],
+      ["forget", "--db", db, "try-b"],
+    ]) {
+      const result = await pivot(...args)
+      expect({ args, code: result.code, err: result.err }).toEqual({ args, code: 0, err: [] })
+      if (args[0] !== "rebuild") expect(result.stdout).toContain("ses_try-b")
+    }
+    // An id stored as given still wins, and an unknown name is still unknown.
+    expect((await pivot("forget", "--db", db, "nope")).err).toEqual([
+      "pivot forget: unknown session nope: the store has no events for it",
+    ])
+  })
+
   it("bad input: a missing session, a version out of range, an existing target — one line each, exit 1 (2 for a usage error), the file unchanged", async () => {
     const db = await importedDb("fork-bad")
     await pivot("fork", "--db", db, realSessionId, "--into", "taken")

@@ -32,6 +32,7 @@ describe("--db with a postgres:// URL", () => {
       expect(result.code, args[0]).toBe(2)
       const said = [...result.out, ...result.err].join("\n")
       expect(said, args[0]).toContain("--db takes a SQLite file")
+      expect(said, args[0]).toContain("read by pivot serve and pivot mcp, as their source argument")
       expect(said, args[0]).not.toContain("secret-pw")
       expect(fs.existsSync(stray), args[0]).toBe(false)
     }

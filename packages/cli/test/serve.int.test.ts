@@ -35,6 +35,13 @@ describe("pivot serve", () => {
     expect((await pivot("serve", "a.db", "b.db")).code).toBe(2)
   })
 
+  it("rejects a token the server would refuse as wrong usage: exit 2, one line naming --token, then the usage", async () => {
+    const result = await pivot("serve", path.join(dir, "missing.db"), "--token", "short")
+    expect(result.code).toBe(2)
+    expect(result.err[0]).toBe("pivot serve: --token: the token must be 8 to 200 printable characters without spaces")
+    expect(result.err[1]).toMatch(/^Usage: pivot serve /)
+  })
+
   it("serves every version's window with the bytes pivot window --at prints", async () => {
     const db = path.join(dir, "pivot.db")
     expect((await pivot("import", fixture("compaction-tail.json"), "--db", db)).code).toBe(0)

@@ -125,9 +125,17 @@ describe("pivot whatif", () => {
   it("given bad input, then one line: wrong usage exits 2, an unreadable source 1", async () => {
     const usage = [
       [["whatif", realExport, ...WINDOW, "--strategies", "pivot,nope"], /unknown strategy "nope": expected one of/],
-      [["whatif", realExport], /no context window known for .* \(not in the model catalog\): give it/],
+      [
+        ["whatif", realExport],
+        /no context window known for .* \(not in the model catalog\): give it \(--context N, and --output N\)/,
+      ],
       [["whatif", realExport, "--context", "0"], /--context must be above 0/],
       [["whatif", realExport, "--context", "-5"], /--context/],
+      [
+        ["whatif", realExport, "--context", "100", "--output", "200"],
+        /impossible limits for .*: output 200 exceeds context 100/,
+      ],
+      [["whatif", realExport, "--context", "1"], /impossible limits for .*: no usable window: context 1/],
     ] as const
     for (const [args, pattern] of usage) {
       const result = await pivot(...args)

@@ -37,7 +37,7 @@ import {
   Window,
 } from "@pivot/core"
 import { EventStore } from "@pivot/store"
-import { Clock, Effect, Layer, Schema } from "effect"
+import { Clock, Effect, Layer, Logger, Schema } from "effect"
 import { catalogLimits, type ImpossibleLimits, type ModelSpec, priceOf } from "./Config.ts"
 import { ContextManager, type ContextManagerError, type InvalidOption, type InvalidToolKind } from "./ContextManager.ts"
 import { Sessions } from "./Sessions.ts"
@@ -491,6 +491,9 @@ export const replay = (
       Clock.Clock,
       clockOf(() => clock.now),
     ),
+    // A replay logs nothing: what its runtime would warn about (a summary that fell back) is counted in the run, and
+    // a warning of a simulated session on the caller's logger (stdout by default) would corrupt `whatif --format json`.
+    Effect.provide(Logger.layer([])),
     Effect.map(({ events, overWindow, workingSet }) => {
       const totals = Ledger.totals(Ledger.fold(events))
       const session = Session.fold(events)
@@ -610,8 +613,15 @@ export class NothingToReplay extends Schema.TaggedError<NothingToReplay>()("Noth
 export class UnknownLimits extends Schema.TaggedError<UnknownLimits>()("UnknownLimits", {
   model: Schema.String,
 }) {
+  /**
+   * The message, naming how its reader gives the window: `context` and `output` (`WhatIf.session`'s options, the
+   * viewer's query parameters) unless told otherwise (`pivot whatif`: `--context`, `--output`).
+   */
+  describe(context = "context", output = "output"): string {
+    return `no context window known for ${this.model} (not in the model catalog): give it (${context} N, and ${output} N)`
+  }
   override get message(): string {
-    return `no context window known for ${this.model} (not in the model catalog): give it (--context N, and --output N)`
+    return this.describe()
   }
 }
 

@@ -4,7 +4,7 @@
  * strategies checked by name, and the billing rules and rates of a model.
  */
 import { BuiltInStrategies, CacheAwareStrategy, Ids, OpenCodeStrategy, Pricing, Tokens } from "@pivot/core"
-import { Effect, Result } from "effect"
+import { Effect, Logger, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { Strategies, WhatIf } from "../src/index.ts"
 
@@ -86,6 +86,21 @@ describe("WhatIf.session", () => {
     expect(comparison.rules).toBe("anthropic")
     expect(comparison.priced).toBe(true)
     expect(comparison.runs.map((r) => r.calls)).toEqual([1])
+  })
+
+  it("logs nothing: a replayed compaction's fallback is a figure of the comparison, not a warning of the caller's", async () => {
+    const turns = [1, 2, 3, 4].flatMap((n) => [
+      user(`msg_u${n}`, `request ${n} `.repeat(40)),
+      step(`msg_a${n}`, `msg_u${n}`, 300 * n),
+    ])
+    const logged: Array<unknown> = []
+    const comparison = await Effect.runPromise(
+      WhatIf.session("ses_a", turns, { context: 8, strategies: ["opencode-1.17"] }).pipe(
+        Effect.provide(Logger.layer([Logger.make((entry) => void logged.push(entry.message))])),
+      ),
+    )
+    expect(comparison.runs[0]!.compactions).toBeGreaterThan(0)
+    expect(logged).toEqual([])
   })
 
   it("says when there is no call to replay", async () => {

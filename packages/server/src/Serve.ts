@@ -57,6 +57,10 @@ export const DEFAULT_PORT = 4319
 /** Whether an address is the loopback interface (no token needed there): `localhost`, 127.0.0.0/8 or `::1`. */
 export const isLoopback = HostCheck.isLoopback
 
+/** Why `token` cannot be the access token (8 to 200 printable characters without spaces), or `undefined`. */
+export const tokenProblem = (token: string): string | undefined =>
+  /^[\x21-\x7e]{8,200}$/.test(token) ? undefined : "the token must be 8 to 200 printable characters without spaces"
+
 /** Starts the viewer in the current scope; it stops when the scope closes. */
 export const serve = (options: ServeOptions = {}): Effect.Effect<Running, StartupError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -65,8 +69,8 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<Running, Startu
     const port = options.port ?? DEFAULT_PORT
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       return yield* new StartupError({ message: `the port must be an integer from 0 to 65535, got ${port}` })
-    if (options.token !== undefined && !/^[\x21-\x7e]{8,200}$/.test(options.token))
-      return yield* new StartupError({ message: "the token must be 8 to 200 printable characters without spaces" })
+    const badToken = options.token === undefined ? undefined : tokenProblem(options.token)
+    if (badToken !== undefined) return yield* new StartupError({ message: badToken })
     const token =
       options.token ?? (isLoopback(host) ? undefined : yield* Effect.sync(() => randomBytes(24).toString("base64url")))
     const catalog = yield* Source.open(source)

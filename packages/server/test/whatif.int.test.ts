@@ -61,6 +61,8 @@ describe("GET /api/sessions/<id>/whatif", () => {
       expect(status, query).toBe(400)
       expect(body.error).toMatch(pattern)
       expect(body.error).not.toContain("\n")
+      expect(body.error, "the API's parameters, not the command's flags").not.toContain("--")
     }
+    expect((await get("")).body.error).toContain("give it (context N, and output N)")
   })
 })

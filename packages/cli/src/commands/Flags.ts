@@ -38,7 +38,7 @@ export const sqliteFile = Flag.mapEffect((db: string) =>
           option: "db",
           value: "postgres://…",
           expected:
-            "--db takes a SQLite file; a postgres:// store is read by pivot serve (the other commands open SQLite only)",
+            "--db takes a SQLite file; a postgres:// store is read by pivot serve and pivot mcp, as their source argument (the other commands open SQLite only)",
           kind: "flag",
         }),
       )

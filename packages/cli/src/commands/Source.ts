@@ -171,6 +171,23 @@ const importBytes = (
 export const orCliError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, CliError, R> =>
   Effect.mapError(effect, (error) => (error instanceof CliError ? error : new CliError({ message: describe(error) })))
 
+/**
+ * The stored session a writing command's `<session>` argument names, as the read commands' `--session` finds it: the
+ * id as given when `db` holds events of it, else the id a name maps to (`Ids.sessionIdOf`, as `createPivot` and `fork
+ * --into` map it: "try-b" → "ses_try-b") when `db` holds events of that one, else as given, for the command to say it
+ * is unknown. Reads through a read-only connection of its own.
+ */
+export const storedSessionId = (db: string, wanted: string): Effect.Effect<string, CliError> =>
+  orCliError(
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      if ((yield* store.streamVersion(`session-${wanted}`)) > 0) return wanted
+      const mapped = Ids.sessionIdOf(wanted)
+      if (mapped === undefined || mapped === wanted) return wanted
+      return (yield* store.streamVersion(`session-${mapped}`)) > 0 ? mapped : wanted
+    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db, readonly: true }))),
+  )
+
 const chooseSession = (readModels: ReadModels.ReadModelsShape, db: string, wanted: string | undefined) =>
   Effect.gen(function* () {
     const sessions = yield* orCliError(readModels.sessions)

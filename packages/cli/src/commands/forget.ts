@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
 import { sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError } from "./Source.ts"
+import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
 
 const { synopsis, summary } = listing("forget")
 
@@ -45,9 +45,9 @@ export const forget: Entry = {
           if (Option.isNone(options.session))
             return yield* new UsageError({ message: "the session to forget is required" })
           const db = options.db.value
-          const sessionId = options.session.value
           // Never create a database: forgetting in a mistyped path must not leave an empty store behind.
           yield* checkReadable(db)
+          const sessionId = yield* storedSessionId(db, options.session.value)
           const forgotten = yield* orCliError(
             Effect.provide(SessionLog.forget(sessionId), ReadModels.layerSqlite({ filename: db })),
           )

@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag, sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError } from "./Source.ts"
+import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
 
 const { synopsis, summary } = listing("fork")
 
@@ -55,7 +55,6 @@ export const fork: Entry = {
           if (Option.isNone(options.into))
             return yield* new UsageError({ message: "--into NAME is required (the new session's id or name)" })
           const db = options.db.value
-          const parent = options.session.value
           const child = Ids.sessionIdOf(options.into.value)
           if (child === undefined)
             return yield* new UsageError({
@@ -63,6 +62,7 @@ export const fork: Entry = {
             })
           // Never create a database: a fork needs a stored parent.
           yield* checkReadable(db)
+          const parent = yield* storedSessionId(db, options.session.value)
           // Loaded only when forking: the runtime's modules (and its model catalogue) cost every other command
           // start-up time, an import's included.
           const { Sessions } = yield* Effect.promise(() => import("@pivot/runtime"))

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag, sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError } from "./Source.ts"
+import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
 import { num, plural } from "./Text.ts"
 
 const flags = {
@@ -58,7 +58,7 @@ const target = (options: {
     yield* checkReadable(options.db.value)
     return {
       db: options.db.value,
-      sessionId: options.session.value,
+      sessionId: yield* storedSessionId(options.db.value, options.session.value),
       messageId: messageId as Ids.MessageId,
       ...(partId === undefined ? {} : { partId: partId as Ids.PartId }),
     }

@@ -11,7 +11,7 @@ import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import { sqliteFile } from "./Flags.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, orCliError } from "./Source.ts"
+import { checkReadable, DEFAULT_DB, orCliError, storedSessionId } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("rebuild")
@@ -43,10 +43,11 @@ export const rebuild: Entry = {
           const io = yield* CliIo
           const db = options.db
           yield* checkReadable(db)
+          const given = Option.getOrUndefined(options.session)
+          const wanted = given === undefined ? undefined : yield* storedSessionId(db, given)
           const program = Effect.gen(function* () {
             const readModels = yield* ReadModels.ReadModels
             const sessions = yield* orCliError(readModels.sessions)
-            const wanted = Option.getOrUndefined(options.session)
             const chosen = wanted === undefined ? sessions : sessions.filter((s) => s.sessionId === wanted)
             if (wanted !== undefined && chosen.length === 0)
               return yield* new CliError({ message: `unknown session ${wanted} in ${db}` })

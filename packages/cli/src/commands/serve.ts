@@ -59,11 +59,15 @@ export const serve: Entry = {
             // Loaded only when serving: the web server's modules cost every other command ~0.3 s of start-up.
             const { Serve } = yield* Effect.promise(() => import("@pivot/server"))
             const { Config } = yield* Effect.promise(() => import("@pivot/runtime"))
+            const token = Option.getOrUndefined(options.token)
+            // A token the server would refuse is wrong usage (exit 2, with the usage line), as a bad port is.
+            const badToken = token === undefined ? undefined : Serve.tokenProblem(token)
+            if (badToken !== undefined) return yield* new UsageError({ message: `--token: ${badToken}` })
             const running = yield* Serve.serve({
               source: Option.getOrUndefined(options.source),
               port,
               host: Option.getOrUndefined(options.host),
-              token: Option.getOrUndefined(options.token),
+              token,
               usable: Option.getOrUndefined(options.usable),
               priceOf: (ref) => Config.priceOf(ref, prices),
             }).pipe(Effect.mapError((error) => new CliError({ message: describe(error) })))

@@ -108,9 +108,13 @@ export const whatif: Entry = {
           )
           if (Result.isFailure(outcome)) {
             const error = outcome.failure
+            // Limits the flags made impossible (--context 1, --output above --context) are wrong usage too.
+            const flagged = context !== undefined || Option.isSome(options.output)
             return yield* error._tag === "UnknownLimits"
-              ? new UsageError({ message: error.message })
-              : new CliError({ message: error.message })
+              ? new UsageError({ message: error.describe("--context", "--output") })
+              : error._tag === "ImpossibleLimits" && flagged
+                ? new UsageError({ message: error.message })
+                : new CliError({ message: error.message })
           }
           const comparison = outcome.success
           if (options.format === "json") {

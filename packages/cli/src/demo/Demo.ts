@@ -65,7 +65,17 @@ export interface Options {
   readonly width: number
   /** Run against this endpoint instead of the scripted models. */
   readonly endpoint?: Endpoint | undefined
+  /** Receives each of pivot's warnings (a summary that fell back, …) as one line; default: standard error. */
+  readonly warn?: ((line: string) => void) | undefined
 }
+
+/** A logger that hands each warning or error to `warn` as one line: the message's parts joined by spaces. */
+const warnings = (warn: (line: string) => void) =>
+  Logger.make((entry) => {
+    if (entry.logLevel !== "Warn" && entry.logLevel !== "Error" && entry.logLevel !== "Fatal") return
+    const parts = Array.isArray(entry.message) ? entry.message : [entry.message]
+    warn(parts.map((part) => (typeof part === "string" ? part : String(part))).join(" "))
+  })
 
 /** What a run did. */
 export interface Outcome {
@@ -180,8 +190,9 @@ export const run = async (options: Options): Promise<Outcome> => {
     ),
     Layer.provideMerge(Ids.Ids.layer),
     Layer.provideMerge(EventStore.layerSqlite({ filename: options.db })),
-    // pivot's warnings (a summary that fell back, …) go to stderr: stdout is the commentary, or JSON with --json.
-    Layer.provideMerge(Logger.layer([Logger.withConsoleError(Logger.formatSimple)])),
+    // pivot's warnings (a summary that fell back, …) go to stderr: stdout is the commentary, or JSON with --json. Each
+    // is its message alone (it names pivot, the session and the compaction), not the logger's timestamp, level and fiber.
+    Layer.provideMerge(Logger.layer([warnings(options.warn ?? ((line) => process.stderr.write(`${line}\n`)))])),
   )
   const runtime = ManagedRuntime.make(layer)
   try {

@@ -5,7 +5,9 @@
  */
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as path from "node:path"
 import type { DatabaseSync as NodeDatabaseSync } from "node:sqlite"
+import { pathToFileURL } from "node:url"
 import * as NodeSqlite from "../internal/nodeSqlite.ts"
 
 /** The options pivot opens a database with. */
@@ -120,8 +122,58 @@ export const open = (filename: string, options: OpenOptions = {}): Database => {
   }
   if (options.readOnly !== true || filename === ":memory:" || filename === "") return opener(filename, options)
   const sideFiles = sideFilesOf(filename)
-  const db = opener(filename, options)
+  const opened = opener(filename, options)
+  const db = folderWritable(filename) ? opened : readableOrImmutable(opener, opened, filename, options)
   return sideFiles.some((file) => fs.existsSync(file)) ? db : tidyOnClose(db, filename, sideFiles)
+}
+
+/** Whether this process may make files beside `filename` (as SQLite makes a WAL database's `-wal` and `-shm`). */
+const folderWritable = (filename: string): boolean => {
+  try {
+    fs.accessSync(path.dirname(path.resolve(filename)), fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** SQLite's extended codes for a read-only connection that cannot make a WAL database's `-shm` index. */
+const SQLITE_READONLY_CANTINIT = 1288
+const SQLITE_READONLY_DIRECTORY = 1544
+
+/**
+ * A read-only connection to a WAL database needs its `-shm` index, and makes it (with the `-wal`) when there is none;
+ * in a folder it may not write (a read-only mount, somebody else's folder) it cannot, and every read fails with
+ * "attempt to write a readonly database". (Only there: in a folder it may write, the first statement makes them, and
+ * that is left to the caller's first statement as before.) With no `-wal` beside the file there is no log to read: the
+ * database is the file alone, and SQLite reads it as it is with `immutable=1` (no index, no locks, nothing made
+ * beside it; its documented way to read a WAL database on read-only media). Any other outcome keeps the connection
+ * as it was, so its first statement fails as before.
+ */
+const readableOrImmutable = (
+  opener: (filename: string, options: OpenOptions) => Database,
+  db: Database,
+  filename: string,
+  options: OpenOptions,
+): Database => {
+  try {
+    db.exec("SELECT 1 FROM sqlite_master LIMIT 1")
+    return db
+  } catch (cause) {
+    const code = (cause as { readonly errcode?: unknown }).errcode
+    if ((code !== SQLITE_READONLY_DIRECTORY && code !== SQLITE_READONLY_CANTINIT) || fs.existsSync(`${filename}-wal`))
+      return db
+    let immutable: Database | undefined
+    try {
+      immutable = opener(`${pathToFileURL(path.resolve(filename)).href}?immutable=1`, options)
+      immutable.exec("SELECT 1 FROM sqlite_master LIMIT 1")
+    } catch {
+      immutable?.close()
+      return db
+    }
+    db.close()
+    return immutable
+  }
 }
 
 /** The files SQLite keeps beside a database in WAL mode while a connection is open on it. */
