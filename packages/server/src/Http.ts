@@ -480,7 +480,14 @@ export const app = (options: AppOptions) => {
         sameToken(fromQuery, options.token) ||
         sameToken(bearer, options.token) ||
         sameToken(request.cookies[TOKEN_COOKIE], options.token)
-      if (!ok) return withSecurity(errorResponse(isApi, 401, "an access token is required (?token=…)"))
+      if (!ok) {
+        // A token given and wrong is told apart from none (the user pasted a stale URL, not forgot it).
+        const given = fromQuery !== undefined || bearer !== undefined || request.cookies[TOKEN_COOKIE] !== undefined
+        const message = given
+          ? "the access token is not this server's (use the URL `pivot serve` printed)"
+          : "an access token is required (?token=…)"
+        return withSecurity(errorResponse(isApi, 401, message))
+      }
       setCookie = sameToken(fromQuery, options.token)
     }
     const segments = url.pathname.split("/").filter((s) => s.length > 0)

@@ -461,8 +461,14 @@ describe("security", () => {
     const guarded = await Serve.start({ source: db, port: 0, token: "s3cret-token" })
     try {
       const url = `http://127.0.0.1:${guarded.port}`
-      expect((await fetch(`${url}/api/sessions`)).status).toBe(401)
-      expect((await fetch(`${url}/api/sessions?token=wrong-token`)).status).toBe(401)
+      const missing = await fetch(`${url}/api/sessions`)
+      expect(missing.status).toBe(401)
+      expect(await missing.json()).toEqual({ error: "an access token is required (?token=…)" })
+      const wrong = await fetch(`${url}/api/sessions?token=wrong-token`)
+      expect(wrong.status).toBe(401)
+      expect(await wrong.json()).toEqual({
+        error: "the access token is not this server's (use the URL `pivot serve` printed)",
+      })
       const ok = await fetch(`${url}/api/sessions?token=s3cret-token`)
       expect(ok.status).toBe(200)
       const cookie = ok.headers.get("set-cookie")!
