@@ -270,6 +270,9 @@ const textOf = (input: Input): string =>
 export const serialize = (window: Window.State, hud: string | undefined, last?: boolean): string =>
   textOf(inputOf(window, hud, last))
 
+/** The input a call would send from `state`: its window (or `window`) with its HUD where it was shown. */
+const inputIn = (state: State, window: Window.State = state.window): Input => inputOf(window, state.hud, state.hudLast)
+
 /** Characters two strings share from their start. */
 export const commonPrefix = (a: string, b: string): number => {
   const n = Math.min(a.length, b.length)
@@ -377,7 +380,7 @@ const cacheEffect = (after: Input, lastInput: Input | undefined) => {
 const closePrune = (state: State): State => {
   const open = state.pruning
   if (open === undefined) return state
-  const after = inputOf(state.window, state.hud, state.hudLast)
+  const after = inputIn(state)
   const entry: Entry = {
     kind: "prune",
     version: open.version,
@@ -408,7 +411,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
     const pruning = state.pruning ?? {
       version,
       parts: 0,
-      before: inputOf(state.window, state.hud, state.hudLast).length,
+      before: inputIn(state).length,
     }
     return {
       ...state,
@@ -424,7 +427,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
       const message = event.message
       const window = Window.evolve(settled.window, event)
       if (message.summary === true) return { ...settled, window }
-      const input = inputOf(settled.window, settled.hud, settled.hudLast)
+      const input = inputIn(settled)
       const stable = settled.lastInput === undefined ? 0 : estimateLength(sharedLength(input, settled.lastInput))
       const call = billedCall(priceOf, version, message, "step", estimateLength(input.length), stable)
       return {
@@ -447,7 +450,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         window.pivot?.summaryId === summary.id &&
         settled.window.pivot?.summaryId !== summary.id
       if (!pivoted) return { ...settled, window, callLog }
-      const after = inputOf(window, settled.hud, settled.hudLast)
+      const after = inputIn(settled, window)
       const plan = Option.getOrUndefined(HashMap.get(settled.window.plans, event.markerId))
       const head = (plan?.head ?? []).flatMap((id) => {
         const m = Conversation.get(settled.window.conversation, id)
@@ -458,8 +461,7 @@ export const evolve = (state: State, event: Event, version: number, priceOf: Pri
         version,
         markerId: event.markerId,
         parts: 0,
-        shed:
-          estimateLength(inputOf(settled.window, settled.hud, settled.hudLast).length) - estimateLength(after.length),
+        shed: estimateLength(inputIn(settled).length) - estimateLength(after.length),
         ...cacheEffect(after, settled.lastInput),
         summaryCost: call?.cost ?? 0,
         summaryDollars: call?.dollars,
