@@ -317,7 +317,7 @@ export const checkOptions = (given: unknown): { readonly options: Options; reado
   return { options: options as Options, problems }
 }
 
-/** How long drive mode waits for OpenCode's configured providers before using pivot's fallback limits. */
+/** How long after asking drive mode waits for OpenCode's configured providers before using pivot's fallback limits. */
 export const CONFIG_WAIT_MS = 2_000
 
 /**
@@ -414,6 +414,8 @@ export const make = async (
       ? undefined
       : name(modelSpec({ ...model, id: ref.modelID, providerID: ref.providerID }))
   }
+  // Sessions whose model's configuration was asked by chat.message, until their next messages transform awaits it.
+  const configuredModels = new Map<string, Promise<void>>()
   const recorder = Recorder.make()
 
   /**
@@ -808,10 +810,25 @@ export const make = async (
           turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID)) {
             const ref = input.model
+            const byRef =
+              named.get(`${ref.providerID}/${ref.modelID}`) ??
+              modelSpec({ id: ref.modelID, providerID: ref.providerID })
+            models.set(input.sessionID, byRef)
             // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
-            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output).
-            const whole = driveOn ? await wholeModel(ref) : undefined
-            models.set(input.sessionID, whole ?? modelSpec({ id: ref.modelID, providerID: ref.providerID }))
+            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output). Asked now,
+            // awaited by the call's messages transform: OpenCode answers once its providers are loaded (~2 s into a
+            // first run), which the time to that transform mostly covers.
+            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`))
+              configuredModels.set(
+                input.sessionID,
+                wholeModel(ref).then(
+                  (whole) => {
+                    // Unless a hook gave the model whole meanwhile.
+                    if (whole !== undefined && models.get(input.sessionID) === byRef) models.set(input.sessionID, whole)
+                  },
+                  () => undefined,
+                ),
+              )
           }
           if (redactOn)
             for (const part of output.parts)
@@ -852,6 +869,13 @@ export const make = async (
         async () => {
           const sessionId = Drive.sessionOf(output.messages)
           if (!driveOn || sessionId === undefined) return
+          // The model's limits from OpenCode's configuration, when chat.message asked for them (CONFIG_WAIT_MS at most
+          // from the ask).
+          const configured = configuredModels.get(sessionId)
+          if (configured !== undefined) {
+            configuredModels.delete(sessionId)
+            await configured
+          }
           // The summariser's history: no prune of pivot's and no HUD.
           const forSummary = compacting.delete(sessionId)
           await sync(sessionId, "call")
@@ -928,10 +952,12 @@ export const make = async (
         async () => {
           const sessionId = input.sessionID
           if (sessionId === undefined) return
-          models.set(sessionId, name(modelSpec(input.model)))
+          const spec = name(modelSpec(input.model))
           // OpenCode's helper calls (the title, the summariser) need nothing recorded: the agent's next call, the
-          // compaction hooks and the idle sync record the session.
+          // compaction hooks and the idle sync record the session. Their model (a small one for titles) is not the
+          // session's: its limits must not reach the agent's HUD.
           if (HELPER_PROMPTS.some((prefix) => output.system[0]?.startsWith(prefix) === true)) return
+          models.set(sessionId, spec)
           // Drive mode: OpenCode (1.18) builds the messages first, and the messages transform synced for this call.
           if (driveOn) {
             systems.set(sessionId, [...output.system])

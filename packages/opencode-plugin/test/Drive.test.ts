@@ -288,26 +288,73 @@ describe("the messages transform", () => {
     expect(asked).toBe(1)
   })
 
-  it("with drive on, a configuration OpenCode never answers holds the first call up CONFIG_WAIT_MS at most, then pivot's fallback limits", async () => {
+  it("with drive on, chat.message does not wait for OpenCode's configuration; the call's messages transform does, for an answer that comes late", async () => {
+    // OpenCode answers its providers once they are loaded (~2 s into a first run), after chat.message and before the
+    // call's messages are built: waiting in chat.message held every first run up by that long.
     const data = load()
-    const hooks = await hooksOver(data, { drive: true }, { providers: () => new Promise(() => {}) })
+    let answer: (value: { data: { providers: Array<unknown> } }) => void = () => {}
+    const hooks = await hooksOver(
+      data,
+      { drive: true },
+      { providers: () => new Promise((resolve) => (answer = resolve as typeof answer)) },
+    )
+    const ref = { providerID: "anthropic", modelID: "claude-sonnet-4" }
     vi.useFakeTimers()
+    let said = false
     try {
-      let done = false
-      const message = hooks["chat.message"](
-        { sessionID: data.info.id, model: { providerID: "anthropic", modelID: "claude-sonnet-4" } },
-        { parts: [] },
-      ).then(() => {
-        done = true
+      const message = hooks["chat.message"]({ sessionID: data.info.id, model: ref }, { parts: [] }).then(() => {
+        said = true
       })
-      await vi.advanceTimersByTimeAsync(Plugin.CONFIG_WAIT_MS - 1)
-      expect(done).toBe(false)
-      await vi.advanceTimersByTimeAsync(1)
-      expect(done).toBe(true)
+      await vi.advanceTimersByTimeAsync(0)
+      expect(said).toBe(true)
       await message
     } finally {
       vi.useRealTimers()
     }
+    const output = { messages: structuredClone(data.messages) }
+    const transform = hooks["experimental.chat.messages.transform"]({}, output)
+    answer({ data: { providers: [{ id: "anthropic", models: { "claude-sonnet-4": MODEL } }] } })
+    await transform
+    expect((output.messages.at(-1)!.parts[0] as unknown as { text: string }).text).toContain(" / 16,000 tokens")
+  })
+
+  it("with drive on, a configuration OpenCode never answers holds the call's transform CONFIG_WAIT_MS from the ask at most, then pivot's fallback limits", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true }, { providers: () => new Promise(() => {}) })
+    vi.useFakeTimers()
+    try {
+      await hooks["chat.message"](
+        { sessionID: data.info.id, model: { providerID: "anthropic", modelID: "claude-sonnet-4" } },
+        { parts: [] },
+      )
+      await vi.advanceTimersByTimeAsync(Plugin.CONFIG_WAIT_MS)
+    } finally {
+      vi.useRealTimers()
+    }
+    // The wait is over: the transform goes on at once with the fallback (a transform still waiting would time out).
+    const output = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    const text = (output.messages.at(-1)!.parts[0] as unknown as { text: string }).text
+    expect(text.startsWith(Hud.HEADER)).toBe(true)
+    expect(text).not.toContain(" / 16,000 tokens")
+  })
+
+  it("with drive on, a helper call's model (the title's) does not stand for the session's in the HUD", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true })
+    const small = { id: "small-model", providerID: "anthropic", limit: { context: 8_000, output: 1_000 } }
+    // The agent's model as OpenCode gives it whole (an earlier call in this process), then the title's call.
+    await hooks["experimental.chat.system.transform"](
+      { sessionID: data.info.id, model: MODEL },
+      { system: ["You are opencode."] },
+    )
+    await hooks["experimental.chat.system.transform"](
+      { sessionID: data.info.id, model: small },
+      { system: [`${Plugin.HELPER_PROMPTS[0]} Write a title.`] },
+    )
+    const output = { messages: structuredClone(data.messages) }
+    await hooks["experimental.chat.messages.transform"]({}, output)
+    expect((output.messages.at(-1)!.parts[0] as unknown as { text: string }).text).toContain(" / 16,000 tokens")
   })
 
   it("with drive on, gives OpenCode's summariser history no HUD, and the agent call after it one again", async () => {
