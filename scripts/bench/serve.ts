@@ -21,7 +21,7 @@
 //   - window: GET /api/sessions/:id/window/:v (entries, sources, pruned originals) and …/raw (the CLI's bytes) at 40
 //     versions spread over the session plus the head, on a warm server.
 //
-//   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE]
+//   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE] [--fresh 3] [--fresh-only]
 //
 // `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does,
 // whatever it holds of the session (it takes many minutes to write on a loaded machine; the file is not removed).
@@ -46,8 +46,12 @@ const { values } = parseArgs({
     events: { type: "string", default: "100000" },
     "no-browser": { type: "boolean", default: false },
     db: { type: "string" },
+    fresh: { type: "string", default: "3" },
+    "fresh-only": { type: "boolean", default: false },
   },
 })
+// How many fresh servers (each a new server and its first page); `--fresh-only`: those alone, nothing after them.
+const FRESH = Number(values.fresh)
 const TARGET_EVENTS = Number(values.events)
 const SESSION = "ses_bench_serve"
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -119,7 +123,7 @@ try {
       // blocks its event loop may delay that stamp, and then "from navigation" leaves the wait out.
       const drawnFromStart: Array<number> = []
       const navigationAfterGoto: Array<number> = []
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < FRESH; i++) {
         const page = await context.newPage()
         const cdp = await context.newCDPSession(page)
         await cdp.send("Performance.enable")
@@ -148,209 +152,216 @@ try {
           await fresh.close()
         }
       }
+      row("fresh servers' first renders from navigation, each (ms)", drawn.map(ms).join(", "))
       const [d, r, c, s] = [stats(drawn), stats(ready), stats(mainThread), stats(serverCpu)]
       const [f, n] = [stats(drawnFromStart), stats(navigationAfterGoto)]
       row(
-        "fresh server, session page: first render (data-drawn), wall from navigation (median / max of 3)",
+        `fresh server, session page: first render (data-drawn), wall from navigation (median / max of ${FRESH})`,
         `${ms(d.median)} / ${ms(d.max)} ms`,
       )
       row(
-        "fresh server, session page: first render, wall from the server's start (median / max of 3)",
+        `fresh server, session page: first render, wall from the server's start (median / max of ${FRESH})`,
         `${ms(f.median)} / ${ms(f.max)} ms`,
       )
       row(
-        "fresh server: Chromium's navigation start after the bench asked it to navigate (median / max of 3)",
+        `fresh server: Chromium's navigation start after the bench asked it to navigate (median / max of ${FRESH})`,
         `${ms(n.median)} / ${ms(n.max)} ms`,
       )
       row(
-        "fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of 3)",
+        `fresh server, session page: complete, the ledger filled in (data-ready), wall (median / max of ${FRESH})`,
         `${ms(r.median)} / ${ms(r.max)} ms`,
       )
       row(
-        "fresh server, session page: renderer main-thread busy time to complete (median / max of 3)",
+        `fresh server, session page: renderer main-thread busy time to complete (median / max of ${FRESH})`,
         `${ms(c.median)} / ${ms(c.max)} ms`,
       )
       row(
-        "fresh server: CPU of the server's process from its start to the page complete (median / max of 3)",
+        `fresh server: CPU of the server's process from its start to the page complete (median / max of ${FRESH})`,
         `${ms(s.median)} / ${ms(s.max)} ms`,
       )
     } finally {
       await context.close()
     }
   }
-  const server = await Serve.start({ source: db, port: 0 })
-  const base = `http://127.0.0.1:${server.port}`
-  try {
-    // CPU time as well as wall time: on a shared, loaded machine the wall time mostly measures the wait for a core.
-    // What the first request shares the process with: the collector's pauses and the event loop's longest block.
-    const pauses: Array<number> = []
-    const gc = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) pauses.push(e.duration)
-    })
-    gc.observe({ entryTypes: ["gc"] })
-    const loop = monitorEventLoopDelay({ resolution: 10 })
-    loop.enable()
-    const cpuBefore = process.cpuUsage()
-    const cold = await timed(`${base}/api/sessions/${SESSION}/timeline`)
-    const coldCpu = process.cpuUsage(cpuBefore)
-    loop.disable()
-    for (const e of gc.takeRecords()) pauses.push(e.duration)
-    gc.disconnect()
-    const warmTimeline: Array<number> = []
-    for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
-    const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * total)))
-    versions.push(total)
-    const windowMs: Array<number> = []
-    const rawMs: Array<number> = []
-    for (const v of versions) {
-      windowMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}`)).ms)
-      rawMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}/raw`)).ms)
-    }
-    const ledgerBytes = async (url: string, accept?: string) => {
-      const start = performance.now()
-      const response = await new Promise<number>((resolve, reject) => {
-        const req = http.request(url, { headers: accept === undefined ? {} : { "accept-encoding": accept } }, (res) => {
-          let n = 0
-          res.on("data", (c: Buffer) => (n += c.length))
-          res.on("end", () => resolve(n))
-        })
-        req.on("error", reject)
-        req.end()
+  if (!values["fresh-only"]) {
+    const server = await Serve.start({ source: db, port: 0 })
+    const base = `http://127.0.0.1:${server.port}`
+    try {
+      // CPU time as well as wall time: on a shared, loaded machine the wall time mostly measures the wait for a core.
+      // What the first request shares the process with: the collector's pauses and the event loop's longest block.
+      const pauses: Array<number> = []
+      const gc = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) pauses.push(e.duration)
       })
-      return { ms: performance.now() - start, bytes: response }
-    }
-    const ledgerCold = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`)
-    const ledgerBr = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`, "br")
-    const ledgerGzip = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`, "gzip")
-    const chartCold = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger/chart`, "br")
-    const events500 = await timed(`${base}/api/sessions/${SESSION}/events?offset=50000&limit=500`)
-    const w = stats(windowMs)
-    const r = stats(rawMs)
-    const t = stats(warmTimeline)
-    row("events in the session", total.toLocaleString("en-US"))
-    row(
-      "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
-      `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
-    )
-    row(
-      "the same request: the garbage collector's pauses meanwhile (count, total), the event loop's longest block",
-      `${pauses.length}, ${ms(pauses.reduce((a, b) => a + b, 0))} ms; ${ms(loop.max / 1e6)} ms`,
-    )
-    row("timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`)
-    row("timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`)
-    row(
-      "window at a version, entries JSON (median / p95 / max of 41)",
-      `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
-    )
-    row(
-      "window at a version, the CLI's bytes (median / p95 / max of 41)",
-      `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
-    )
-    row(
-      "the whole ledger (/ledger), first request: wall time, bytes as sent",
-      `${ms(ledgerCold.ms)} ms, ${(ledgerCold.bytes / 1024).toFixed(0)} KiB`,
-    )
-    row(
-      "the same again, brotli / gzip: bytes as sent (wall time)",
-      `${(ledgerBr.bytes / 1024).toFixed(0)} KiB (${ms(ledgerBr.ms)} ms) / ${(ledgerGzip.bytes / 1024).toFixed(0)} KiB (${ms(ledgerGzip.ms)} ms)`,
-    )
-    row(
-      "what the session page asks of the ledger (/ledger/chart), brotli: wall time, bytes as sent",
-      `${ms(chartCold.ms)} ms, ${(chartCold.bytes / 1024).toFixed(0)} KiB`,
-    )
-    row("a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`)
-
-    if (!values["no-browser"]) {
-      const context = await launch(path.join(dir, "profile"))
-      try {
-        // Each page five times, a fresh tab each time (its counters start at zero; the HTTP cache is off, so every
-        // load transfers everything it needs, assets included).
-        const load = async (url: string) => {
-          const drawn: Array<number> = []
-          const interactive: Array<number> = []
-          const mainThread: Array<number> = []
-          // Of the main thread's time: script, layout and style recalculation (CDP's ScriptDuration, LayoutDuration,
-          // RecalcStyleDuration), and how many layouts (LayoutCount).
-          const parts: Array<{ script: number; layout: number; style: number; layouts: number }> = []
-          const transferred: Array<number> = []
-          for (let i = 0; i < 5; i++) {
-            const page = await context.newPage()
-            const cdp = await context.newCDPSession(page)
-            await cdp.send("Performance.enable")
-            await cdp.send("Network.enable")
-            await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
-            let bytes = 0
-            cdp.on("Network.loadingFinished", (e) => {
-              bytes += e.encodedDataLength
-            })
-            await page.goto(`${base}${url}`, { timeout: 300_000 })
-            await page.waitForSelector("body[data-ready='true'], #error", { timeout: 120_000 })
-            const error = await page
-              .locator("#error")
-              .textContent({ timeout: 100 })
-              .catch(() => null)
-            if (error !== null) throw new Error(`${url} failed: ${error}`)
-            interactive.push(Number(await page.getAttribute("body", "data-ready-ms")))
-            drawn.push(
-              Number((await page.getAttribute("body", "data-drawn-ms")) ?? interactive[interactive.length - 1]),
-            )
-            const { metrics } = await cdp.send("Performance.getMetrics")
-            const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
-            mainThread.push(metric("TaskDuration") * 1000)
-            parts.push({
-              script: metric("ScriptDuration") * 1000,
-              layout: metric("LayoutDuration") * 1000,
-              style: metric("RecalcStyleDuration") * 1000,
-              layouts: metric("LayoutCount"),
-            })
-            transferred.push(bytes)
-            await page.close()
-          }
-          return {
-            drawn: stats(drawn),
-            interactive: stats(interactive),
-            mainThread: stats(mainThread),
-            script: stats(parts.map((p) => p.script)),
-            layout: stats(parts.map((p) => p.layout)),
-            style: stats(parts.map((p) => p.style)),
-            layouts: stats(parts.map((p) => p.layouts)),
-            transferred: stats(transferred),
-          }
-        }
-        const pivots = ((await (await fetch(`${base}/api/sessions/${SESSION}`)).json()) as { pivots: Array<unknown> })
-          .pivots.length
-        for (const [name, url] of [
-          ["session page", `/sessions/${SESSION}`],
-          [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
-        ] as const) {
-          const { drawn: d, interactive: p, mainThread: c, transferred: t, ...of } = await load(url)
-          row(
-            `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
-            `${ms(d.median)} / ${ms(d.max)} ms`,
-          )
-          row(
-            `the same, complete: to everything in place (data-ready, what "first render" measured before; median / max of 5)`,
-            `${ms(p.median)} / ${ms(p.max)} ms`,
-          )
-          row(
-            `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
-            `${ms(c.median)} / ${ms(c.max)} ms`,
-          )
-          row(
-            "of which script / layout / style recalculation (median of 5), and layouts (median)",
-            `${ms(of.script.median)} / ${ms(of.layout.median)} / ${ms(of.style.median)} ms, ${of.layouts.median}`,
-          )
-          row(
-            `the same, bytes transferred (every response of the load as sent, headers included; median)`,
-            `${(t.median / 1024).toFixed(0)} KiB`,
-          )
-        }
-      } finally {
-        await context.close()
+      gc.observe({ entryTypes: ["gc"] })
+      const loop = monitorEventLoopDelay({ resolution: 10 })
+      loop.enable()
+      const cpuBefore = process.cpuUsage()
+      const cold = await timed(`${base}/api/sessions/${SESSION}/timeline`)
+      const coldCpu = process.cpuUsage(cpuBefore)
+      loop.disable()
+      for (const e of gc.takeRecords()) pauses.push(e.duration)
+      gc.disconnect()
+      const warmTimeline: Array<number> = []
+      for (let i = 0; i < 7; i++) warmTimeline.push((await timed(`${base}/api/sessions/${SESSION}/timeline`)).ms)
+      const versions = Array.from({ length: 40 }, (_, i) => Math.max(1, Math.round(((i + 1) / 40) * total)))
+      versions.push(total)
+      const windowMs: Array<number> = []
+      const rawMs: Array<number> = []
+      for (const v of versions) {
+        windowMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}`)).ms)
+        rawMs.push((await timed(`${base}/api/sessions/${SESSION}/window/${v}/raw`)).ms)
       }
+      const ledgerBytes = async (url: string, accept?: string) => {
+        const start = performance.now()
+        const response = await new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            url,
+            { headers: accept === undefined ? {} : { "accept-encoding": accept } },
+            (res) => {
+              let n = 0
+              res.on("data", (c: Buffer) => (n += c.length))
+              res.on("end", () => resolve(n))
+            },
+          )
+          req.on("error", reject)
+          req.end()
+        })
+        return { ms: performance.now() - start, bytes: response }
+      }
+      const ledgerCold = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`)
+      const ledgerBr = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`, "br")
+      const ledgerGzip = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger`, "gzip")
+      const chartCold = await ledgerBytes(`${base}/api/sessions/${SESSION}/ledger/chart`, "br")
+      const events500 = await timed(`${base}/api/sessions/${SESSION}/events?offset=50000&limit=500`)
+      const w = stats(windowMs)
+      const r = stats(rawMs)
+      const t = stats(warmTimeline)
+      row("events in the session", total.toLocaleString("en-US"))
+      row(
+        "timeline API, first request right after start (waits for the log to be read and folded): wall / CPU",
+        `${ms(cold.ms)} / ${ms((coldCpu.user + coldCpu.system) / 1000)} ms`,
+      )
+      row(
+        "the same request: the garbage collector's pauses meanwhile (count, total), the event loop's longest block",
+        `${pauses.length}, ${ms(pauses.reduce((a, b) => a + b, 0))} ms; ${ms(loop.max / 1e6)} ms`,
+      )
+      row("timeline API, warm (median / p95)", `${ms(t.median)} / ${ms(t.p95)} ms`)
+      row("timeline payload", `${(cold.bytes / 1024).toFixed(0)} KiB`)
+      row(
+        "window at a version, entries JSON (median / p95 / max of 41)",
+        `${ms(w.median)} / ${ms(w.p95)} / ${ms(w.max)} ms`,
+      )
+      row(
+        "window at a version, the CLI's bytes (median / p95 / max of 41)",
+        `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.max)} ms`,
+      )
+      row(
+        "the whole ledger (/ledger), first request: wall time, bytes as sent",
+        `${ms(ledgerCold.ms)} ms, ${(ledgerCold.bytes / 1024).toFixed(0)} KiB`,
+      )
+      row(
+        "the same again, brotli / gzip: bytes as sent (wall time)",
+        `${(ledgerBr.bytes / 1024).toFixed(0)} KiB (${ms(ledgerBr.ms)} ms) / ${(ledgerGzip.bytes / 1024).toFixed(0)} KiB (${ms(ledgerGzip.ms)} ms)`,
+      )
+      row(
+        "what the session page asks of the ledger (/ledger/chart), brotli: wall time, bytes as sent",
+        `${ms(chartCold.ms)} ms, ${(chartCold.bytes / 1024).toFixed(0)} KiB`,
+      )
+      row("a page of 500 events", `${ms(events500.ms)} ms, ${(events500.bytes / 1024).toFixed(0)} KiB`)
+
+      if (!values["no-browser"]) {
+        const context = await launch(path.join(dir, "profile"))
+        try {
+          // Each page five times, a fresh tab each time (its counters start at zero; the HTTP cache is off, so every
+          // load transfers everything it needs, assets included).
+          const load = async (url: string) => {
+            const drawn: Array<number> = []
+            const interactive: Array<number> = []
+            const mainThread: Array<number> = []
+            // Of the main thread's time: script, layout and style recalculation (CDP's ScriptDuration, LayoutDuration,
+            // RecalcStyleDuration), and how many layouts (LayoutCount).
+            const parts: Array<{ script: number; layout: number; style: number; layouts: number }> = []
+            const transferred: Array<number> = []
+            for (let i = 0; i < 5; i++) {
+              const page = await context.newPage()
+              const cdp = await context.newCDPSession(page)
+              await cdp.send("Performance.enable")
+              await cdp.send("Network.enable")
+              await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
+              let bytes = 0
+              cdp.on("Network.loadingFinished", (e) => {
+                bytes += e.encodedDataLength
+              })
+              await page.goto(`${base}${url}`, { timeout: 300_000 })
+              await page.waitForSelector("body[data-ready='true'], #error", { timeout: 120_000 })
+              const error = await page
+                .locator("#error")
+                .textContent({ timeout: 100 })
+                .catch(() => null)
+              if (error !== null) throw new Error(`${url} failed: ${error}`)
+              interactive.push(Number(await page.getAttribute("body", "data-ready-ms")))
+              drawn.push(
+                Number((await page.getAttribute("body", "data-drawn-ms")) ?? interactive[interactive.length - 1]),
+              )
+              const { metrics } = await cdp.send("Performance.getMetrics")
+              const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
+              mainThread.push(metric("TaskDuration") * 1000)
+              parts.push({
+                script: metric("ScriptDuration") * 1000,
+                layout: metric("LayoutDuration") * 1000,
+                style: metric("RecalcStyleDuration") * 1000,
+                layouts: metric("LayoutCount"),
+              })
+              transferred.push(bytes)
+              await page.close()
+            }
+            return {
+              drawn: stats(drawn),
+              interactive: stats(interactive),
+              mainThread: stats(mainThread),
+              script: stats(parts.map((p) => p.script)),
+              layout: stats(parts.map((p) => p.layout)),
+              style: stats(parts.map((p) => p.style)),
+              layouts: stats(parts.map((p) => p.layouts)),
+              transferred: stats(transferred),
+            }
+          }
+          const pivots = ((await (await fetch(`${base}/api/sessions/${SESSION}`)).json()) as { pivots: Array<unknown> })
+            .pivots.length
+          for (const [name, url] of [
+            ["session page", `/sessions/${SESSION}`],
+            [`pivot report (#${pivots}, the newest)`, `/sessions/${SESSION}/pivots/${pivots}`],
+          ] as const) {
+            const { drawn: d, interactive: p, mainThread: c, transferred: t, ...of } = await load(url)
+            row(
+              `${name} in Chromium, first render: wall time from navigation to the page drawn (data-drawn; median / max of 5)`,
+              `${ms(d.median)} / ${ms(d.max)} ms`,
+            )
+            row(
+              `the same, complete: to everything in place (data-ready, what "first render" measured before; median / max of 5)`,
+              `${ms(p.median)} / ${ms(p.max)} ms`,
+            )
+            row(
+              `the same, the renderer's main-thread busy time (CDP TaskDuration; median / max of 5)`,
+              `${ms(c.median)} / ${ms(c.max)} ms`,
+            )
+            row(
+              "of which script / layout / style recalculation (median of 5), and layouts (median)",
+              `${ms(of.script.median)} / ${ms(of.layout.median)} / ${ms(of.style.median)} ms, ${of.layouts.median}`,
+            )
+            row(
+              `the same, bytes transferred (every response of the load as sent, headers included; median)`,
+              `${(t.median / 1024).toFixed(0)} KiB`,
+            )
+          }
+        } finally {
+          await context.close()
+        }
+      }
+    } finally {
+      await server.close()
     }
-  } finally {
-    await server.close()
   }
 } finally {
   // The temporary folder (and the session's file, unless --db named where to keep it).

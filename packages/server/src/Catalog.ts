@@ -83,10 +83,11 @@ export type ProjectionSource = Pick<Projections.ProjectionsShape, "status" | "st
 const noProjections: ProjectionSource = { status: Effect.succeed([]), stored: () => Effect.succeed(undefined) }
 
 /**
- * Events read, decoded and folded between two yields to the event loop in a session's first fold (tens of
- * milliseconds of CPU on a quiet machine).
+ * Events read, decoded and folded between two yields to the event loop in a session's first fold (a few milliseconds
+ * of CPU on a quiet machine): each step of a request that comes meanwhile waits for at most one page. At 2,000 (tens
+ * of milliseconds a page) a fresh server's first render at 100k events took ~25% longer (docs/benchmarks.md).
  */
-export const PAGE = 2_000
+export const PAGE = 250
 
 /** Sessions whose logs the catalog keeps (the most recently used), unless told otherwise. */
 export const CACHE_SIZE = 8
