@@ -317,7 +317,10 @@ export const checkOptions = (given: unknown): { readonly options: Options; reado
   return { options: options as Options, problems }
 }
 
-/** How long after asking drive mode waits for OpenCode's configured providers before using pivot's fallback limits. */
+/**
+ * How long a call's messages transform under drive mode waits for OpenCode's configured providers (asked in
+ * `chat.message`) before using pivot's fallback limits; once per process.
+ */
 export const CONFIG_WAIT_MS = 2_000
 
 /**
@@ -394,28 +397,49 @@ export const make = async (
   // OpenCode's configured providers, asked once per process (under drive mode): the model of a session's first call
   // whole, before any hook gave it (OpenCode gives it whole in the system transform only, after drive's HUD is made).
   let configured: Promise<ReadonlyArray<ConfiguredProvider>> | undefined
-  /** The model `ref` names as OpenCode gave it whole, else as its configuration has it; undefined when neither says. */
+  let configuredAnswer: ReadonlyArray<ConfiguredProvider> | undefined
+  // A wait that ran out: no later call waits again (OpenCode may never answer); an answer that comes later is used.
+  let configuredLate = false
+  const askConfiguration = () => {
+    if (client.config === undefined) return
+    configured ??= client.config.providers().then(
+      (answer) => (configuredAnswer = answer.data?.providers ?? []),
+      () => (configuredAnswer = []),
+    )
+  }
+  /**
+   * The model `ref` names as a hook gave it whole, else as OpenCode's configuration has it, waiting CONFIG_WAIT_MS at
+   * most for that answer; undefined when neither says.
+   */
   const wholeModel = async (ref: { readonly providerID: string; readonly modelID: string }) => {
     const known = named.get(`${ref.providerID}/${ref.modelID}`)
     if (known !== undefined) return known
-    if (client.config === undefined) return undefined
-    // Never held up by it: an answer later than CONFIG_WAIT_MS (or none) leaves pivot's fallback for this process.
-    configured ??= Promise.race([
-      client.config.providers().then(
-        (answer) => answer.data?.providers ?? [],
-        () => [],
-      ),
-      new Promise<ReadonlyArray<ConfiguredProvider>>((resolve) =>
-        setTimeout(() => resolve([]), CONFIG_WAIT_MS).unref(),
-      ),
-    ])
-    const model = (await configured).find((p) => p.id === ref.providerID)?.models?.[ref.modelID]
+    let providers = configuredAnswer
+    if (providers === undefined && configured !== undefined && !configuredLate) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      providers = await Promise.race([
+        configured,
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), CONFIG_WAIT_MS)
+        }),
+      ])
+      clearTimeout(timer)
+      if (providers === undefined) configuredLate = true
+    }
+    const model = providers?.find((p) => p.id === ref.providerID)?.models?.[ref.modelID]
     return model?.limit?.context === undefined
       ? undefined
       : name(modelSpec({ ...model, id: ref.modelID, providerID: ref.providerID }))
   }
-  // Sessions whose model's configuration was asked by chat.message, until their next messages transform awaits it.
-  const configuredModels = new Map<string, Promise<void>>()
+  // Each session OpenCode named the model of by its ref only (chat.message), until its next messages transform makes
+  // it whole (`byRef`: the spec made of the ref meanwhile; replaced only if no hook gave the model whole since).
+  const namedByRef = new Map<
+    string,
+    {
+      readonly ref: { readonly providerID: string; readonly modelID: string }
+      readonly byRef: ReturnType<typeof modelSpec>
+    }
+  >()
   const recorder = Recorder.make()
 
   /**
@@ -817,18 +841,11 @@ export const make = async (
             // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
             // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output). Asked now,
             // awaited by the call's messages transform: OpenCode answers once its providers are loaded (~2 s into a
-            // first run), which the time to that transform mostly covers.
-            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`))
-              configuredModels.set(
-                input.sessionID,
-                wholeModel(ref).then(
-                  (whole) => {
-                    // Unless a hook gave the model whole meanwhile.
-                    if (whole !== undefined && models.get(input.sessionID) === byRef) models.set(input.sessionID, whole)
-                  },
-                  () => undefined,
-                ),
-              )
+            // first run), which it has done by then.
+            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`)) {
+              askConfiguration()
+              namedByRef.set(input.sessionID, { ref, byRef })
+            }
           }
           if (redactOn)
             for (const part of output.parts)
@@ -869,12 +886,13 @@ export const make = async (
         async () => {
           const sessionId = Drive.sessionOf(output.messages)
           if (!driveOn || sessionId === undefined) return
-          // The model's limits from OpenCode's configuration, when chat.message asked for them (CONFIG_WAIT_MS at most
-          // from the ask).
-          const configured = configuredModels.get(sessionId)
-          if (configured !== undefined) {
-            configuredModels.delete(sessionId)
-            await configured
+          // The session's model whole, when chat.message named it by its ref only: as a hook gave it since (the title's
+          // call, when it has the same model), else from OpenCode's configuration (CONFIG_WAIT_MS at most).
+          const byRef = namedByRef.get(sessionId)
+          if (byRef !== undefined) {
+            namedByRef.delete(sessionId)
+            const whole = models.get(sessionId) === byRef.byRef ? await wholeModel(byRef.ref) : undefined
+            if (whole !== undefined && models.get(sessionId) === byRef.byRef) models.set(sessionId, whole)
           }
           // The summariser's history: no prune of pivot's and no HUD.
           const forSummary = compacting.delete(sessionId)

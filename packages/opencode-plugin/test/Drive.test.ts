@@ -318,25 +318,52 @@ describe("the messages transform", () => {
     expect((output.messages.at(-1)!.parts[0] as unknown as { text: string }).text).toContain(" / 16,000 tokens")
   })
 
-  it("with drive on, a configuration OpenCode never answers holds the call's transform CONFIG_WAIT_MS from the ask at most, then pivot's fallback limits", async () => {
+  it("with drive on, a configuration OpenCode never answers holds the call's transform CONFIG_WAIT_MS at most, then pivot's fallback limits, and no later call", async () => {
     const data = load()
     const hooks = await hooksOver(data, { drive: true }, { providers: () => new Promise(() => {}) })
-    vi.useFakeTimers()
+    const ref = { providerID: "anthropic", modelID: "claude-sonnet-4" }
+    await hooks["chat.message"]({ sessionID: data.info.id, model: ref }, { parts: [] })
+    // Only the wait's timer is faked: the transform's own work (effect's scheduler: setImmediate) runs as usual.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
     try {
-      await hooks["chat.message"](
-        { sessionID: data.info.id, model: { providerID: "anthropic", modelID: "claude-sonnet-4" } },
-        { parts: [] },
-      )
-      await vi.advanceTimersByTimeAsync(Plugin.CONFIG_WAIT_MS)
+      let done = false
+      const output = { messages: structuredClone(data.messages) }
+      const transform = hooks["experimental.chat.messages.transform"]({}, output).then(() => {
+        done = true
+      })
+      await vi.advanceTimersByTimeAsync(Plugin.CONFIG_WAIT_MS - 1)
+      expect(done).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      await transform
+      const text = (output.messages.at(-1)!.parts[0] as unknown as { text: string }).text
+      expect(text.startsWith(Hud.HEADER)).toBe(true)
+      expect(text).not.toContain(" / 16,000 tokens")
+      // Another session named later does not wait again: its transform ends without the clock moving.
+      await hooks["chat.message"]({ sessionID: "ses_other", model: ref }, { parts: [] })
+      const other = {
+        messages: structuredClone(data.messages).map((m) => ({ ...m, info: { ...m.info, sessionID: "ses_other" } })),
+      }
+      await hooks["experimental.chat.messages.transform"]({}, other)
     } finally {
       vi.useRealTimers()
     }
-    // The wait is over: the transform goes on at once with the fallback (a transform still waiting would time out).
+  })
+
+  it("with drive on, the call's transform takes the session's model whole from a helper call that had the same model, without waiting", async () => {
+    const data = load()
+    const hooks = await hooksOver(data, { drive: true }, { providers: () => new Promise(() => {}) })
+    await hooks["chat.message"](
+      { sessionID: data.info.id, model: { providerID: "anthropic", modelID: "claude-sonnet-4" } },
+      { parts: [] },
+    )
+    // OpenCode's title call, on the session's own model, given whole before the agent's call is built.
+    await hooks["experimental.chat.system.transform"](
+      { sessionID: data.info.id, model: MODEL },
+      { system: [`${Plugin.HELPER_PROMPTS[0]} Write a title.`] },
+    )
     const output = { messages: structuredClone(data.messages) }
     await hooks["experimental.chat.messages.transform"]({}, output)
-    const text = (output.messages.at(-1)!.parts[0] as unknown as { text: string }).text
-    expect(text.startsWith(Hud.HEADER)).toBe(true)
-    expect(text).not.toContain(" / 16,000 tokens")
+    expect((output.messages.at(-1)!.parts[0] as unknown as { text: string }).text).toContain(" / 16,000 tokens")
   })
 
   it("with drive on, a helper call's model (the title's) does not stand for the session's in the HUD", async () => {
