@@ -304,6 +304,6 @@ export const versionOf = (opened: Opened, at: number | undefined): Effect.Effect
       ? Effect.succeed(at)
       : failWith(new VersionOutOfRange({ sessionId: opened.sessionId, version: at, head: opened.head }).message)
 
-/** The estimated tokens of a rendered window (the chars/4 estimate over its JSON, as the runtime does). */
+/** The estimated tokens of a rendered window (`Tokens.estimateWindow` of its model messages, as the runtime does). */
 export const estimateTokens = (messages: ReadonlyArray<{ readonly message: unknown }>): number =>
-  Tokens.estimate(JSON.stringify(messages.map((m) => m.message)))
+  Tokens.estimateWindow(messages.map((m) => m.message))
