@@ -64,8 +64,11 @@ export interface SourceOptions {
   readonly session: Option.Option<string>
 }
 
-/** The source named by the arguments; a `UsageError` when they name none or two. */
-export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
+/** The source named by the arguments; a `UsageError` when they name none or two, or an empty or blank session. */
+export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> =>
+  Effect.andThen(checkSessionName(Option.getOrUndefined(options.session), "--session"), sourceOf(options))
+
+const sourceOf = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
   const file = Option.getOrUndefined(options.file)
   const db = Option.getOrUndefined(options.db)
   const session = Option.getOrUndefined(options.session)
@@ -77,6 +80,25 @@ export const parseSource = (options: SourceOptions): Effect.Effect<Source, Usage
     return Effect.fail(new UsageError({ message: "give an export file, or --db FILE --session ID" }))
   return Effect.succeed({ _tag: "Database", db: db ?? DEFAULT_DB, session })
 }
+
+const isBlank = (name: string) => name.trim() === ""
+
+/**
+ * A session named on the command line (`--session`, or a writing command's `<session>`): refused as wrong usage when
+ * empty or blank, saying so (it read "unknown session  in …", the empty name between two spaces). Every command
+ * taking a session checks its name here, before it opens anything.
+ */
+export const checkSessionName = (
+  name: string | undefined,
+  as: "--session" | "the session",
+): Effect.Effect<void, UsageError> =>
+  name === undefined || !isBlank(name)
+    ? Effect.void
+    : Effect.fail(
+        new UsageError({
+          message: `${as} ${name === "" ? "is empty" : `is blank (${JSON.stringify(name)})`}: name a session by its id (ses_…) or its name`,
+        }),
+      )
 
 /** A session opened for reading. */
 export interface Opened {
