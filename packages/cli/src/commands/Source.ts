@@ -196,8 +196,9 @@ export const orCliError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effe
 /**
  * The stored session a writing command's `<session>` argument names, as the read commands' `--session` finds it: the
  * id as given when `db` holds events of it, else the id a name maps to (`Ids.sessionIdOf`, as `createPivot` and `fork
- * --into` map it: "try-b" → "ses_try-b") when `db` holds events of that one, else as given, for the command to say it
- * is unknown. Reads through a read-only connection of its own.
+ * --into` map it: "try-b" → "ses_try-b") when `db` holds events of that one. A `CliError` when neither has events:
+ * read through a read-only connection of its own, so an unknown session is refused before the command opens the
+ * store for writing (a read-write open creates and catches up the read models: a failing command wrote them).
  */
 export const storedSessionId = (db: string, wanted: string): Effect.Effect<string, CliError> =>
   orCliError(
@@ -205,8 +206,9 @@ export const storedSessionId = (db: string, wanted: string): Effect.Effect<strin
       const store = yield* EventStore
       if ((yield* store.streamVersion(`session-${wanted}`)) > 0) return wanted
       const mapped = Ids.sessionIdOf(wanted)
-      if (mapped === undefined || mapped === wanted) return wanted
-      return (yield* store.streamVersion(`session-${mapped}`)) > 0 ? mapped : wanted
+      if (mapped !== undefined && mapped !== wanted && (yield* store.streamVersion(`session-${mapped}`)) > 0)
+        return mapped
+      return yield* new CliError({ message: `unknown session ${wanted} in ${db} (the store has no events for it)` })
     }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db, readonly: true }))),
   )
 
