@@ -58,7 +58,7 @@ describe("pivot fork", () => {
     }
     // An id stored as given still wins, and an unknown name is still unknown.
     expect((await pivot("forget", "--db", db, "nope")).err).toEqual([
-      "pivot forget: unknown session nope: the store has no events for it",
+      `pivot forget: unknown session nope in ${db} (the store has no events for it)`,
     ])
   })
 
@@ -69,7 +69,7 @@ describe("pivot fork", () => {
     const cases = [
       [
         ["fork", "--db", db, "ses_nope", "--into", "x"],
-        /^pivot fork: cannot fork session ses_nope: it has no events/,
+        /^pivot fork: unknown session ses_nope in .* \(the store has no events for it\)$/,
         1,
       ],
       [

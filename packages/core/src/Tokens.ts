@@ -85,3 +85,22 @@ export const estimate = (text: string): number => estimateLength(text.length)
 
 /** The estimate of a text of `length` UTF-16 code units, without the text (a prefix's length, say). */
 export const estimateLength = (length: number): number => Math.max(0, Math.round(length / 4))
+
+/**
+ * The estimate of a window sent as a JSON array of `messages` model messages whose JSON is `jsonLength` long: that
+ * length's estimate, but an empty window is 0 tokens (its JSON `[]` would round to 1). `estimate` itself stays as
+ * OpenCode's (spec §2.2); this is pivot's reading of a window's size, for what it prints and reports.
+ */
+export const estimateWindowLength = (messages: number, jsonLength: number): number =>
+  messages === 0 ? 0 : estimateLength(jsonLength)
+
+/**
+ * The estimate of a window of model messages (the JSON of the array): 0 for an empty window.
+ *
+ * **Example**
+ * ```ts
+ * Tokens.estimateWindow([]) // 0, not Tokens.estimate("[]") = 1
+ * ```
+ */
+export const estimateWindow = (messages: ReadonlyArray<unknown>): number =>
+  estimateWindowLength(messages.length, JSON.stringify(messages).length)

@@ -21,6 +21,23 @@ describe("Tokens.estimate (spec §2.2)", () => {
   })
 })
 
+describe("Tokens.estimateWindow (a window's size, as pivot prints and reports it)", () => {
+  it("given an empty window, then it is 0 tokens, not the 1 that the JSON [] rounds to", () => {
+    expect(Tokens.estimate("[]")).toBe(1)
+    expect(Tokens.estimateWindow([])).toBe(0)
+    expect(Tokens.estimateWindowLength(0, 2)).toBe(0)
+  })
+
+  it("given a window with messages, then it is the estimate of their JSON array", () => {
+    const messages = [
+      { role: "user", content: "x".repeat(400) },
+      { role: "assistant", content: "ok" },
+    ]
+    expect(Tokens.estimateWindow(messages)).toBe(Tokens.estimate(JSON.stringify(messages)))
+    expect(Tokens.estimateWindowLength(messages.length, 403)).toBe(Tokens.estimateLength(403))
+  })
+})
+
 describe("Tokens.fromProvider (spec §2.1; the cost cases of U1–U12 are out of scope: pivot has no cost module)", () => {
   it("U1 given input 1000, output 500, total 1500, then input 1000, output 500, total 1500", () => {
     expect(Tokens.fromProvider({ inputTokens: 1000, outputTokens: 500, totalTokens: 1500 })).toEqual({

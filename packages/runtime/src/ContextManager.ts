@@ -190,11 +190,11 @@ export const make = (
     const usageOf = (sessionId: string, state: State, settings: Compaction.Settings): Usage =>
       Status.usageOf(state, settings, warnAt, () => estimateWindow(sessionId, state) + (options.overheadTokens ?? 0))
 
-    /** `Tokens.estimate` of the rendered window's JSON, from the session's renderer (nothing rendered twice). */
-    const estimateWindow = (sessionId: string, state: State) =>
-      Tokens.estimateLength(
-        rendererOf(sessionId).jsonLength(renderedOf(sessionId, state.session.window, Window.messages)),
-      )
+    /** `Tokens.estimateWindow` of the rendered window, from the session's renderer (nothing rendered twice). */
+    const estimateWindow = (sessionId: string, state: State) => {
+      const rendered = renderedOf(sessionId, state.session.window, Window.messages)
+      return Tokens.estimateWindowLength(rendered.length, rendererOf(sessionId).jsonLength(rendered))
+    }
 
     // Each session's window rendered incrementally, its visible messages and renderings kept (issue 23).
     const { rendererOf, visibleOf, renderedOf } = WindowCache.make(renderOptions)

@@ -1,6 +1,7 @@
 /**
  * The viewer's HTTP application: the pages, the JSON API under `/api`, the server-sent events of a session and the
- * bundled assets, as one `effect/http` handler. Read-only by construction: GET is the only method (405 otherwise),
+ * bundled assets, as one `effect/http` handler. Read-only by construction: GET and HEAD are the only methods (405
+ * otherwise; a HEAD is answered as its GET, and the platform's server sends it without the body),
  * an access token guards every route when one is set, and every answer carries a strict content security policy.
  */
 import { timingSafeEqual } from "node:crypto"
@@ -460,12 +461,18 @@ export const app = (options: AppOptions) => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://viewer.invalid")
     const isApi = url.pathname.startsWith("/api/") || url.pathname === "/api"
-    if (request.method !== "GET")
+    // A HEAD is handled as its GET: `NodeHttpServer` writes the status and headers of a HEAD's response and drops its
+    // body (as effect's `HttpRouter` routes a HEAD to the GET route).
+    if (request.method !== "GET" && request.method !== "HEAD")
       return withSecurity(
         HttpServerResponse.setHeader(
-          errorResponse(isApi, 405, `method ${request.method} not allowed: the viewer is read-only (GET only)`),
+          errorResponse(
+            isApi,
+            405,
+            `method ${request.method} not allowed: the viewer is read-only (GET and HEAD only)`,
+          ),
           "allow",
-          "GET",
+          "GET, HEAD",
         ),
       )
     if (options.loopback !== undefined) {

@@ -417,13 +417,50 @@ describe("compression", () => {
 })
 
 describe("security", () => {
-  it("answers every method but GET with 405 and Allow: GET", async () => {
-    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
+  it("answers every method but GET and HEAD with 405 and Allow: GET, HEAD", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
       for (const url of ["/", "/api/sessions", `/api/sessions/${SESSION}/window/3`]) {
         const response = await raw(method, url)
         expect(response.status, `${method} ${url}`).toBe(405)
-        expect(response.headers.allow).toBe("GET")
+        expect(response.headers.allow).toBe("GET, HEAD")
       }
+  })
+
+  it("given HEAD of any GET route, then it answers as GET does (status and headers) without a body", async () => {
+    // What a response says about itself, without the clock's and the connection's headers.
+    const described = (response: { status: number; headers: http.IncomingHttpHeaders }) => {
+      const { date: _date, "keep-alive": _keepAlive, connection: _connection, ...headers } = response.headers
+      return { status: response.status, headers }
+    }
+    for (const [url, encoding] of [
+      ["/", undefined],
+      [`/sessions/${SESSION}`, undefined],
+      [`/sessions/${SESSION}/versions/3`, undefined],
+      ["/api/sessions", undefined],
+      ["/api/sessions", "gzip"],
+      [`/api/sessions/${SESSION}/window/3`, undefined],
+      [`/api/sessions/${SESSION}/window/3/raw`, "br"],
+      [`/api/sessions/${SESSION}/timeline`, undefined],
+      ["/assets/app.js", "gzip"],
+      // Errors too: a HEAD is answered as its GET would be, 404 and 400 included.
+      ["/api/sessions/ses_nope", undefined],
+      [`/api/sessions/${SESSION}/window/x`, undefined],
+      ["/no/such/page", undefined],
+    ] as const) {
+      const headers = encoding === undefined ? {} : { "accept-encoding": encoding }
+      const get = await raw("GET", url, server.port, headers)
+      const head = await raw("HEAD", url, server.port, headers)
+      expect(described(head), `HEAD ${url}`).toEqual(described(get))
+      expect(head.body, `HEAD ${url}`).toBe("")
+      expect(get.body.length, `GET ${url}`).toBeGreaterThan(0)
+    }
+    // The live stream: its GET never ends, so only its HEAD is read whole (the stream's status and type, no body).
+    const live = await raw("HEAD", `/api/sessions/${SESSION}/live`)
+    expect({ status: live.status, type: live.headers["content-type"], body: live.body }).toEqual({
+      status: 200,
+      type: "text/event-stream",
+      body: "",
+    })
   })
 
   it("serves the bundled assets by name and nothing else", async () => {

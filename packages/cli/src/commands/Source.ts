@@ -64,8 +64,11 @@ export interface SourceOptions {
   readonly session: Option.Option<string>
 }
 
-/** The source named by the arguments; a `UsageError` when they name none or two. */
-export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
+/** The source named by the arguments; a `UsageError` when they name none or two, or an empty or blank session. */
+export const parseSource = (options: SourceOptions): Effect.Effect<Source, UsageError> =>
+  Effect.andThen(checkSessionName(Option.getOrUndefined(options.session), "--session"), sourceOf(options))
+
+const sourceOf = (options: SourceOptions): Effect.Effect<Source, UsageError> => {
   const file = Option.getOrUndefined(options.file)
   const db = Option.getOrUndefined(options.db)
   const session = Option.getOrUndefined(options.session)
@@ -77,6 +80,25 @@ export const parseSource = (options: SourceOptions): Effect.Effect<Source, Usage
     return Effect.fail(new UsageError({ message: "give an export file, or --db FILE --session ID" }))
   return Effect.succeed({ _tag: "Database", db: db ?? DEFAULT_DB, session })
 }
+
+const isBlank = (name: string) => name.trim() === ""
+
+/**
+ * A session named on the command line (`--session`, or a writing command's `<session>`): refused as wrong usage when
+ * empty or blank, saying so (it read "unknown session  in …", the empty name between two spaces). Every command
+ * taking a session checks its name here, before it opens anything.
+ */
+export const checkSessionName = (
+  name: string | undefined,
+  as: "--session" | "the session",
+): Effect.Effect<void, UsageError> =>
+  name === undefined || !isBlank(name)
+    ? Effect.void
+    : Effect.fail(
+        new UsageError({
+          message: `${as} ${name === "" ? "is empty" : `is blank (${JSON.stringify(name)})`}: name a session by its id (ses_…) or its name`,
+        }),
+      )
 
 /** A session opened for reading. */
 export interface Opened {
@@ -174,8 +196,9 @@ export const orCliError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effe
 /**
  * The stored session a writing command's `<session>` argument names, as the read commands' `--session` finds it: the
  * id as given when `db` holds events of it, else the id a name maps to (`Ids.sessionIdOf`, as `createPivot` and `fork
- * --into` map it: "try-b" → "ses_try-b") when `db` holds events of that one, else as given, for the command to say it
- * is unknown. Reads through a read-only connection of its own.
+ * --into` map it: "try-b" → "ses_try-b") when `db` holds events of that one. A `CliError` when neither has events:
+ * read through a read-only connection of its own, so an unknown session is refused before the command opens the
+ * store for writing (a read-write open creates and catches up the read models: a failing command wrote them).
  */
 export const storedSessionId = (db: string, wanted: string): Effect.Effect<string, CliError> =>
   orCliError(
@@ -183,8 +206,9 @@ export const storedSessionId = (db: string, wanted: string): Effect.Effect<strin
       const store = yield* EventStore
       if ((yield* store.streamVersion(`session-${wanted}`)) > 0) return wanted
       const mapped = Ids.sessionIdOf(wanted)
-      if (mapped === undefined || mapped === wanted) return wanted
-      return (yield* store.streamVersion(`session-${mapped}`)) > 0 ? mapped : wanted
+      if (mapped !== undefined && mapped !== wanted && (yield* store.streamVersion(`session-${mapped}`)) > 0)
+        return mapped
+      return yield* new CliError({ message: `unknown session ${wanted} in ${db} (the store has no events for it)` })
     }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db, readonly: true }))),
   )
 
@@ -304,6 +328,6 @@ export const versionOf = (opened: Opened, at: number | undefined): Effect.Effect
       ? Effect.succeed(at)
       : failWith(new VersionOutOfRange({ sessionId: opened.sessionId, version: at, head: opened.head }).message)
 
-/** The estimated tokens of a rendered window (the chars/4 estimate over its JSON, as the runtime does). */
+/** The estimated tokens of a rendered window (`Tokens.estimateWindow` of its model messages, as the runtime does). */
 export const estimateTokens = (messages: ReadonlyArray<{ readonly message: unknown }>): number =>
-  Tokens.estimate(JSON.stringify(messages.map((m) => m.message)))
+  Tokens.estimateWindow(messages.map((m) => m.message))

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, Exit, Reported, report, UsageError } from "./Command.ts"
 import { sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
+import { checkReadable, checkSessionName, orCliError, storedSessionId } from "./Source.ts"
 
 const { synopsis, summary } = listing("forget")
 
@@ -44,6 +44,7 @@ export const forget: Entry = {
           if (Option.isNone(options.db)) return yield* new UsageError({ message: "--db FILE is required" })
           if (Option.isNone(options.session))
             return yield* new UsageError({ message: "the session to forget is required" })
+          yield* checkSessionName(options.session.value, "the session")
           const db = options.db.value
           // Never create a database: forgetting in a mistyped path must not leave an empty store behind.
           yield* checkReadable(db)

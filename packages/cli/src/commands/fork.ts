@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag, sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
+import { checkReadable, checkSessionName, orCliError, storedSessionId } from "./Source.ts"
 
 const { synopsis, summary } = listing("fork")
 
@@ -52,6 +52,7 @@ export const fork: Entry = {
           if (Option.isNone(options.db)) return yield* new UsageError({ message: "--db FILE is required" })
           if (Option.isNone(options.session))
             return yield* new UsageError({ message: "the session to fork is required" })
+          yield* checkSessionName(options.session.value, "the session")
           if (Option.isNone(options.into))
             return yield* new UsageError({ message: "--into NAME is required (the new session's id or name)" })
           const db = options.db.value

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliError, CliIo, describe, type Entry, report } from "./Command.ts"
+import { checkSessionName } from "./Source.ts"
 
 const { synopsis, summary } = listing("mcp")
 
@@ -39,6 +40,7 @@ export const mcp: Entry = {
         Effect.scoped(
           Effect.gen(function* () {
             const io = yield* CliIo
+            yield* checkSessionName(Option.getOrUndefined(options.session), "--session")
             // Loaded only here: the MCP SDK and the store readers cost every other command start-up time.
             const { Source } = yield* Effect.promise(() => import("@pivot/server"))
             const { Server } = yield* Effect.promise(() => import("@pivot/mcp"))

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import { listing } from "./Catalog.ts"
 import { CliIo, type Entry, report, UsageError } from "./Command.ts"
 import { countFlag, sqliteFile } from "./Flags.ts"
-import { checkReadable, orCliError, storedSessionId } from "./Source.ts"
+import { checkReadable, checkSessionName, orCliError, storedSessionId } from "./Source.ts"
 import { num, plural } from "./Text.ts"
 
 const flags = {
@@ -47,6 +47,7 @@ const target = (options: {
   Effect.gen(function* () {
     if (Option.isNone(options.db)) return yield* new UsageError({ message: "--db FILE is required" })
     if (Option.isNone(options.session)) return yield* new UsageError({ message: "the session is required" })
+    yield* checkSessionName(options.session.value, "the session")
     if (Option.isNone(options.message)) return yield* new UsageError({ message: "the message id (msg_…) is required" })
     const messageId = options.message.value
     if (!messageId.startsWith("msg_"))

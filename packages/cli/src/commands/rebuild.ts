@@ -11,7 +11,7 @@ import { listing } from "./Catalog.ts"
 import { CliError, CliIo, type Entry, report } from "./Command.ts"
 import { sqliteFile } from "./Flags.ts"
 import * as Progress from "./Progress.ts"
-import { checkReadable, DEFAULT_DB, orCliError, storedSessionId } from "./Source.ts"
+import { checkReadable, checkSessionName, DEFAULT_DB, orCliError, storedSessionId } from "./Source.ts"
 import { plural } from "./Text.ts"
 
 const { synopsis, summary } = listing("rebuild")
@@ -42,8 +42,9 @@ export const rebuild: Entry = {
         Effect.gen(function* () {
           const io = yield* CliIo
           const db = options.db
-          yield* checkReadable(db)
           const given = Option.getOrUndefined(options.session)
+          yield* checkSessionName(given, "--session")
+          yield* checkReadable(db)
           const wanted = given === undefined ? undefined : yield* storedSessionId(db, given)
           const program = Effect.gen(function* () {
             const readModels = yield* ReadModels.ReadModels

@@ -158,7 +158,7 @@ export const make = (settings: Settings): Narrator => {
 
   /** pivot's estimate of the next call's input: the window the events fold to, plus the fixed overhead. */
   const estimate = (): number =>
-    Tokens.estimate(JSON.stringify(Window.render(state.window).map((r) => r.message))) + settings.overheadTokens
+    Tokens.estimateWindow(Window.render(state.window).map((r) => r.message)) + settings.overheadTokens
 
   const percent = (tokens: number) => (usable > 0 ? Math.round((tokens / usable) * 100) : 100)
 
