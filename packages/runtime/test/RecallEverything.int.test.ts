@@ -57,6 +57,8 @@ describe.each(stores)("recall of everything before a pivot on %s", (_, makeStore
       }),
       cases,
     )
-    expect(checked).toBeGreaterThan(cases.numRuns)
+    // Every case recalls at least one part (the generator keeps only sessions with something summarised); a session
+    // may have exactly one, so more than one a case is not guaranteed (a fast-lane run of 2 cases saw exactly 2).
+    expect(checked).toBeGreaterThanOrEqual(cases.numRuns)
   }, 300_000)
 })
