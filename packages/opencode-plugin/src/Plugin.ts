@@ -318,8 +318,8 @@ export const checkOptions = (given: unknown): { readonly options: Options; reado
 }
 
 /**
- * How long a call's messages transform under drive mode waits for OpenCode's configured providers (asked in
- * `chat.message`) before using pivot's fallback limits; once per process.
+ * How long a call's messages transform under drive mode waits for OpenCode's configured providers before using pivot's
+ * fallback limits; once per process.
  */
 export const CONFIG_WAIT_MS = 2_000
 
@@ -414,6 +414,7 @@ export const make = async (
   const wholeModel = async (ref: { readonly providerID: string; readonly modelID: string }) => {
     const known = named.get(`${ref.providerID}/${ref.modelID}`)
     if (known !== undefined) return known
+    askConfiguration()
     let providers = configuredAnswer
     if (providers === undefined && configured !== undefined && !configuredLate) {
       let timer: ReturnType<typeof setTimeout> | undefined
@@ -839,13 +840,11 @@ export const make = async (
               modelSpec({ id: ref.modelID, providerID: ref.providerID })
             models.set(input.sessionID, byRef)
             // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
-            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output). Asked now,
-            // awaited by the call's messages transform: OpenCode answers once its providers are loaded (~2 s into a
-            // first run), which it has done by then.
-            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`)) {
-              askConfiguration()
+            // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output), asked by the
+            // call's messages transform unless a hook gave the model whole by then. Not asked here: OpenCode is still
+            // loading its providers (~2 s into a first run), and the question then costs it CPU beside that.
+            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`))
               namedByRef.set(input.sessionID, { ref, byRef })
-            }
           }
           if (redactOn)
             for (const part of output.parts)
