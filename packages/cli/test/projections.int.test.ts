@@ -7,7 +7,7 @@ import type { Projection } from "@pivot/core"
 import { EventStore, Projections } from "@pivot/store"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { fixture, pivot, tempDir } from "./support/audit.ts"
+import { fixture, pivot, plainStore, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -59,20 +59,7 @@ describe("pivot projections", () => {
 describe("pivot projections, refused", () => {
   it("rebuild of a name the database does not know fails in one line and leaves the file byte for byte", async () => {
     // A plain store (as the demo writes): a read-write open would add the read side's tables and fold the log.
-    const db = path.join(dir, "plain.db")
-    await Effect.runPromise(
-      Effect.gen(function* () {
-        const store = yield* EventStore
-        yield* store.append("session-ses_plain", "any", [
-          {
-            id: "evt_plain_1",
-            type: "SessionStarted",
-            version: 1,
-            data: { _tag: "SessionStarted", at: 1, sessionId: "ses_plain" },
-          },
-        ])
-      }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
-    )
+    const db = await plainStore(path.join(dir, "plain.db"))
     const before = fs.readFileSync(db)
     const result = await pivot("projections", "rebuild", "nope", "--db", db)
     expect(result.code).toBe(1)

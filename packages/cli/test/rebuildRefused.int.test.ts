@@ -9,32 +9,13 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { EventStore } from "@pivot/store"
-import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { pivot, tempDir } from "./support/audit.ts"
+import { pivot, plainStore as plainStoreAt, tempDir } from "./support/audit.ts"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-/** A store with one session's events and no read models (a read-write open would add the read side's tables). */
-const plainStore = async (name: string) => {
-  const db = path.join(dir, name)
-  await Effect.runPromise(
-    Effect.gen(function* () {
-      const store = yield* EventStore
-      yield* store.append("session-ses_plain", "any", [
-        {
-          id: "evt_plain_1",
-          type: "SessionStarted",
-          version: 1,
-          data: { _tag: "SessionStarted", at: 1, sessionId: "ses_plain" },
-        },
-      ])
-    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
-  )
-  return db
-}
+const plainStore = (name: string) => plainStoreAt(path.join(dir, name))
 
 /** The file's tables, read without writing. */
 const tables = (db: string) => {

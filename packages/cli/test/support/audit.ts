@@ -6,7 +6,8 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Events, type Render, Window } from "@pivot/core"
 import { Import } from "@pivot/opencode"
-import { Result } from "effect"
+import { EventStore } from "@pivot/store"
+import { Effect, Result } from "effect"
 import { run } from "../../src/Cli.ts"
 import type { Io } from "../../src/commands/Command.ts"
 
@@ -88,4 +89,25 @@ export const pruneableExport = (dir: string): string => {
   const file = path.join(dir, "pruneable.json")
   fs.writeFileSync(file, JSON.stringify(exported))
   return file
+}
+
+/**
+ * A store at `db` with one session's event (`ses_plain`) and no read models, as the demo and `EventStore` alone write
+ * one: a read-write open by the CLI would add the read side's tables.
+ */
+export const plainStore = async (db: string): Promise<string> => {
+  await Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      yield* store.append("session-ses_plain", "any", [
+        {
+          id: "evt_plain_1",
+          type: "SessionStarted",
+          version: 1,
+          data: { _tag: "SessionStarted", at: 1, sessionId: "ses_plain" },
+        },
+      ])
+    }).pipe(Effect.provide(EventStore.layerSqlite({ filename: db }))),
+  )
+  return db
 }
