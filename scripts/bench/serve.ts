@@ -21,11 +21,12 @@
 //   - window: GET /api/sessions/:id/window/:v (entries, sources, pruned originals) and …/raw (the CLI's bytes) at 40
 //     versions spread over the session plus the head, on a warm server.
 //
-//   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE] [--fresh 3] [--fresh-only]
+//   node scripts/bench/serve.ts [--events 100000] [--no-browser] [--db FILE] [--fresh 3] [--fresh-only] [--cli]
 //
 // `--db FILE` keeps the session's SQLite file there: written when FILE does not exist, used as it is when it does,
 // whatever it holds of the session (it takes many minutes to write on a loaded machine; the file is not removed).
 
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -48,9 +49,12 @@ const { values } = parseArgs({
     db: { type: "string" },
     fresh: { type: "string", default: "3" },
     "fresh-only": { type: "boolean", default: false },
+    cli: { type: "boolean", default: false },
   },
 })
-// How many fresh servers (each a new server and its first page); `--fresh-only`: those alone, nothing after them.
+// How many fresh servers (each a new server and its first page); `--fresh-only`: those alone, nothing after them;
+// `--cli`: each fresh server a `pivot serve FILE --port 0` of its own (the CLI's bin, a new Node process, as a user
+// starts it), timed from the spawn, instead of a server started in this process (whose code is compiled after the first).
 const FRESH = Number(values.fresh)
 const TARGET_EVENTS = Number(values.events)
 const SESSION = "ses_bench_serve"
@@ -85,6 +89,39 @@ const played = () =>
     pruneEvery: 5,
     outputChars: 500,
   })
+/** A `pivot serve` of its own: its port once it prints its address, its CPU so far (Linux's /proc), and a stop. */
+interface Spawned {
+  readonly port: number
+  readonly cpuMs: () => number
+  readonly close: () => Promise<void>
+}
+const spawned = async (file: string): Promise<Spawned> => {
+  const child = spawn(process.execPath, [path.join(root, "packages/cli/src/bin.mjs"), "serve", file, "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = ""
+    child.stdout.on("data", (chunk) => {
+      text += chunk
+      const found = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(text)
+      if (found !== null) resolve(Number(found[1]))
+    })
+    child.on("exit", (code) => reject(new Error(`pivot serve exited ${code}: ${text}`)))
+  })
+  return {
+    port,
+    // utime and stime, in clock ticks of 10 ms (fields 14 and 15 of /proc/PID/stat, after the command's parenthesis).
+    cpuMs: () => {
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+      return (Number(fields[11]) + Number(fields[12])) * 10
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.on("exit", () => resolve())
+        child.kill("SIGTERM")
+      }),
+  }
+}
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-serve-"))
 const db = values.db === undefined ? path.join(dir, "serve.db") : path.resolve(values.db)
 const rows: Array<[string, string]> = []
@@ -130,12 +167,12 @@ try {
         await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
         const cpuBefore = process.cpuUsage()
         const startEpoch = Date.now()
-        const fresh = await Serve.start({ source: db, port: 0 })
+        const fresh = values.cli ? await spawned(db) : await Serve.start({ source: db, port: 0 })
         try {
           const gotoEpoch = Date.now()
           await page.goto(`http://127.0.0.1:${fresh.port}/sessions/${SESSION}`, { timeout: 300_000 })
           await page.waitForSelector("body[data-ready='true'], #error", { timeout: 300_000 })
-          const cpu = process.cpuUsage(cpuBefore)
+          const cpu = "cpuMs" in fresh ? undefined : process.cpuUsage(cpuBefore)
           if ((await page.locator("#error").count()) > 0)
             throw new Error(`fresh server: ${await page.locator("#error").textContent()}`)
           ready.push(Number(await page.getAttribute("body", "data-ready-ms")))
@@ -146,7 +183,7 @@ try {
           navigationAfterGoto.push(origin - gotoEpoch)
           const { metrics } = await cdp.send("Performance.getMetrics")
           mainThread.push((metrics.find((m) => m.name === "TaskDuration")?.value ?? 0) * 1000)
-          serverCpu.push((cpu.user + cpu.system) / 1000)
+          serverCpu.push(cpu === undefined ? (fresh as Spawned).cpuMs() : (cpu.user + cpu.system) / 1000)
         } finally {
           await page.close()
           await fresh.close()
