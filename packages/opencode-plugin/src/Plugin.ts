@@ -835,16 +835,14 @@ export const make = async (
           turns.begin(input.sessionID)
           if (input.model !== undefined && !models.has(input.sessionID)) {
             const ref = input.model
-            const byRef =
-              named.get(`${ref.providerID}/${ref.modelID}`) ??
-              modelSpec({ id: ref.modelID, providerID: ref.providerID })
+            const given = named.get(`${ref.providerID}/${ref.modelID}`)
+            const byRef = given ?? modelSpec({ id: ref.modelID, providerID: ref.providerID })
             models.set(input.sessionID, byRef)
             // Under drive mode the HUD of this call is made before OpenCode gives the model whole: its limits from
             // OpenCode's configuration, not pivot's fallback (a 200,000-token context, 32,000 of output), asked by the
             // call's messages transform unless a hook gave the model whole by then. Not asked here: OpenCode is still
             // loading its providers (~2 s into a first run), and the question then costs it CPU beside that.
-            if (driveOn && !named.has(`${ref.providerID}/${ref.modelID}`))
-              namedByRef.set(input.sessionID, { ref, byRef })
+            if (driveOn && given === undefined) namedByRef.set(input.sessionID, { ref, byRef })
           }
           if (redactOn)
             for (const part of output.parts)
