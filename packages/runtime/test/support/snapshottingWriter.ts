@@ -1,5 +1,6 @@
 // A child process for the snapshot crash test: records a long generated session on a SQLite file through a handler
-// that writes a snapshot after every event, printing "ack <version>" after each command and pausing, until it is killed.
+// that writes a snapshot after every event, printing "ack <version>" after each command and pausing, and
+// "snapshot <version>" once a snapshot is committed, until it is killed.
 import { Ids } from "@pivot/core"
 import { Sessions } from "@pivot/runtime"
 import { EventStore } from "@pivot/store"
@@ -41,12 +42,27 @@ const program = Effect.gen(function* () {
   yield* Effect.never
 })
 
+// The store, telling the test which snapshots it committed: the test checks the file holds at least the last one.
+const reporting = Layer.effect(
+  EventStore,
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    return EventStore.of({
+      ...store,
+      writeSnapshot: (stream, snapshot) =>
+        store
+          .writeSnapshot(stream, snapshot)
+          .pipe(Effect.tap(() => Effect.sync(() => process.stdout.write(`snapshot ${snapshot.version}\n`)))),
+    })
+  }),
+).pipe(Layer.provide(EventStore.layerSqlite({ filename: file!, synchronous: "normal" })))
+
 await Effect.runPromise(
   program.pipe(
     Effect.provide(
       Sessions.Sessions.layer({ snapshots: { every: 1 } }).pipe(
         Layer.provide(Ids.Ids.layerSequential),
-        Layer.provide(EventStore.layerSqlite({ filename: file!, synchronous: "normal" })),
+        Layer.provide(reporting),
       ),
     ),
   ),

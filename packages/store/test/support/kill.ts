@@ -13,6 +13,16 @@ export const runAndKill = (
   plan: KillPlan,
   safetyMs: number,
 ): Promise<ReadonlyArray<ReadonlyArray<string>>> =>
+  runAndKillPrinting(args, plan, safetyMs).then((lines) =>
+    lines.filter((line) => line[0] === "ack").map((line) => line.slice(1)),
+  )
+
+/** As `runAndKill` (the kill counted in "ack" lines), resolving with every line the writer printed, split in fields. */
+export const runAndKillPrinting = (
+  args: ReadonlyArray<string>,
+  plan: KillPlan,
+  safetyMs: number,
+): Promise<ReadonlyArray<ReadonlyArray<string>>> =>
   new Promise((resolve, reject) => {
     // The child runs the sources, as the tests do: `@pivot/*` imports resolve through the "@pivot/source" condition.
     const child = spawn(process.execPath, ["--conditions=@pivot/source", ...args], {
@@ -41,6 +51,13 @@ export const runAndKill = (
       clearTimeout(safety)
       if (signal !== "SIGKILL")
         return reject(new Error(`writer ${args.join(" ")} ended by itself (code ${code}): ${err}`))
-      resolve(acked().map((line) => line.split(" ").slice(1)))
+      // The last line may be cut by the kill: only whole lines count.
+      const whole = out.slice(0, out.lastIndexOf("\n") + 1)
+      resolve(
+        whole
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => line.split(" ")),
+      )
     })
   })
