@@ -36,10 +36,11 @@ export interface Input {
 }
 
 /**
- * The most characters a summary has: the output a summary is billed at (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`, 2,000
- * tokens at the project's four characters a token). The sections keep within `SECTIONS_MAX_CHARS`; the rest is the
- * reach index's (ADR 0060). Only the index of the errors and failed commands may pass it, never past what the summary
- * replaces (`replacedChars`, ADR 0070).
+ * The room of a summary that does not name everything it summarises: the output a summary is billed at
+ * (`CacheEconomy.DEFAULT_SUMMARY_TOKENS`, 2,000 tokens at the project's four characters a token). The sections keep
+ * within `SECTIONS_MAX_CHARS`; the rest is the reach index's (ADR 0060). A summary that names every file, command and
+ * error passes it, never past what it replaces (`replacedChars`, ADR 0072); else only the index of what failed may
+ * (ADR 0070).
  */
 export const MAX_CHARS = 8_000
 
@@ -540,8 +541,10 @@ const sectionBudgets = (scale: number) => ({
 
 /**
  * A summary of `head` in the TEMPLATE structure followed by the facts block, every section present (`(none)` when
- * empty), at most `MAX_CHARS` characters; only the index of what failed may take it past them, and then never past what
- * it replaces (`replacedChars`, ADR 0070), nor at all with `withinMaxChars`. The same input always gives the same text.
+ * empty). It names every file, command, edit and error of what it summarises (its reach index whole) when that keeps
+ * it within what it replaces (`replacedChars`, ADR 0072); else it keeps within `MAX_CHARS` but for the index of what
+ * failed, never past what it replaces (ADR 0070). With `withinMaxChars`, always within `MAX_CHARS`. The same input
+ * always gives the same text.
  *
  * **Example**
  * ```ts
@@ -734,7 +737,11 @@ export const summarize = (input: Input): string => {
     scale *= 0.8
     text = render(scale, 0, WHOLE)
   }
-  // The reach index takes the room left under MAX_CHARS (a `… and N more` line may cost a little more: then less).
+  // Every name (ADR 0072): the sections and every index whole, when that stays within what the summary replaces.
+  const limit = input.withinMaxChars === true ? MAX_CHARS : Math.max(MAX_CHARS, replacedChars(input))
+  const every = render(scale, WHOLE, WHOLE)
+  if (every.text.length <= limit) return every.text
+  // Else the reach index takes the room left under MAX_CHARS (a `… and N more` line may cost a little more: then less).
   let reach = MAX_CHARS - text.outside
   let reached = render(scale, reach, WHOLE)
   while (reached.outside > MAX_CHARS && reach > 0) {
@@ -747,8 +754,6 @@ export const summarize = (input: Input): string => {
   }
   // The failures' index then takes what the summary needs past that, never past what it replaces: whole when it fits,
   // else its newest names in the room left (the rest of the summary is the same whatever that room).
-  if (reached.text.length <= MAX_CHARS) return reached.text
-  const limit = input.withinMaxChars === true ? MAX_CHARS : Math.max(MAX_CHARS, replacedChars(input))
   if (reached.text.length <= limit) return reached.text
   const cut = render(scale, reach, limit - reached.outside).text
   return cut.length <= limit ? cut : render(scale, 0, 0).text

@@ -297,7 +297,7 @@ describe("ExtractiveSummary.summarize with a previous summary", () => {
 })
 
 describe("ExtractiveSummary.summarize bounds", () => {
-  it("given a huge session, when summarised, then the text stays under MAX_CHARS but for its failures' index, with every heading and counts", () => {
+  it("given a huge session, when summarised, then it names everything within what it replaces, and within MAX_CHARS with counts when it must", () => {
     const head: Array<Message> = []
     for (let i = 0; i < 200; i++) {
       const u = i * 3 + 1
@@ -312,14 +312,23 @@ describe("ExtractiveSummary.summarize bounds", () => {
       head.push(assistant(u + 1, u, parts, { finish: "tool-calls" }))
     }
     const text = summarize({ head })
-    // 300 failed commands: their index takes the summary past MAX_CHARS, within what it replaces (ADR 0070).
-    expect(withoutFailures(text).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    // 600 files and 300 failed commands: every name takes it past MAX_CHARS, within what it replaces (ADR 0072).
+    expect(text.length).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
     expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.replacedChars({ head }))
     expect(headings(text)).toEqual(ALL_HEADINGS)
-    expect(text).toMatch(/^- … and \d+ more$/m)
+    const counted = (t: string) => section(t, "## Relevant Files")[0]!
+    expect(counted(text)).not.toMatch(/^- … and \d+ more$/)
+    expect(text).toContain("file-0-0.ts")
+    // Within MAX_CHARS (the runtime's digest), the oldest are counted instead.
+    const within = summarize({ head, withinMaxChars: true })
+    expect(within.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(headings(within)).toEqual(ALL_HEADINGS)
+    expect(counted(within)).toMatch(/^- … and \d+ more$/)
     // The first request and the newest are kept.
-    expect(section(text, "## Objective")[0]).toMatch(/^- Request 0: /)
-    expect(text).toContain("Request 199: ")
+    for (const t of [text, within]) {
+      expect(section(t, "## Objective")[0]).toMatch(/^- Request 0: /)
+      expect(t).toContain("Request 199: ")
+    }
   })
 
   it("given a huge previous summary, when updated, then the text stays bounded", () => {
@@ -350,10 +359,14 @@ describe("ExtractiveSummary properties", () => {
         for (const heading of ALL_HEADINGS)
           if (heading !== "## Work State" && heading !== Facts.HEADING)
             expect(section(text, heading).length).toBeGreaterThan(0)
-        expect(withoutFailures(text).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+        // Past MAX_CHARS only by what failed (ADR 0070), or when it names everything (no count of names left out).
+        if (withoutFailures(text).length > ExtractiveSummary.MAX_CHARS)
+          for (const heading of ["## Relevant Files", "### Completed"])
+            expect(section(text, heading)[0]).not.toMatch(/^- … and \d+ more$/)
         expect(text.length).toBeLessThanOrEqual(
           Math.max(ExtractiveSummary.MAX_CHARS, ExtractiveSummary.replacedChars(input)),
         )
+        expect(summarize({ ...input, withinMaxChars: true }).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
         expect(summarize(input)).toBe(text)
       }),
       RUNS,
@@ -718,8 +731,10 @@ describe("ExtractiveSummary reach: summaries of summaries keep older files and c
     expect(text).not.toContain(Facts.HEADING)
     expect(missed(all, text)).toEqual([])
     expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
-    // With the facts block the same session loses its oldest to the block's room.
-    expect(missed(all, Facts.strip(compacted(70, () => 4).text))).not.toEqual([])
+    // With the facts block the index needs more than the room left: it takes the summary past MAX_CHARS (ADR 0072).
+    const withBlock = compacted(70, () => 4).text
+    expect(withBlock.length).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
+    expect(missed(all, Facts.strip(withBlock))).toEqual([])
   })
 
   it("property: an index read back gives each path once, in order of its folder's newest, whatever its characters", () => {
@@ -826,7 +841,10 @@ describe("ExtractiveSummary recency: the files last worked on stay, the oldest n
         { finish: "stop" },
       ),
     ]
-    const text = summarize({ head, previousSummary, factsBlock: false })
+    // Within MAX_CHARS (the runtime's digest); a summary that may pass it names them all (ADR 0072).
+    const every = summarize({ head, previousSummary, factsBlock: false })
+    expect(paths.filter((p) => !ArtifactCheck.names("file-read", p, every))).toEqual([])
+    const text = summarize({ head, previousSummary, factsBlock: false, withinMaxChars: true })
     expect(text.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
     const named = paths.map((p) => ArtifactCheck.names("file-read", p, text))
     const left = named.indexOf(true)
@@ -976,5 +994,73 @@ describe("ExtractiveSummary: the summary keeps what failed, by name (ADR 0070)",
     expect(within).not.toContain("suite-0.test.ts`")
     // A summary already within MAX_CHARS is the same with it.
     expect(summarize({ ...bounded(0), withinMaxChars: true })).toBe(summarize(bounded(0)))
+  })
+})
+
+describe("ExtractiveSummary: every name, within what the summary replaces (ADR 0072)", () => {
+  // 80 files of long names read in one head, more than the room under MAX_CHARS names; a read whose output (which the
+  // summary does not name) pads what the summary replaces by `pad` characters; and a tail of 300 failed commands whose
+  // index takes the whole summary past what the head alone replaces (the tail is not replaced).
+  const files = Array.from(
+    { length: 80 },
+    (_, i) => `src/module_${Math.floor(i / 20)}/component_${"k".repeat(90)}_${i}.ts`,
+  )
+  const input = (pad: number) => ({
+    head: [
+      user(1, "Survey the code"),
+      assistant(
+        2,
+        1,
+        [
+          ...files.map((p, i) => tool(`r${i}`, "read", "ok", { input: { filePath: p } })),
+          tool("pad", "read", "x".repeat(pad), { input: { filePath: files[79]! } }),
+        ],
+        { finish: "stop" },
+      ),
+    ],
+    tail: [
+      user(10, "Run every suite"),
+      assistant(
+        11,
+        10,
+        Array.from({ length: 300 }, (_, k) =>
+          bash(`11_${k}`, `npm test -- --suite packages/very/long/path/to/suite-${k}.test.ts`, "FAIL", 1),
+        ),
+        { finish: "tool-calls" },
+      ),
+    ],
+    factsBlock: false,
+  })
+  const unnamed = (text: string) => files.filter((p) => !ArtifactCheck.names("file-read", p, text))
+  const MORE = /^- … and \d+ more$/
+
+  it("names every file and failure past MAX_CHARS when what it replaces is at least its size: at that size, one character more, one less", () => {
+    const roomy = summarize(input(100_000))
+    const whole = roomy.length
+    expect(withoutFailures(roomy).length).toBeGreaterThan(ExtractiveSummary.MAX_CHARS)
+    expect(unnamed(roomy)).toEqual([])
+    expect(roomy.split("\n").filter((l) => MORE.test(l))).toEqual([])
+    // The pad that makes what the summary replaces exactly the whole summary's size.
+    const exact = whole - ExtractiveSummary.replacedChars(input(0))
+    expect(exact).toBeGreaterThan(0)
+    expect(ExtractiveSummary.replacedChars(input(exact))).toBe(whole)
+    expect(summarize(input(exact))).toBe(roomy)
+    expect(summarize(input(exact + 1))).toBe(roomy)
+    // One character less: the files' index keeps within the room under MAX_CHARS, its oldest names counted, the
+    // newest kept; what failed takes the rest, within what the summary replaces (ADR 0070).
+    const cut = summarize(input(exact - 1))
+    expect(cut.length).toBeLessThanOrEqual(whole - 1)
+    expect(withoutFailures(cut).length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(section(cut, "## Relevant Files")[0]).toMatch(MORE)
+    expect(unnamed(cut)).toContain(files[0])
+    expect(unnamed(cut)).not.toContain(files[78])
+  })
+
+  it("withinMaxChars keeps it within MAX_CHARS whatever it replaces, the newest names kept", () => {
+    const within = summarize({ ...input(100_000), withinMaxChars: true })
+    expect(within.length).toBeLessThanOrEqual(ExtractiveSummary.MAX_CHARS)
+    expect(section(within, "## Relevant Files")[0]).toMatch(MORE)
+    expect(section(within, "### Blocked")[0]).toMatch(MORE)
+    expect(unnamed(within)).not.toContain(files[78])
   })
 })
