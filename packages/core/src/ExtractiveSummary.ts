@@ -183,10 +183,20 @@ const lastLine = (output: string): string => {
   return oneLine(lines[lines.length - 1] ?? "", 160)
 }
 
+/**
+ * A path or command as a code span that names it (ADR 0072): its first line whole, as `ArtifactCheck` looks for it, up
+ * to `Facts.MAX_ENTRY_CHARS`; what follows the first line is cut at `min` characters. Two commands that differ only
+ * after 160 characters stay two names.
+ */
+const name = (text: string, min = 160): string => {
+  const first = text.trim().split(/\r\n|[\r\n\u2028\u2029]/)[0] ?? ""
+  return Facts.code(text, Math.min(Facts.MAX_ENTRY_CHARS, Math.max(min, first.length + 1)))
+}
+
 /** What a tool call is about, as a line fragment: the command or path in a code span, else the tool name. */
 const subject = (part: ToolPart, kinds: Facts.Tools): string => {
   const target = Facts.targetOf(part, kinds)
-  return target === undefined ? `\`${part.tool}\`` : `${Facts.code(target, 160)}`
+  return target === undefined ? `\`${part.tool}\`` : name(target)
 }
 
 // A key that identifies "the same thing" across calls: a command, or a path for edits.
@@ -366,7 +376,7 @@ const packed = (head: string, spans: ReadonlyArray<string>, plain = false): Arra
   const out: Array<string> = []
   let line = ""
   for (const span of spans) {
-    const code = plain && PLAIN_NAME.test(span) ? span : Facts.code(span, 160)
+    const code = plain && PLAIN_NAME.test(span) ? span : name(span)
     if (line !== "" && line.length + 2 + code.length > LINE_MAX) {
       out.push(line)
       line = ""
@@ -389,7 +399,7 @@ const byFolder = (verb: string, paths: ReadonlyArray<string>): Array<string> => 
     groups.set(folder, names.add(name))
   }
   return [...groups].flatMap(([folder, names]) =>
-    packed(folder === "" ? `${verb} in the root: ` : `${verb} in ${Facts.code(folder, 160)}: `, [...names], true),
+    packed(folder === "" ? `${verb} in the root: ` : `${verb} in ${name(folder)}: `, [...names], true),
   )
 }
 
@@ -432,13 +442,12 @@ export const fromIndex = (lines: ReadonlyArray<string>): Array<string> => {
   const rest: Array<string> = []
   for (const line of lines) {
     const spans = codeSpans(line)
-    if (ALSO_IN.test(line)) for (const path of folderPaths(line)) index.push(`${Facts.code(path, 200)}: seen earlier`)
-    else if (ALSO_EDITED_IN.test(line))
-      for (const path of folderPaths(line)) index.push(`Edited ${Facts.code(path, 160)}`)
-    else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${Facts.code(span, 160)}`)
-    else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${Facts.code(span, 160)}`)
+    if (ALSO_IN.test(line)) for (const path of folderPaths(line)) index.push(`${name(path, 200)}: seen earlier`)
+    else if (ALSO_EDITED_IN.test(line)) for (const path of folderPaths(line)) index.push(`Edited ${name(path)}`)
+    else if (ALSO_RAN.test(line)) for (const span of spans) index.push(`Ran ${name(span)}`)
+    else if (ALSO_EDITED.test(line)) for (const span of spans) index.push(`Edited ${name(span)}`)
     else if (ALSO_HIT.test(line)) for (const span of spans) index.push(`Error: ${span}`)
-    else if (ALSO_FAILED.test(line)) for (const span of spans) index.push(`${Facts.code(span, 160)} failed`)
+    else if (ALSO_FAILED.test(line)) for (const span of spans) index.push(`${name(span)} failed`)
     else rest.push(line)
   }
   return [...index, ...rest]
@@ -594,8 +603,8 @@ export const summarize = (input: Input): string => {
     const target = Facts.targetOf(part, kinds)
     if (target === undefined || !succeeded(part, kinds)) continue
     const kind = kinds.kindOf(part.tool)
-    if (kind === "edit") doneLines.push(`Edited ${Facts.code(target, 160)}`)
-    else if (kind === "command") doneLines.push(`Ran ${Facts.code(target, 160)}`)
+    if (kind === "edit") doneLines.push(`Edited ${name(target)}`)
+    else if (kind === "command") doneLines.push(`Ran ${name(target)}`)
   }
 
   // Active: calls the last assistant left open, else the request being worked on.
@@ -648,7 +657,7 @@ export const summarize = (input: Input): string => {
   const read = new Set(facts.filesRead)
   const edited = new Set(facts.filesEdited)
   const lineOf = (path: string, wasRead: boolean, wasEdited: boolean) =>
-    `${Facts.code(path, 200)}: ${wasEdited ? (wasRead ? "read, edited" : "edited") : "read"}`
+    `${name(path, 200)}: ${wasEdited ? (wasRead ? "read, edited" : "edited") : "read"}`
   const previousFiles = fromIndex(prev("files")).filter((line) => !inHead.has(pathOf(line)))
   const listed = new Set(previousFiles.map(pathOf))
   const older = previousFiles.map((line) => {

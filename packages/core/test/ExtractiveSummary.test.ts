@@ -1063,4 +1063,31 @@ describe("ExtractiveSummary: every name, within what the summary replaces (ADR 0
     expect(section(within, "### Blocked")[0]).toMatch(MORE)
     expect(unnamed(within)).not.toContain(files[78])
   })
+
+  it("names a command by its whole first line: three that differ only past 160 characters stay three, two summaries on", () => {
+    const long = (k: number) =>
+      `curl -fsS -X POST http://127.0.0.1:4319/api/${"segment/".repeat(20)}items -d '{"id":${k}}'`
+    const script = `python3 - <<'EOF'\nprint(${"1 + ".repeat(60)}1)\nEOF`
+    const run = (id: number, commands: ReadonlyArray<string>): ReadonlyArray<Message> => [
+      user(id, "Try the API"),
+      assistant(
+        id + 1,
+        id,
+        commands.map((c, k) => bash(`${id}_${k}`, c, "ok", 0)),
+        { finish: "stop" },
+      ),
+    ]
+    const commands = [long(1), long(2), long(3), script]
+    expect(long(1).length).toBeGreaterThan(160)
+    // Forty more commands push these four out of Completed's budget into its index, read back by the next summary.
+    const filler = Array.from({ length: 40 }, (_, k) => `npm test -- suite-${k}`)
+    let text: string | undefined
+    for (const head of [run(1, commands), run(10, filler.slice(0, 20)), run(20, filler.slice(20))])
+      text = summarize({ head, factsBlock: false, ...(text === undefined ? {} : { previousSummary: text }) })
+    for (const c of commands) expect(ArtifactCheck.names("command", c, text!)).toBe(true)
+    expect(text).toMatch(/^- Also ran: /m)
+    // A multi-line command is named by its first line; the rest is cut.
+    expect(text).toContain("`python3 - <<'EOF' ⏎ print(1 + ")
+    expect(text).not.toContain("1) ⏎ EOF")
+  })
 })
