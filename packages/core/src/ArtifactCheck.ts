@@ -6,7 +6,7 @@
  *
  * "Names" is literal, since that is what a later turn can rely on:
  * - a file: the summary contains its path, or its last segment when that is at least 3 characters;
- * - a command: the summary contains its first line;
+ * - a command: the summary contains its first line (`Facts.firstLine`: white-space runs as one space, on both sides);
  * - an error: the summary contains the error line, or its message (after `tool: `) up to the first 60 characters;
  * - a request: the summary contains at least half of its keywords (lower-cased words of 4+ characters, stop words
  *   left out, the first 12), or, with no keyword, its whole text.
@@ -75,9 +75,16 @@ export const requests = (span: ReadonlyArray<Message>): ReadonlyArray<string> =>
 
 /**
  * The rule of "names" for one artifact, prepared once (its last path segment, first line, error message or keywords),
- * then applied to any number of texts: `lower` is the text lower-cased (only requests read it).
+ * then applied to any number of texts with their views, each computed once when a rule first reads it.
  */
-type Matcher = (text: string, lower: () => string) => boolean
+type Matcher = (text: string, views: Views) => boolean
+
+interface Views {
+  /** The text lower-cased (requests). */
+  readonly lower: () => string
+  /** The text with each run of white space as one space, as `Facts.firstLine` writes a command's first line. */
+  readonly spaced: () => string
+}
 
 const fileMatcher = (path: string): Matcher => {
   const last =
@@ -98,10 +105,10 @@ const requestMatcher = (request: string): Matcher => {
   const words = keywords(request)
   if (words.length === 0) {
     const whole = request.toLowerCase()
-    return (_, lower) => lower().includes(whole)
+    return (_, views) => views.lower().includes(whole)
   }
-  return (_, lower) => {
-    const text = lower()
+  return (_, views) => {
+    const text = views.lower()
     let found = 0
     for (const w of words) if (text.includes(w)) found++
     return found * 2 >= words.length
@@ -115,8 +122,10 @@ const matcher = (kind: Kind, artifact: string): Matcher => {
     case "file-edited":
       return fileMatcher(artifact)
     case "command": {
+      // The first line as `Facts.firstLine` gives it, its white space runs as one space: a summary that writes the
+      // command as it was run (`ls  -la`, a tab) names it too.
       const line = Facts.firstLine(artifact, Facts.MAX_ENTRY_CHARS)
-      return (text) => text.includes(line)
+      return (text, views) => text.includes(line) || views.spaced().includes(line)
     }
     case "error":
       return errorMatcher(artifact)
@@ -125,11 +134,12 @@ const matcher = (kind: Kind, artifact: string): Matcher => {
   }
 }
 
-const lowered = (text: string) => {
+const viewsOf = (text: string): Views => {
   let lower: string | undefined
-  return () => {
-    lower ??= text.toLowerCase()
-    return lower
+  let spaced: string | undefined
+  return {
+    lower: () => (lower ??= text.toLowerCase()),
+    spaced: () => (spaced ??= text.replace(/\s+/g, " ")),
   }
 }
 
@@ -138,7 +148,7 @@ const lowered = (text: string) => {
  * home of what "names" means (the probes grade a judge's answers with it too).
  */
 export const names = (kind: Kind, artifact: string, text: string): boolean =>
-  matcher(kind, artifact)(text, lowered(text))
+  matcher(kind, artifact)(text, viewsOf(text))
 
 /**
  * The span's artifacts in a fixed order (files read, files edited, commands, errors, requests), each checked; `tools`
@@ -150,11 +160,11 @@ export const check = (
   tools: Facts.Tools = Facts.OPENCODE_TOOLS,
 ): ReadonlyArray<Artifact> => {
   const facts = Facts.facts(span, tools, Number.POSITIVE_INFINITY)
-  const lower = lowered(summary)
+  const views = viewsOf(summary)
   const checked = (kind: Kind, text: string, rule: string = text): Artifact => ({
     kind,
     text,
-    named: matcher(kind, rule)(summary, lower),
+    named: matcher(kind, rule)(summary, views),
   })
   return [
     ...facts.filesRead.map((text) => checked("file-read", text)),
@@ -236,20 +246,19 @@ export const shownText = (messages: ReadonlyArray<ModelMessage>): string => {
 /** The texts of documents the rules are applied to (`textsOf` of each), prepared once for a whole check. */
 export const textsOfAll = (documents: ReadonlyArray<Document>): ReadonlyArray<string> => documents.flatMap(textsOf)
 
-// The texts lower-cased, once per prepared list (`textsOfAll`), for the rule of requests.
-const lowerOf = new WeakMap<ReadonlyArray<string>, Array<string>>()
+// The texts' views, once per prepared list (`textsOfAll`), each computed when a rule first reads it.
+const viewsOfList = new WeakMap<ReadonlyArray<string>, ReadonlyArray<Views>>()
 
 /** Whether one of the texts (`textsOfAll`) names the artifact (`names`): the one rule of "recallable". */
 export const recallableIn = (artifact: Artifact, texts: ReadonlyArray<string>): boolean => {
   const rule = matcher(artifact.kind, artifact.text)
-  if (artifact.kind !== "request") return texts.some((text) => rule(text, lowered(text)))
-  let lower = lowerOf.get(texts)
-  if (lower === undefined) {
-    lower = texts.map((t) => t.toLowerCase())
-    lowerOf.set(texts, lower)
+  let views = viewsOfList.get(texts)
+  if (views === undefined) {
+    views = texts.map(viewsOf)
+    viewsOfList.set(texts, views)
   }
-  const lowers = lower
-  return texts.some((text, i) => rule(text, () => lowers[i]!))
+  const all = views
+  return texts.some((text, i) => rule(text, all[i]!))
 }
 
 /**

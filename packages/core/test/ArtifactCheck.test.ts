@@ -142,6 +142,18 @@ describe("ArtifactCheck.withRecall (in view or recallable)", () => {
     ).toBe(false)
   })
 
+  it("given a command with a run of spaces or a tab, then a text that writes it as it was run names it; another command does not", () => {
+    const command = "grep -rn  'TODO'\tsrc | sort  -u"
+    const span = [user("u1", "List the TODOs"), step("a1", tool("b1", "bash", { command }))]
+    const [artifact] = ArtifactCheck.check(span, `Ran \`${command}\``).filter((a) => a.kind === "command")
+    expect(artifact).toEqual({ kind: "command", text: command, named: true })
+    expect(ArtifactCheck.names("command", command, `Ran \`grep -rn 'TODO' src | sort -u\``)).toBe(true)
+    expect(ArtifactCheck.names("command", command, "Ran `grep -rn 'TODO' src | sort`")).toBe(false)
+    // Recallable from the strings of its input, as it was run.
+    const input = Recall.documentsOf(span[1]!, "msg_summary").find((d) => d.kind === "input")!
+    expect(ArtifactCheck.recallableIn({ ...artifact!, named: false }, ArtifactCheck.textsOfAll([input]))).toBe(true)
+  })
+
   it("given no documents (or another span's), then nothing is recallable: in view is what the summary names", () => {
     const none = checked("Read src/parser/tokenizer.ts.", [])
     expect(ArtifactCheck.tally(none)).toMatchObject({ total: 5, named: 1, reachable: 1 })
