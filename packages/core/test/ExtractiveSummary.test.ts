@@ -38,6 +38,19 @@ const withoutFailures = (text: string) =>
 const bash = (id: string, command: string, output: string, exit: number): ToolPart =>
   tool(id, "bash", output, { input: { command }, metadata: { exit } })
 
+/** A tail of `count` failed test runs of long names (what the failures' index of a summary holds). */
+const failingSuites = (count: number): ReadonlyArray<Message> => [
+  user(10, "Run every suite"),
+  assistant(
+    11,
+    10,
+    Array.from({ length: count }, (_, k) =>
+      bash(`11_${k}`, `npm test -- --suite packages/very/long/path/to/suite-${k}.test.ts`, "FAIL", 1),
+    ),
+    { finish: "tool-calls" },
+  ),
+]
+
 const fixHead: ReadonlyArray<Message> = [
   user(1, "The test in test/math.test.ts fails. Fix src/math.ts. Do not change the public API."),
   assistant(
@@ -945,17 +958,7 @@ describe("ExtractiveSummary: the summary keeps what failed, by name (ADR 0070)",
       user(1, "Make the whole suite pass"),
       assistant(2, 1, [tool(3, "read", "x".repeat(pad), { input: { filePath: "src/suite.ts" } })], { finish: "stop" }),
     ],
-    tail: [
-      user(10, "Run every suite"),
-      assistant(
-        11,
-        10,
-        Array.from({ length: 120 }, (_, k) =>
-          bash(`11_${k}`, `npm test -- --suite packages/very/long/path/to/suite-${k}.test.ts`, "FAIL", 1),
-        ),
-        { finish: "tool-calls" },
-      ),
-    ],
+    tail: failingSuites(120),
     factsBlock: false,
   })
   it("the summary passes MAX_CHARS only by the failures' index, and never past what it replaces: at that size, one character more, one less", () => {
@@ -1018,17 +1021,7 @@ describe("ExtractiveSummary: every name, within what the summary replaces (ADR 0
         { finish: "stop" },
       ),
     ],
-    tail: [
-      user(10, "Run every suite"),
-      assistant(
-        11,
-        10,
-        Array.from({ length: 300 }, (_, k) =>
-          bash(`11_${k}`, `npm test -- --suite packages/very/long/path/to/suite-${k}.test.ts`, "FAIL", 1),
-        ),
-        { finish: "tool-calls" },
-      ),
-    ],
+    tail: failingSuites(300),
     factsBlock: false,
   })
   const unnamed = (text: string) => files.filter((p) => !ArtifactCheck.names("file-read", p, text))
