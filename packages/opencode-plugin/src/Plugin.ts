@@ -52,6 +52,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import { z } from "zod"
+import { heard, sessionOf } from "./BusEvents.ts"
 import * as Coalesce from "./Coalesce.ts"
 import * as Drive from "./Drive.ts"
 import * as DriveCompaction from "./DriveCompaction.ts"
@@ -126,6 +127,12 @@ export interface Options {
    * Default false: OpenCode's summariser request is not the cache-safe form the strategy's economics assume.
    */
   readonly driveCompaction?: boolean | undefined
+  /**
+   * Run the hooks, with pivot's store and runtime, on a worker thread (ADR 0073): default true in OpenCode (Bun),
+   * false elsewhere. OpenCode's thread then holds only the entry; what pivot holds stays out of OpenCode's heap. A
+   * `strategy` given as a value runs on OpenCode's thread (a function cannot cross to a worker).
+   */
+  readonly worker?: boolean | undefined
 }
 
 /** The store a project records into by default (relative to the project folder). */
@@ -133,20 +140,6 @@ export const DEFAULT_DB = ".pivot/opencode.db"
 
 /** How long after OpenCode's last pruned part the session is synced (its prune updates parts one at a time). */
 export const PRUNE_SETTLE_MS = 500
-
-/** Whether a bus event says a session's loop is running (`session.status`, `busy` or `retry`). */
-const isBusy = (event: BusEvent): boolean => {
-  const status = event.properties?.status as { readonly type?: unknown } | undefined
-  return status?.type === "busy" || status?.type === "retry"
-}
-
-/** Whether a bus event is a tool part OpenCode just pruned (`message.part.updated` with `state.time.compacted`). */
-const prunedPart = (event: BusEvent): boolean => {
-  const part = event.properties?.part as
-    | { readonly type?: unknown; readonly state?: { readonly time?: { readonly compacted?: unknown } } }
-    | undefined
-  return part?.type === "tool" && typeof part.state?.time?.compacted === "number"
-}
 
 /**
  * A tool's definition as a provider receives it (name, description, JSON Schema of its parameters), in estimated
@@ -272,6 +265,7 @@ const BOOLEAN_OPTIONS = [
   "drive",
   "pinFirstMessage",
   "driveCompaction",
+  "worker",
 ] as const
 /** Every option the plugin reads. */
 export const OPTION_NAMES: ReadonlyArray<string> = ["db", ...BOOLEAN_OPTIONS, "strategy", "rules"]
@@ -619,14 +613,6 @@ export const make = async (
     }
   }
 
-  const sessionOf = (event: BusEvent): string | undefined => {
-    const props = event.properties
-    if (props === undefined) return undefined
-    if (typeof props.sessionID === "string") return props.sessionID
-    const info = props.info as { readonly sessionID?: unknown } | undefined
-    return typeof info?.sessionID === "string" ? info.sessionID : undefined
-  }
-
   // Sessions' titles as OpenCode last announced them (`session.updated`), to sync only when one changes.
   const titles = new Map<string, string>()
   // Sessions with a turn running (from `chat.message` or `session.status` busy to `session.idle`).
@@ -650,13 +636,6 @@ export const make = async (
       sessionId,
       setTimeout(() => void syncPruned(sessionId), PRUNE_SETTLE_MS),
     )
-  }
-
-  const finishedMessage = (event: BusEvent): boolean => {
-    const info = event.properties?.info as
-      | { readonly role?: unknown; readonly time?: { readonly completed?: unknown }; readonly error?: unknown }
-      | undefined
-    return info?.role === "assistant" && (typeof info.time?.completed === "number" || info.error !== undefined)
   }
 
   // Each tool as OpenCode last defined it (`tool.definition`, 15 calls before every request, each awaited): only noted
@@ -796,22 +775,23 @@ export const make = async (
         sessionOf(event),
         async () => {
           const sessionId = sessionOf(event)
-          if (sessionId === undefined) return
-          if (event.type === "session.idle") {
+          const kind = heard(event)
+          if (sessionId === undefined || kind === undefined) return
+          if (kind === "idle") {
             running.delete(sessionId)
             await sync(sessionId, "idle", turns.count(sessionId))
-          } else if (event.type === "session.status" && isBusy(event)) {
+          } else if (kind === "busy") {
             running.add(sessionId)
             turns.begin(sessionId)
           }
           // Not idle: after an automatic compaction OpenCode is already writing the continue call's answer.
-          else if (event.type === "session.compacted") {
+          else if (kind === "compacted") {
             pendingFacts.delete(sessionId)
             asker.compacted(sessionId)
             await sync(sessionId, "step")
-          } else if (event.type === "message.updated" && finishedMessage(event)) await sync(sessionId, "step")
-          else if (event.type === "message.part.updated" && prunedPart(event)) schedulePruned(sessionId)
-          else if (event.type === "session.updated") {
+          } else if (kind === "finished") await sync(sessionId, "step")
+          else if (kind === "pruned") schedulePruned(sessionId)
+          else {
             const title = (event.properties?.info as { readonly title?: unknown } | undefined)?.title
             if (typeof title !== "string" || titles.get(sessionId) === title) return
             titles.set(sessionId, title)

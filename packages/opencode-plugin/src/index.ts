@@ -21,6 +21,7 @@ import type { Hooks, PluginInput, ToolContext } from "./OpenCode.ts"
 // The bench's per-phase counters (a few lines, no dependency; off without the bench's sink: ADR 0056).
 import * as Phases from "./Phases.ts"
 import type { Options } from "./Plugin.ts"
+import * as Thread from "./Thread.ts"
 
 export type { Hooks, PluginInput } from "./OpenCode.ts"
 export type { Options } from "./Plugin.ts"
@@ -46,6 +47,47 @@ const aboutSession = (event: Parameters<Hooks["event"]>[0]["event"]): boolean =>
   return typeof props.sessionID === "string" || typeof info?.sessionID === "string" || typeof info?.id === "string"
 }
 
+/**
+ * Whether the hooks run on a worker thread (option `worker`, ADR 0073): by default in OpenCode's Bun, where OpenCode's
+ * own heap is the one to keep small; never with a strategy given as a value (its functions cannot cross to a worker).
+ */
+const onWorker = (options: Options | undefined): boolean =>
+  typeof options?.strategy === "object"
+    ? false
+    : typeof options?.worker === "boolean"
+      ? options.worker
+      : typeof (process.versions as { readonly bun?: string }).bun === "string"
+
+/**
+ * The hooks served by a worker (Thread.ts): started, and its hooks made, before the first call goes to it. A worker
+ * that cannot start leaves the hooks on OpenCode's thread; one that dies later is said once in OpenCode's log, and
+ * every hook then leaves OpenCode's objects as they were.
+ */
+const onThread = async (input: PluginInput, options: Options): Promise<Hooks> => {
+  const { Worker } = await import("node:worker_threads")
+  const worker = new Worker(new URL(import.meta.resolve("#worker")))
+  // The worker keeps OpenCode's process alive only while a call waits for it.
+  worker.unref()
+  let said = false
+  const remote = Thread.connect(worker, input, options, {
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    close: () => void worker.terminate(),
+  })
+  const gone = (error: Error) => {
+    remote.gone(error)
+    if (said) return
+    said = true
+    void input.client.app
+      ?.log({ body: { service: "pivot", level: "warn", message: `pivot's worker stopped: ${error.message}` } })
+      .catch(() => undefined)
+  }
+  worker.on("error", gone)
+  worker.on("exit", (code) => gone(new Error(`it exited with code ${code}`)))
+  await remote.ready
+  return remote.hooks
+}
+
 /** The plugin, as OpenCode calls it: `(input, options) => hooks`. */
 const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks> => {
   let loading: Promise<Hooks> | undefined
@@ -53,9 +95,13 @@ const PivotPlugin = async (input: PluginInput, options?: Options): Promise<Hooks
   // The tools' definitions OpenCode gave before the hooks loaded, handed to them when they do (ADR 0051).
   const definitions = new Map<string, Parameters<Hooks["tool.definition"]>>()
   const hooks = (): Promise<Hooks> =>
-    // `#hooks` (package.json "imports"): src/Plugin.ts from source, else its bundle in dist/bundle/ (ADR 0033).
-    (loading ??= Phases.timed("bundle", () => import("#hooks"))
-      .then((plugin) => Phases.timed("make", () => plugin.make(input, options ?? {})))
+    (loading ??= (onWorker(options) ? Phases.timed("worker", () => onThread(input, options ?? {})) : Promise.reject())
+      .catch(() =>
+        // `#hooks` (package.json "imports"): src/Plugin.ts from source, else its bundle in dist/bundle/ (ADR 0033).
+        Phases.timed("bundle", () => import("#hooks")).then((plugin) =>
+          Phases.timed("make", () => plugin.make(input, options ?? {})),
+        ),
+      )
       .then(async (made) => {
         loaded = made
         for (const args of definitions.values()) await made["tool.definition"](...args)

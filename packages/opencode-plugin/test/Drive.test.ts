@@ -7,10 +7,11 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Events, Facts, Ids, Message, Prompt, Render, Session, Window } from "@pivot/core"
 import { Hud, Pins } from "@pivot/runtime"
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import * as Drive from "../src/Drive.ts"
 import type { Client, Hooks, MessageWithParts } from "../src/OpenCode.ts"
 import * as Plugin from "../src/Plugin.ts"
+import * as Thread from "../src/Thread.ts"
 import { storedEvents } from "./support/Compare.ts"
 import { importOf, pivots, sent } from "./support/Driven.ts"
 
@@ -200,6 +201,30 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) Fs.rmSync(folder, { recursive: true, force: true })
 })
 
+/**
+ * Whether `hooksOver` serves the hooks through Thread.ts's two ends (option `worker`, ADR 0073), over a port pair in
+ * this process: every scenario below runs both ways, and what OpenCode's objects hold after each call must not differ.
+ */
+let threaded = false
+const THREADS = [
+  ["on OpenCode's thread", false],
+  ["through a worker's port", true],
+] as const
+const serveThrough = async (input: Parameters<typeof Plugin.make>[0], options: Plugin.Options) => {
+  const { port1, port2 } = new MessageChannel()
+  Thread.serve(port2, (served, given) => Plugin.make(served, given, {}))
+  const remote = Thread.connect(port1, input, options, {
+    ref: () => undefined,
+    unref: () => undefined,
+    close: () => {
+      port1.close()
+      port2.close()
+    },
+  })
+  await remote.ready
+  return remote.hooks
+}
+
 const hooksOver = async (data: Exported, options: Plugin.Options, config?: Client["config"]) => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "pivot-drive-"))
   folders.push(directory)
@@ -211,7 +236,9 @@ const hooksOver = async (data: Exported, options: Plugin.Options, config?: Clien
     },
     ...(config === undefined ? {} : { config }),
   }
-  const hooks = await Plugin.make({ client, directory }, options, {})
+  const hooks = threaded
+    ? await serveThrough({ client, directory }, options)
+    : await Plugin.make({ client, directory }, options, {})
   disposers.push(hooks)
   directories.set(hooks, directory)
   return hooks
@@ -221,7 +248,13 @@ const directories = new WeakMap<Hooks, string>()
 const directoryOf = (hooks: Hooks): string => directories.get(hooks)!
 const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 20_000, output: 4_000 } }
 
-describe("the messages transform", () => {
+describe.each(THREADS)("the messages transform, %s", (_, through) => {
+  beforeAll(() => {
+    threaded = through
+  })
+  afterAll(() => {
+    threaded = false
+  })
   it("with drive on, hands OpenCode pivot's window in the array it passed, as copies of its messages", async () => {
     const data = load()
     const hooks = await hooksOver(data, { drive: true, hud: false })
@@ -529,7 +562,13 @@ describe("Drive.rewrite of pinned messages", () => {
   })
 })
 
-describe("the default pin of the first message", () => {
+describe.each(THREADS)("the default pin of the first message, %s", (_, through) => {
+  beforeAll(() => {
+    threaded = through
+  })
+  afterAll(() => {
+    threaded = false
+  })
   const MODEL = { id: "claude-sonnet-4", providerID: "anthropic", limit: { context: 200_000, output: 4_000 } }
 
   const run = async (options: Plugin.Options) => {

@@ -24,12 +24,13 @@ const snapshot = (step: string, extra: Record<string, unknown> = {}) =>
       ...(built
         ? {
             bundle: loaded.some((u) => u.endsWith("/opencode-plugin/dist/bundle/Plugin.js")),
-            // Files of pivot's packages other than the entry (with its per-phase counters, Phases.js: ADR 0056) and the
-            // bundle's, and any under node_modules: none, built.
+            // Files of pivot's packages other than the entry (with its per-phase counters, Phases.js: ADR 0056, and its
+            // worker's port, Thread.js and BusEvents.js: ADR 0073) and the bundle's, and any under node_modules: none,
+            // built.
             unbundled: loaded.filter(
               (u) =>
                 (/\/packages\/[^/]+\/(src|dist)\//.test(u) &&
-                  !/\/opencode-plugin\/dist\/(index\.js|Phases\.js|bundle\/)/.test(u)) ||
+                  !/\/opencode-plugin\/dist\/(index\.js|Phases\.js|Thread\.js|BusEvents\.js|bundle\/)/.test(u)) ||
                 u.includes("/node_modules/"),
             ),
           }
