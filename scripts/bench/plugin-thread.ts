@@ -3,7 +3,8 @@
 // tool outputs are `--output-chars` long. The transform stands in for drive's: it hands back a copy of every message
 // with a tool part (drive's rewrite copies what it changes; a copy of all is its worst case) and keeps the rest, and
 // adds one message (the HUD). Each call's time is OpenCode's wait: posting the copy, the worker's run, the answer
-// applied to OpenCode's array. Build first (`npm run build`).
+// applied to OpenCode's array. Then a sync's read of the session (`client.session.messages`, answered on OpenCode's
+// thread: the worker asks across the port and gets a copy). Build first (`npm run build`).
 //
 //   node scripts/bench/plugin-thread.ts [--sizes 20,200,1000] [--calls 30] [--output-chars 2000]
 
@@ -30,8 +31,13 @@ if (!fs.existsSync(thread)) throw new Error(`${thread} is missing: run npm run b
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pivot-bench-thread-"))
 const hooks = `
-export const make = async () => ({
+export const make = async (input) => ({
   dispose: async () => undefined,
+  // A sync's read: the session's messages asked of OpenCode's client (across the port, through the worker).
+  "experimental.chat.system.transform": async (_input, output) => {
+    const answer = await input.client.session.messages({ path: { id: "ses_1" } })
+    output.system.push(String(answer.data.length))
+  },
   "experimental.chat.messages.transform": async (_input, output) => {
     const next = output.messages.map((m) =>
       m.parts.some((p) => p.type === "tool") ? { ...m, parts: m.parts.map((p) => ({ ...p })) } : m,
@@ -69,23 +75,34 @@ const session = () =>
               state: { status: "completed", input: { filePath: "src/f" + i + ".ts" }, output: "z".repeat(chars), time: { start: 1, end: 2 } } },
           ],
   }))
-const time = async (transform) => {
+const stored = session()
+const client = { session: { messages: async () => ({ data: stored }) } }
+const time = async (hooks) => {
   const ms = []
+  const reads = []
   for (let n = 0; n < calls + 3; n++) {
     const output = { messages: session() }
-    const t = performance.now()
-    await transform({}, output)
+    let t = performance.now()
+    await hooks["experimental.chat.messages.transform"]({}, output)
     if (n >= 3) ms.push(performance.now() - t)
     if (output.messages.length !== size + 1) throw new Error("the transform did not apply")
+    const system = { system: [] }
+    t = performance.now()
+    await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, system)
+    if (n >= 3) reads.push(performance.now() - t)
+    if (system.system[0] !== String(size)) throw new Error("the read did not apply")
   }
-  ms.sort((a, b) => a - b)
-  return { median: ms[ms.length >> 1], p90: ms[Math.floor(ms.length * 0.9)] }
+  const stat = (xs) => {
+    xs.sort((a, b) => a - b)
+    return { median: xs[xs.length >> 1], p90: xs[Math.floor(xs.length * 0.9)] }
+  }
+  return { transform: stat(ms), read: stat(reads) }
 }
-const direct = await time((await make())["experimental.chat.messages.transform"])
+const direct = await time(await make({ client }))
 const worker = new Worker(new URL("./worker.mjs", import.meta.url))
-const remote = connect(worker, { client: { session: {} }, directory: "/tmp" }, {}, { ref: () => worker.ref(), unref: () => worker.unref(), close: () => worker.terminate() })
+const remote = connect(worker, { client, directory: "/tmp" }, {}, { ref: () => worker.ref(), unref: () => worker.unref(), close: () => worker.terminate() })
 await remote.ready
-const threaded = await time(remote.hooks["experimental.chat.messages.transform"])
+const threaded = await time(remote.hooks)
 await remote.hooks.dispose()
 const bytes = JSON.stringify(session()).length
 console.log(JSON.stringify({ size, bytes, direct, threaded }))
@@ -97,7 +114,10 @@ const chars = Number(values["output-chars"])
 console.log(
   `plugin-thread — OpenCode's Bun, load ${os.loadavg()[0]!.toFixed(1)}; ${calls} calls a size after 3 unmeasured, output ${chars} chars`,
 )
-console.log("messages | session JSON | on OpenCode's thread: median / p90 ms | through the worker: median / p90 ms")
+type Stat = { median: number; p90: number }
+console.log(
+  "messages | session JSON | transform on OpenCode's thread | through the worker | session read on OpenCode's thread | from the worker (median / p90 ms)",
+)
 for (const size of values.sizes.split(",").map(Number)) {
   const out = execFileSync(binaryPath(), [path.join(dir, "probe.mjs"), String(size), String(calls), String(chars)], {
     env: { ...process.env, BUN_BE_BUN: "1" },
@@ -105,11 +125,12 @@ for (const size of values.sizes.split(",").map(Number)) {
   })
   const r = JSON.parse(out.trim().split("\n").at(-1)!) as {
     bytes: number
-    direct: { median: number; p90: number }
-    threaded: { median: number; p90: number }
+    direct: { transform: Stat; read: Stat }
+    threaded: { transform: Stat; read: Stat }
   }
+  const ms = (x: Stat) => `${x.median.toFixed(2)} / ${x.p90.toFixed(2)}`
   console.log(
-    `${String(size).padStart(8)} | ${(r.bytes / 1024).toFixed(0).padStart(8)} KiB | ${r.direct.median.toFixed(2)} / ${r.direct.p90.toFixed(2)} | ${r.threaded.median.toFixed(2)} / ${r.threaded.p90.toFixed(2)}`,
+    `${String(size).padStart(8)} | ${(r.bytes / 1024).toFixed(0).padStart(8)} KiB | ${ms(r.direct.transform)} | ${ms(r.threaded.transform)} | ${ms(r.direct.read)} | ${ms(r.threaded.read)}`,
   )
 }
 console.log(`load at the end ${os.loadavg()[0]!.toFixed(1)}`)
