@@ -23,7 +23,6 @@ import type { Options } from "./Plugin.ts"
 /** What a port offers both ends (`node:worker_threads`' `MessagePort`, `parentPort` and `Worker` alike). */
 export interface Port {
   readonly postMessage: (message: unknown) => void
-  // biome-ignore lint/suspicious/noExplicitAny: Node's overloads (one per event) take any listener's argument.
   readonly on: (event: "message", listener: (message: any) => void) => unknown
 }
 
