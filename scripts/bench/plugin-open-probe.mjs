@@ -6,7 +6,9 @@
 // fixture in argv[5]: its first user message, or all of it on `existing`). Prints as one JSON line the CPU ms of the
 // entry's import, of the plugin's own phases (Phases.ts) and of the request's two hooks, and after each step the
 // process's RSS and JavaScriptCore's heap (`bun:jsc` heapStats: the GC heap and the memory it reports besides, after a
-// full collection): what the plugin holds, not its garbage.
+// full collection): what the plugin holds, not its garbage. The hooks run where the plugin's defaults put them: on a
+// worker since ADR 0073, so the heap is OpenCode's thread's (the worker's is not in it) and the RSS the whole process's;
+// PIVOT_BENCH_WORKER=0 runs them on OpenCode's thread, as before.
 import { heapStats } from "bun:jsc"
 import * as Fs from "node:fs"
 
@@ -43,6 +45,7 @@ const options = {
   drive: true,
   strategy: "cache-aware",
   rules: ["duplicate-calls", "superseded-writes", "errored-inputs"],
+  ...(process.env.PIVOT_BENCH_WORKER === "0" ? { worker: false } : {}),
 }
 const hooks = await plugin.default({ client, directory: dir }, options)
 const atEntry = memory()
