@@ -68,11 +68,15 @@ const onThread = async (input: PluginInput, options: Options): Promise<Hooks> =>
   const worker = new Worker(new URL(import.meta.resolve("#worker")))
   // The worker keeps OpenCode's process alive only while a call waits for it.
   worker.unref()
+  // Said once; and not at all once the hooks' dispose ended it (its exit is then the expected one).
   let said = false
   const remote = Thread.connect(worker, input, options, {
     ref: () => worker.ref(),
     unref: () => worker.unref(),
-    close: () => void worker.terminate(),
+    close: () => {
+      said = true
+      void worker.terminate()
+    },
   })
   const gone = (error: Error) => {
     remote.gone(error)
