@@ -71,6 +71,7 @@ import {
   RECALL_DESCRIPTION,
   type RecallArgs,
   recallArgs,
+  UNAVAILABLE,
 } from "./Tools.ts"
 import * as Turns from "./Turns.ts"
 
@@ -1062,7 +1063,7 @@ export const make = async (
               )
               return recalled.text
             },
-            "context_recall is unavailable right now (pivot could not read its store); go on without it.",
+            UNAVAILABLE.context_recall,
           ),
       },
       context_pin: {
@@ -1086,7 +1087,7 @@ export const make = async (
                 args,
               )
             },
-            "context_pin is unavailable right now (pivot could not read its store); go on without it.",
+            UNAVAILABLE.context_pin,
           ),
       },
       context_compact: {
@@ -1103,7 +1104,7 @@ export const make = async (
               summarize("context_compact", context.sessionID, model)
               return "Compaction requested: OpenCode summarises the conversation when this step ends."
             },
-            "context_compact is unavailable right now; go on, OpenCode still compacts on its own when the context fills.",
+            UNAVAILABLE.context_compact,
           ),
       },
     },

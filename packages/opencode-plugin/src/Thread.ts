@@ -16,6 +16,7 @@
  * crosses as its JSON Schema (a zod schema holds functions). Whatever goes wrong with the worker leaves OpenCode's
  * objects as they were, as a failing hook does on one thread.
  */
+import { UNAVAILABLE } from "#tools"
 import { heard } from "./BusEvents.ts"
 import type { BusEvent, Client, Hooks, PluginInput } from "./OpenCode.ts"
 import type { Options } from "./Plugin.ts"
@@ -369,18 +370,9 @@ export const connect = (
         )
     },
     tool: {
-      context_recall: tool(
-        "context_recall",
-        "context_recall is unavailable right now (pivot could not read its store); go on without it.",
-      ),
-      context_compact: tool(
-        "context_compact",
-        "context_compact is unavailable right now; go on, OpenCode still compacts on its own when the context fills.",
-      ),
-      context_pin: tool(
-        "context_pin",
-        "context_pin is unavailable right now (pivot could not read its store); go on without it.",
-      ),
+      context_recall: tool("context_recall", UNAVAILABLE.context_recall),
+      context_compact: tool("context_compact", UNAVAILABLE.context_compact),
+      context_pin: tool("context_pin", UNAVAILABLE.context_pin),
     },
     dispose: async () => {
       try {

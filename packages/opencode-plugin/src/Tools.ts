@@ -61,3 +61,14 @@ export const pinArgs = z.object({
   unpin: z.boolean().optional().describe("Remove the pin instead of adding one."),
 })
 export type PinArgs = z.infer<typeof pinArgs>
+
+/**
+ * What each tool answers when pivot cannot serve it (its store unreadable, its worker gone): the model is told to go on
+ * without it. One text for the hooks on either thread (Plugin.ts, Thread.ts).
+ */
+export const UNAVAILABLE = {
+  context_recall: "context_recall is unavailable right now (pivot could not read its store); go on without it.",
+  context_compact:
+    "context_compact is unavailable right now; go on, OpenCode still compacts on its own when the context fills.",
+  context_pin: "context_pin is unavailable right now (pivot could not read its store); go on without it.",
+} as const

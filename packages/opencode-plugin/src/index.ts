@@ -88,7 +88,12 @@ const onThread = async (input: PluginInput, options: Options): Promise<Hooks> =>
   }
   worker.on("error", gone)
   worker.on("exit", (code) => gone(new Error(`it exited with code ${code}`)))
-  await remote.ready
+  // Hooks the worker could not make: it is ended, and the hooks load on OpenCode's thread instead (below).
+  await remote.ready.catch((error: unknown) => {
+    said = true
+    void worker.terminate()
+    throw error
+  })
   return remote.hooks
 }
 
