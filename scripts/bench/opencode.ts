@@ -43,7 +43,8 @@
  *
  * Run: `npm run bench:opencode [-- --only opencode,dcp,pivot,pivot-compacts] [--session compacting] [--no-pauses]
  * [--save FILE]`, `npm run bench:opencode -- --merge FILE,FILE` (bill saved runs side by side), or
- * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only]`.
+ * `npm run bench:opencode -- --startup [--runs 5] [--before FILE] [--imports-only] [--save FILE]`; `npm run
+ * bench:opencode -- --startup --pool FILE,FILE` reports startup rounds saved with `--save` as one.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -55,6 +56,7 @@ import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
 import { Pricing } from "@pivot/core"
 import { Config } from "@pivot/runtime"
+import { memorySteps } from "./support/memorySteps.ts"
 import { type Bill, bill, type Floor, floorOf, promptOf, type Timed } from "./support/opencodeBill.ts"
 import { Agent, ARTIFACTS, FILES, SHAPES, withoutPauses } from "./support/opencodeSession.ts"
 import { counted, footprint, type Member, spaceOf, statFields } from "./support/processTree.ts"
@@ -135,6 +137,8 @@ const { values } = parseArgs({
     save: { type: "string", default: "" },
     /** Bills runs saved with --save (comma-separated files) side by side, without driving OpenCode. */
     merge: { type: "string", default: "" },
+    /** With --startup: reports the rounds saved with --save (comma-separated files) as one, without running OpenCode. */
+    pool: { type: "string", default: "" },
     startup: { type: "boolean", default: false },
     runs: { type: "string", default: "5" },
     keep: { type: "boolean", default: false },
@@ -916,6 +920,28 @@ const shareOf = (h: ReturnType<typeof hookTimes>) =>
     ? ` (its JavaScript before the request ${h.pluginMs.toFixed(0)} ms of the thread's ${h.jsMs.toFixed(0)} ms)`
     : "")
 
+/** `--startup --pool A,B`: rounds saved with --save reported as one, each variant's runs in the order of the files. */
+const pooled = () => {
+  const files = values.pool.split(",")
+  const results: StartupRuns = new Map()
+  for (const file of files)
+    for (const [name, runs] of Object.entries(
+      JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, { first: Array<Sample>; continue: Array<Sample> }>,
+    )) {
+      const into = results.get(name) ?? { first: [], continue: [] }
+      into.first.push(...runs.first)
+      into.continue.push(...runs.continue)
+      results.set(name, into)
+    }
+  // Run against run needs the same count: the rounds pooled must have had the same variants and runs each.
+  const counts = new Set([...results.values()].flatMap((r) => [r.first.length, r.continue.length]))
+  if (counts.size !== 1) {
+    console.error(`--pool: the files hold different numbers of runs per variant (${[...counts].join(", ")})`)
+    process.exit(2)
+  }
+  startupReport(results, `${files.length} rounds pooled, median of ${[...counts][0]}`)
+}
+
 const startup = async () => {
   const runs = Number(values.runs)
   // One answer for every request (title and agent alike): the turn is a greeting, no tools. Each request's arrival is
@@ -1011,6 +1037,8 @@ const startup = async () => {
         }
         // Each run's figures as it ends, so a run cut short still says what it measured.
         const done = results.get(variant.name)!
+        // --save FILE: every run so far (the hooks' and phases' timelines included), for --pool or a look at one run.
+        if (values.save !== "") Fs.writeFileSync(values.save, JSON.stringify(Object.fromEntries(results)))
         const [first, again] = [done.first.at(-1)!, done.continue.at(-1)!]
         const line = (s: Sample) =>
           `${s.seconds.toFixed(1)} s (first agent request at ${s.firstAgent?.toFixed(1) ?? "—"} s), CPU ${s.cpu.toFixed(2)} s, ${mib(s.peak)} MB RSS, ${mib(s.peakPss)} MB PSS`
@@ -1057,8 +1085,16 @@ const startup = async () => {
   } finally {
     await model.close()
   }
+  startupReport(results, `median of ${runs} interleaved`)
+}
+
+/** The startup rounds' runs by variant (the first is OpenCode alone), as `--save` writes them and `--pool` reads them. */
+type StartupRuns = Map<string, { first: Array<Sample>; continue: Array<Sample> }>
+
+const startupReport = (results: StartupRuns, how: string) => {
+  const variants = [...results.keys()].map((name) => ({ name }))
   console.log(
-    `\nopencode run, median of ${runs} interleaved (range): wall s; first agent request, s after the spawn; CPU s of the process tree (user + system, every process); peak RSS and PSS of the tree, MB:`,
+    `\nopencode run, ${how} (range): wall s; first agent request, s after the spawn; CPU s of the process tree (user + system, every process); peak RSS and PSS of the tree, MB:`,
   )
   const baseline = results.get(variants[0]!.name)!
   for (const phase of ["first", "continue"] as const) {
@@ -1078,6 +1114,34 @@ const startup = async () => {
         )}; ${mib(median(xs.map((x) => x.peak)))} MB RSS, ${mib(median(xs.map((x) => x.peakPss)))} MB PSS [${xs.map((x) => `${mib(x.peakPss)} at ${x.peakPssAt.toFixed(1)} s`).join(", ")}]; PSS before the first agent request ${mib(median(xs.map((x) => x.pssBeforeAgent)))} MB [${xs.map((x) => mib(x.pssBeforeAgent)).join(" ")}]`,
       )
     }
+    // Step against step: each variant's peaks on OpenCode's lower and upper step, and what each adds on the same step.
+    const stepped = variants.map((v) => memorySteps(results.get(v.name)![phase].map((x) => x.peakPss / 2 ** 20)))
+    const stepLine = (xs: ReadonlyArray<number>) =>
+      xs.length === 0
+        ? "none"
+        : `${xs.length}× ${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`
+    const added = (xs: ReadonlyArray<number>, base: ReadonlyArray<number>) => {
+      const d = median(xs) - median(base)
+      return `${d >= 0 ? "+" : ""}${d.toFixed(0)}`
+    }
+    // A variant whose runs all fell on one step cannot say which one from its own peaks: no step-against-step figure.
+    const split = (s: { upper: ReadonlyArray<number> }) => s.upper.length > 0
+    variants.forEach((v, i) => {
+      const [own, base] = [stepped[i]!, stepped[0]!]
+      const against =
+        i === 0
+          ? ""
+          : split(own) && split(base)
+            ? `; added step against step: lower ${added(own.lower, base.lower)}, upper ${added(own.upper, base.upper)} MB`
+            : "; added step against step: — (a variant's runs all on one step)"
+      console.log(
+        `  ${`${v.name}, by step`.padEnd(22)} peak PSS ${
+          split(own)
+            ? `on OpenCode's lower step ${stepLine(own.lower)}, upper ${stepLine(own.upper)}`
+            : `on one step only, ${stepLine(own.lower)}`
+        } MB${against}`,
+      )
+    })
     // Run by run against the run without the plugin of the same round (the rounds interleave the variants).
     for (const v of variants.slice(1)) {
       const xs = results.get(v.name)![phase]
@@ -1170,7 +1234,8 @@ console.log(
     .join(" ")} (${new Date().toISOString()})`,
 )
 if (!Fs.existsSync(PLUGIN)) throw new Error(`no built plugin at ${PLUGIN}: run npm run build`)
-if (values.startup) {
+if (values.startup && values.pool !== "") pooled()
+else if (values.startup) {
   console.log(`plugin: ${PLUGIN}`)
   await startup()
 } else {
