@@ -926,7 +926,7 @@ const pooled = () => {
   const results: StartupRuns = new Map()
   for (const file of files)
     for (const [name, runs] of Object.entries(
-      JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, { first: Array<Sample>; continue: Array<Sample> }>,
+      JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, VariantRuns>,
     )) {
       const into = results.get(name) ?? { first: [], continue: [] }
       into.first.push(...runs.first)
@@ -1089,7 +1089,9 @@ const startup = async () => {
 }
 
 /** The startup rounds' runs by variant (the first is OpenCode alone), as `--save` writes them and `--pool` reads them. */
-type StartupRuns = Map<string, { first: Array<Sample>; continue: Array<Sample> }>
+type StartupRuns = Map<string, VariantRuns>
+/** One variant's runs: each first run in a new project, and each `--continue` after it. */
+type VariantRuns = { first: Array<Sample>; continue: Array<Sample> }
 
 const startupReport = (results: StartupRuns, how: string) => {
   const variants = [...results.keys()].map((name) => ({ name }))

@@ -5,7 +5,7 @@ export const STEP_GAP_MB = 30
 
 /**
  * OpenCode's peak memory sits on one of two steps ~90 MB apart, whichever plugin it loads (docs/benchmarks.md, "The
- * hooks on a worker thread"): a variant's peaks split at their widest gap, when that gap is over 30 MB, into the runs
+ * hooks on a worker thread"): a variant's peaks split at their widest gap, when that gap is over `STEP_GAP_MB`, into the runs
  * on the lower step and those on the upper one. Step against step is what a plugin adds; a round's median also says
  * how its runs happened to fall.
  */
